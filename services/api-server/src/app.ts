@@ -1,0 +1,71 @@
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ApiServerConfig } from './config.js';
+import { ProblemSchema } from './schemas.js';
+import problems from './plugins/problems.js';
+import db from './plugins/db.js';
+import auth from './plugins/auth.js';
+import metrics from './plugins/metrics.js';
+import { FlagService } from './flags/service.js';
+import { PLATFORM_ADMIN_ROLE, platformResource } from './auth/permissions.js';
+import featureFlagRoutes from './routes/feature-flags/index.js';
+import tenantRoutes from './routes/tenants/index.js';
+import auditRoutes from './routes/audit/index.js';
+import opsRoutes from './routes/ops/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    flags: FlagService;
+  }
+}
+
+export const BODY_LIMIT = 16 * 1024;
+
+/** Builds the API server; tests build it the same way, with their own config and logger. */
+export async function buildApp(config: ApiServerConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Only JSON bodies are accepted; anything else is 415 rather than a confusing 400.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addSchema(ProblemSchema);
+  await app.register(problems);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'GSP platform API', version: '1.0.0', description: 'Feature flags (the CLI-access kill switch), tenants and clusters.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(metrics);
+  await app.register(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await app.register(auth, { platformId: config.platformId, jwtSecret: config.jwtSecret, oidc: config.oidc });
+  app.decorate('flags', new FlagService(app.pg, config.envPins, config.platformId));
+
+  // Platform admins named in configuration are (re)granted at every start.
+  for (const subject of config.platformAdmins) {
+    await app.pg.query('INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3) ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role', [
+      subject,
+      platformResource(config.platformId),
+      PLATFORM_ADMIN_ROLE,
+    ]);
+  }
+
+  await app.register(opsRoutes);
+  await app.register(featureFlagRoutes);
+  await app.register(tenantRoutes);
+  await app.register(auditRoutes);
+  return app;
+}

@@ -1,0 +1,65 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Queryable } from '../db/tx.js';
+import { withTransaction } from '../db/tx.js';
+import { insertAudit } from '../audit/store.js';
+
+export interface Cluster {
+  id: string;
+  org: string;
+  name: string;
+  createdBy: string;
+  createdAt: string;
+}
+
+export const hashAgentToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+interface ClusterRow {
+  id: string;
+  org: string;
+  name: string;
+  created_by: string;
+  created_at: Date;
+}
+
+const toCluster = (r: ClusterRow): Cluster => ({ id: r.id, org: r.org, name: r.name, createdBy: r.created_by, createdAt: r.created_at.toISOString() });
+
+export async function findCluster(db: Queryable, org: string, id: string): Promise<Cluster | undefined> {
+  const { rows } = await db.query<ClusterRow>('SELECT id, org, name, created_by, created_at FROM clusters WHERE org = $1 AND id = $2', [org, id]);
+  return rows[0] && toCluster(rows[0]);
+}
+
+export async function listClusters(db: Queryable, org: string): Promise<Cluster[]> {
+  const { rows } = await db.query<ClusterRow>('SELECT id, org, name, created_by, created_at FROM clusters WHERE org = $1 ORDER BY name', [org]);
+  return rows.map(toCluster);
+}
+
+export class DuplicateClusterError extends Error {}
+
+/** Registers a cluster; the agent token is returned once and only its hash is stored. */
+export async function registerCluster(pool: pg.Pool, org: string, name: string, actor: string, requestId: string): Promise<Cluster & { agentToken: string }> {
+  const id = randomUUID();
+  const agentToken = `gspat_${randomBytes(32).toString('base64url')}`;
+  try {
+    return await withTransaction(pool, async (tx) => {
+      const { rows } = await tx.query<ClusterRow>(
+        'INSERT INTO clusters (id, org, name, agent_token_hash, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING id, org, name, created_by, created_at',
+        [id, org, name, hashAgentToken(agentToken), actor],
+      );
+      await insertAudit(tx, { action: 'clusters.registered', actor, resource: `cluster:${id}`, details: { org, name }, requestId });
+      return { ...toCluster(rows[0]!), agentToken };
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw new DuplicateClusterError(`a cluster named ${name} already exists in tenant ${org}`);
+    throw err;
+  }
+}
+
+export async function deleteCluster(pool: pg.Pool, org: string, id: string, actor: string, requestId: string): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    const { rowCount } = await tx.query('DELETE FROM clusters WHERE org = $1 AND id = $2', [org, id]);
+    if (rowCount === 0) return false;
+    await insertAudit(tx, { action: 'clusters.deleted', actor, resource: `cluster:${id}`, details: { org }, requestId });
+    return true;
+  });
+}

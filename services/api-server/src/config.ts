@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { FLAGS, readEnvPin, parseDuration, InvalidEnvPinError } from '@gsp/flags-client';
+
+export interface ApiServerConfig {
+  port: number;
+  host: string;
+  /** Unset means: start an embedded PostgreSQL under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  platformId: string;
+  /** Env pins by flag key, for flags whose pinning variable is set. */
+  envPins: ReadonlyMap<string, boolean>;
+  flagsCacheTtlMs: number;
+  oidc: { issuerUrl: string; audience: string } | undefined;
+  jwtSecret: Uint8Array | undefined;
+  platformAdmins: readonly string[];
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** Reads NAME, or the file named by NAME_FILE (secrets mounted from Kubernetes). */
+export function readSecret(env: Env, name: string): string | undefined {
+  const direct = nonEmpty(env, name);
+  const file = nonEmpty(env, `${name}_FILE`);
+  if (direct !== undefined && file !== undefined) {
+    throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
+  }
+  if (file === undefined) return direct;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+export function parsePort(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) throw new ConfigError(name, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
+  return port;
+}
+
+function parseUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be an absolute URL');
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+const PLATFORM_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export function loadConfig(env: Env = process.env): ApiServerConfig {
+  const platformId = nonEmpty(env, 'PLATFORM_ID') ?? 'default';
+  if (!PLATFORM_ID.test(platformId)) throw new ConfigError('PLATFORM_ID', 'must be a DNS-1123 label (lower-case letters, digits and "-")');
+
+  const envPins = new Map<string, boolean>();
+  for (const flag of FLAGS) {
+    try {
+      const pin = readEnvPin(flag, env);
+      if (pin !== undefined) envPins.set(flag.key, pin);
+    } catch (err) {
+      if (err instanceof InvalidEnvPinError) throw new ConfigError(err.variable, 'must be "true" or "false" when set');
+      throw err;
+    }
+  }
+
+  const ttlRaw = nonEmpty(env, 'SERVICE_CACHE_FLAGS_TTL');
+  const flagsCacheTtlMs = ttlRaw === undefined ? 10_000 : parseDuration(ttlRaw);
+  if (flagsCacheTtlMs === undefined) throw new ConfigError('SERVICE_CACHE_FLAGS_TTL', `must be a duration such as 10, 10s or 500ms, got ${JSON.stringify(ttlRaw)}`);
+
+  const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
+  const audience = nonEmpty(env, 'AUTH_OIDC_AUDIENCE');
+  if (issuerUrl !== undefined && audience === undefined) {
+    throw new ConfigError('AUTH_OIDC_AUDIENCE', 'is required with AUTH_OIDC_ISSUER_URL, otherwise tokens issued to any client would be accepted');
+  }
+  if (issuerUrl === undefined && audience !== undefined) throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
+
+  const secret = readSecret(env, 'AUTH_JWT_SECRET');
+  if (secret !== undefined && Buffer.byteLength(secret) < 32) {
+    throw new ConfigError('AUTH_JWT_SECRET', 'must be at least 32 bytes (HS256 needs a 256-bit key)');
+  }
+  if (issuerUrl === undefined && secret === undefined) {
+    throw new ConfigError('AUTH_JWT_SECRET', 'set AUTH_JWT_SECRET or AUTH_OIDC_ISSUER_URL: at least one bearer-token verifier is required');
+  }
+
+  const platformAdmins = (nonEmpty(env, 'PLATFORM_ADMINS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+  return {
+    port: parsePort(env, 'PORT', 8081),
+    host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: nonEmpty(env, 'DATA_DIR') ?? '.data',
+    platformId,
+    envPins,
+    flagsCacheTtlMs,
+    oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience } : undefined,
+    jwtSecret: secret === undefined ? undefined : new TextEncoder().encode(secret),
+    platformAdmins,
+    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+  };
+}

@@ -1,0 +1,58 @@
+-- Tenants exist once a platform admin adds their first member.
+CREATE TABLE tenants (
+  org        text PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- One role per subject per resource: `platform:<id>` or `tenant:<org>`.
+CREATE TABLE role_bindings (
+  subject    text NOT NULL,
+  resource   text NOT NULL,
+  role       text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (subject, resource)
+);
+CREATE INDEX role_bindings_by_resource ON role_bindings (resource);
+
+CREATE TABLE clusters (
+  id               text PRIMARY KEY,
+  org              text NOT NULL REFERENCES tenants (org) ON DELETE CASCADE,
+  name             text NOT NULL,
+  agent_token_hash text NOT NULL UNIQUE,
+  created_by       text NOT NULL,
+  created_at       timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (org, name)
+);
+
+-- Stored flag values: one row per flag and scope. A platform row has no cluster.
+CREATE TABLE feature_flags (
+  flag_key   text NOT NULL,
+  scope_type text NOT NULL CHECK (scope_type IN ('platform', 'cluster')),
+  cluster_id text REFERENCES clusters (id) ON DELETE CASCADE,
+  value      jsonb NOT NULL,
+  updated_by text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  CHECK ((scope_type = 'platform') = (cluster_id IS NULL)),
+  UNIQUE NULLS NOT DISTINCT (flag_key, cluster_id)
+);
+
+CREATE TABLE audit_events (
+  id         bigserial PRIMARY KEY,
+  action     text NOT NULL,
+  actor      text NOT NULL,
+  resource   text NOT NULL,
+  details    jsonb NOT NULL DEFAULT '{}'::jsonb,
+  request_id text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Written in the same transaction as the change it announces; a relay publishes it.
+CREATE TABLE outbox_events (
+  id           bigserial PRIMARY KEY,
+  event_type   text NOT NULL,
+  scope_key    text NOT NULL,
+  payload      jsonb NOT NULL,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  delivered_at timestamptz
+);
+CREATE INDEX outbox_events_undelivered ON outbox_events (id) WHERE delivered_at IS NULL;

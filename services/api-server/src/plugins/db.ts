@@ -1,0 +1,34 @@
+import fp from 'fastify-plugin';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../db/embedded.js';
+import { migrate } from '../db/migrate.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    pg: pg.Pool;
+  }
+}
+
+export interface DbPluginOptions {
+  /** Unset: an embedded PostgreSQL is started under `dataDir` and stopped on close. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+}
+
+export default fp<DbPluginOptions>(
+  async (app, opts) => {
+    const embedded = opts.databaseUrl === undefined ? await startEmbeddedPostgres(opts.dataDir) : undefined;
+    if (embedded) app.log.info({ dataDir: opts.dataDir }, 'DATABASE_URL unset: started embedded PostgreSQL');
+    const pool = new pg.Pool({ connectionString: embedded?.url ?? opts.databaseUrl, max: 10 });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    pool.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'idle database connection failed'));
+    app.decorate('pg', pool);
+    app.addHook('onClose', async () => {
+      await pool.end();
+      await embedded?.stop();
+    });
+    const applied = await migrate(pool);
+    if (applied.length > 0) app.log.info({ applied }, 'database migrations applied');
+  },
+  { name: 'db' },
+);

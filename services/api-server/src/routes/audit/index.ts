@@ -1,0 +1,46 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { BadRequest } from '../../errors.js';
+import { problemResponses } from '../../schemas.js';
+import { listAudit } from '../../audit/store.js';
+
+const AuditItem = Type.Object({
+  id: Type.String(),
+  action: Type.String(),
+  actor: Type.String(),
+  resource: Type.String(),
+  details: Type.Record(Type.String(), Type.Unknown()),
+  requestId: Type.Optional(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+const encodeCursor = (id: string): string => Buffer.from(`a:${id}`).toString('base64url');
+function decodeCursor(cursor: string): bigint {
+  const match = /^a:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match?.[1]) throw new BadRequest('cursor is not one this server issued');
+  return BigInt(match[1]);
+}
+
+const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/v1/platform/audit',
+    {
+      config: { permission: 'platform.admin' },
+      schema: {
+        tags: ['audit'],
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), cursor: Type.Optional(Type.String({ maxLength: 64 })) }),
+        response: { 200: Type.Object({ items: Type.Array(AuditItem), nextCursor: Type.Union([Type.String(), Type.Null()]) }), ...problemResponses },
+      },
+    },
+    async (request) => {
+      const { limit, cursor } = request.query;
+      // One extra row tells whether another page exists.
+      const rows = await listAudit(app.pg, limit + 1, cursor === undefined ? undefined : decodeCursor(cursor));
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+    },
+  );
+};
+
+export default auditRoutes;

@@ -1,0 +1,103 @@
+import { findFlag } from '@gsp/flags-client';
+import type { FlagDefinition } from '@gsp/flags-client';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NotFound } from '../../errors.js';
+import { ClusterParams, problemResponses } from '../../schemas.js';
+import { findCluster } from '../../clusters/store.js';
+import type { FlagScope } from '../../flags/service.js';
+
+const Source = Type.Union([Type.Literal('env'), Type.Literal('cluster'), Type.Literal('platform'), Type.Literal('default')]);
+const ScopeSchema = Type.Union([
+  Type.Object({ type: Type.Literal('platform') }),
+  Type.Object({ type: Type.Literal('cluster'), org: Type.String(), clusterId: Type.String() }),
+]);
+const WriteResultSchema = Type.Object({
+  key: Type.String(),
+  scope: ScopeSchema,
+  value: Type.Union([Type.Boolean(), Type.Null()]),
+  effective: Type.Boolean(),
+  source: Source,
+  envPinned: Type.Boolean(),
+});
+const FlagListSchema = Type.Object({
+  flags: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      value: Type.Boolean({ description: 'the effective value at this scope' }),
+      platformDefault: Type.Union([Type.Boolean(), Type.Null()]),
+      clusterOverride: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+      source: Source,
+      envPinned: Type.Boolean(),
+    }),
+  ),
+});
+const SetBody = Type.Object({ value: Type.Boolean() }, { additionalProperties: false });
+const FlagParams = Type.Object({ flag: Type.String({ maxLength: 253 }) });
+const ClusterFlagParams = Type.Object({ ...ClusterParams.properties, flag: Type.String({ maxLength: 253 }) });
+
+function flagOrThrow(key: string, scope: FlagScope['type']): FlagDefinition {
+  const flag = findFlag(key);
+  if (!flag || !flag.scopes.includes(scope)) throw new NotFound(`unknown feature flag ${key}${flag ? ` at ${scope} scope` : ''}`);
+  return flag;
+}
+
+const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['feature-flags'];
+
+  app.get('/api/v1/platform/feature-flags', { schema: { tags, response: { 200: FlagListSchema, 401: problemResponses[401] } } }, async () => ({
+    flags: await app.flags.list({ type: 'platform' }),
+  }));
+
+  app.put(
+    '/api/v1/platform/feature-flags/:flag',
+    { config: { permission: 'platform.admin' }, schema: { tags, params: FlagParams, body: SetBody, response: { 200: WriteResultSchema, ...problemResponses } } },
+    async (request) => {
+      const flag = flagOrThrow(request.params.flag, 'platform');
+      return app.flags.write({ flag, scope: { type: 'platform' }, value: request.body.value, actor: request.principal!.subject, requestId: request.id });
+    },
+  );
+
+  app.delete(
+    '/api/v1/platform/feature-flags/:flag',
+    { config: { permission: 'platform.admin' }, schema: { tags, params: FlagParams, response: { 200: WriteResultSchema, ...problemResponses } } },
+    async (request) => {
+      const flag = flagOrThrow(request.params.flag, 'platform');
+      return app.flags.write({ flag, scope: { type: 'platform' }, value: null, actor: request.principal!.subject, requestId: request.id });
+    },
+  );
+
+  const clusterScope = async (org: string, id: string): Promise<FlagScope> => {
+    const cluster = await findCluster(app.pg, org, id);
+    if (!cluster) throw new NotFound(`cluster ${id} not found in tenant ${org}`);
+    return { type: 'cluster', org, clusterId: cluster.id };
+  };
+
+  app.get(
+    '/api/v1/tenants/:org/clusters/:id/feature-flags',
+    { config: { permission: 'tenant.read' }, schema: { tags, params: ClusterParams, response: { 200: FlagListSchema, ...problemResponses } } },
+    async (request) => ({ flags: await app.flags.list(await clusterScope(request.params.org, request.params.id)) }),
+  );
+
+  app.put(
+    '/api/v1/tenants/:org/clusters/:id/feature-flags/:flag',
+    { config: { permission: 'clusters.register' }, schema: { tags, params: ClusterFlagParams, body: SetBody, response: { 200: WriteResultSchema, ...problemResponses } } },
+    async (request) => {
+      const flag = flagOrThrow(request.params.flag, 'cluster');
+      const scope = await clusterScope(request.params.org, request.params.id);
+      return app.flags.write({ flag, scope, value: request.body.value, actor: request.principal!.subject, requestId: request.id });
+    },
+  );
+
+  app.delete(
+    '/api/v1/tenants/:org/clusters/:id/feature-flags/:flag',
+    { config: { permission: 'clusters.register' }, schema: { tags, params: ClusterFlagParams, response: { 200: WriteResultSchema, ...problemResponses } } },
+    async (request) => {
+      const flag = flagOrThrow(request.params.flag, 'cluster');
+      const scope = await clusterScope(request.params.org, request.params.id);
+      return app.flags.write({ flag, scope, value: null, actor: request.principal!.subject, requestId: request.id });
+    },
+  );
+};
+
+export default featureFlagRoutes;

@@ -1,0 +1,95 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Conflict, NotFound } from '../../errors.js';
+import { ClusterParams, Dns1123Label, OrgParams, problemResponses } from '../../schemas.js';
+import { deleteMember, listMembers, putMember } from '../../tenants/store.js';
+import { deleteCluster, DuplicateClusterError, findCluster, listClusters, registerCluster } from '../../clusters/store.js';
+
+const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
+const Member = Type.Object({ subject: Type.String(), role: Role });
+const MemberParams = Type.Object({ org: Dns1123Label, subject: Type.String({ minLength: 1, maxLength: 255 }) });
+const ClusterSchema = Type.Object({ id: Type.String(), name: Type.String(), org: Type.String(), createdBy: Type.String(), createdAt: Type.String() });
+
+const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['tenants'];
+
+  app.get(
+    '/api/v1/tenants/:org/members',
+    { config: { permission: 'members.manage' }, schema: { tags, params: OrgParams, response: { 200: Type.Object({ members: Type.Array(Member) }), ...problemResponses } } },
+    async (request) => ({ members: await listMembers(app.pg, request.params.org) }),
+  );
+
+  app.put(
+    '/api/v1/tenants/:org/members/:subject',
+    {
+      config: { permission: 'members.manage', createsTenant: true },
+      schema: { tags, params: MemberParams, body: Type.Object({ role: Role }, { additionalProperties: false }), response: { 200: Type.Object({ org: Type.String(), ...Member.properties }), ...problemResponses } },
+    },
+    async (request) => {
+      const { org, subject } = request.params;
+      await putMember(app.pg, org, { subject, role: request.body.role }, request.principal!.subject, request.id);
+      return { org, subject, role: request.body.role };
+    },
+  );
+
+  app.delete(
+    '/api/v1/tenants/:org/members/:subject',
+    { config: { permission: 'members.manage' }, schema: { tags, params: MemberParams, response: { 204: Type.Null(), ...problemResponses } } },
+    async (request, reply) => {
+      const { org, subject } = request.params;
+      if (!(await deleteMember(app.pg, org, subject, request.principal!.subject, request.id))) throw new NotFound(`${subject} is not a member of tenant ${org}`);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/v1/tenants/:org/clusters',
+    { config: { permission: 'tenant.read' }, schema: { tags, params: OrgParams, response: { 200: Type.Object({ clusters: Type.Array(ClusterSchema) }), ...problemResponses } } },
+    async (request) => ({ clusters: await listClusters(app.pg, request.params.org) }),
+  );
+
+  app.post(
+    '/api/v1/tenants/:org/clusters',
+    {
+      config: { permission: 'clusters.register' },
+      schema: {
+        tags,
+        params: OrgParams,
+        body: Type.Object({ name: Dns1123Label }, { additionalProperties: false }),
+        response: { 201: Type.Object({ ...ClusterSchema.properties, agentToken: Type.String({ description: 'shown once; only its hash is stored' }) }), ...problemResponses, 409: Type.Ref('Problem') },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const cluster = await registerCluster(app.pg, request.params.org, request.body.name, request.principal!.subject, request.id);
+        return reply.code(201).send(cluster);
+      } catch (err) {
+        if (err instanceof DuplicateClusterError) throw new Conflict(err.message);
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/api/v1/tenants/:org/clusters/:id',
+    { config: { permission: 'tenant.read' }, schema: { tags, params: ClusterParams, response: { 200: ClusterSchema, ...problemResponses } } },
+    async (request) => {
+      const cluster = await findCluster(app.pg, request.params.org, request.params.id);
+      if (!cluster) throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
+      return cluster;
+    },
+  );
+
+  app.delete(
+    '/api/v1/tenants/:org/clusters/:id',
+    { config: { permission: 'clusters.register' }, schema: { tags, params: ClusterParams, response: { 204: Type.Null(), ...problemResponses } } },
+    async (request, reply) => {
+      if (!(await deleteCluster(app.pg, request.params.org, request.params.id, request.principal!.subject, request.id))) {
+        throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
+      }
+      return reply.code(204).send(null);
+    },
+  );
+};
+
+export default tenantRoutes;

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { SignJWT } from 'jose';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+
+type Tap = { teardown(fn: () => unknown): void };
+
+export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long';
+export const PLATFORM_ADMIN = 'platform-root';
+
+/** A schema of its own per test file, so files running in parallel never see each other's rows. */
+export async function freshSchema(t: Tap): Promise<{ schema: string; url: string }> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  t.teardown(async () => {
+    const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await c.connect();
+    await c.query(`DROP SCHEMA ${schema} CASCADE`);
+    await c.end();
+  });
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { schema, url: url.toString() };
+}
+
+export interface Built {
+  app: FastifyInstance;
+  schema: string;
+  databaseUrl: string;
+}
+
+/** Builds the API server against a fresh schema of the real PostgreSQL. */
+export async function build(t: Tap, env: Record<string, string | undefined> = {}): Promise<Built> {
+  const { schema, url } = await freshSchema(t);
+  const config = loadConfig({ DATABASE_URL: url, AUTH_JWT_SECRET: JWT_SECRET, PLATFORM_ADMINS: PLATFORM_ADMIN, ...env });
+  const app = await buildApp(config, false);
+  // Registered after freshSchema's, so it runs first: close the app before dropping its schema.
+  t.teardown(() => app.close());
+  await app.ready();
+  return { app, schema, databaseUrl: url };
+}
+
+export async function token(subject: string, claims: Record<string, unknown> = {}, expiresIn = '1h'): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(JWT_SECRET));
+}
+
+export async function bearer(subject: string): Promise<{ authorization: string }> {
+  return { authorization: `Bearer ${await token(subject)}` };
+}
+
+/** Creates tenant `org` with the given members (subject -> role) through the API. */
+export async function seedTenant(app: FastifyInstance, org: string, members: Record<string, 'admin' | 'operator' | 'viewer'>): Promise<void> {
+  const headers = await bearer(PLATFORM_ADMIN);
+  for (const [subject, role] of Object.entries(members)) {
+    const res = await app.inject({ method: 'PUT', url: `/api/v1/tenants/${org}/members/${subject}`, headers, payload: { role } });
+    if (res.statusCode !== 200) throw new Error(`seeding ${org}/${subject}: ${res.statusCode} ${res.body}`);
+  }
+}
+
+export async function registerCluster(app: FastifyInstance, org: string, name: string): Promise<{ id: string; agentToken: string }> {
+  const res = await app.inject({ method: 'POST', url: `/api/v1/tenants/${org}/clusters`, headers: await bearer(PLATFORM_ADMIN), payload: { name } });
+  if (res.statusCode !== 201) throw new Error(`registering ${org}/${name}: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
