@@ -1,1 +1,141 @@
-export {};
+/**
+ * @gsp/kube-lite: a Kubernetes-API-compatible server for local runs and tests.
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify as toYaml } from 'yaml';
+import { startAgones } from './agones.js';
+import { Api } from './api.js';
+import { Consoles } from './console.js';
+import { describePod, startBuiltinControllers, Timers, typeOf } from './controllers.js';
+import { Router } from './server.js';
+import { Store } from './store.js';
+import { generateSelfSignedCertificate } from './tls.js';
+
+export { findHelm, findKubectl, ToolNotFoundError, MIN_KUBECTL_MINOR, type FindToolOptions, type ToolName } from './tools.js';
+export { parseLabelSelector, matchesLabels, parseFieldSelector, SelectorError, type LabelSelector, type Requirement, type Operator } from './selectors.js';
+export { dns1123LabelErrors, dns1123SubdomainErrors, dns1035LabelErrors, qualifiedNameErrors, labelValueErrors } from './validation.js';
+export { RESOURCE_TYPES, type ResourceType, type KubeObject } from './registry.js';
+
+export interface KubeLiteOptions {
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Persist objects to `<dataDir>/state.json` and write the kubeconfig there. Default: memory only. */
+  dataDir?: string;
+  /** Serve HTTPS with a freshly generated self-signed certificate (trusted by the kubeconfig). */
+  tls?: boolean;
+  /** Accept only this bearer token. Default: any request is accepted. */
+  token?: string;
+  /** Delay between simulated controller steps (pod start, GameServer states). Default 150 ms. */
+  stepMs?: number;
+  /** How often watches that allow bookmarks get one. Default 5000 ms. */
+  bookmarkIntervalMs?: number;
+  /** Watch events kept for resuming watches (older ones answer 410 Expired). Default 10000. */
+  historySize?: number;
+}
+
+export interface KubeLite {
+  /** Base URL, such as `http://127.0.0.1:43121`. */
+  url: string;
+  /** A kubeconfig file usable with `kubectl --kubeconfig`. */
+  kubeconfigPath: string;
+  /** The same configuration for `@kubernetes/client-node`. */
+  kubeConfig: KubeConfig;
+  /** The current global resourceVersion. */
+  resourceVersion: () => number;
+  /** Forgets the watch history, so watches from any earlier resourceVersion get 410 Expired. */
+  compactHistory: () => void;
+  /** Stops serving, ends open watches and exec sessions, and saves state. */
+  close: () => Promise<void>;
+}
+
+export async function startKubeLite(options: KubeLiteOptions = {}): Promise<KubeLite> {
+  const host = options.host ?? '127.0.0.1';
+  const store = new Store({ dataDir: options.dataDir, historySize: options.historySize });
+  const api = new Api(store);
+  const consoles = new Consoles();
+  const timers = new Timers();
+  const stepMs = options.stepMs ?? 150;
+
+  for (const name of ['default', 'kube-system', 'kube-public']) {
+    if (!store.get('/namespaces', undefined, name)) api.create(typeOf('', 'namespaces'), undefined, { metadata: { name } });
+  }
+
+  let url = '';
+  const router = new Router({
+    api,
+    consoles,
+    token: options.token,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5000,
+    serverAddress: () => new URL(url).host,
+    describePod: (ns, name) => describePod(api, ns, name),
+  });
+  const stopBuiltins = startBuiltinControllers({ api, consoles, timers, stepMs });
+  const agones = startAgones({ api, consoles, timers, stepMs });
+  router.allocate = agones.allocate;
+
+  const certificate = options.tls ? generateSelfSignedCertificate() : undefined;
+  const server: Server = certificate ? createHttpsServer({ cert: certificate.cert, key: certificate.key }, router.handle) : createHttpServer(router.handle);
+  server.on('upgrade', router.upgrade);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  url = `${certificate ? 'https' : 'http'}://${urlHost}:${port}`;
+
+  const ownTempDir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kube-lite-'));
+  const configDir = options.dataDir ?? (ownTempDir as string);
+  mkdirSync(configDir, { recursive: true });
+  const kubeconfigPath = join(configDir, 'kubeconfig');
+  const cluster: Record<string, unknown> = { server: url };
+  if (certificate) cluster['certificate-authority-data'] = Buffer.from(certificate.cert).toString('base64');
+  const kubeconfigText = toYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kube-lite', cluster }],
+    users: [{ name: 'kube-lite', user: { token: options.token ?? 'kube-lite' } }],
+    contexts: [{ name: 'kube-lite', context: { cluster: 'kube-lite', user: 'kube-lite', namespace: 'default' } }],
+    'current-context': 'kube-lite',
+    preferences: {},
+  });
+  writeFileSync(kubeconfigPath, kubeconfigText, { mode: 0o600 });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kubeconfigText);
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      timers.close();
+      stopBuiltins();
+      agones.stop();
+      router.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      store.close();
+      if (ownTempDir) rmSync(ownTempDir, { recursive: true, force: true });
+    })();
+    return closed;
+  };
+
+  return {
+    url,
+    kubeconfigPath,
+    kubeConfig,
+    resourceVersion: () => store.resourceVersion,
+    compactHistory: () => store.compact(),
+    close,
+  };
+}

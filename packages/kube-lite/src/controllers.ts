@@ -1,0 +1,158 @@
+/**
+ * The built-in controllers kube-lite simulates: namespace deletion, a kubelet that runs pods
+ * instantly, and the garbage collector that deletes dependents of deleted owners.
+ */
+import type { Api } from './api.js';
+import { nowTimestamp } from './api.js';
+import type { Consoles } from './console.js';
+import { RESOURCE_TYPES, typeKey, type KubeObject, type ResourceType } from './registry.js';
+import { StatusError } from './status.js';
+import type { StoreEvent } from './store.js';
+
+export const typeByKey = new Map(RESOURCE_TYPES.map((t) => [typeKey(t), t] as const));
+export const typeOf = (group: string, plural: string): ResourceType => typeByKey.get(`${group}/${plural}`) as ResourceType;
+
+/** Timers that all stop when kube-lite closes. */
+export class Timers {
+  private readonly pending = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  after(ms: number, fn: () => void): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.pending.delete(timer);
+      if (!this.closed) runSafely(fn);
+    }, ms);
+    this.pending.add(timer);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.pending) clearTimeout(timer);
+    this.pending.clear();
+  }
+}
+
+/** Controllers race with clients exactly as in a cluster: losing a race (404, 409) is normal. */
+export function runSafely(fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+    throw err;
+  }
+}
+
+export interface ControllerContext {
+  api: Api;
+  consoles: Consoles;
+  timers: Timers;
+  /** Delay between the steps of simulated work, such as a pod starting. */
+  stepMs: number;
+}
+
+export function startBuiltinControllers(ctx: ControllerContext): () => void {
+  const { api, timers } = ctx;
+  const namespaces = typeOf('', 'namespaces');
+  const pods = typeOf('', 'pods');
+
+  const onEvent = (event: StoreEvent): void => {
+    const obj = event.object;
+    if (event.typeKey === '/namespaces' && event.type === 'MODIFIED' && obj.metadata.deletionTimestamp) {
+      timers.after(ctx.stepMs, () => finalizeNamespace(obj.metadata.name as string));
+    }
+    if (event.typeKey === '/pods') onPod(event);
+    if (event.type === 'DELETED') timers.after(0, () => collectDependents(obj));
+  };
+
+  const finalizeNamespace = (name: string): void => {
+    for (const type of RESOURCE_TYPES) {
+      if (!type.namespaced) continue;
+      for (const item of api.store.list(typeKey(type), name)) api.store.remove(typeKey(type), name, item.metadata.name as string);
+    }
+    api.finalizeDeletion(namespaces, undefined, name);
+  };
+
+  const onPod = (event: StoreEvent): void => {
+    const pod = event.object;
+    const ns = pod.metadata.namespace as string;
+    const name = pod.metadata.name as string;
+    if (event.type === 'DELETED') {
+      ctx.consoles.remove(ns, name);
+      return;
+    }
+    if (pod.metadata.deletionTimestamp) {
+      timers.after(ctx.stepMs, () => api.finalizeDeletion(pods, ns, name));
+      return;
+    }
+    if (event.type === 'ADDED') timers.after(ctx.stepMs, () => runPod(ns, name));
+  };
+
+  const runPod = (ns: string, name: string): void => {
+    const pod = api.get(pods, ns, name);
+    if (pod.metadata.deletionTimestamp) return;
+    const spec = (pod.spec ?? {}) as { containers?: { name: string; image?: string }[]; nodeName?: string };
+    const started = nowTimestamp();
+    if (!spec.nodeName) {
+      api.update(pods, ns, name, { ...pod, spec: { ...spec, nodeName: 'kube-lite' } });
+    }
+    const current = api.get(pods, ns, name);
+    const condition = (type: string): object => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: started });
+    api.update(
+      pods,
+      ns,
+      name,
+      {
+        ...current,
+        status: {
+          phase: 'Running',
+          conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
+          hostIP: '127.0.0.1',
+          hostIPs: [{ ip: '127.0.0.1' }],
+          podIP: '127.0.0.1',
+          podIPs: [{ ip: '127.0.0.1' }],
+          startTime: started,
+          qosClass: 'BestEffort',
+          containerStatuses: (spec.containers ?? []).map((c) => ({
+            name: c.name,
+            image: c.image ?? '',
+            imageID: '',
+            ready: true,
+            started: true,
+            restartCount: 0,
+            state: { running: { startedAt: started } },
+          })),
+        },
+      },
+      { subresource: 'status' },
+    );
+    const console_ = ctx.consoles.get({ namespace: ns, name, describe: () => describePod(api, ns, name) });
+    for (const c of spec.containers ?? []) console_.log(`container ${c.name} started (image ${c.image ?? 'unknown'})`);
+  };
+
+  const collectDependents = (owner: KubeObject): void => {
+    const uid = owner.metadata.uid;
+    if (!uid) return;
+    for (const type of RESOURCE_TYPES) {
+      for (const item of api.store.list(typeKey(type), owner.metadata.namespace || undefined)) {
+        if (!(item.metadata.ownerReferences ?? []).some((ref) => ref.uid === uid)) continue;
+        runSafely(() => {
+          api.delete(type, item.metadata.namespace, item.metadata.name as string);
+        });
+      }
+    }
+  };
+
+  return api.store.subscribe(onEvent);
+}
+
+export function describePod(api: Api, namespace: string, name: string): string {
+  const gs = api.store.get('agones.dev/gameservers', namespace, name);
+  if (gs) {
+    const status = (gs.status ?? {}) as { state?: string; address?: string; ports?: { name: string; port: number }[] };
+    const ports = (status.ports ?? []).map((p) => `${p.name}=${p.port}`).join(',');
+    return `gameserver ${namespace}/${name}: state=${status.state ?? 'Unknown'} address=${status.address ?? ''} ports=${ports}`;
+  }
+  const pod = api.store.get('/pods', namespace, name);
+  return `pod ${namespace}/${name}: phase=${(pod?.status as { phase?: string } | undefined)?.phase ?? 'Unknown'}`;
+}

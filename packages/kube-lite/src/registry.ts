@@ -1,0 +1,363 @@
+/**
+ * The table of resource types kube-lite serves. Adding a resource is one declaration here:
+ * discovery, routing, validation, tables and OpenAPI are all derived from it.
+ */
+
+export type KubeObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+};
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** How a name is checked: the Kubernetes validators used for each built-in kind. */
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label';
+
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+/** A column of `kubectl get` output, as in a Table's columnDefinitions. */
+export interface Column {
+  name: string;
+  type: 'string' | 'integer' | 'date' | 'number' | 'boolean';
+  format?: string;
+  description: string;
+  priority?: number;
+  cell: (obj: KubeObject, now: Date) => string | number | boolean | null;
+}
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  verbs: Verb[];
+  categories?: string[];
+  nameRule: NameRule;
+  /** Subresources served, such as `status`, `log`, `exec`, `attach`, `scale`. */
+  subresources: string[];
+  /**
+   * Custom resources (served from a CRD in a real cluster) refuse strategic merge patch
+   * and return the deleted object; built-in ones accept it and return a Status.
+   */
+  custom: boolean;
+  /** Writes to the main resource keep the stored status when a status subresource exists. */
+  statusSubresource: boolean;
+  /** Strategic-merge keys of lists in this kind, by dotted path (`spec.containers`). */
+  mergeKeys?: Record<string, string>;
+  columns: Column[];
+}
+
+export function apiVersionOf(type: ResourceType): string {
+  return type.group ? `${type.group}/${type.version}` : type.version;
+}
+
+/** `secrets` for core types, `gameservers.agones.dev` for grouped ones, as in error messages. */
+export function qualifiedResource(type: ResourceType): string {
+  return type.group ? `${type.plural}.${type.group}` : type.plural;
+}
+
+export function typeKey(type: ResourceType): string {
+  return `${type.group}/${type.plural}`;
+}
+
+const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+const nameColumn: Column = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+  cell: (o) => o.metadata.name ?? '',
+};
+
+const ageColumn: Column = {
+  name: 'Age',
+  type: 'string',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  cell: (o, now) => humanAge(o.metadata.creationTimestamp, now),
+};
+
+/** Kubernetes' `duration.HumanDuration` for the Age column. */
+export function humanAge(timestamp: string | undefined, now: Date): string {
+  if (!timestamp) return '<unknown>';
+  const seconds = Math.max(0, Math.floor((now.getTime() - Date.parse(timestamp)) / 1000));
+  if (seconds < 60 * 2) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 60 * 3) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
+  return `${Math.floor(hours / 24 / 365)}y`;
+}
+
+function path(obj: unknown, ...keys: (string | number)[]): unknown {
+  let current = obj;
+  for (const key of keys) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return current;
+}
+
+function str(value: unknown, fallback = ''): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
+}
+
+function count(value: unknown): number {
+  return value && typeof value === 'object' ? Object.keys(value).length : 0;
+}
+
+function col(name: string, type: Column['type'], description: string, cell: Column['cell'], priority?: number): Column {
+  return priority === undefined ? { name, type, description, cell } : { name, type, description, cell, priority };
+}
+
+const core = (
+  plural: string,
+  kind: string,
+  extra: Partial<ResourceType> & Pick<ResourceType, 'columns'>,
+): ResourceType => ({
+  group: '',
+  version: 'v1',
+  plural,
+  singular: kind.toLowerCase(),
+  kind,
+  namespaced: true,
+  shortNames: [],
+  verbs: ALL_VERBS,
+  nameRule: 'dns1123-subdomain',
+  subresources: [],
+  custom: false,
+  statusSubresource: false,
+  ...extra,
+});
+
+export const RESOURCE_TYPES: readonly ResourceType[] = [
+  core('namespaces', 'Namespace', {
+    namespaced: false,
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    nameRule: 'dns1123-label',
+    subresources: ['status', 'finalize'],
+    statusSubresource: true,
+    columns: [
+      nameColumn,
+      col('Status', 'string', 'The status of the namespace', (o) => str(path(o, 'status', 'phase'))),
+      ageColumn,
+    ],
+  }),
+  core('secrets', 'Secret', {
+    columns: [
+      nameColumn,
+      col('Type', 'string', 'The type of the secret', (o) => str(o.type)),
+      col('Data', 'string', 'The number of items in the secret', (o) => count(o.data)),
+      ageColumn,
+    ],
+  }),
+  core('configmaps', 'ConfigMap', {
+    shortNames: ['cm'],
+    columns: [
+      nameColumn,
+      col('Data', 'string', 'The number of items in the config map', (o) => count(o.data) + count(o.binaryData)),
+      ageColumn,
+    ],
+  }),
+  core('pods', 'Pod', {
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status', 'log', 'exec', 'attach'],
+    statusSubresource: true,
+    mergeKeys: {
+      'spec.containers': 'name',
+      'spec.initContainers': 'name',
+      'spec.containers.env': 'name',
+      'spec.containers.ports': 'containerPort',
+      'spec.containers.volumeMounts': 'mountPath',
+      'spec.volumes': 'name',
+      'spec.imagePullSecrets': 'name',
+    },
+    columns: [
+      nameColumn,
+      col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.', (o) => {
+        const statuses = (path(o, 'status', 'containerStatuses') as { ready?: boolean }[] | undefined) ?? [];
+        const containers = (path(o, 'spec', 'containers') as unknown[] | undefined) ?? [];
+        return `${statuses.filter((s) => s.ready).length}/${containers.length}`;
+      }),
+      col('Status', 'string', 'The aggregate status of the containers in this pod.', (o) =>
+        o.metadata.deletionTimestamp ? 'Terminating' : str(path(o, 'status', 'phase'), 'Pending'),
+      ),
+      col('Restarts', 'string', 'The number of times the containers in this pod have been restarted.', () => '0'),
+      ageColumn,
+      col('IP', 'string', 'The IP address assigned to the pod', (o) => str(path(o, 'status', 'podIP'), '<none>'), 1),
+      col('Node', 'string', 'The name of the node this pod is assigned to', (o) => str(path(o, 'spec', 'nodeName'), '<none>'), 1),
+    ],
+  }),
+  core('persistentvolumeclaims', 'PersistentVolumeClaim', {
+    shortNames: ['pvc'],
+    subresources: ['status'],
+    statusSubresource: true,
+    columns: [
+      nameColumn,
+      col('Status', 'string', 'The phase of the claim', (o) => str(path(o, 'status', 'phase'), 'Pending')),
+      col('Volume', 'string', 'The volume bound to the claim', (o) => str(path(o, 'spec', 'volumeName'))),
+      col('Capacity', 'string', 'The capacity of the claim', (o) => str(path(o, 'status', 'capacity', 'storage'))),
+      col('Access Modes', 'string', 'The access modes of the claim', (o) =>
+        ((path(o, 'status', 'accessModes') as string[] | undefined) ?? []).map(shortAccessMode).join(','),
+      ),
+      col('StorageClass', 'string', 'The storage class of the claim', (o) => str(path(o, 'spec', 'storageClassName'), '<unset>')),
+      ageColumn,
+    ],
+  }),
+  core('services', 'Service', {
+    shortNames: ['svc'],
+    categories: ['all'],
+    nameRule: 'dns1035-label',
+    subresources: ['status'],
+    statusSubresource: true,
+    mergeKeys: { 'spec.ports': 'port' },
+    columns: [
+      nameColumn,
+      col('Type', 'string', 'The type of the service', (o) => str(path(o, 'spec', 'type'), 'ClusterIP')),
+      col('Cluster-IP', 'string', 'The cluster IP of the service', (o) => str(path(o, 'spec', 'clusterIP'), '<none>')),
+      col('External-IP', 'string', 'The external IP of the service', () => '<none>'),
+      col('Port(s)', 'string', 'The ports of the service', (o) => {
+        const ports = (path(o, 'spec', 'ports') as { port?: number; protocol?: string }[] | undefined) ?? [];
+        return ports.length ? ports.map((p) => `${p.port ?? ''}/${p.protocol ?? 'TCP'}`).join(',') : '<none>';
+      }),
+      ageColumn,
+    ],
+  }),
+  {
+    group: 'agones.dev',
+    version: 'v1',
+    plural: 'gameservers',
+    singular: 'gameserver',
+    kind: 'GameServer',
+    namespaced: true,
+    shortNames: ['gs'],
+    verbs: ALL_VERBS,
+    nameRule: 'dns1123-subdomain',
+    subresources: [],
+    custom: true,
+    statusSubresource: false,
+    columns: [
+      nameColumn,
+      col('State', 'string', '', (o) => str(path(o, 'status', 'state'))),
+      col('Address', 'string', '', (o) => str(path(o, 'status', 'address'))),
+      col('Port', 'string', '', (o) => str(path(o, 'status', 'ports', 0, 'port'))),
+      col('Node', 'string', '', (o) => str(path(o, 'status', 'nodeName'))),
+      ageColumn,
+    ],
+  },
+  {
+    group: 'agones.dev',
+    version: 'v1',
+    plural: 'fleets',
+    singular: 'fleet',
+    kind: 'Fleet',
+    namespaced: true,
+    shortNames: ['flt'],
+    verbs: ALL_VERBS,
+    nameRule: 'dns1123-subdomain',
+    subresources: ['status', 'scale'],
+    custom: true,
+    statusSubresource: true,
+    columns: [
+      nameColumn,
+      col('Scheduling', 'string', '', (o) => str(path(o, 'spec', 'scheduling'))),
+      col('Desired', 'integer', '', (o) => Number(path(o, 'spec', 'replicas') ?? 0)),
+      col('Current', 'integer', '', (o) => Number(path(o, 'status', 'replicas') ?? 0)),
+      col('Allocated', 'integer', '', (o) => Number(path(o, 'status', 'allocatedReplicas') ?? 0)),
+      col('Ready', 'integer', '', (o) => Number(path(o, 'status', 'readyReplicas') ?? 0)),
+      ageColumn,
+    ],
+  },
+  {
+    group: 'allocation.agones.dev',
+    version: 'v1',
+    plural: 'gameserverallocations',
+    singular: 'gameserverallocation',
+    kind: 'GameServerAllocation',
+    namespaced: true,
+    shortNames: ['gsa'],
+    verbs: ['create'],
+    nameRule: 'dns1123-subdomain',
+    subresources: [],
+    custom: true,
+    statusSubresource: false,
+    columns: [nameColumn, ageColumn],
+  },
+  {
+    group: 'snapshot.storage.k8s.io',
+    version: 'v1',
+    plural: 'volumesnapshots',
+    singular: 'volumesnapshot',
+    kind: 'VolumeSnapshot',
+    namespaced: true,
+    shortNames: ['vs'],
+    verbs: ALL_VERBS,
+    nameRule: 'dns1123-subdomain',
+    subresources: ['status'],
+    custom: true,
+    statusSubresource: true,
+    columns: [
+      nameColumn,
+      col('ReadyToUse', 'boolean', 'Indicates if the snapshot is ready to be used to restore a volume.', (o) =>
+        Boolean(path(o, 'status', 'readyToUse')),
+      ),
+      col('SourcePVC', 'string', 'If a new snapshot needs to be created, this contains the name of the source PVC from which this snapshot was (or will be) created.', (o) =>
+        str(path(o, 'spec', 'source', 'persistentVolumeClaimName')),
+      ),
+      col('SnapshotClass', 'string', 'The name of the VolumeSnapshotClass requested by the VolumeSnapshot.', (o) =>
+        str(path(o, 'spec', 'volumeSnapshotClassName')),
+      ),
+      ageColumn,
+    ],
+  },
+];
+
+function shortAccessMode(mode: string): string {
+  return ({ ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' } as Record<string, string>)[mode] ?? mode;
+}
+
+/** Groups in the order discovery lists them, each with its one served version. */
+export function apiGroups(types: readonly ResourceType[] = RESOURCE_TYPES): { group: string; version: string }[] {
+  const seen = new Map<string, string>();
+  for (const type of types) if (type.group && !seen.has(type.group)) seen.set(type.group, type.version);
+  return [...seen].map(([group, version]) => ({ group, version }));
+}
+
+export function findType(group: string, version: string, plural: string): ResourceType | undefined {
+  return RESOURCE_TYPES.find((t) => t.group === group && t.version === version && t.plural === plural);
+}
