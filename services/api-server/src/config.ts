@@ -11,7 +11,7 @@ export interface ApiServerConfig {
   /** Env pins by flag key, for flags whose pinning variable is set. */
   envPins: ReadonlyMap<string, boolean>;
   flagsCacheTtlMs: number;
-  oidc: { issuerUrl: string; audience: string } | undefined;
+  oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   jwtSecret: Uint8Array | undefined;
   platformAdmins: readonly string[];
   logLevel: string;
@@ -95,6 +95,10 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   }
   if (issuerUrl === undefined && audience !== undefined) throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
 
+  const cooldownRaw = nonEmpty(env, 'AUTH_OIDC_JWKS_COOLDOWN');
+  const jwksCooldownMs = cooldownRaw === undefined ? 30_000 : parseDuration(cooldownRaw);
+  if (jwksCooldownMs === undefined) throw new ConfigError('AUTH_OIDC_JWKS_COOLDOWN', `must be a duration such as 30s, got ${JSON.stringify(cooldownRaw)}`);
+
   const secret = readSecret(env, 'AUTH_JWT_SECRET');
   if (secret !== undefined && Buffer.byteLength(secret) < 32) {
     throw new ConfigError('AUTH_JWT_SECRET', 'must be at least 32 bytes (HS256 needs a 256-bit key)');
@@ -116,7 +120,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     platformId,
     envPins,
     flagsCacheTtlMs,
-    oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience } : undefined,
+    oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     jwtSecret: secret === undefined ? undefined : new TextEncoder().encode(secret),
     platformAdmins,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',

@@ -120,8 +120,11 @@ t.test('the audit log lists newest first with a cursor', async (t) => {
   t.equal(page3.nextCursor, null);
   t.ok(page1.items[0].id > page1.items[1].id && page1.items[1].id > page2.items[0].id, 'ids strictly decrease across pages');
 
-  const bad = await app.inject({ url: '/api/v1/platform/audit?cursor=not-a-cursor', headers });
+  const all = await app.inject({ url: '/api/v1/platform/audit', headers });
+  t.equal(all.json().items.length, 5, 'limit defaults to 50');
+  const bad = await app.inject({ url: '/api/v1/platform/audit?limit=2&cursor=not-a-cursor', headers });
   t.equal(bad.statusCode, 400);
+  t.match(bad.json().detail, /cursor/);
   const tooMany = await app.inject({ url: '/api/v1/platform/audit?limit=100000', headers });
   t.equal(tooMany.statusCode, 400);
   const forbidden = await app.inject({ url: '/api/v1/platform/audit', headers: await bearer('someone') });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { connect, createServer } from 'node:net';
+import type { Socket } from 'node:net';
 import { SignJWT } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
@@ -36,8 +38,9 @@ export interface Built {
 }
 
 /** Builds the API server against a fresh schema of the real PostgreSQL. */
-export async function build(t: Tap, env: Record<string, string | undefined> = {}): Promise<Built> {
-  const { schema, url } = await freshSchema(t);
+export async function build(t: Tap, env: Record<string, string | undefined> = {}, wrapUrl?: (url: string) => Promise<string>): Promise<Built> {
+  const { schema, url: schemaUrl } = await freshSchema(t);
+  const url = wrapUrl ? await wrapUrl(schemaUrl) : schemaUrl;
   const config = loadConfig({ DATABASE_URL: url, AUTH_JWT_SECRET: JWT_SECRET, PLATFORM_ADMINS: PLATFORM_ADMIN, ...env });
   const app = await buildApp(config, false);
   // Registered after freshSchema's, so it runs first: close the app before dropping its schema.
@@ -72,4 +75,45 @@ export async function registerCluster(app: FastifyInstance, org: string, name: s
   const res = await app.inject({ method: 'POST', url: `/api/v1/tenants/${org}/clusters`, headers: await bearer(PLATFORM_ADMIN), payload: { name } });
   if (res.statusCode !== 201) throw new Error(`registering ${org}/${name}: ${res.statusCode} ${res.body}`);
   return res.json();
+}
+
+/**
+ * A TCP proxy in front of PostgreSQL that a test can cut, to make the database unreachable
+ * the way a network partition does (connections reset, new ones refused).
+ */
+export async function cuttableDatabaseUrl(t: Tap, databaseUrl: string): Promise<{ url: string; cut(): void; restore(): void }> {
+  const target = new URL(databaseUrl);
+  const sockets = new Set<Socket>();
+  let cutOff = false;
+  const server = createServer((client) => {
+    if (cutOff) return client.destroy();
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => {
+    for (const s of sockets) s.destroy();
+    server.close(() => resolve());
+  }));
+  const address = server.address();
+  const url = new URL(databaseUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(typeof address === 'object' && address ? address.port : 0);
+  return {
+    url: url.toString(),
+    cut() {
+      cutOff = true;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      cutOff = false;
+    },
+  };
 }

@@ -8,7 +8,8 @@ export interface Principal {
 
 export interface VerifierOptions {
   jwtSecret?: Uint8Array | undefined;
-  oidc?: { issuerUrl: string; audience: string } | undefined;
+  /** `jwksCooldownMs`: the least time between two key-set fetches triggered by unknown key ids. */
+  oidc?: { issuerUrl: string; audience: string; jwksCooldownMs?: number } | undefined;
 }
 
 /** A token that is present but not acceptable; the message is safe to show the caller. */
@@ -31,14 +32,14 @@ interface Discovered {
 export function createTokenVerifier(options: VerifierOptions): (token: string) => Promise<Principal> {
   let discovery: Promise<Discovered> | undefined;
 
-  function discover(issuerUrl: string): Promise<Discovered> {
+  function discover(issuerUrl: string, cooldownDuration: number): Promise<Discovered> {
     discovery ??= (async () => {
       const url = new URL(`${issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`);
       const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
       if (!response.ok) throw new Error(`OIDC discovery answered ${response.status}`);
       const doc = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
       if (typeof doc.issuer !== 'string' || typeof doc.jwks_uri !== 'string') throw new Error('OIDC discovery document lacks issuer or jwks_uri');
-      return { issuer: doc.issuer, jwks: createRemoteJWKSet(new URL(doc.jwks_uri), { cooldownDuration: 30_000, timeoutDuration: 5000 }) };
+      return { issuer: doc.issuer, jwks: createRemoteJWKSet(new URL(doc.jwks_uri), { cooldownDuration, timeoutDuration: 5000 }) };
     })();
     // A failed discovery is retried by the next request instead of being cached forever.
     discovery.catch(() => {
@@ -59,7 +60,7 @@ export function createTokenVerifier(options: VerifierOptions): (token: string) =
       if (alg === 'HS256' && options.jwtSecret) {
         ({ payload } = await jwtVerify(token, options.jwtSecret, { algorithms: ['HS256'], clockTolerance: CLOCK_TOLERANCE_S }));
       } else if (options.oidc && alg !== undefined && !alg.startsWith('HS') && alg !== 'none') {
-        const { issuer, jwks } = await discover(options.oidc.issuerUrl);
+        const { issuer, jwks } = await discover(options.oidc.issuerUrl, options.oidc.jwksCooldownMs ?? 30_000);
         ({ payload } = await jwtVerify(token, jwks, { issuer, audience: options.oidc.audience, clockTolerance: CLOCK_TOLERANCE_S }));
       } else {
         throw new InvalidTokenError(`tokens signed with ${alg ?? 'no algorithm'} are not accepted`);

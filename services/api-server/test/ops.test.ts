@@ -1,0 +1,47 @@
+import t from 'tap';
+import { bearer, build, cuttableDatabaseUrl, PLATFORM_ADMIN } from './helper.js';
+
+t.test('operations endpoints', async (t) => {
+  const { app } = await build(t);
+
+  t.test('healthz and readyz need no token', async (t) => {
+    t.same((await app.inject('/healthz')).json(), { status: 'ok' });
+    const ready = await app.inject('/readyz');
+    t.equal(ready.statusCode, 200);
+    t.same(ready.json(), { status: 'ready' });
+  });
+
+  t.test('metrics are Prometheus text and count requests by route', async (t) => {
+    await app.inject({ url: '/api/v1/platform/feature-flags', headers: await bearer(PLATFORM_ADMIN) });
+    const res = await app.inject('/metrics');
+    t.equal(res.statusCode, 200);
+    t.match(res.headers['content-type'], /^text\/plain/);
+    t.match(res.body, /http_requests_total\{method="GET",route="\/api\/v1\/platform\/feature-flags",status="200"\} 1/);
+    t.match(res.body, /process_cpu_seconds_total/);
+  });
+
+  t.test('the OpenAPI document describes the flag routes from their schemas', async (t) => {
+    const doc = (await app.inject('/openapi.json')).json();
+    t.equal(doc.openapi, '3.1.0');
+    const put = doc.paths['/api/v1/platform/feature-flags/{flag}'].put;
+    t.same(put.requestBody.content['application/json'].schema.required, ['value']);
+    t.ok(put.responses['200'], 'documents the 200 answer');
+    t.ok(doc.paths['/api/v1/tenants/{org}/clusters'].post, 'documents cluster registration');
+    t.notOk(doc.paths['/metrics'], 'hides operational routes');
+  });
+
+  t.test('readyz answers 503 while the database is unreachable, and 200 again after', async (t) => {
+    let link: Awaited<ReturnType<typeof cuttableDatabaseUrl>> | undefined;
+    const { app: cut } = await build(t, {}, async (url) => {
+      link = await cuttableDatabaseUrl(t, url);
+      return link.url;
+    });
+    link!.cut();
+    const res = await cut.inject('/readyz');
+    t.equal(res.statusCode, 503);
+    t.match(res.headers['content-type'], /problem\+json/);
+    t.match(res.json().detail, /database cannot be reached/);
+    link!.restore();
+    t.equal((await cut.inject('/readyz')).statusCode, 200);
+  });
+});
