@@ -89,19 +89,21 @@ const admitPvc: Admit = (obj) => {
 
 /** Agones' mutating webhook: defaults for ports, health and scheduling, state PortAllocation/Creating. */
 const admitGameServer: Admit = (obj, old) => {
-  if (old) return [];
   const spec = ((obj.spec as Record<string, unknown> | undefined) ??= {});
   const ports = ((spec.ports as Record<string, unknown>[] | undefined) ??= []);
   if (ports.length === 0) ports.push({ name: 'default', portPolicy: 'Dynamic', containerPort: 7654, protocol: 'UDP' });
+  const oldPorts = ((old?.spec as { ports?: Record<string, unknown>[] } | undefined)?.ports ?? []);
   for (const port of ports) {
     port.name ??= 'default';
     port.portPolicy ??= 'Dynamic';
     port.protocol ??= 'UDP';
     if (port.portPolicy === 'Dynamic' || port.portPolicy === 'Passthrough') {
-      port.hostPort = randomInt(7000, 8000);
+      // An allocated host port stays with the server, as in Agones where ports are immutable.
+      port.hostPort = oldPorts.find((p) => p.name === port.name)?.hostPort ?? randomInt(7000, 8000);
       if (port.portPolicy === 'Passthrough') port.containerPort = port.hostPort;
     }
   }
+  if (old) return [];
   spec.health = { disabled: false, initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 3, ...((spec.health as object | undefined) ?? {}) };
   spec.scheduling ??= 'Packed';
   spec.sdkServer ??= { logLevel: 'Info', grpcPort: 9357, httpPort: 9358 };

