@@ -23,11 +23,19 @@ export default fp<DbPluginOptions>(
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'idle database connection failed'));
     app.decorate('pg', pool);
-    app.addHook('onClose', async () => {
+    const release = async () => {
       await pool.end();
       await embedded?.stop();
-    });
-    const applied = await migrate(pool);
+    };
+    let applied: string[];
+    try {
+      applied = await migrate(pool);
+    } catch (err) {
+      // Boot fails; onClose hooks would not run, so release what was opened here.
+      await release();
+      throw err;
+    }
+    app.addHook('onClose', release);
     if (applied.length > 0) app.log.info({ applied }, 'database migrations applied');
   },
   { name: 'db' },

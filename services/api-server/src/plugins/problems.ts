@@ -38,6 +38,9 @@ export default fp(
           return sendProblem(request, reply, status, `The server could not complete the request; quote request id ${request.id} when reporting it.`);
         }
       }
+      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        return sendProblem(request, reply, 415, `send the body as application/json (got ${request.headers['content-type'] ?? 'no content type'})`);
+      }
       return sendProblem(request, reply, status, error.message);
     });
     app.setNotFoundHandler((request, reply) => sendProblem(request, reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`));

@@ -1,10 +1,19 @@
+/**
+ * Schema migrations, applied in order and recorded by name in `schema_migrations`.
+ * Kept in code rather than .sql files so the built service needs no asset copying.
+ * Never edit an applied migration: add a new entry.
+ */
+export const MIGRATIONS: readonly { name: string; sql: string }[] = [
+  {
+    name: '001_init',
+    sql: `
 -- Tenants exist once a platform admin adds their first member.
 CREATE TABLE tenants (
   org        text PRIMARY KEY,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 
--- One role per subject per resource: `platform:<id>` or `tenant:<org>`.
+-- One role per subject per resource: \`platform:<id>\` or \`tenant:<org>\`.
 CREATE TABLE role_bindings (
   subject    text NOT NULL,
   resource   text NOT NULL,
@@ -56,3 +65,6 @@ CREATE TABLE outbox_events (
   delivered_at timestamptz
 );
 CREATE INDEX outbox_events_undelivered ON outbox_events (id) WHERE delivered_at IS NULL;
+`,
+  },
+];
