@@ -52,6 +52,8 @@ export interface KubeLite {
   resourceVersion: () => number;
   /** Forgets the watch history, so watches from any earlier resourceVersion get 410 Expired. */
   compactHistory: () => void;
+  /** Ends all open watches, as an API server does when a watch times out; for testing clients' resume logic. */
+  endWatches: () => void;
   /** Stops serving, ends open watches and exec sessions, and saves state. */
   close: () => Promise<void>;
 }
@@ -138,6 +140,7 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
     kubeConfig,
     resourceVersion: () => store.resourceVersion,
     compactHistory: () => store.compact(),
+    endWatches: () => router.endWatches(),
     close,
   };
 }

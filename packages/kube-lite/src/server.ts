@@ -111,6 +111,7 @@ function flag(url: URL, name: string): boolean {
 export class Router {
   private readonly exec = new ExecServer();
   private readonly openStreams = new Set<ServerResponse>();
+  private readonly watchStreams = new Set<ServerResponse>();
 
   constructor(private readonly options: RouterOptions) {}
 
@@ -321,6 +322,7 @@ export class Router {
       return;
     }
     this.openStreams.add(res);
+    this.watchStreams.add(res);
     const timers: NodeJS.Timeout[] = [];
     if (bookmarks) {
       timers.push(setInterval(() => write({ type: 'BOOKMARK', object: this.options.api.bookmark(type) }), this.options.bookmarkIntervalMs));
@@ -331,6 +333,7 @@ export class Router {
       watch.stop();
       for (const timer of timers) clearTimeout(timer);
       this.openStreams.delete(res);
+      this.watchStreams.delete(res);
     };
     res.on('close', stop);
     res.on('finish', stop);
@@ -429,6 +432,11 @@ export class Router {
       fail(err instanceof StatusError ? err : new StatusError(500, 'InternalError', (err as Error).message));
     }
   };
+
+  /** Ends every open watch as a server-side timeout would; clients are expected to resume. */
+  endWatches(): void {
+    for (const res of [...this.watchStreams]) res.end();
+  }
 
   close(): void {
     this.exec.close();

@@ -139,10 +139,16 @@ export class Store {
     return () => this.listeners.delete(listener);
   }
 
-  /** Drops history so that only watches from now on can resume; used by tests of 410 Expired. */
+  /**
+   * Drops the history as an etcd compaction does: a watch resuming from any resourceVersion
+   * issued so far gets 410 Expired. The counter moves on by one so that this holds even for
+   * the newest version a client has seen.
+   */
   compact(): void {
     this.history.length = 0;
+    this.rv += 1;
     this.oldestResumable = this.rv;
+    this.scheduleSave();
   }
 
   private load(): void {
