@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
 import { findKubectl, startKubeLite, type KubeLite, type KubeLiteOptions } from '@gsp/kube-lite';
@@ -67,4 +68,56 @@ export async function kubectlOk(t: Test, kube: KubeLite, args: string[], input?:
   const run = await kubectl(kube, args, input);
   t.equal(run.code, 0, `kubectl ${args.join(' ')} exits 0${run.code ? `: ${run.stderr}` : ''}`);
   return run.stdout;
+}
+
+export interface WatchLine {
+  type: string;
+  object: { kind?: string; code?: number; reason?: string; metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> } };
+}
+
+/** Opens a raw watch (`path` includes the query) and collects its events until the test ends. */
+export function rawWatch(t: Test, kube: KubeLite, path: string): { events: WatchLine[]; ended: () => boolean } {
+  const events: WatchLine[] = [];
+  let ended = false;
+  const req = httpGet(`${kube.url}${path}`, (res) => {
+    let buffer = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let index: number;
+      while ((index = buffer.indexOf('\n')) >= 0) {
+        events.push(JSON.parse(buffer.slice(0, index)) as WatchLine);
+        buffer = buffer.slice(index + 1);
+      }
+    });
+    res.on('end', () => (ended = true));
+    res.on('close', () => (ended = true));
+  });
+  req.on('error', () => (ended = true));
+  t.teardown(() => {
+    req.destroy();
+  });
+  return { events, ended: () => ended };
+}
+
+/** A JSON request to kube-lite; resolves with the status code and parsed body. */
+export async function request<T = Record<string, unknown>>(
+  kube: KubeLite,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const init: RequestInit = { method, headers: { 'Content-Type': contentType, Accept: 'application/json', ...headers } };
+  if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  const res = await fetch(`${kube.url}${path}`, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Plain text bodies (logs, 404 pages) stay strings.
+  }
+  return { status: res.status, body: parsed as T };
 }

@@ -1,0 +1,145 @@
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import t, { type Test } from 'tap';
+import WebSocket from 'ws';
+import { Attach, CoreV1Api, Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
+import type { KubeLite } from '@gsp/kube-lite';
+import { startForTest, until } from './helper.js';
+
+async function runningPod(kube: KubeLite, name = 'game'): Promise<void> {
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name }, spec: { containers: [{ name: 'server', image: 'game:1' }] } } });
+  await until(async () => (await core.readNamespacedPod({ namespace: 'default', name })).status?.phase === 'Running', 'the pod to run');
+}
+
+function collect(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { stream, text: () => text };
+}
+
+async function exec(kc: KubeConfig, command: string[], input?: string): Promise<{ stdout: string; stderr: string; status: V1Status }> {
+  const stdout = collect();
+  const stderr = collect();
+  let stdin: PassThrough | null = null;
+  if (input !== undefined) {
+    stdin = new PassThrough();
+    stdin.end(input);
+  }
+  let status: V1Status | undefined;
+  await new Exec(kc).exec('default', 'game', 'server', command, stdout.stream, stderr.stream, stdin, false, (s) => (status = s));
+  await until(() => status, 'the exit status');
+  return { stdout: stdout.text(), stderr: stderr.text(), status: status as V1Status };
+}
+
+t.test('client-node Exec runs a command and reports success', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const result = await exec(kube.kubeConfig, ['echo', 'hi']);
+  t.equal(result.stdout, 'hi\n');
+  t.match(result.status, { status: 'Success' });
+});
+
+t.test('a failing command reports NonZeroExitCode with its exit code', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const result = await exec(kube.kubeConfig, ['no-such-program']);
+  t.match(result.stderr, 'executable file not found');
+  t.match(result.status, { status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '127' }] } });
+});
+
+t.test('an interactive shell answers console commands and echoes other lines until stdin closes', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const result = await exec(kube.kubeConfig, ['sh'], 'join alice\nplayers\nhello there\n');
+  t.equal(result.stdout, 'alice joined\n1 player(s): alice\nhello there\n');
+  t.match(result.status, { status: 'Success' });
+});
+
+t.test('client-node Attach talks to the console', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const stdout = collect();
+  const stdin = new PassThrough();
+  const ws = await new Attach(kube.kubeConfig).attach('default', 'game', 'server', stdout.stream, null, stdin, false);
+  t.teardown(() => ws.close());
+  stdin.write('say welcome\n');
+  await until(() => stdout.text().includes('[server] welcome\n'), 'the console to answer');
+  const logs = await kube.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPodLog({ namespace: 'default', name: 'game' });
+  t.match(logs, '[say] welcome');
+});
+
+t.test('the v4 channel protocol works without the v5 close message', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const url = `${kube.url.replace('http', 'ws')}/api/v1/namespaces/default/pods/game/exec?command=sh&stdin=true&stdout=true&stderr=true`;
+  const ws = new WebSocket(url, ['v4.channel.k8s.io']);
+  t.teardown(() => ws.terminate());
+  const frames: { channel: number; text: string }[] = [];
+  ws.on('message', (data: Buffer) => frames.push({ channel: data[0] as number, text: data.subarray(1).toString() }));
+  await new Promise((resolve) => ws.once('open', resolve));
+  t.equal(ws.protocol, 'v4.channel.k8s.io');
+  ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('echo over v4\nexit 3\n')]));
+  await until(() => frames.some((f) => f.channel === 3), 'the status frame');
+  t.same(
+    frames.filter((f) => f.channel === 1).map((f) => f.text),
+    ['over v4\n'],
+  );
+  t.match(JSON.parse(frames.find((f) => f.channel === 3)?.text ?? '{}'), { status: 'Failure', details: { causes: [{ message: '3' }] } });
+});
+
+/** A plain HTTP/1.1 reverse proxy that forwards requests and upgrades, like the cluster proxy. */
+async function reverseProxy(t: Test, target: string): Promise<string> {
+  const { hostname, port } = new URL(target);
+  const proxy = createServer((req, res) => {
+    const upstream = httpRequest({ host: hostname, port, method: req.method, path: req.url, headers: req.headers }, (up: IncomingMessage) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  proxy.on('upgrade', (req, socket, head) => {
+    const upstream = connect(Number(port), hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`)];
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    proxy.closeAllConnections();
+    return new Promise<void>((resolve) => proxy.close(() => resolve()));
+  });
+  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+}
+
+t.test('exec works through a plain HTTP reverse proxy', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const proxied = new KubeConfig();
+  proxied.loadFromOptions({
+    clusters: [{ name: 'proxy', server: await reverseProxy(t, kube.url), skipTLSVerify: true }],
+    users: [{ name: 'u', token: 'anything' }],
+    contexts: [{ name: 'proxy', cluster: 'proxy', user: 'u' }],
+    currentContext: 'proxy',
+  });
+  const result = await exec(proxied, ['sh'], 'status\n');
+  t.match(result.stdout, /^pod default\/game: phase=Running\n$/);
+  t.match(result.status, { status: 'Success' });
+});
+
+t.test('exec into a pod that does not exist fails before the upgrade', async (t) => {
+  const kube = await startForTest(t);
+  const ws = new WebSocket(`${kube.url.replace('http', 'ws')}/api/v1/namespaces/default/pods/ghost/exec?command=ls`, ['v5.channel.k8s.io']);
+  const status = await new Promise<number>((resolve) => {
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('error', () => undefined);
+  });
+  t.equal(status, 404);
+});
