@@ -1,0 +1,152 @@
+import t from 'tap';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { KubeLite } from '@gsp/kube-lite';
+import { rawWatch, startForTest, until } from './helper.js';
+
+interface GameServer {
+  metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string; finalizers?: string[] };
+  spec: { ports: { name: string; hostPort: number; containerPort: number; protocol: string }[] };
+  status: { state: string; address: string; nodeName: string; ports: { name: string; port: number }[] | null };
+}
+
+interface Allocation {
+  metadata: { name: string };
+  status: { state: string; gameServerName: string; address: string; ports: { name: string; port: number }[] | null; nodeName: string };
+}
+
+const gameservers = { group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'gameservers' };
+const fleets = { group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'fleets' };
+
+function clients(kube: KubeLite): { custom: CustomObjectsApi; core: CoreV1Api } {
+  return { custom: kube.kubeConfig.makeApiClient(CustomObjectsApi), core: kube.kubeConfig.makeApiClient(CoreV1Api) };
+}
+
+async function listGameServers(custom: CustomObjectsApi, labelSelector?: string): Promise<GameServer[]> {
+  return ((await custom.listNamespacedCustomObject({ ...gameservers, labelSelector })) as { items: GameServer[] }).items;
+}
+
+async function allocate(custom: CustomObjectsApi, spec: object): Promise<Allocation> {
+  return (await custom.createNamespacedCustomObject({
+    group: 'allocation.agones.dev',
+    version: 'v1',
+    namespace: 'default',
+    plural: 'gameserverallocations',
+    body: { apiVersion: 'allocation.agones.dev/v1', kind: 'GameServerAllocation', spec },
+  })) as Allocation;
+}
+
+t.test('a new GameServer goes Creating, Scheduled, Ready within about a second, with an address and host port', async (t) => {
+  const kube = await startForTest(t, { stepMs: 150 });
+  const { custom, core } = clients(kube);
+  const watch = rawWatch(t, kube, '/apis/agones.dev/v1/namespaces/default/gameservers?watch=1');
+  const started = Date.now();
+  const created = (await custom.createNamespacedCustomObject({
+    ...gameservers,
+    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'gs' }, spec: { ports: [{ name: 'game', containerPort: 7777 }] } },
+  })) as GameServer;
+  t.equal(created.status.state, 'Creating');
+  t.match(created.spec.ports[0], { name: 'game', containerPort: 7777, protocol: 'UDP', portPolicy: 'Dynamic', hostPort: Number });
+  const ready = await until(async () => {
+    const gs = (await custom.getNamespacedCustomObject({ ...gameservers, name: 'gs' })) as GameServer;
+    return gs.status.state === 'Ready' && gs;
+  }, 'Ready', 2000);
+  t.ok(Date.now() - started < 1500, 'Ready within about a second');
+  t.equal(ready.status.address, '127.0.0.1');
+  t.same(ready.status.ports, [{ name: 'game', port: created.spec.ports[0]?.hostPort }]);
+  t.equal(ready.status.nodeName, 'kube-lite');
+  const states = watch.events.map((e) => (e.object as unknown as GameServer).status.state).filter((s, i, all) => s !== all[i - 1]);
+  t.same(states, ['Creating', 'Scheduled', 'Ready']);
+  const pod = await core.readNamespacedPod({ namespace: 'default', name: 'gs' });
+  t.equal(pod.metadata?.labels?.['agones.dev/gameserver'], 'gs', 'each game server has a pod of the same name');
+});
+
+t.test('deleting a GameServer passes through Shutdown before it is gone, and its pod goes with it', async (t) => {
+  const kube = await startForTest(t);
+  const { custom, core } = clients(kube);
+  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'bye' }, spec: {} } });
+  await until(async () => ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'bye' })) as GameServer).status.state === 'Ready', 'Ready');
+  const watch = rawWatch(t, kube, '/apis/agones.dev/v1/namespaces/default/gameservers?watch=1&fieldSelector=metadata.name%3Dbye');
+  const answer = (await custom.deleteNamespacedCustomObject({ ...gameservers, name: 'bye' })) as GameServer;
+  t.ok(answer.metadata.deletionTimestamp, 'delete answers the object marked for deletion');
+  t.same(answer.metadata.finalizers, ['agones.dev']);
+  await until(() => watch.events.some((e) => e.type === 'DELETED'), 'the DELETED event');
+  t.ok(
+    watch.events.some((e) => e.type === 'MODIFIED' && (e.object as unknown as GameServer).status.state === 'Shutdown'),
+    'it was Shutdown first',
+  );
+  await until(async () => !((await core.listNamespacedPod({ namespace: 'default' })).items ?? []).some((p) => p.metadata?.name === 'bye'), 'the pod to go');
+});
+
+t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (t) => {
+  const kube = await startForTest(t);
+  const { custom } = clients(kube);
+  await custom.createNamespacedCustomObject({
+    ...fleets,
+    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'lobby' }, spec: { replicas: 3, template: { metadata: { labels: { mode: 'ffa' } }, spec: {} } } },
+  });
+  const ready = async (n: number): Promise<void> => {
+    await until(async () => {
+      const fleet = (await custom.getNamespacedCustomObject({ ...fleets, name: 'lobby' })) as { status: { replicas: number; readyReplicas: number } };
+      return fleet.status.replicas === n && fleet.status.readyReplicas === n;
+    }, `${n} ready replicas`);
+  };
+  await ready(3);
+  const servers = await listGameServers(custom, 'agones.dev/fleet=lobby');
+  t.equal(servers.length, 3);
+  t.ok(servers.every((gs) => gs.metadata.labels?.mode === 'ffa' && gs.metadata.name.startsWith('lobby-')));
+
+  // A deleted server is replaced.
+  await custom.deleteNamespacedCustomObject({ ...gameservers, name: servers[0]?.metadata.name ?? '' });
+  await until(async () => !(await listGameServers(custom, 'agones.dev/fleet=lobby')).some((gs) => gs.metadata.name === servers[0]?.metadata.name), 'the old one to go');
+  await ready(3);
+
+  await custom.patchNamespacedCustomObject(
+    { ...fleets, name: 'lobby', body: [{ op: 'replace', path: '/spec/replicas', value: 1 }] },
+  );
+  await ready(1);
+
+  await custom.deleteNamespacedCustomObject({ ...fleets, name: 'lobby' });
+  await until(async () => (await listGameServers(custom, 'agones.dev/fleet=lobby')).length === 0, 'the fleet\'s servers to be deleted with it');
+});
+
+t.test('an allocation picks a Ready server matching its selectors and marks it Allocated', async (t) => {
+  const kube = await startForTest(t);
+  const { custom } = clients(kube);
+  await custom.createNamespacedCustomObject({
+    ...fleets,
+    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'arena' }, spec: { replicas: 2, template: { spec: {} } } },
+  });
+  await until(async () => (await listGameServers(custom, 'agones.dev/fleet=arena')).filter((gs) => gs.status.state === 'Ready').length === 2, 'two Ready');
+
+  const allocation = await allocate(custom, { selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }], metadata: { labels: { match: 'm-1' } } });
+  t.equal(allocation.status.state, 'Allocated');
+  t.equal(allocation.status.address, '127.0.0.1');
+  t.equal(allocation.status.nodeName, 'kube-lite');
+  t.equal(allocation.status.ports?.length, 1);
+  const allocated = (await custom.getNamespacedCustomObject({ ...gameservers, name: allocation.status.gameServerName })) as GameServer;
+  t.equal(allocated.status.state, 'Allocated');
+  t.equal(allocated.metadata.labels?.match, 'm-1', 'allocation metadata is applied to the server');
+
+  const fleet = await until(async () => {
+    const f = (await custom.getNamespacedCustomObject({ ...fleets, name: 'arena' })) as { status: { allocatedReplicas: number; readyReplicas: number } };
+    return f.status.allocatedReplicas === 1 && f;
+  }, 'the fleet status to count the allocation');
+  t.equal(fleet.status.readyReplicas, 1);
+
+  const second = await allocate(custom, { selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }] });
+  t.equal(second.status.state, 'Allocated');
+  t.not(second.status.gameServerName, allocation.status.gameServerName);
+  const third = await allocate(custom, { selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }] });
+  t.equal(third.status.state, 'UnAllocated', 'no Ready server is left');
+});
+
+t.test('an allocation whose selectors match nothing is UnAllocated', async (t) => {
+  const kube = await startForTest(t);
+  const { custom } = clients(kube);
+  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'solo', labels: { map: 'dust' } }, spec: {} } });
+  await until(async () => ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'solo' })) as GameServer).status.state === 'Ready', 'Ready');
+  const none = await allocate(custom, { selectors: [{ matchLabels: { map: 'nuke' } }] });
+  t.match(none.status, { state: 'UnAllocated', gameServerName: '' });
+  const some = await allocate(custom, { selectors: [{ matchExpressions: [{ key: 'map', operator: 'In', values: ['nuke', 'dust'] }] }] });
+  t.match(some.status, { state: 'Allocated', gameServerName: 'solo' });
+});

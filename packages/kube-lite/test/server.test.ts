@@ -1,0 +1,176 @@
+import t from 'tap';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { kubectl, kubectlOk, request, startForTest, until } from './helper.js';
+
+interface ResourceList {
+  kind: string;
+  groupVersion: string;
+  resources: { name: string; singularName: string; namespaced: boolean; kind: string; verbs: string[]; shortNames?: string[] }[];
+}
+
+t.test('discovery lists every group, version and resource with its verbs, scope and short names', async (t) => {
+  const kube = await startForTest(t);
+  t.match((await request(kube, 'GET', '/api')).body, { kind: 'APIVersions', versions: ['v1'] });
+  const groups = (await request<{ kind: string; groups: { name: string; preferredVersion: { groupVersion: string } }[] }>(kube, 'GET', '/apis')).body;
+  t.equal(groups.kind, 'APIGroupList');
+  t.same(
+    groups.groups.map((g) => g.preferredVersion.groupVersion),
+    ['agones.dev/v1', 'allocation.agones.dev/v1', 'snapshot.storage.k8s.io/v1'],
+  );
+  t.match((await request(kube, 'GET', '/apis/agones.dev')).body, { kind: 'APIGroup', name: 'agones.dev', versions: [{ groupVersion: 'agones.dev/v1', version: 'v1' }] });
+
+  const core = (await request<ResourceList>(kube, 'GET', '/api/v1')).body;
+  t.equal(core.kind, 'APIResourceList');
+  const byName = new Map(core.resources.map((r) => [r.name, r]));
+  t.match(byName.get('secrets'), { singularName: 'secret', namespaced: true, kind: 'Secret', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] });
+  t.match(byName.get('namespaces'), { namespaced: false, kind: 'Namespace', shortNames: ['ns'] });
+  t.match(byName.get('pods/exec'), { kind: 'PodExecOptions', verbs: ['create', 'get'] });
+  t.match(byName.get('pods/log'), { kind: 'Pod', verbs: ['get'] });
+  for (const name of ['configmaps', 'pods', 'persistentvolumeclaims', 'services']) t.ok(byName.has(name), name);
+
+  const agones = (await request<ResourceList>(kube, 'GET', '/apis/agones.dev/v1')).body;
+  t.match(agones.resources.find((r) => r.name === 'gameservers'), { kind: 'GameServer', namespaced: true, shortNames: ['gs'] });
+  t.match(agones.resources.find((r) => r.name === 'fleets/scale'), { kind: 'Scale', group: 'autoscaling', version: 'v1' });
+  const allocation = (await request<ResourceList>(kube, 'GET', '/apis/allocation.agones.dev/v1')).body;
+  t.same(allocation.resources.find((r) => r.name === 'gameserverallocations')?.verbs, ['create'], 'allocations can only be created');
+  const snapshots = (await request<ResourceList>(kube, 'GET', '/apis/snapshot.storage.k8s.io/v1')).body;
+  t.match(snapshots.resources[0], { name: 'volumesnapshots', kind: 'VolumeSnapshot', shortNames: ['vs'] });
+  t.match((await request(kube, 'GET', '/version')).body, { major: '1', minor: '35' });
+});
+
+t.test('kubectl api-resources shows the served resources', async (t) => {
+  const kube = await startForTest(t);
+  const out = await kubectlOk(t, kube, ['api-resources']);
+  t.match(out, /gameservers\s+gs\s+agones\.dev\/v1\s+true\s+GameServer/);
+  t.match(out, /volumesnapshots\s+vs\s+snapshot\.storage\.k8s\.io\/v1\s+true\s+VolumeSnapshot/);
+});
+
+t.test('a configured token is required; without one any request is accepted', async (t) => {
+  const kube = await startForTest(t, { token: 's3cret' });
+  const denied = await request(kube, 'GET', '/api/v1/namespaces');
+  t.equal(denied.status, 401);
+  t.match(denied.body, { kind: 'Status', reason: 'Unauthorized', code: 401 });
+  const wrong = await request(kube, 'GET', '/api/v1/namespaces', undefined, 'application/json', { Authorization: 'Bearer nope' });
+  t.equal(wrong.status, 401);
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  t.ok((await core.listNamespace()).items.length > 0, 'the generated kubeconfig carries the token');
+  // kubectl only sends credentials over TLS, so a token-protected kube-lite for kubectl uses tls too.
+  const secured = await startForTest(t, { token: 's3cret', tls: true });
+  t.match(await kubectlOk(t, secured, ['get', 'ns', 'default', '-o', 'name']), 'namespace/default');
+
+  const open = await startForTest(t);
+  t.equal((await request(open, 'GET', '/api/v1/namespaces', undefined, 'application/json', { Authorization: 'Bearer whatever' })).status, 200);
+});
+
+t.test('with tls the server speaks HTTPS with a certificate the kubeconfig trusts', async (t) => {
+  const kube = await startForTest(t, { tls: true });
+  t.match(kube.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  t.ok((await core.listNamespace()).items.some((n) => n.metadata?.name === 'kube-system'));
+  t.match(await kubectlOk(t, kube, ['get', 'namespaces']), /kube-system\s+Active/);
+});
+
+t.test('tables are served when a client asks for them', async (t) => {
+  const kube = await startForTest(t);
+  await request(kube, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'cfg' }, data: { a: '1', b: '2' } });
+  const table = await request(kube, 'GET', '/api/v1/namespaces/default/configmaps', undefined, 'application/json', { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+  t.match(table.body, {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    columnDefinitions: [{ name: 'Name', format: 'name' }, { name: 'Data' }, { name: 'Age' }],
+    rows: [{ cells: ['cfg', 2, /^\d+s$/], object: { kind: 'PartialObjectMetadata', metadata: { name: 'cfg' } } }],
+  });
+});
+
+t.test('strategic merge patch merges containers by name', async (t) => {
+  const kube = await startForTest(t);
+  const pods = '/api/v1/namespaces/default/pods';
+  await request(kube, 'POST', pods, { metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }] } });
+  const patched = await request<{ spec: { containers: { name: string; image: string }[] } }>(
+    kube,
+    'PATCH',
+    `${pods}/p`,
+    { spec: { containers: [{ name: 'b', image: 'b:2' }] } },
+    'application/strategic-merge-patch+json',
+  );
+  t.equal(patched.status, 200);
+  t.same(patched.body.spec.containers, [
+    { name: 'a', image: 'a:1' },
+    { name: 'b', image: 'b:2' },
+  ]);
+  const merged = await request<{ spec: { containers: unknown[] } }>(kube, 'PATCH', `${pods}/p`, { spec: { containers: [{ name: 'c', image: 'c:1' }] } }, 'application/merge-patch+json');
+  t.equal(merged.body.spec.containers.length, 1, 'a JSON merge patch replaces lists');
+});
+
+t.test('a failed JSON patch test operation changes nothing', async (t) => {
+  const kube = await startForTest(t);
+  const cms = '/api/v1/namespaces/default/configmaps';
+  await request(kube, 'POST', cms, { metadata: { name: 'c' }, data: { a: '1' } });
+  const res = await request(kube, 'PATCH', `${cms}/c`, [{ op: 'replace', path: '/data/a', value: '2' }, { op: 'test', path: '/data/a', value: '3' }], 'application/json-patch+json');
+  t.equal(res.status, 422);
+  t.match((await request(kube, 'GET', `${cms}/c`)).body, { data: { a: '1' } });
+});
+
+t.test('dry run validates without storing', async (t) => {
+  const kube = await startForTest(t);
+  const res = await request(kube, 'POST', '/api/v1/namespaces/default/secrets?dryRun=All', { metadata: { name: 'dry' } });
+  t.equal(res.status, 201);
+  t.equal((await request(kube, 'GET', '/api/v1/namespaces/default/secrets/dry')).status, 404);
+});
+
+t.test('deleting a namespace deletes everything in it', async (t) => {
+  const kube = await startForTest(t);
+  await kubectlOk(t, kube, ['create', 'namespace', 'doomed']);
+  await kubectlOk(t, kube, ['-n', 'doomed', 'create', 'configmap', 'c', '--from-literal=a=b']);
+  const answer = await request(kube, 'DELETE', '/api/v1/namespaces/doomed');
+  t.match(answer.body, { kind: 'Namespace', status: { phase: 'Terminating' } });
+  const blocked = await request(kube, 'POST', '/api/v1/namespaces/doomed/secrets', { metadata: { name: 'late' } });
+  t.match(blocked, { status: 403, body: { reason: 'Forbidden' } });
+  await until(async () => (await request(kube, 'GET', '/api/v1/namespaces/doomed')).status === 404, 'the namespace to go');
+  t.equal((await request(kube, 'GET', '/api/v1/namespaces/doomed/configmaps/c')).status, 404);
+});
+
+t.test('deletecollection deletes what the selector matches', async (t) => {
+  const kube = await startForTest(t);
+  for (const [name, tier] of [['a', 'x'], ['b', 'x'], ['c', 'y']]) {
+    await request(kube, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name, labels: { tier } } });
+  }
+  const res = await request<{ items: { metadata: { name: string } }[] }>(kube, 'DELETE', '/api/v1/namespaces/default/configmaps?labelSelector=tier%3Dx');
+  t.same(
+    res.body.items.map((i) => i.metadata.name),
+    ['a', 'b'],
+  );
+  t.match(await kubectlOk(t, kube, ['get', 'configmaps', '-o', 'name']), /^configmap\/c\n$/);
+});
+
+t.test('pod logs can be followed', async (t) => {
+  const kube = await startForTest(t);
+  await request(kube, 'POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
+  await until(async () => (await request<{ status: { phase: string } }>(kube, 'GET', '/api/v1/namespaces/default/pods/p')).body.status.phase === 'Running', 'Running');
+  const controller = new AbortController();
+  t.teardown(() => controller.abort());
+  const res = await fetch(`${kube.url}/api/v1/namespaces/default/pods/p/log?follow=true`, { signal: controller.signal });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let text = '';
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += new TextDecoder().decode(value);
+    }
+  })().catch(() => undefined);
+  await until(() => text.includes('container c started'), 'the start line');
+  const run = await kubectl(kube, ['exec', 'p', '--', 'say', 'followed']);
+  t.equal(run.code, 0);
+  await until(() => text.includes('[say] followed'), 'the new line to arrive on the open stream');
+  controller.abort();
+  await pump;
+});
+
+t.test('unknown paths are 404 and unknown methods are 405', async (t) => {
+  const kube = await startForTest(t);
+  t.equal((await request(kube, 'GET', '/apis/example.com/v1/widgets')).status, 404);
+  t.equal((await request(kube, 'PUT', '/api/v1/namespaces/default/secrets')).status, 405);
+  const allocations = await request(kube, 'GET', '/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations');
+  t.match(allocations, { status: 405, body: { reason: 'MethodNotAllowed' } });
+});
