@@ -10,18 +10,12 @@ import problems from './plugins/problems.js';
 import db from './plugins/db.js';
 import auth from './plugins/auth.js';
 import metrics from './plugins/metrics.js';
-import { FlagService } from './flags/service.js';
+import flags from './plugins/flags.js';
 import { PLATFORM_ADMIN_ROLE, platformResource } from './auth/permissions.js';
 import featureFlagRoutes from './routes/feature-flags/index.js';
 import tenantRoutes from './routes/tenants/index.js';
 import auditRoutes from './routes/audit/index.js';
 import opsRoutes from './routes/ops/index.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    flags: FlagService;
-  }
-}
 
 export const BODY_LIMIT = 16 * 1024;
 
@@ -30,6 +24,8 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT,
+    // A first start of the embedded PostgreSQL runs initdb, which can take many seconds on a busy machine.
+    pluginTimeout: 60_000,
     genReqId: () => randomUUID(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -52,7 +48,15 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
   await app.register(metrics);
   await app.register(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await app.register(auth, { platformId: config.platformId, jwtSecret: config.jwtSecret, oidc: config.oidc });
-  app.decorate('flags', new FlagService(app.pg, config.envPins, config.platformId));
+  await app.register(flags, {
+    platformId: config.platformId,
+    envPins: config.envPins,
+    flagEnv: config.flagEnv,
+    ttlMs: config.flagsCacheTtlMs,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: config.redisKeyPrefix,
+    outboxPollIntervalMs: config.outboxPollIntervalMs,
+  });
 
   // Platform admins named in configuration are (re)granted at every start.
   for (const subject of config.platformAdmins) {

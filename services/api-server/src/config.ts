@@ -11,6 +11,11 @@ export interface ApiServerConfig {
   /** Env pins by flag key, for flags whose pinning variable is set. */
   envPins: ReadonlyMap<string, boolean>;
   flagsCacheTtlMs: number;
+  /** The env pin variables as given, handed to the flags client. */
+  flagEnv: Readonly<Record<string, string>>;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  outboxPollIntervalMs: number;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   jwtSecret: Uint8Array | undefined;
   platformAdmins: readonly string[];
@@ -74,10 +79,14 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   if (!PLATFORM_ID.test(platformId)) throw new ConfigError('PLATFORM_ID', 'must be a DNS-1123 label (lower-case letters, digits and "-")');
 
   const envPins = new Map<string, boolean>();
+  const flagEnv: Record<string, string> = {};
   for (const flag of FLAGS) {
     try {
       const pin = readEnvPin(flag, env);
-      if (pin !== undefined) envPins.set(flag.key, pin);
+      if (pin !== undefined) {
+        envPins.set(flag.key, pin);
+        flagEnv[flag.envVar] = String(pin);
+      }
     } catch (err) {
       if (err instanceof InvalidEnvPinError) throw new ConfigError(err.variable, 'must be "true" or "false" when set');
       throw err;
@@ -94,6 +103,12 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     throw new ConfigError('AUTH_OIDC_AUDIENCE', 'is required with AUTH_OIDC_ISSUER_URL, otherwise tokens issued to any client would be accepted');
   }
   if (issuerUrl === undefined && audience !== undefined) throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
+
+  const pollRaw = nonEmpty(env, 'OUTBOX_POLL_INTERVAL');
+  const outboxPollIntervalMs = pollRaw === undefined ? 1000 : parseDuration(pollRaw);
+  if (outboxPollIntervalMs === undefined || outboxPollIntervalMs < 10) {
+    throw new ConfigError('OUTBOX_POLL_INTERVAL', `must be a duration of at least 10ms, got ${JSON.stringify(pollRaw)}`);
+  }
 
   const cooldownRaw = nonEmpty(env, 'AUTH_OIDC_JWKS_COOLDOWN');
   const jwksCooldownMs = cooldownRaw === undefined ? 30_000 : parseDuration(cooldownRaw);
@@ -120,6 +135,10 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     platformId,
     envPins,
     flagsCacheTtlMs,
+    flagEnv,
+    redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
+    outboxPollIntervalMs,
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     jwtSecret: secret === undefined ? undefined : new TextEncoder().encode(secret),
     platformAdmins,

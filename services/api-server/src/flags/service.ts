@@ -1,9 +1,14 @@
 import type pg from 'pg';
 import { FLAGS, resolveFlag } from '@gsp/flags-client';
-import type { FlagDefinition, FlagSource } from '@gsp/flags-client';
+import type { FlagDefinition, FlagSource, FlagsClient } from '@gsp/flags-client';
 import { withTransaction } from '../db/tx.js';
 import type { Queryable } from '../db/tx.js';
 import { insertAudit } from '../audit/store.js';
+import { outboxChannel } from './relay.js';
+
+async function currentSchema(db: Queryable): Promise<string> {
+  return (await db.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]!.schema;
+}
 
 export type FlagScope = { type: 'platform' } | { type: 'cluster'; org: string; clusterId: string };
 
@@ -49,6 +54,7 @@ interface StoredRow {
 export class FlagService {
   constructor(
     private readonly pool: pg.Pool,
+    private readonly client: FlagsClient,
     private readonly envPins: ReadonlyMap<string, boolean>,
     private readonly platformId: string,
   ) {}
@@ -64,15 +70,18 @@ export class FlagService {
     return { platform, cluster, ...resolveFlag(flag, { env: this.envPins.get(flag.key), platform, cluster }) };
   }
 
+  /** Reads through the cached flags client, which this process's writes invalidate at once. */
   async list(scope: FlagScope): Promise<FlagListItem[]> {
     const clusterId = scope.type === 'cluster' ? scope.clusterId : undefined;
-    const rows = await this.stored(this.pool, clusterId);
-    return FLAGS.filter((flag) => flag.scopes.includes(scope.type)).map((flag) => {
-      const r = this.resolve(flag, rows, clusterId);
-      const item: FlagListItem = { key: flag.key, value: r.value, platformDefault: r.platform ?? null, source: r.source, envPinned: r.envPinned };
-      if (scope.type === 'cluster') item.clusterOverride = r.cluster ?? null;
-      return item;
-    });
+    const flags = FLAGS.filter((flag) => flag.scopes.includes(scope.type));
+    return Promise.all(
+      flags.map(async (flag) => {
+        const r = await this.client.evaluateDetailed(flag.key, { clusterId });
+        const item: FlagListItem = { key: flag.key, value: r.value, platformDefault: r.platformValue ?? null, source: r.source, envPinned: r.envPinned };
+        if (scope.type === 'cluster') item.clusterOverride = r.clusterValue ?? null;
+        return item;
+      }),
+    );
   }
 
   /**
@@ -84,7 +93,7 @@ export class FlagService {
   async write(req: WriteRequest): Promise<WriteResult> {
     const clusterId = req.scope.type === 'cluster' ? req.scope.clusterId : null;
     const key = scopeKey(req.scope);
-    return withTransaction(this.pool, async (tx) => {
+    const result = await withTransaction(this.pool, async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`featureflags:${req.flag.key}:${key}`]);
       if (req.value === null) {
         await tx.query('DELETE FROM feature_flags WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2', [req.flag.key, clusterId]);
@@ -116,8 +125,13 @@ export class FlagService {
         key,
         JSON.stringify({ flag: req.flag.key, actor: req.actor, scope, value: req.value }),
       ]);
+      // Delivered at commit: wakes the outbox relay within milliseconds.
+      await tx.query(`SELECT pg_notify($1, '')`, [outboxChannel(await currentSchema(tx))]);
       const r = this.resolve(req.flag, await this.stored(tx, clusterId ?? undefined), clusterId ?? undefined);
       return { key: req.flag.key, scope: req.scope, value: req.value, effective: r.value, source: r.source, envPinned: r.envPinned };
     });
+    // Read-your-writes in this process; other processes learn it from the relay.
+    this.client.invalidate(req.scope.type === 'platform' ? { type: 'platform' } : req.scope, req.flag.key);
+    return result;
   }
 }

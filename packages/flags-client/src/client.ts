@@ -1,0 +1,334 @@
+import type pg from 'pg';
+import { Counter, Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { FLAGS, CLI_ACCESS_ENABLED } from './registry.js';
+import type { FlagDefinition } from './registry.js';
+import { readEnvPin, resolveFlag } from './evaluate.js';
+import type { FlagSource } from './evaluate.js';
+import { processLocalBus, RedisFlagEventBus } from './bus.js';
+import type { FlagEvent, FlagEventBus } from './bus.js';
+import { FlagsClientError } from './errors.js';
+
+export interface Evaluation {
+  value: boolean;
+  source: FlagSource;
+  envPinned: boolean;
+  /** True when the store could not be read and this is the last value seen (or the default). */
+  stale: boolean;
+}
+
+/** An evaluation with the stored values that produced it. */
+export interface DetailedEvaluation extends Evaluation {
+  platformValue: boolean | undefined;
+  clusterValue: boolean | undefined;
+}
+
+export interface EvaluationContext {
+  org?: string | undefined;
+  clusterId?: string | undefined;
+}
+
+export interface FlagChange {
+  key: string;
+  /** The scope whose values may have changed; `all` after a reconnect, when events may be lost. */
+  scope: { type: 'platform' } | { type: 'cluster'; clusterId: string } | { type: 'all' };
+}
+
+export interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface FlagsClientOptions {
+  /** Read-only use. Give it `connectionTimeoutMillis` so an unreachable store fails fast. */
+  pool: pg.Pool;
+  /** Redis for cross-process invalidation; without it, only writes in this process invalidate. */
+  redisUrl?: string | undefined;
+  /** Prefix of the Redis channel name. */
+  redisPrefix?: string | undefined;
+  /** Cache lifetime, `SERVICE_CACHE_FLAGS_TTL`. Default 10 000 ms. */
+  ttlMs?: number | undefined;
+  /** Where env pins are read from. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** How long a store read may take before the last known value is served. Default 2000 ms. */
+  storeTimeoutMs?: number | undefined;
+  /** After a failed read, serve the last known value this long before trying again. Default 1000 ms. */
+  retryAfterMs?: number | undefined;
+  logger?: Logger | undefined;
+  /** Prometheus registry for the client's metrics. */
+  registry?: Registry | undefined;
+  /** A transport of one's own (overrides `redisUrl`). */
+  bus?: FlagEventBus | undefined;
+}
+
+interface ScopeEntry {
+  values: ReadonlyMap<string, boolean>;
+  expiresAt: number;
+  /** Set when the entry was kept past its life because the store could not be read. */
+  stale: boolean;
+}
+
+const silent: Logger = { info() {}, warn() {} };
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new FlagsClientError('ERR_FLAGS_OPTIONS', `${name} must be a finite number >= 0, got ${value}`);
+  return value;
+}
+
+export class FlagsClient {
+  private readonly pool: pg.Pool;
+  private readonly ttlMs: number;
+  private readonly storeTimeoutMs: number;
+  private readonly retryAfterMs: number;
+  private readonly log: Logger;
+  private readonly bus: FlagEventBus;
+  private readonly ownsBus: boolean;
+  private readonly unsubscribe: () => void;
+  private readonly flags = new Map<string, FlagDefinition>();
+  /** Env pins by flag key, and precomputed answers: `evaluate` never reads the store for them. */
+  private readonly pins = new Map<string, boolean>();
+  private readonly pinned = new Map<string, Evaluation>();
+
+  private platform: ScopeEntry | undefined;
+  private readonly clusters = new Map<string, ScopeEntry>();
+  /** Bumped on invalidation, so a load that started before it does not cache what it read. */
+  private platformEpoch = 0;
+  private readonly clusterEpochs = new Map<string, number>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private storeDownUntil = 0;
+  private outage = false;
+  private closed = false;
+  private readonly listeners = new Map<string, Set<(change: FlagChange) => void>>();
+
+  private readonly staleServed: Counter | undefined;
+  private readonly storeUp: Gauge | undefined;
+  private readonly invalidations: Counter | undefined;
+
+  constructor(options: FlagsClientOptions) {
+    if (!options || typeof options.pool?.query !== 'function') throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.pool must be a pg.Pool');
+    this.pool = options.pool;
+    this.ttlMs = positive('options.ttlMs', options.ttlMs, 10_000);
+    this.storeTimeoutMs = positive('options.storeTimeoutMs', options.storeTimeoutMs, 2000);
+    this.retryAfterMs = positive('options.retryAfterMs', options.retryAfterMs, 1000);
+    this.log = options.logger ?? silent;
+    const env = options.env ?? process.env;
+    for (const flag of FLAGS) {
+      this.flags.set(flag.key, flag);
+      const pin = readEnvPin(flag, env);
+      if (pin !== undefined) {
+        this.pins.set(flag.key, pin);
+        this.pinned.set(flag.key, { value: pin, source: 'env', envPinned: true, stale: false });
+      }
+    }
+
+    if (options.bus) {
+      this.bus = options.bus;
+      this.ownsBus = false;
+    } else if (options.redisUrl) {
+      this.bus = new RedisFlagEventBus({
+        url: options.redisUrl,
+        prefix: options.redisPrefix,
+        onError: (err) => this.log.warn({ err: { message: err.message } }, 'flag invalidation channel error; caches expire by TTL meanwhile'),
+      });
+      this.ownsBus = true;
+    } else {
+      this.bus = processLocalBus();
+      this.ownsBus = false;
+    }
+    this.unsubscribe = this.bus.subscribe({ event: (e) => this.onEvent(e), resync: () => this.invalidateAll() });
+
+    if (options.registry) {
+      const registers = [options.registry];
+      this.staleServed = new Counter({ name: 'flags_client_stale_evaluations_total', help: 'Evaluations answered with a stale value because the flag store could not be read', registers });
+      this.storeUp = new Gauge({ name: 'flags_client_store_up', help: '1 while the flag store answers, 0 during an outage', registers });
+      this.invalidations = new Counter({ name: 'flags_client_invalidations_total', help: 'Cache invalidations by scope', labelNames: ['scope'], registers });
+      this.storeUp.set(1);
+    }
+  }
+
+  /** The transport this client listens on (the API server publishes its outbox through it). */
+  get eventBus(): FlagEventBus {
+    return this.bus;
+  }
+
+  /** Waits until cross-process invalidation is live (Redis subscribed). */
+  async ready(): Promise<void> {
+    if (this.bus instanceof RedisFlagEventBus) await this.bus.ready();
+  }
+
+  evaluate(key: string, context: EvaluationContext = {}): Promise<Evaluation> {
+    const pin = this.closed ? undefined : this.pinned.get(key);
+    return pin ? Promise.resolve(pin) : this.evaluateDetailed(key, context);
+  }
+
+  /** `cli_access.enabled` for one cluster. */
+  cliAccess(context: EvaluationContext): Promise<Evaluation> {
+    return this.evaluate(CLI_ACCESS_ENABLED, context);
+  }
+
+  /** Like `evaluate`, with the stored values; reads the store even for a pinned flag. */
+  evaluateDetailed(key: string, context: EvaluationContext = {}): Promise<DetailedEvaluation> {
+    if (this.closed) return Promise.reject(new FlagsClientError('ERR_FLAGS_CLOSED', 'the flags client is closed'));
+    const flag = this.flags.get(key);
+    if (!flag) return Promise.reject(new FlagsClientError('ERR_FLAG_UNKNOWN', `unknown flag ${JSON.stringify(key)}`));
+    const clusterId = context.clusterId;
+    const now = Date.now();
+    const platform = this.platform;
+    const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
+    if (platform && platform.expiresAt > now && (clusterId === undefined || (cluster && cluster.expiresAt > now))) {
+      return Promise.resolve(this.resolve(flag, platform, cluster));
+    }
+    return this.slowPath(flag, clusterId, now);
+  }
+
+  private resolve(flag: FlagDefinition, platform: ScopeEntry | undefined, cluster: ScopeEntry | undefined, forceStale = false): DetailedEvaluation {
+    const platformValue = platform?.values.get(flag.key);
+    const clusterValue = cluster?.values.get(flag.key);
+    const stale = forceStale || platform?.stale === true || cluster?.stale === true;
+    if (stale) this.staleServed?.inc();
+    return { ...resolveFlag(flag, { env: this.pins.get(flag.key), platform: platformValue, cluster: clusterValue }), stale, platformValue, clusterValue };
+  }
+
+  private async slowPath(flag: FlagDefinition, clusterId: string | undefined, now: number): Promise<DetailedEvaluation> {
+    if (now >= this.storeDownUntil) await this.load(clusterId);
+    const platform = this.platform;
+    const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
+    // Nothing ever seen and the store unreachable: the built-in default, marked stale.
+    const missing = !platform || (clusterId !== undefined && !cluster);
+    return this.resolve(flag, platform, cluster, missing);
+  }
+
+  /** Loads the platform values and one cluster's, with one query; concurrent misses share it. */
+  private load(clusterId: string | undefined): Promise<void> {
+    const key = clusterId ?? '';
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.query(clusterId).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async query(clusterId: string | undefined): Promise<void> {
+    const platformEpoch = this.platformEpoch;
+    const clusterEpoch = clusterId === undefined ? 0 : (this.clusterEpochs.get(clusterId) ?? 0);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const result = await Promise.race([
+        this.pool.query<{ flag_key: string; cluster_id: string | null; value: unknown }>(
+          'SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1',
+          [clusterId ?? null],
+        ),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`flag store did not answer within ${this.storeTimeoutMs} ms`)), this.storeTimeoutMs);
+        }),
+      ]);
+      const platformValues = new Map<string, boolean>();
+      const clusterValues = new Map<string, boolean>();
+      for (const row of result.rows) {
+        if (typeof row.value !== 'boolean') continue;
+        (row.cluster_id === null ? platformValues : clusterValues).set(row.flag_key, row.value);
+      }
+      this.storeReachable();
+      const expiresAt = Date.now() + this.ttlMs;
+      // An invalidation that arrived while the query ran wins: do not cache what may predate it.
+      if (this.platformEpoch !== platformEpoch || (clusterId !== undefined && (this.clusterEpochs.get(clusterId) ?? 0) !== clusterEpoch)) {
+        this.platform = { values: platformValues, expiresAt: 0, stale: false };
+        if (clusterId !== undefined) this.clusters.set(clusterId, { values: clusterValues, expiresAt: 0, stale: false });
+        return;
+      }
+      this.platform = { values: platformValues, expiresAt, stale: false };
+      if (clusterId !== undefined) this.clusters.set(clusterId, { values: clusterValues, expiresAt, stale: false });
+    } catch (err) {
+      this.storeUnreachable(err as Error, clusterId);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private storeReachable(): void {
+    this.storeDownUntil = 0;
+    if (this.outage) {
+      this.outage = false;
+      this.storeUp?.set(1);
+      this.log.info({}, 'flag store reachable again');
+    }
+  }
+
+  private storeUnreachable(err: Error, clusterId: string | undefined): void {
+    const now = Date.now();
+    this.storeDownUntil = now + this.retryAfterMs;
+    const retryAt = now + this.retryAfterMs;
+    if (this.platform) this.platform = { ...this.platform, expiresAt: retryAt, stale: true };
+    const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
+    if (cluster && clusterId !== undefined) this.clusters.set(clusterId, { ...cluster, expiresAt: retryAt, stale: true });
+    if (!this.outage) {
+      this.outage = true;
+      this.storeUp?.set(0);
+      this.log.warn({ err: { message: err.message } }, 'flag store unreachable; serving last known values (stale)');
+    }
+  }
+
+  /** Drops what a write to `scope` may have changed; also used by the writer for read-your-writes. */
+  invalidate(scope: FlagEvent['scope'], key?: string): void {
+    if (scope.type === 'platform') {
+      this.platformEpoch += 1;
+      this.platform = undefined;
+      this.clusters.clear();
+      this.storeDownUntil = 0;
+    } else {
+      this.clusterEpochs.set(scope.clusterId, (this.clusterEpochs.get(scope.clusterId) ?? 0) + 1);
+      this.clusters.delete(scope.clusterId);
+    }
+    this.invalidations?.inc({ scope: scope.type });
+    const change: FlagChange = { key: key ?? '', scope: scope.type === 'platform' ? { type: 'platform' } : { type: 'cluster', clusterId: scope.clusterId } };
+    const keys = key === undefined ? [...this.flags.keys()] : [key];
+    for (const k of keys) this.notify({ ...change, key: k });
+  }
+
+  private invalidateAll(): void {
+    this.platformEpoch += 1;
+    this.platform = undefined;
+    this.clusters.clear();
+    this.invalidations?.inc({ scope: 'all' });
+    for (const key of this.flags.keys()) this.notify({ key, scope: { type: 'all' } });
+  }
+
+  private onEvent(event: FlagEvent): void {
+    if (this.closed) return;
+    this.invalidate(event.scope, this.flags.has(event.flag) ? event.flag : undefined);
+  }
+
+  private notify(change: FlagChange): void {
+    const set = this.listeners.get(change.key);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.log.warn({ err: { message: (err as Error).message } }, 'flag change listener failed');
+      }
+    }
+  }
+
+  /** Tells the caller when an effective value of `key` it has read may have changed. */
+  onChange(key: string, listener: (change: FlagChange) => void): () => void {
+    let set = this.listeners.get(key);
+    if (!set) this.listeners.set(key, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    this.listeners.clear();
+    if (this.ownsBus) await this.bus.close();
+  }
+}
+
+export function createFlagsClient(options: FlagsClientOptions): FlagsClient {
+  return new FlagsClient(options);
+}

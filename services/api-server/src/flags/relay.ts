@@ -1,0 +1,140 @@
+import type pg from 'pg';
+import type { FlagEvent, FlagEventBus } from '@gsp/flags-client';
+
+export interface RelayLogger {
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface OutboxRelayOptions {
+  pool: pg.Pool;
+  bus: FlagEventBus;
+  log: RelayLogger;
+  /** Safety-net poll; NOTIFY normally wakes the relay within milliseconds. */
+  pollIntervalMs?: number;
+  batchSize?: number;
+}
+
+/** The NOTIFY channel of the outbox in the current schema (schemas do not share relays). */
+export const outboxChannel = (schema: string): string => `featureflags_outbox_${schema}`.slice(0, 63);
+
+/**
+ * Publishes committed outbox events in id order and marks them delivered (at least once).
+ * A relay that dies between publish and mark leaves the row undelivered, so the next drain
+ * publishes it again. Several replicas may run relays: a transaction-scoped advisory lock lets
+ * one drain at a time, which also keeps events of one scope in commit order.
+ */
+export class OutboxRelay {
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private listener: pg.PoolClient | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.batchSize = options.batchSize ?? 100;
+  }
+
+  async start(): Promise<void> {
+    this.timer = setInterval(() => void this.wake(), this.pollIntervalMs);
+    this.timer.unref();
+    await this.listen();
+    void this.wake();
+  }
+
+  private async listen(): Promise<void> {
+    const client = await this.options.pool.connect();
+    try {
+      const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]!.schema;
+      client.on('notification', () => void this.wake());
+      // A broken LISTEN connection is replaced; the poll covers the gap.
+      client.on('error', () => {
+        if (this.listener === client) this.listener = undefined;
+        client.release(true);
+        this.scheduleListen();
+      });
+      await client.query(`LISTEN "${outboxChannel(schema)}"`);
+      this.listener = client;
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+  }
+
+  private scheduleListen(): void {
+    if (this.stopped) return;
+    setTimeout(() => {
+      if (!this.stopped && !this.listener) this.listen().catch(() => this.scheduleListen());
+    }, this.pollIntervalMs).unref();
+  }
+
+  /** Starts a drain, or asks the running one to go round again. Resolves when idle. */
+  wake(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.draining) {
+      this.again = true;
+      return this.draining;
+    }
+    this.draining = (async () => {
+      do {
+        this.again = false;
+        try {
+          const outcome = await this.drainOnce();
+          // Another replica holds the lock; look again shortly in case it missed our newest row.
+          if (outcome === 'busy' && !this.stopped) setTimeout(() => void this.wake(), 25).unref();
+        } catch (err) {
+          this.options.log.warn({ err: { message: (err as Error).message } }, 'outbox relay could not deliver; will retry');
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.draining = undefined;
+    });
+    return this.draining;
+  }
+
+  private async drainOnce(): Promise<'done' | 'busy'> {
+    for (;;) {
+      const client = await this.options.pool.connect();
+      let count = 0;
+      try {
+        await client.query('BEGIN');
+        const locked = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || ':outbox-relay')) AS ok`);
+        if (!locked.rows[0]?.ok) {
+          await client.query('ROLLBACK');
+          return 'busy';
+        }
+        const { rows } = await client.query<{ id: string; payload: Omit<FlagEvent, 'id'> }>(
+          'SELECT id, payload FROM outbox_events WHERE delivered_at IS NULL ORDER BY id LIMIT $1',
+          [this.batchSize],
+        );
+        for (const row of rows) {
+          await this.options.bus.publish({ ...row.payload, id: row.id });
+          await client.query('UPDATE outbox_events SET delivered_at = now() WHERE id = $1 AND delivered_at IS NULL', [row.id]);
+        }
+        await client.query('COMMIT');
+        count = rows.length;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        client.release(true);
+        throw err;
+      }
+      client.release();
+      if (count === 0) return 'done';
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.draining?.catch(() => {});
+    if (this.listener) {
+      const listener = this.listener;
+      this.listener = undefined;
+      await listener.query('UNLISTEN *').catch(() => {});
+      listener.release();
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import fp from 'fastify-plugin';
+import { createFlagsClient } from '@gsp/flags-client';
+import type { FlagsClient } from '@gsp/flags-client';
+import { FlagService } from '../flags/service.js';
+import { OutboxRelay } from '../flags/relay.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    flags: FlagService;
+    flagsClient: FlagsClient;
+  }
+}
+
+export interface FlagsPluginOptions {
+  platformId: string;
+  envPins: ReadonlyMap<string, boolean>;
+  flagEnv: Readonly<Record<string, string>>;
+  ttlMs: number;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  outboxPollIntervalMs: number;
+}
+
+/**
+ * The flag read path (a cached `@gsp/flags-client`), the write path (FlagService) and the
+ * outbox relay that tells every other process's client about committed writes.
+ */
+export default fp<FlagsPluginOptions>(
+  async (app, opts) => {
+    const client = createFlagsClient({
+      pool: app.pg,
+      redisUrl: opts.redisUrl,
+      redisPrefix: opts.redisKeyPrefix,
+      ttlMs: opts.ttlMs,
+      env: opts.flagEnv,
+      logger: app.log,
+      registry: app.metrics,
+    });
+    await client.ready();
+    const relay = new OutboxRelay({ pool: app.pg, bus: client.eventBus, log: app.log, pollIntervalMs: opts.outboxPollIntervalMs });
+    app.decorate('flagsClient', client);
+    app.decorate('flags', new FlagService(app.pg, client, opts.envPins, opts.platformId));
+    await relay.start();
+    app.addHook('onClose', async () => {
+      await relay.stop();
+      await client.close();
+    });
+  },
+  { name: 'flags', dependencies: ['db', 'metrics'] },
+);
