@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { startAgones } from './agones.js';
 import { Api } from './api.js';
@@ -116,7 +116,9 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
     preferences: {},
   });
   writeFileSync(kubeconfigPath, kubeconfigText, { mode: 0o600 });
-  const kubeConfig = new KubeConfig();
+  // Loaded on demand: the client is large, and users of the selector or tools helpers need none of it.
+  const { KubeConfig: KubeConfigClass } = await import('@kubernetes/client-node');
+  const kubeConfig = new KubeConfigClass();
   kubeConfig.loadFromString(kubeconfigText);
 
   let closed: Promise<void> | undefined;

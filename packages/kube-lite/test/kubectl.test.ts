@@ -89,7 +89,7 @@ t.test('kubectl applies a Fleet, which keeps its replicas, and applies a change 
   await kubectlOk(t, kube, ['create', 'namespace', 'games']);
   t.match(await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'fleet.yaml')]), 'fleet.agones.dev/simple-fleet created');
   await until(async () => {
-    const out = await kubectlOk(t, kube, ['-n', 'games', 'get', 'gameservers', '-l', 'agones.dev/fleet=simple-fleet', '-o', 'json']);
+    const out = (await kubectl(kube, ['-n', 'games', 'get', 'gameservers', '-l', 'agones.dev/fleet=simple-fleet', '-o', 'json'])).stdout;
     const items = (JSON.parse(out) as { items: { status: { state: string } }[] }).items;
     return items.length === 2 && items.every((gs) => gs.status.state === 'Ready');
   }, 'two Ready fleet game servers');
@@ -97,8 +97,8 @@ t.test('kubectl applies a Fleet, which keeps its replicas, and applies a change 
   const scaled = readFileSync(join(fixtures, 'fleet.yaml'), 'utf8').replace('replicas: 2', 'replicas: 3');
   t.match(await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', '-'], scaled), 'fleet.agones.dev/simple-fleet configured');
   await until(async () => {
-    const out = await kubectlOk(t, kube, ['-n', 'games', 'get', 'fleet', 'simple-fleet', '-o', 'jsonpath={.status.readyReplicas}']);
-    return out === '3';
+    const out = await kubectl(kube, ['-n', 'games', 'get', 'fleet', 'simple-fleet', '-o', 'jsonpath={.status.readyReplicas}']);
+    return out.stdout === '3';
   }, 'three ready replicas');
   t.match(await kubectlOk(t, kube, ['-n', 'games', 'get', 'fleets']), /simple-fleet\s+Packed\s+3\s+3\s+0\s+3\s+\d+s/);
 });
