@@ -63,6 +63,8 @@ export interface RedisBusOptions {
   url: string;
   /** Prefix for the channel name, so tests and tenants of one Redis never cross. */
   prefix?: string;
+  /** Redis CLIENT SETNAME base; connections are named `<name>:sub` and `<name>:pub`. */
+  connectionName?: string;
   onError?: (err: Error) => void;
 }
 
@@ -81,7 +83,11 @@ export class RedisFlagEventBus implements FlagEventBus {
 
   constructor(private readonly options: RedisBusOptions) {
     this.channel = `${options.prefix ?? ''}${FLAG_EVENTS_CHANNEL}`;
-    this.sub = new Redis(options.url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(50 * 2 ** times, 2000) });
+    this.sub = new Redis(options.url, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(50 * 2 ** times, 2000),
+      ...(options.connectionName ? { connectionName: `${options.connectionName}:sub` } : {}),
+    });
     this.sub.on('error', (err: Error) => options.onError?.(err));
     this.sub.on('ready', () => {
       if (this.connectedOnce) for (const h of this.handlers) h.resync?.();
@@ -109,7 +115,12 @@ export class RedisFlagEventBus implements FlagEventBus {
 
   async publish(event: FlagEvent): Promise<void> {
     this.pub ??= (() => {
-      const pub = new Redis(this.options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+      const pub = new Redis(this.options.url, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: 2000,
+        ...(this.options.connectionName ? { connectionName: `${this.options.connectionName}:pub` } : {}),
+      });
       pub.on('error', (err: Error) => this.options.onError?.(err));
       return pub;
     })();

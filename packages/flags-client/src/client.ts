@@ -46,6 +46,8 @@ export interface FlagsClientOptions {
   redisUrl?: string | undefined;
   /** Prefix of the Redis channel name. */
   redisPrefix?: string | undefined;
+  /** Base of the Redis connection names (CLIENT LIST), to tell processes apart. */
+  redisConnectionName?: string | undefined;
   /** Cache lifetime, `SERVICE_CACHE_FLAGS_TTL`. Default 10 000 ms. */
   ttlMs?: number | undefined;
   /** Where env pins are read from. Default `process.env`. */
@@ -129,6 +131,7 @@ export class FlagsClient {
       this.bus = new RedisFlagEventBus({
         url: options.redisUrl,
         prefix: options.redisPrefix,
+        connectionName: options.redisConnectionName,
         onError: (err) => this.log.warn({ err: { message: err.message } }, 'flag invalidation channel error; caches expire by TTL meanwhile'),
       });
       this.ownsBus = true;

@@ -56,6 +56,7 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
     redisUrl: config.redisUrl,
     redisKeyPrefix: config.redisKeyPrefix,
     outboxPollIntervalMs: config.outboxPollIntervalMs,
+    outboxRelayEnabled: config.outboxRelayEnabled,
   });
 
   // Platform admins named in configuration are (re)granted at every start.
@@ -71,5 +72,6 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
   await app.register(featureFlagRoutes);
   await app.register(tenantRoutes);
   await app.register(auditRoutes);
+  await app.register(import('./routes/ofrep/index.js'), { platformId: config.platformId });
   return app;
 }

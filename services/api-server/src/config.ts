@@ -16,6 +16,7 @@ export interface ApiServerConfig {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
+  outboxRelayEnabled: boolean;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   jwtSecret: Uint8Array | undefined;
   platformAdmins: readonly string[];
@@ -110,6 +111,9 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     throw new ConfigError('OUTBOX_POLL_INTERVAL', `must be a duration of at least 10ms, got ${JSON.stringify(pollRaw)}`);
   }
 
+  const relayRaw = nonEmpty(env, 'OUTBOX_RELAY_ENABLED') ?? 'true';
+  if (relayRaw !== 'true' && relayRaw !== 'false') throw new ConfigError('OUTBOX_RELAY_ENABLED', 'must be "true" or "false"');
+
   const cooldownRaw = nonEmpty(env, 'AUTH_OIDC_JWKS_COOLDOWN');
   const jwksCooldownMs = cooldownRaw === undefined ? 30_000 : parseDuration(cooldownRaw);
   if (jwksCooldownMs === undefined) throw new ConfigError('AUTH_OIDC_JWKS_COOLDOWN', `must be a duration such as 30s, got ${JSON.stringify(cooldownRaw)}`);
@@ -139,6 +143,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     outboxPollIntervalMs,
+    outboxRelayEnabled: relayRaw === 'true',
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     jwtSecret: secret === undefined ? undefined : new TextEncoder().encode(secret),
     platformAdmins,

@@ -117,3 +117,21 @@ export async function cuttableDatabaseUrl(t: Tap, databaseUrl: string): Promise<
     },
   };
 }
+
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A Redis key and channel prefix of its own per test, so parallel files never cross. */
+export function redisPrefix(): string {
+  return `t${randomBytes(5).toString('hex')}:`;
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
+export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 5000, everyMs = 5): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

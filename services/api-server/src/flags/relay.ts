@@ -97,32 +97,38 @@ export class OutboxRelay {
 
   private async drainOnce(): Promise<'done' | 'busy'> {
     for (;;) {
-      const client = await this.options.pool.connect();
-      let count = 0;
-      try {
-        await client.query('BEGIN');
-        const locked = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || ':outbox-relay')) AS ok`);
-        if (!locked.rows[0]?.ok) {
-          await client.query('ROLLBACK');
-          return 'busy';
-        }
-        const { rows } = await client.query<{ id: string; payload: Omit<FlagEvent, 'id'> }>(
-          'SELECT id, payload FROM outbox_events WHERE delivered_at IS NULL ORDER BY id LIMIT $1',
-          [this.batchSize],
-        );
-        for (const row of rows) {
-          await this.options.bus.publish({ ...row.payload, id: row.id });
-          await client.query('UPDATE outbox_events SET delivered_at = now() WHERE id = $1 AND delivered_at IS NULL', [row.id]);
-        }
-        await client.query('COMMIT');
-        count = rows.length;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        client.release(true);
-        throw err;
+      const outcome = await this.deliverBatch();
+      if (outcome !== 'more') return outcome;
+    }
+  }
+
+  /** One transaction: take the relay lock, publish a batch in id order, mark it delivered. */
+  private async deliverBatch(): Promise<'more' | 'done' | 'busy'> {
+    const client = await this.options.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const locked = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || ':outbox-relay')) AS ok`);
+      if (!locked.rows[0]?.ok) {
+        await client.query('ROLLBACK');
+        return 'busy';
       }
-      client.release();
-      if (count === 0) return 'done';
+      const { rows } = await client.query<{ id: string; payload: Omit<FlagEvent, 'id'> }>(
+        'SELECT id, payload FROM outbox_events WHERE delivered_at IS NULL ORDER BY id LIMIT $1',
+        [this.batchSize],
+      );
+      for (const row of rows) {
+        await this.options.bus.publish({ ...row.payload, id: row.id });
+        await client.query('UPDATE outbox_events SET delivered_at = now() WHERE id = $1 AND delivered_at IS NULL', [row.id]);
+      }
+      await client.query('COMMIT');
+      return rows.length === 0 ? 'done' : 'more';
+    } catch (err) {
+      broken = true;
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release(broken);
     }
   }
 

@@ -19,6 +19,7 @@ export interface FlagsPluginOptions {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
+  outboxRelayEnabled: boolean;
 }
 
 /**
@@ -31,6 +32,7 @@ export default fp<FlagsPluginOptions>(
       pool: app.pg,
       redisUrl: opts.redisUrl,
       redisPrefix: opts.redisKeyPrefix,
+      redisConnectionName: `${opts.redisKeyPrefix}api-server`,
       ttlMs: opts.ttlMs,
       env: opts.flagEnv,
       logger: app.log,
@@ -40,7 +42,7 @@ export default fp<FlagsPluginOptions>(
     const relay = new OutboxRelay({ pool: app.pg, bus: client.eventBus, log: app.log, pollIntervalMs: opts.outboxPollIntervalMs });
     app.decorate('flagsClient', client);
     app.decorate('flags', new FlagService(app.pg, client, opts.envPins, opts.platformId));
-    await relay.start();
+    if (opts.outboxRelayEnabled) await relay.start();
     app.addHook('onClose', async () => {
       await relay.stop();
       await client.close();

@@ -1,0 +1,175 @@
+import { FLAGS, findFlag } from '@gsp/flags-client';
+import type { FlagChange } from '@gsp/flags-client';
+import { Type } from 'typebox';
+import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Forbidden } from '../../errors.js';
+import { isPlatformAdmin, platformResource, tenantResource, tenantRole } from '../../auth/permissions.js';
+import type { RoleBinding } from '../../auth/permissions.js';
+import { findCluster } from '../../clusters/store.js';
+import { ifNoneMatchMatches, OfrepRequestError, parseContext, requestContext, strongEtag, toEvaluationSuccess } from './evaluation.js';
+import type { OfrepContext } from './evaluation.js';
+import { EventStream } from './event-stream.js';
+import { BulkResponses, EventStreamQuery, SingleResponses } from './schemas.js';
+import type { BulkEvaluationSuccess } from './schemas.js';
+
+export interface OfrepRoutesOptions {
+  platformId: string;
+  /** Interval of the SSE heartbeat comments. Default 15 000 ms. */
+  heartbeatMs?: number;
+}
+
+export const OFREP_PREFIX = '/ofrep/v1';
+const EVENTS_PATH = '/events';
+
+/**
+ * The OpenFeature Remote Evaluation Protocol over our flag registry, read through the same cached
+ * flags client as everything else: single and bulk evaluation, and the ADR-0008 event stream that
+ * tells OFREP clients to re-fetch within milliseconds of a committed write.
+ *
+ * Error bodies follow the OFREP specification, not problem+json: this context has its own error
+ * and not-found handlers, and 401/403 carry no body.
+ */
+const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) => {
+  const { platformId } = opts;
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const tags = ['ofrep'];
+  const streams = new Set<EventStream>();
+
+  app.setErrorHandler((error: FastifyError | OfrepRequestError, request, reply) => {
+    const key = (request.params as { '*'?: string } | undefined)?.['*'];
+    const failure = (errorCode: string, errorDetails: string) => reply.code(400).send(key === undefined ? { errorCode, errorDetails } : { key, errorCode, errorDetails });
+    if (error instanceof OfrepRequestError) return failure(error.errorCode, error.message);
+    const status = error.statusCode ?? 500;
+    // The spec gives these no body; the WWW-Authenticate header set by the auth hook stays.
+    if (status === 401 || status === 403) return reply.code(status).send();
+    if (error.code?.startsWith('FST_ERR_CTP_')) return failure('PARSE_ERROR', error.message);
+    if (error.validation) return failure('INVALID_CONTEXT', error.message);
+    request.log.error({ err: error }, 'OFREP request failed');
+    return reply.code(500).send({ errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.` });
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ errorDetails: `No route ${request.method} ${request.url.split('?')[0]}` }));
+
+  /** A context naming a tenant needs a role in it; one naming a cluster needs that cluster to exist there. */
+  const checkAccess = async (request: FastifyRequest, context: OfrepContext): Promise<void> => {
+    if (context.org === undefined) return;
+    const { rows } = await app.pg.query<RoleBinding>('SELECT role, resource FROM role_bindings WHERE subject = $1 AND resource = ANY($2)', [
+      request.principal!.subject,
+      [platformResource(platformId), tenantResource(context.org)],
+    ]);
+    if (!isPlatformAdmin(rows, platformId) && tenantRole(rows, context.org) === undefined) throw new Forbidden(`no role in tenant ${context.org}`);
+    if (context.clusterId !== undefined && !(await findCluster(app.pg, context.org, context.clusterId))) {
+      throw new OfrepRequestError(400, 'INVALID_CONTEXT', `cluster ${context.clusterId} does not exist in tenant ${context.org}`);
+    }
+  };
+
+  const evaluate = async (key: string, context: OfrepContext) => toEvaluationSuccess(key, await app.flagsClient.evaluate(key, context));
+
+  // A wildcard rather than `:key`, so a key with a "/" (the provider does not encode keys) is a FLAG_NOT_FOUND, not a bare 404.
+  app.post(
+    '/evaluate/flags/*',
+    {
+      schema: {
+        tags,
+        summary: 'OFREP single flag evaluation',
+        description: 'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
+        params: Type.Object({ '*': Type.String({ description: 'the flag key' }) }),
+        response: SingleResponses,
+      },
+    },
+    async (request, reply) => {
+      const key = request.params['*'];
+      const raw = requestContext(request.body);
+      if (!findFlag(key)) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` });
+      const context = parseContext(raw);
+      await checkAccess(request, context);
+      return evaluate(key, context);
+    },
+  );
+
+  app.post(
+    '/evaluate/flags',
+    {
+      schema: {
+        tags,
+        summary: 'OFREP bulk evaluation of every flag',
+        description:
+          'Answers 304 without a body when `If-None-Match` matches the `ETag`. `eventStreams` names an SSE stream (OFREP ADR-0008) that sends `refetchEvaluation` when a committed write may have changed a value. The `flagConfigEtag` and `flagConfigLastModified` query parameters are accepted and ignored: every evaluation is current.',
+        response: BulkResponses,
+      },
+    },
+    async (request, reply) => {
+      const context = parseContext(requestContext(request.body));
+      await checkAccess(request, context);
+      const flags: BulkEvaluationSuccess['flags'] = await Promise.all(
+        FLAGS.map(async (flag) => {
+          try {
+            return await evaluate(flag.key, context);
+          } catch (err) {
+            request.log.error({ err, flag: flag.key }, 'OFREP bulk evaluation of one flag failed');
+            return { key: flag.key, errorCode: 'GENERAL', errorDetails: `quote request id ${request.id} when reporting it` };
+          }
+        }),
+      );
+      const stream = new URL(`${request.protocol}://${request.host}${OFREP_PREFIX}${EVENTS_PATH}`);
+      if (context.org !== undefined) stream.searchParams.set('org', context.org);
+      if (context.clusterId !== undefined) stream.searchParams.set('clusterId', context.clusterId);
+      const body: BulkEvaluationSuccess = { flags, eventStreams: [{ type: 'sse', url: stream.href }] };
+      const etag = strongEtag(body);
+      reply.header('etag', etag);
+      if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return body;
+    },
+  );
+
+  app.get(
+    EVENTS_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'OFREP event stream (Server-Sent Events, ADR-0008)',
+        description:
+          'Advertised in `eventStreams` of the bulk evaluation; authenticated with the same bearer token. Sends `data: {"type":"refetchEvaluation"}` when a committed write may have changed a value for this context, and a comment line as heartbeat.',
+        querystring: EventStreamQuery,
+      },
+    },
+    async (request, reply) => {
+      const context = parseContext(request.query);
+      await checkAccess(request, context);
+      reply.hijack();
+      const stream = new EventStream(reply.raw, { heartbeatMs, headers: { 'x-request-id': request.id } });
+      streams.add(stream);
+      // One event per turn of the event loop, however many flags one write touched.
+      let pending = false;
+      const onChange = (change: FlagChange) => {
+        if (change.scope.type === 'cluster' && change.scope.clusterId !== context.clusterId) return;
+        if (pending) return;
+        pending = true;
+        setImmediate(() => {
+          pending = false;
+          stream.send({ type: 'refetchEvaluation' });
+        });
+      };
+      const unsubscribes = FLAGS.map((flag) => app.flagsClient.onChange(flag.key, onChange));
+      stream.onClose(() => {
+        streams.delete(stream);
+        for (const unsubscribe of unsubscribes) unsubscribe();
+      });
+      // We keep no history to replay from Last-Event-ID; a reconnecting client may have missed a change.
+      if (request.headers['last-event-id'] !== undefined) stream.send({ type: 'refetchEvaluation' });
+    },
+  );
+
+  // Open streams would keep app.close() waiting for ever.
+  app.addHook('preClose', async () => {
+    await Promise.all([...streams].map((stream) => stream.end()));
+  });
+};
+
+const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) => {
+  if (typeof opts.platformId !== 'string' || opts.platformId === '') throw new Error('ofrep routes: options.platformId must be a non-empty string');
+  if (opts.heartbeatMs !== undefined && !(Number.isFinite(opts.heartbeatMs) && opts.heartbeatMs > 0)) throw new Error('ofrep routes: options.heartbeatMs must be a number > 0');
+  await app.register(routes, { prefix: OFREP_PREFIX, platformId: opts.platformId, heartbeatMs: opts.heartbeatMs });
+};
+
+export default ofrepRoutes;
