@@ -1,0 +1,120 @@
+import t from 'tap';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { createFlagsClient } from '@gsp/flags-client';
+import type { Evaluation } from '@gsp/flags-client';
+import { bearer, build, cuttableDatabaseUrl, PLATFORM_ADMIN, redisPrefix, TEST_REDIS_URL, until } from './helper.js';
+
+const url = '/api/v1/platform/feature-flags/cli_access.enabled';
+
+t.test('Redis connections killed mid-toggle: no error reaches the caller, values stay right, invalidation resumes', async (t) => {
+  const prefix = redisPrefix();
+  const ttl = 1500;
+  const { app, databaseUrl } = await build(t, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix });
+  const admin = await bearer(PLATFORM_ADMIN);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const client = createFlagsClient({ pool, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, redisConnectionName: `${prefix}reader`, ttlMs: ttl, env: {} });
+  t.teardown(async () => {
+    await client.close();
+    await pool.end();
+  });
+  await client.ready();
+  const resyncs: string[] = [];
+  client.onChange('cli_access.enabled', (change) => resyncs.push(change.scope.type));
+
+  const redis = new Redis(TEST_REDIS_URL);
+  t.teardown(() => redis.disconnect());
+  const killOurs = async () => {
+    const list = (await redis.client('LIST')) as string;
+    const ours = list.split('\n').filter((line) => line.includes(`name=${prefix}`));
+    for (const line of ours) await redis.client('KILL', 'ID', /id=(\d+)/.exec(line)![1]!);
+    return ours.length;
+  };
+
+  // Evaluate continuously while toggling; any rejection would be a bug.
+  const errors: unknown[] = [];
+  let running = true;
+  const reads = (async () => {
+    while (running) {
+      await client.cliAccess({}).catch((err) => errors.push(err));
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+
+  let last = true;
+  for (let i = 0; i < 20; i++) {
+    last = i % 2 === 0 ? false : true;
+    t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { value: last } })).statusCode, 200);
+    if (i === 9) t.ok((await killOurs()) >= 2, 'killed the subscriber and the publisher connections');
+  }
+  const final: Evaluation = await until('the reader to converge on the last write within the TTL', async () => {
+    const r = await client.cliAccess({});
+    return r.value === last ? r : undefined;
+  }, ttl + 1000);
+  t.equal(final.value, last);
+  running = false;
+  await reads;
+  t.same(errors, [], 'no evaluation ever failed');
+
+  await until('the reader to resubscribe', () => (resyncs.includes('all') ? true : undefined), 5000);
+  // Invalidation works again: a write is seen far sooner than the TTL would allow.
+  t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { value: !last } })).statusCode, 200);
+  const since = Date.now();
+  await until('the write after reconnect to be seen', async () => ((await client.cliAccess({})).value === !last ? true : undefined), ttl - 200);
+  t.ok(Date.now() - since < ttl - 200, `seen ${Date.now() - since} ms after the write, through Redis`);
+});
+
+t.test('a client that has seen a value keeps answering it, stale, while Postgres is unreachable', async (t) => {
+  const { app, databaseUrl } = await build(t);
+  t.equal((await app.inject({ method: 'PUT', url, headers: await bearer(PLATFORM_ADMIN), payload: { value: false } })).statusCode, 200);
+  const link = await cuttableDatabaseUrl(t, databaseUrl);
+  const pool = new pg.Pool({ connectionString: link.url, max: 2, connectionTimeoutMillis: 500 });
+  pool.on('error', () => {});
+  const warnings: string[] = [];
+  const infos: string[] = [];
+  const registry = new Registry();
+  const client = createFlagsClient({
+    pool,
+    ttlMs: 50,
+    retryAfterMs: 100,
+    storeTimeoutMs: 500,
+    env: {},
+    logger: { warn: (_o, msg) => warnings.push(msg), info: (_o, msg) => infos.push(msg) },
+    registry,
+  });
+  t.teardown(async () => {
+    await client.close();
+    await pool.end();
+  });
+  t.same(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
+
+  link.cut();
+  const stale = await until('a stale answer', async () => {
+    const r = await client.cliAccess({});
+    return r.stale ? r : undefined;
+  });
+  t.same(stale, { value: false, source: 'platform', envPinned: false, stale: true }, 'the last value seen, marked stale');
+  for (let i = 0; i < 50; i++) t.equal((await client.cliAccess({})).value, false);
+  t.equal(warnings.length, 1, 'the outage is logged once');
+  t.match(await registry.getSingleMetricAsString('flags_client_stale_evaluations_total'), /flags_client_stale_evaluations_total \d+/);
+  t.match(await registry.getSingleMetricAsString('flags_client_store_up'), /flags_client_store_up 0/);
+
+  link.restore();
+  await until('fresh answers again', async () => ((await client.cliAccess({})).stale ? undefined : true), 5000);
+  t.same(infos, ['flag store reachable again']);
+});
+
+t.test('a client that never saw a value answers the built-in default, stale, while Postgres is unreachable', async (t) => {
+  const { databaseUrl } = await build(t);
+  const link = await cuttableDatabaseUrl(t, databaseUrl);
+  link.cut();
+  const pool = new pg.Pool({ connectionString: link.url, max: 2, connectionTimeoutMillis: 500 });
+  pool.on('error', () => {});
+  const client = createFlagsClient({ pool, env: {}, storeTimeoutMs: 500 });
+  t.teardown(async () => {
+    await client.close();
+    await pool.end();
+  });
+  t.same(await client.cliAccess({ clusterId: 'c1' }), { value: true, source: 'default', envPinned: false, stale: true });
+});
