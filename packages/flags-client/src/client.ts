@@ -162,7 +162,7 @@ export class FlagsClient {
 
   evaluate(key: string, context: EvaluationContext = {}): Promise<Evaluation> {
     const pin = this.closed ? undefined : this.pinned.get(key);
-    return pin ? Promise.resolve(pin) : this.evaluateDetailed(key, context);
+    return pin ? Promise.resolve(pin) : this.evaluateWith(key, context, false);
   }
 
   /** `cli_access.enabled` for one cluster. */
@@ -172,6 +172,10 @@ export class FlagsClient {
 
   /** Like `evaluate`, with the stored values; reads the store even for a pinned flag. */
   evaluateDetailed(key: string, context: EvaluationContext = {}): Promise<DetailedEvaluation> {
+    return this.evaluateWith(key, context, true) as Promise<DetailedEvaluation>;
+  }
+
+  private evaluateWith(key: string, context: EvaluationContext, detailed: boolean): Promise<Evaluation | DetailedEvaluation> {
     if (this.closed) return Promise.reject(new FlagsClientError('ERR_FLAGS_CLOSED', 'the flags client is closed'));
     const flag = this.flags.get(key);
     if (!flag) return Promise.reject(new FlagsClientError('ERR_FLAG_UNKNOWN', `unknown flag ${JSON.stringify(key)}`));
@@ -180,26 +184,27 @@ export class FlagsClient {
     const platform = this.platform;
     const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
     if (platform && platform.expiresAt > now && (clusterId === undefined || (cluster && cluster.expiresAt > now))) {
-      return Promise.resolve(this.resolve(flag, platform, cluster));
+      return Promise.resolve(this.resolve(flag, platform, cluster, false, detailed));
     }
-    return this.slowPath(flag, clusterId, now);
+    return this.slowPath(flag, clusterId, now, detailed);
   }
 
-  private resolve(flag: FlagDefinition, platform: ScopeEntry | undefined, cluster: ScopeEntry | undefined, forceStale = false): DetailedEvaluation {
+  private resolve(flag: FlagDefinition, platform: ScopeEntry | undefined, cluster: ScopeEntry | undefined, forceStale: boolean, detailed: boolean): Evaluation | DetailedEvaluation {
     const platformValue = platform?.values.get(flag.key);
     const clusterValue = cluster?.values.get(flag.key);
     const stale = forceStale || platform?.stale === true || cluster?.stale === true;
     if (stale) this.staleServed?.inc();
-    return { ...resolveFlag(flag, { env: this.pins.get(flag.key), platform: platformValue, cluster: clusterValue }), stale, platformValue, clusterValue };
+    const { value, source, envPinned } = resolveFlag(flag, { env: this.pins.get(flag.key), platform: platformValue, cluster: clusterValue });
+    return detailed ? { value, source, envPinned, stale, platformValue, clusterValue } : { value, source, envPinned, stale };
   }
 
-  private async slowPath(flag: FlagDefinition, clusterId: string | undefined, now: number): Promise<DetailedEvaluation> {
+  private async slowPath(flag: FlagDefinition, clusterId: string | undefined, now: number, detailed: boolean): Promise<Evaluation | DetailedEvaluation> {
     if (now >= this.storeDownUntil) await this.load(clusterId);
     const platform = this.platform;
     const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
     // Nothing ever seen and the store unreachable: the built-in default, marked stale.
     const missing = !platform || (clusterId !== undefined && !cluster);
-    return this.resolve(flag, platform, cluster, missing);
+    return this.resolve(flag, platform, cluster, missing, detailed);
   }
 
   /** Loads the platform values and one cluster's, with one query; concurrent misses share it. */
