@@ -12,13 +12,13 @@ export async function startForTest(t: Test, options: KubeLiteOptions = {}): Prom
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails at the deadline. */
-export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5000): Promise<T> {
+export async function until<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value !== undefined && value !== false) return value;
+      if (value !== undefined && value !== null && value !== false) return value;
     } catch (err) {
       lastError = err;
     }
