@@ -1,6 +1,7 @@
 /**
  * The built-in controllers kube-lite simulates: namespace deletion, a kubelet that runs pods
- * instantly, and the garbage collector that deletes dependents of deleted owners.
+ * instantly, a volume provisioner and snapshotter, and the garbage collector that deletes
+ * dependents of deleted owners.
  */
 import type { Api } from './api.js';
 import { nowTimestamp } from './api.js';
@@ -55,6 +56,8 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
   const { api, timers } = ctx;
   const namespaces = typeOf('', 'namespaces');
   const pods = typeOf('', 'pods');
+  const claims = typeOf('', 'persistentvolumeclaims');
+  const snapshots = typeOf('snapshot.storage.k8s.io', 'volumesnapshots');
 
   const onEvent = (event: StoreEvent): void => {
     const obj = event.object;
@@ -62,6 +65,8 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
       timers.after(ctx.stepMs, () => finalizeNamespace(obj.metadata.name as string));
     }
     if (event.typeKey === '/pods') onPod(event);
+    if (event.typeKey === '/persistentvolumeclaims' && event.type === 'ADDED') timers.after(ctx.stepMs, () => bindClaim(obj));
+    if (event.typeKey === 'snapshot.storage.k8s.io/volumesnapshots' && event.type === 'ADDED') timers.after(ctx.stepMs, () => takeSnapshot(obj));
     if (event.type === 'DELETED') timers.after(0, () => collectDependents(obj));
   };
 
@@ -128,6 +133,42 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
     );
     const console_ = ctx.consoles.get({ namespace: ns, name, describe: () => describePod(api, ns, name) });
     for (const c of spec.containers ?? []) console_.log(`container ${c.name} started (image ${c.image ?? 'unknown'})`);
+  };
+
+  /** A provisioner that binds every claim at once to a volume of the requested size. */
+  const bindClaim = (claim: KubeObject): void => {
+    const ns = claim.metadata.namespace as string;
+    const name = claim.metadata.name as string;
+    const current = api.get(claims, ns, name);
+    const spec = (current.spec ?? {}) as { accessModes?: string[]; resources?: { requests?: { storage?: string } }; volumeName?: string };
+    if (spec.volumeName) return;
+    const bound = api.update(claims, ns, name, { ...current, spec: { ...spec, volumeName: `pvc-${current.metadata.uid}` } });
+    api.update(
+      claims,
+      ns,
+      name,
+      { ...bound, status: { phase: 'Bound', accessModes: spec.accessModes ?? ['ReadWriteOnce'], capacity: { storage: spec.resources?.requests?.storage ?? '1Gi' } } },
+      { subresource: 'status' },
+    );
+  };
+
+  /** A CSI snapshotter that cuts every snapshot at once, or reports the missing source claim. */
+  const takeSnapshot = (snapshot: KubeObject): void => {
+    const ns = snapshot.metadata.namespace as string;
+    const name = snapshot.metadata.name as string;
+    const current = api.get(snapshots, ns, name);
+    const source = (current.spec as { source?: { persistentVolumeClaimName?: string } } | undefined)?.source?.persistentVolumeClaimName;
+    const claim = source ? api.store.get('/persistentvolumeclaims', ns, source) : undefined;
+    const now = nowTimestamp();
+    const status = claim
+      ? {
+          readyToUse: true,
+          creationTime: now,
+          restoreSize: (claim.status as { capacity?: { storage?: string } } | undefined)?.capacity?.storage ?? '1Gi',
+          boundVolumeSnapshotContentName: `snapcontent-${current.metadata.uid}`,
+        }
+      : { readyToUse: false, error: { time: now, message: `failed to get input parameters to create snapshot ${name}: "persistentvolumeclaims "${source ?? ''}" not found"` } };
+    api.update(snapshots, ns, name, { ...current, status }, { subresource: 'status' });
   };
 
   const collectDependents = (owner: KubeObject): void => {

@@ -156,6 +156,14 @@ t.test('an invalid name is a 422 Invalid with the field in its causes', async (t
   t.equal(ns.code, 422, 'namespace names are DNS-1123 labels');
 });
 
+t.test('secret data that is not base64 is a 400 BadRequest', async (t) => {
+  const kube = await startForTest(t);
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  const { code, body } = await apiError(() => core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'raw' }, data: { key: 'not base64!' } } }));
+  t.equal(code, 400);
+  t.match(body, { reason: 'BadRequest', message: /illegal base64 data/ });
+});
+
 t.test('generateName creates a unique name', async (t) => {
   const kube = await startForTest(t);
   const core = kube.kubeConfig.makeApiClient(CoreV1Api);

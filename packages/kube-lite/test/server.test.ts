@@ -167,6 +167,25 @@ t.test('pod logs can be followed', async (t) => {
   await pump;
 });
 
+t.test('claims are bound and snapshots of them become ready to use', async (t) => {
+  const kube = await startForTest(t);
+  await request(kube, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', {
+    metadata: { name: 'world' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5Gi' } } },
+  });
+  await request(kube, 'POST', '/apis/snapshot.storage.k8s.io/v1/namespaces/default/volumesnapshots', {
+    metadata: { name: 'world-snap' },
+    spec: { source: { persistentVolumeClaimName: 'world' } },
+  });
+  await until(async () => (await request<{ status: { phase: string } }>(kube, 'GET', '/api/v1/namespaces/default/persistentvolumeclaims/world')).body.status.phase === 'Bound', 'Bound');
+  const snapshot = await until(async () => {
+    const res = await request<{ status: { readyToUse: boolean; restoreSize: string } }>(kube, 'GET', '/apis/snapshot.storage.k8s.io/v1/namespaces/default/volumesnapshots/world-snap');
+    return res.body.status.readyToUse && res.body;
+  }, 'readyToUse');
+  t.equal(snapshot.status.restoreSize, '5Gi');
+  t.match(await kubectlOk(t, kube, ['get', 'pvc']), /world\s+Bound\s+pvc-[0-9a-f-]+\s+5Gi\s+RWO/);
+});
+
 t.test('unknown paths are 404 and unknown methods are 405', async (t) => {
   const kube = await startForTest(t);
   t.equal((await request(kube, 'GET', '/apis/example.com/v1/widgets')).status, 404);
