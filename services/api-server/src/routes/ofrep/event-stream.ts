@@ -82,6 +82,8 @@ export class EventStream {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.heartbeat);
+    // A client that went away may leave its half of the socket open; the stream is over either way.
+    this.res.destroy();
     for (const listener of this.closeListeners) listener();
     this.closeListeners.clear();
   }

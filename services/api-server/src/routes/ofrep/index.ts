@@ -1,6 +1,5 @@
 import { FLAGS, findFlag } from '@gsp/flags-client';
 import type { FlagChange } from '@gsp/flags-client';
-import { Type } from 'typebox';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Forbidden } from '../../errors.js';
@@ -73,12 +72,12 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
         tags,
         summary: 'OFREP single flag evaluation',
         description: 'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
-        params: Type.Object({ '*': Type.String({ description: 'the flag key' }) }),
         response: SingleResponses,
       },
     },
     async (request, reply) => {
-      const key = request.params['*'];
+      // Not declared as a params schema: TypeBox reads a property named "*" as a pattern.
+      const key = (request.params as { '*': string })['*'];
       const raw = requestContext(request.body);
       if (!findFlag(key)) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` });
       const context = parseContext(raw);
@@ -117,7 +116,7 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       const body: BulkEvaluationSuccess = { flags, eventStreams: [{ type: 'sse', url: stream.href }] };
       const etag = strongEtag(body);
       reply.header('etag', etag);
-      if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
       return body;
     },
   );
