@@ -307,11 +307,11 @@ export class Api {
           patched = jsonPatch(base, body);
           break;
         case 'application/strategic-merge-patch+json':
-          if (type.custom) throw unsupportedMediaType(contentType);
+          if (type.custom) throw unsupportedMediaType(true);
           patched = strategicMergePatch(base, body as Json, type.mergeKeys);
           break;
         default:
-          throw unsupportedMediaType(contentType);
+          throw unsupportedMediaType(type.custom);
       }
     } catch (err) {
       if (err instanceof PatchError) {

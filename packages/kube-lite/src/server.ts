@@ -10,7 +10,7 @@ import type { Consoles, PodConsole } from './console.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, openApiV3Document, openApiV3Index, versionInfo } from './discovery.js';
 import { ExecServer, parseExecQuery } from './exec.js';
 import { decodeProtobufObject } from './protobuf.js';
-import { RESOURCE_TYPES, apiVersionOf, type KubeObject, type ResourceType } from './registry.js';
+import { RESOURCE_TYPES, apiVersionOf, typeKey, type KubeObject, type ResourceType } from './registry.js';
 import { badRequest, methodNotAllowed, notFound, StatusError, unauthorized, type Status } from './status.js';
 import { toTable, wantsTable, type IncludeObject } from './table.js';
 
@@ -254,21 +254,16 @@ export class Router {
       case 'PATCH': {
         verbAllowed('patch');
         const contentType = req.headers['content-type'] ?? '';
-        const existed = (() => {
-          try {
-            api.get(type, namespace, name);
-            return true;
-          } catch {
-            return false;
-          }
-        })();
+        // Only an apply patch may create; it answers 201 then.
+        const existed = api.store.get(typeKey(type), type.namespaced ? namespace : undefined, name) !== undefined;
         const result = api.patch(type, namespace, name, contentType, await readBody(req), { dryRun });
         return sendJson(res, existed ? 200 : 201, result);
       }
       case 'DELETE': {
         verbAllowed('delete');
-        const body = ((await readBody(req)) ?? {}) as { preconditions?: { uid?: string; resourceVersion?: string }; gracePeriodSeconds?: number };
-        const options: Parameters<Api['delete']>[3] = { dryRun: dryRun || (Array.isArray((body as { dryRun?: unknown }).dryRun) && ((body as { dryRun: string[] }).dryRun.includes('All'))) };
+        // DeleteOptions may come in the body (client libraries) or the query (kubectl).
+        const body = ((await readBody(req)) ?? {}) as { preconditions?: { uid?: string; resourceVersion?: string }; gracePeriodSeconds?: number; dryRun?: string[] };
+        const options: Parameters<Api['delete']>[3] = { dryRun: dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) };
         if (body.preconditions) options.preconditions = body.preconditions;
         const grace = url.searchParams.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
         if (grace !== undefined && grace !== null) options.gracePeriodSeconds = Number(grace);

@@ -97,8 +97,12 @@ export function gone(message: string): StatusError {
   return new StatusError(410, 'Expired', message);
 }
 
-export function unsupportedMediaType(contentType: string): StatusError {
-  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${contentType ? '' : ''}`);
+/** A PATCH content type the resource does not take (custom resources refuse strategic merge). */
+export function unsupportedMediaType(custom: boolean): StatusError {
+  const accepted = custom
+    ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
+    : 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json';
+  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
 }
 
 export function forbiddenNamespaceTerminating(type: ResourceType, name: string, namespace: string): StatusError {

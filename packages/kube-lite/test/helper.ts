@@ -12,7 +12,7 @@ export async function startForTest(t: Test, options: KubeLiteOptions = {}): Prom
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails at the deadline. */
-export async function until<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 5000): Promise<T> {
+export async function until<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
