@@ -1,6 +1,7 @@
 import { FLAGS, findFlag } from '@gsp/flags-client';
 import type { FlagChange } from '@gsp/flags-client';
-import type { FastifyError, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Forbidden } from '../../errors.js';
 import { isPlatformAdmin, platformResource, tenantResource, tenantRole } from '../../auth/permissions.js';
@@ -36,7 +37,8 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
   const streams = new Set<EventStream>();
 
   app.setErrorHandler((error: FastifyError | OfrepRequestError, request, reply) => {
-    const key = (request.params as { '*'?: string } | undefined)?.['*'];
+    const params = request.params as { key?: string; '*'?: string } | undefined;
+    const key = params?.key ?? params?.['*'];
     const failure = (errorCode: string, errorDetails: string) => reply.code(400).send(key === undefined ? { errorCode, errorDetails } : { key, errorCode, errorDetails });
     if (error instanceof OfrepRequestError) return failure(error.errorCode, error.message);
     const status = error.statusCode ?? 500;
@@ -64,27 +66,25 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
 
   const evaluate = async (key: string, context: OfrepContext) => toEvaluationSuccess(key, await app.flagsClient.evaluate(key, context));
 
-  // A wildcard rather than `:key`, so a key with a "/" (the provider does not encode keys) is a FLAG_NOT_FOUND, not a bare 404.
-  app.post(
-    '/evaluate/flags/*',
-    {
-      schema: {
-        tags,
-        summary: 'OFREP single flag evaluation',
-        description: 'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
-        response: SingleResponses,
-      },
-    },
-    async (request, reply) => {
-      // Not declared as a params schema: TypeBox reads a property named "*" as a pattern.
-      const key = (request.params as { '*': string })['*'];
-      const raw = requestContext(request.body);
-      if (!findFlag(key)) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` });
-      const context = parseContext(raw);
-      await checkAccess(request, context);
-      return evaluate(key, context);
-    },
+  const evaluateOne = async (request: FastifyRequest, reply: FastifyReply, key: string) => {
+    const raw = requestContext(request.body);
+    if (!findFlag(key)) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` });
+    const context = parseContext(raw);
+    await checkAccess(request, context);
+    return evaluate(key, context);
+  };
+  const single = {
+    tags,
+    summary: 'OFREP single flag evaluation',
+    description: 'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
+    response: SingleResponses,
+  };
+  app.post('/evaluate/flags/:key', { schema: { ...single, params: Type.Object({ key: Type.String({ description: 'the flag key' }) }) } }, (request, reply) =>
+    evaluateOne(request, reply, request.params.key),
   );
+  // The provider does not encode keys: one with a "/" still gets FLAG_NOT_FOUND, not a bare 404.
+  // (No params schema: TypeBox would read a property named "*" as a pattern.)
+  app.post('/evaluate/flags/*', { schema: { ...single, hide: true } }, (request, reply) => evaluateOne(request, reply, (request.params as { '*': string })['*']));
 
   app.post(
     '/evaluate/flags',
