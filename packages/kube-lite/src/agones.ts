@@ -4,7 +4,7 @@
  * GameServerAllocations mark a matching Ready server Allocated; deletion passes Shutdown.
  */
 import { nowTimestamp, randomSuffix } from './api.js';
-import { runSafely, typeOf, type ControllerContext } from './controllers.js';
+import { describePod, runSafely, typeOf, type ControllerContext } from './controllers.js';
 import { typeKey, type KubeObject } from './registry.js';
 import { matchesLabels, selectorFromObject, type LabelSelectorObject } from './selectors.js';
 import { badRequest } from './status.js';
@@ -135,12 +135,14 @@ export function startAgones(ctx: ControllerContext): Agones {
       nodeName: 'kube-lite',
       ports,
     });
-    timers.after(stepMs, () => {
-      const current = api.get(gameServers, ns, name);
-      if (current.metadata.deletionTimestamp || statusOf(current).state !== 'Scheduled') return;
-      setState(current, 'Ready');
-      ctx.consoles.get({ namespace: ns, name, describe: () => `gameserver ${ns}/${name}` }).log('SDK: Ready() called, game server is Ready');
-    });
+    timers.after(stepMs, () => makeReady(ns, name));
+  };
+
+  const makeReady = (ns: string, name: string): void => {
+    const current = api.get(gameServers, ns, name);
+    if (current.metadata.deletionTimestamp || statusOf(current).state !== 'Scheduled') return;
+    setState(current, 'Ready');
+    ctx.consoles.get({ namespace: ns, name, describe: () => describePod(api, ns, name) }).log('SDK: Ready() called, game server is Ready');
   };
 
   const scheduleFleet = (ns: string, name: string): void => {
@@ -280,6 +282,7 @@ export function startAgones(ctx: ControllerContext): Agones {
     for (const gs of api.store.list(typeKey(gameServers))) {
       const event: StoreEvent = { type: 'ADDED', typeKey: typeKey(gameServers), resourceVersion: api.store.resourceVersion, object: gs };
       if (statusOf(gs).state === 'Creating' || gs.metadata.deletionTimestamp) onGameServer(event);
+      else if (statusOf(gs).state === 'Scheduled') timers.after(stepMs, () => makeReady(gs.metadata.namespace as string, gs.metadata.name as string));
     }
     for (const fleet of api.store.list(typeKey(fleets))) scheduleFleet(fleet.metadata.namespace as string, fleet.metadata.name as string);
   });

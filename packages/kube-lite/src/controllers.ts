@@ -184,6 +184,20 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
     }
   };
 
+  // Finish what a data dir brought back mid-flight, as controllers do after a restart.
+  timers.after(0, () => {
+    for (const ns of api.store.list('/namespaces')) if (ns.metadata.deletionTimestamp) finalizeNamespace(ns.metadata.name as string);
+    for (const pod of api.store.list('/pods')) {
+      const event: StoreEvent = { type: 'ADDED', typeKey: '/pods', resourceVersion: api.store.resourceVersion, object: pod };
+      if (pod.metadata.deletionTimestamp || (pod.status as { phase?: string } | undefined)?.phase === 'Pending') onPod(event);
+    }
+    for (const claim of api.store.list('/persistentvolumeclaims')) bindClaim(claim);
+    for (const snapshot of api.store.list(typeKey(snapshots))) {
+      const status = (snapshot.status ?? {}) as { readyToUse?: boolean; error?: unknown };
+      if (!status.readyToUse && !status.error) takeSnapshot(snapshot);
+    }
+  });
+
   return api.store.subscribe(onEvent);
 }
 
