@@ -1,6 +1,7 @@
 /**
  * Decoding of `application/vnd.kubernetes.protobuf` request bodies for the built-in kinds
- * kubectl creates with its typed client (`kubectl create namespace|secret|configmap`).
+ * kubectl creates with its typed client (`kubectl create namespace|secret|configmap`) and for
+ * DeleteOptions (helm uninstall).
  * kubectl sends these as protobuf and does not fall back to JSON, so kube-lite reads them;
  * responses are always JSON, which kubectl accepts.
  */
@@ -87,7 +88,18 @@ const OBJECT_META: Schema = {
   14: ['finalizers', { repeated: 'string' }],
 };
 
+const DELETE_OPTIONS: Schema = {
+  1: ['gracePeriodSeconds', 'int'],
+  2: ['preconditions', { message: { 1: ['uid', 'string'], 2: ['resourceVersion', 'string'] } }],
+  3: ['orphanDependents', 'bool'],
+  4: ['propagationPolicy', 'string'],
+  5: ['dryRun', { repeated: 'string' }],
+};
+
 export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
+  // Typed clients (helm, kubectl) send DELETE bodies this way too.
+  'v1/DeleteOptions': DELETE_OPTIONS,
+  'meta.k8s.io/v1/DeleteOptions': DELETE_OPTIONS,
   'v1/Namespace': {
     1: ['metadata', { message: OBJECT_META }],
     2: ['spec', { message: { 1: ['finalizers', { repeated: 'string' }] } }],

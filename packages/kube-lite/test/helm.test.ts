@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { findHelm, type KubeLite } from '@gsp/kube-lite';
+import { kubectlOk, startForTest } from './helper.js';
+
+const chart = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'chart');
+
+function helm(kube: KubeLite, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      findHelm({ searchPath: false }),
+      ['--kubeconfig', kube.kubeconfigPath, ...args],
+      { env: { ...process.env, HELM_CACHE_HOME: join(dirname(kube.kubeconfigPath), 'helm-cache'), HELM_CONFIG_HOME: join(dirname(kube.kubeconfigPath), 'helm-config') }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+t.test('helm installs, upgrades and uninstalls a release, keeping it in a Secret', async (t) => {
+  const kube = await startForTest(t);
+  const install = await helm(kube, ['install', 'demo', chart]);
+  t.equal(install.code, 0, install.stderr);
+  t.match(install.stdout, 'STATUS: deployed');
+  t.equal(await kubectlOk(t, kube, ['get', 'configmap', 'demo-settings', '-o', 'jsonpath={.data.greeting}']), 'hello');
+  t.match(await kubectlOk(t, kube, ['get', 'secrets', '-l', 'owner=helm', '-o', 'name']), 'secret/sh.helm.release.v1.demo.v1');
+
+  const upgrade = await helm(kube, ['upgrade', 'demo', chart, '--set', 'greeting=bonjour']);
+  t.equal(upgrade.code, 0, upgrade.stderr);
+  t.equal(await kubectlOk(t, kube, ['get', 'configmap', 'demo-settings', '-o', 'jsonpath={.data.greeting}']), 'bonjour');
+  t.match((await helm(kube, ['list'])).stdout, /demo\s+default\s+2\s+/);
+
+  const uninstall = await helm(kube, ['uninstall', 'demo']);
+  t.equal(uninstall.code, 0, uninstall.stderr);
+  t.equal(await kubectlOk(t, kube, ['get', 'configmaps', '-o', 'name']), '');
+});
