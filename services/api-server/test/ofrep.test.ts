@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { NOOP_PROVIDER, OpenFeature } from '@openfeature/server-sdk';
 import type { Client, EvaluationContext } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
-import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, token, until } from './helper.js';
+import { bearer, build, PLATFORM_ADMIN, redisPrefix, registerCluster, seedTenant, TEST_REDIS_URL, token, until } from './helper.js';
 
 type Tap = { teardown(fn: () => unknown): void };
 
@@ -14,11 +14,12 @@ const FLAG = 'cli_access.enabled';
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
 /** The API server on a real socket, as OFREP clients reach it. */
-async function serve(t: Tap, env: Record<string, string | undefined> = {}): Promise<{ app: FastifyInstance; base: string }> {
-  const { app } = await build(t, env);
+async function serve(t: Tap, env: Record<string, string | undefined> = {}, databaseUrl?: string): Promise<{ app: FastifyInstance; base: string; databaseUrl: string }> {
+  const built = await build(t, env, databaseUrl === undefined ? undefined : async () => databaseUrl);
+  const app = built.app;
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
-  return { app, base: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
+  return { app, base: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, databaseUrl: built.databaseUrl };
 }
 
 /** A real OpenFeature client on the real OFREP provider, bound to a domain of its own. */
@@ -294,6 +295,21 @@ t.test('the advertised event stream sends refetchEvaluation within a second of a
   }
   t.comment(`PUT -> refetchEvaluation latency: ${latencies.map((ms) => `${ms.toFixed(1)} ms`).join(', ')}`);
   t.ok(Math.max(...latencies) < 1000);
+});
+
+t.test('with Redis, a write through another replica reaches this replica’s event stream within a second', async (t) => {
+  const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
+  const writer = await serve(t, env);
+  const reader = await serve(t, env, writer.databaseUrl);
+  const headers = await bearer('anyone');
+  const stream = await openStream(t, `${reader.base}/ofrep/v1/events`, headers);
+  await until('the opening comment', () => (stream.messages.length > 0 ? true : undefined), 1000, 1);
+  const started = performance.now();
+  await put(writer.app, platformUrl, false);
+  const event = await stream.event(0, 1000);
+  t.comment(`PUT on one replica -> refetchEvaluation from the other: ${(event.at - started).toFixed(1)} ms`);
+  const refetched = JSON.parse((await post(reader.base, '/ofrep/v1/evaluate/flags', '{}', headers)).text);
+  t.equal(refetched.flags[0].value, false, 'and the re-fetch from that replica sees the write');
 });
 
 t.test('a cluster’s stream ignores writes to other clusters', async (t) => {
