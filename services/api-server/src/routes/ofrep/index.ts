@@ -46,6 +46,7 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
     if (status === 401 || status === 403) return reply.code(status).send();
     if (error.code?.startsWith('FST_ERR_CTP_')) return failure('PARSE_ERROR', error.message);
     if (error.validation) return failure('INVALID_CONTEXT', error.message);
+    if (status < 500) return failure('GENERAL', error.message);
     request.log.error({ err: error }, 'OFREP request failed');
     return reply.code(500).send({ errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.` });
   });
