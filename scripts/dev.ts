@@ -26,12 +26,14 @@ const jwtSecret = process.env.AUTH_JWT_SECRET ?? persistentSecret('dev-jwt-secre
 const devAdmin = 'dev-admin';
 const apiPort = process.env.API_SERVER_PORT ?? '8081';
 const apiUrl = `http://127.0.0.1:${apiPort}`;
+const kubePort = process.env.KUBE_LITE_PORT ?? '6443';
+const kubeDir = join(dataDir, 'kube');
 
 const children: ChildProcess[] = [];
 
-function startService(name: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', join(root, 'services', name, 'src', 'server.ts')], {
-    cwd: join(root, 'services', name),
+function startService(name: string, env: Record<string, string>, entry = join(root, 'services', name, 'src', 'server.ts'), args: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', entry, ...args], {
+    cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -86,6 +88,12 @@ async function waitReady(url: string, deadlineMs: number): Promise<void> {
   }
 }
 
+// The cluster behind the local platform: kube-lite, unless a real cluster is configured.
+const kubeconfig = process.env.KUBECONFIG ?? join(kubeDir, 'kubeconfig');
+if (!process.env.KUBECONFIG) {
+  startService('kube-lite', {}, join(root, 'packages', 'kube-lite', 'src', 'cli.ts'), ['--port', kubePort, '--data-dir', kubeDir]);
+}
+
 startService('api-server', {
   PORT: apiPort,
   AUTH_JWT_SECRET: jwtSecret,
@@ -95,6 +103,7 @@ startService('api-server', {
 
 try {
   await waitReady(`${apiUrl}/readyz`, 60_000);
+  if (!process.env.KUBECONFIG) await waitReady(`http://127.0.0.1:${kubePort}/readyz`, 60_000);
 } catch (err) {
   console.error(`[dev] ${(err as Error).message}`);
   shutdown(1);
@@ -111,6 +120,8 @@ console.log(`
 ================ GSP platform, local development ================
 api-server   ${apiUrl}  (OpenAPI: ${apiUrl}/openapi.json, metrics: ${apiUrl}/metrics)
 database     ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${join(dataDir, 'api-server')}`}
+redis        ${process.env.REDIS_URL ? 'REDIS_URL' : 'none (in-process invalidation; other processes converge within SERVICE_CACHE_FLAGS_TTL)'}
+cluster      ${process.env.KUBECONFIG ? `KUBECONFIG=${kubeconfig}` : `kube-lite http://127.0.0.1:${kubePort} (kubectl --kubeconfig ${kubeconfig} get namespaces)`}
 
 Development platform-admin token (subject "${devAdmin}", valid 7 days; the secret is in .data/dev-jwt-secret):
   export TOKEN=${token}

@@ -8,10 +8,15 @@ import type { FlagSource } from './evaluate.js';
 import { processLocalBus, RedisFlagEventBus } from './bus.js';
 import type { FlagEvent, FlagEventBus } from './bus.js';
 import { FlagsClientError } from './errors.js';
+import { createOfrepResolver } from './ofrep.js';
+import type { OfrepResolver, OfrepResolverOptions } from './ofrep.js';
+
+/** Where an answer came from: the evaluation order's step, or the remote OFREP provider. */
+export type EvaluationSource = FlagSource | 'provider';
 
 export interface Evaluation {
   value: boolean;
-  source: FlagSource;
+  source: EvaluationSource;
   envPinned: boolean;
   /** True when the store could not be read and this is the last value seen (or the default). */
   stale: boolean;
@@ -19,6 +24,7 @@ export interface Evaluation {
 
 /** An evaluation with the stored values that produced it. */
 export interface DetailedEvaluation extends Evaluation {
+  source: FlagSource;
   platformValue: boolean | undefined;
   clusterValue: boolean | undefined;
 }
@@ -61,6 +67,11 @@ export interface FlagsClientOptions {
   registry?: Registry | undefined;
   /** A transport of one's own (overrides `redisUrl`). */
   bus?: FlagEventBus | undefined;
+  /**
+   * `SERVICE_FLAGS_PROVIDER=ofrep`: flags not in the registry (product and rollout flags) are
+   * resolved by this OFREP service. Registry flags, the kill switch among them, never are.
+   */
+  ofrep?: OfrepResolverOptions | undefined;
 }
 
 interface ScopeEntry {
@@ -102,6 +113,7 @@ export class FlagsClient {
   private outage = false;
   private closed = false;
   private readonly listeners = new Map<string, Set<(change: FlagChange) => void>>();
+  private readonly remote: OfrepResolver | undefined;
 
   private readonly staleServed: Counter | undefined;
   private readonly storeUp: Gauge | undefined;
@@ -123,6 +135,8 @@ export class FlagsClient {
         this.pinned.set(flag.key, { value: pin, source: 'env', envPinned: true, stale: false });
       }
     }
+
+    this.remote = options.ofrep ? createOfrepResolver({ logger: this.log, ...options.ofrep }) : undefined;
 
     if (options.bus) {
       this.bus = options.bus;
@@ -162,7 +176,16 @@ export class FlagsClient {
 
   evaluate(key: string, context: EvaluationContext = {}): Promise<Evaluation> {
     const pin = this.closed ? undefined : this.pinned.get(key);
-    return pin ? Promise.resolve(pin) : this.evaluateWith(key, context, false);
+    if (pin) return Promise.resolve(pin);
+    if (this.remote && !this.closed && !this.flags.has(key)) return this.evaluateRemote(this.remote, key, context);
+    return this.evaluateWith(key, context, false);
+  }
+
+  private async evaluateRemote(remote: OfrepResolver, key: string, context: EvaluationContext): Promise<Evaluation> {
+    const resolution = await remote.resolveBoolean(key, { org: context.org, clusterId: context.clusterId }, false);
+    if (!resolution) throw new FlagsClientError('ERR_FLAG_UNKNOWN', `unknown flag ${JSON.stringify(key)} (neither in the registry nor known to the OFREP provider)`);
+    // A provider failure serves the caller's default (false) and says so, like a stale store read.
+    return { value: resolution.value, source: 'provider', envPinned: false, stale: resolution.errorCode !== undefined };
   }
 
   /** `cli_access.enabled` for one cluster. */
@@ -333,6 +356,7 @@ export class FlagsClient {
     this.closed = true;
     this.unsubscribe();
     this.listeners.clear();
+    await this.remote?.close();
     if (this.ownsBus) await this.bus.close();
   }
 }

@@ -57,6 +57,7 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
     redisKeyPrefix: config.redisKeyPrefix,
     outboxPollIntervalMs: config.outboxPollIntervalMs,
     outboxRelayEnabled: config.outboxRelayEnabled,
+    ofrep: config.ofrep,
   });
 
   // Platform admins named in configuration are (re)granted at every start.

@@ -17,6 +17,8 @@ export interface ApiServerConfig {
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
   outboxRelayEnabled: boolean;
+  /** `SERVICE_FLAGS_PROVIDER=ofrep`: flags outside the registry are resolved by this OFREP service. */
+  ofrep: { url: string; headers: Record<string, string> } | undefined;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   jwtSecret: Uint8Array | undefined;
   platformAdmins: readonly string[];
@@ -114,6 +116,12 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   const relayRaw = nonEmpty(env, 'OUTBOX_RELAY_ENABLED') ?? 'true';
   if (relayRaw !== 'true' && relayRaw !== 'false') throw new ConfigError('OUTBOX_RELAY_ENABLED', 'must be "true" or "false"');
 
+  const provider = nonEmpty(env, 'SERVICE_FLAGS_PROVIDER') ?? 'database';
+  if (provider !== 'database' && provider !== 'ofrep') throw new ConfigError('SERVICE_FLAGS_PROVIDER', `must be "database" or "ofrep", got ${JSON.stringify(provider)}`);
+  const ofrepUrl = parseUrl(env, 'OFREP_URL', ['http:', 'https:']);
+  if (provider === 'ofrep' && ofrepUrl === undefined) throw new ConfigError('OFREP_URL', 'is required with SERVICE_FLAGS_PROVIDER=ofrep');
+  const ofrepToken = readSecret(env, 'OFREP_BEARER_TOKEN');
+
   const cooldownRaw = nonEmpty(env, 'AUTH_OIDC_JWKS_COOLDOWN');
   const jwksCooldownMs = cooldownRaw === undefined ? 30_000 : parseDuration(cooldownRaw);
   if (jwksCooldownMs === undefined) throw new ConfigError('AUTH_OIDC_JWKS_COOLDOWN', `must be a duration such as 30s, got ${JSON.stringify(cooldownRaw)}`);
@@ -144,6 +152,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     outboxPollIntervalMs,
     outboxRelayEnabled: relayRaw === 'true',
+    ofrep: provider === 'ofrep' && ofrepUrl !== undefined ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} } : undefined,
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     jwtSecret: secret === undefined ? undefined : new TextEncoder().encode(secret),
     platformAdmins,

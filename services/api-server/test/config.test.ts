@@ -27,6 +27,11 @@ t.test('each bad setting is refused with a message naming the variable', async (
     [{ AUTH_OIDC_ISSUER_URL: 'https://issuer.example' }, 'AUTH_OIDC_AUDIENCE'],
     [{ AUTH_OIDC_ISSUER_URL: 'not a url', AUTH_OIDC_AUDIENCE: 'x' }, 'AUTH_OIDC_ISSUER_URL'],
     [{ AUTH_JWT_SECRET: SECRET, AUTH_JWT_SECRET_FILE: '/nonexistent' }, 'AUTH_JWT_SECRET'],
+    [{ AUTH_JWT_SECRET: SECRET, SERVICE_FLAGS_PROVIDER: 'launchdarkly' }, 'SERVICE_FLAGS_PROVIDER'],
+    [{ AUTH_JWT_SECRET: SECRET, SERVICE_FLAGS_PROVIDER: 'ofrep' }, 'OFREP_URL'],
+    [{ AUTH_JWT_SECRET: SECRET, REDIS_URL: 'http://redis' }, 'REDIS_URL'],
+    [{ AUTH_JWT_SECRET: SECRET, OUTBOX_POLL_INTERVAL: '1ms' }, 'OUTBOX_POLL_INTERVAL'],
+    [{ AUTH_JWT_SECRET: SECRET, OUTBOX_RELAY_ENABLED: 'yes' }, 'OUTBOX_RELAY_ENABLED'],
     [{ AUTH_JWT_SECRET_FILE: '/nonexistent/secret' }, 'AUTH_JWT_SECRET_FILE'],
   ];
   for (const [env, variable] of cases) {

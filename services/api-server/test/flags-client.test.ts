@@ -1,5 +1,7 @@
 import t from 'tap';
 import pg from 'pg';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createFlagsClient, LocalFlagEventBus } from '@gsp/flags-client';
 import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from './helper.js';
 
@@ -55,4 +57,31 @@ t.test('the flags client against the API server\'s store', async (t) => {
     await app.inject({ method: 'DELETE', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin });
     await client.close();
   });
+});
+
+t.test('with an OFREP provider, product flags come from it and the kill switch never does', async (t) => {
+  const { databaseUrl } = await build(t);
+  const asked: string[] = [];
+  // Stands in for an external product-flag service; it also claims the kill switch is off.
+  const remote = createServer((req, res) => {
+    const key = decodeURIComponent((req.url ?? '').replace(/^\/ofrep\/v1\/evaluate\/flags\//, ''));
+    asked.push(key);
+    req.resume().on('end', () => {
+      const known: Record<string, boolean> = { 'lobby.new-ui': true, 'cli_access.enabled': false };
+      res.setHeader('content-type', 'application/json');
+      if (!(key in known)) return res.writeHead(404).end(JSON.stringify({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: 'no such flag' }));
+      res.end(JSON.stringify({ key, value: known[key], reason: 'STATIC', variant: 'x' }));
+    });
+  });
+  await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => remote.close(() => resolve())));
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  t.teardown(() => pool.end());
+  const client = createFlagsClient({ pool, env: {}, bus: new LocalFlagEventBus(), ofrep: { url: `http://127.0.0.1:${(remote.address() as AddressInfo).port}` } });
+  t.teardown(() => client.close());
+
+  t.same(await client.evaluate('lobby.new-ui', { org: 'acme' }), { value: true, source: 'provider', envPinned: false, stale: false });
+  t.same(await client.cliAccess({}), { value: true, source: 'default', envPinned: false, stale: false }, 'the kill switch is read from our store');
+  await t.rejects(client.evaluate('nobody.knows'), { code: 'ERR_FLAG_UNKNOWN' });
+  t.same(asked, ['lobby.new-ui', 'nobody.knows'], 'the provider was never asked about a registry flag');
 });

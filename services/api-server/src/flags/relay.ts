@@ -27,7 +27,8 @@ export const outboxChannel = (schema: string): string => `featureflags_outbox_${
 export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
-  private listener: pg.PoolClient | undefined;
+  /** The LISTEN connection and the one way to give it back (exactly once). */
+  private listener: { client: pg.PoolClient; drop(destroy: boolean): void } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
   private again = false;
@@ -47,19 +48,26 @@ export class OutboxRelay {
 
   private async listen(): Promise<void> {
     const client = await this.options.pool.connect();
+    let released = false;
+    const drop = (destroy: boolean) => {
+      if (released) return;
+      released = true;
+      if (this.listener?.client === client) this.listener = undefined;
+      client.release(destroy);
+    };
+    // A broken LISTEN connection may report several errors; it is dropped once and replaced,
+    // and the poll covers the gap.
+    client.on('error', () => {
+      drop(true);
+      this.scheduleListen();
+    });
     try {
       const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]!.schema;
       client.on('notification', () => void this.wake());
-      // A broken LISTEN connection is replaced; the poll covers the gap.
-      client.on('error', () => {
-        if (this.listener === client) this.listener = undefined;
-        client.release(true);
-        this.scheduleListen();
-      });
       await client.query(`LISTEN "${outboxChannel(schema)}"`);
-      this.listener = client;
+      this.listener = { client, drop };
     } catch (err) {
-      client.release(true);
+      drop(true);
       throw err;
     }
   }
@@ -136,11 +144,10 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.draining?.catch(() => {});
-    if (this.listener) {
-      const listener = this.listener;
-      this.listener = undefined;
-      await listener.query('UNLISTEN *').catch(() => {});
-      listener.release();
+    const listener = this.listener;
+    if (listener) {
+      await listener.client.query('UNLISTEN *').catch(() => {});
+      listener.drop(false);
     }
   }
 }

@@ -20,6 +20,7 @@ export interface FlagsPluginOptions {
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
   outboxRelayEnabled: boolean;
+  ofrep: { url: string; headers: Record<string, string> } | undefined;
 }
 
 /**
@@ -37,6 +38,7 @@ export default fp<FlagsPluginOptions>(
       env: opts.flagEnv,
       logger: app.log,
       registry: app.metrics,
+      ofrep: opts.ofrep,
     });
     await client.ready();
     const relay = new OutboxRelay({ pool: app.pg, bus: client.eventBus, log: app.log, pollIntervalMs: opts.outboxPollIntervalMs });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Evaluation } from '@gsp/flags-client';
+import type { DetailedEvaluation } from '@gsp/flags-client';
 import type { EvaluationErrorCode, EvaluationSuccess, OfrepReason } from './schemas.js';
 
 /** The context attributes our flags use; OFREP allows any others, and we ignore them. */
@@ -58,7 +58,7 @@ export function parseContext(context: unknown): OfrepContext {
   return out;
 }
 
-const REASONS: Readonly<Record<Evaluation['source'], OfrepReason>> = {
+const REASONS: Readonly<Record<DetailedEvaluation['source'], OfrepReason>> = {
   // A value no rule targets: OFREP's enum has no DEFAULT, and STATIC is "no dynamic evaluation".
   env: 'STATIC',
   default: 'STATIC',
@@ -66,7 +66,7 @@ const REASONS: Readonly<Record<Evaluation['source'], OfrepReason>> = {
   cluster: 'TARGETING_MATCH',
 };
 
-export function toEvaluationSuccess(key: string, evaluation: Evaluation): EvaluationSuccess {
+export function toEvaluationSuccess(key: string, evaluation: Pick<DetailedEvaluation, 'value' | 'source' | 'envPinned' | 'stale'>): EvaluationSuccess {
   return {
     key,
     value: evaluation.value,

@@ -65,7 +65,7 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
     }
   };
 
-  const evaluate = async (key: string, context: OfrepContext) => toEvaluationSuccess(key, await app.flagsClient.evaluate(key, context));
+  const evaluate = async (key: string, context: OfrepContext) => toEvaluationSuccess(key, await app.flagsClient.evaluateDetailed(key, context));
 
   const evaluateOne = async (request: FastifyRequest, reply: FastifyReply, key: string) => {
     const raw = requestContext(request.body);
