@@ -29,7 +29,14 @@ export interface AuthPluginOptions extends VerifierOptions {
 
 const REALM = 'Bearer realm="gsp-api"';
 
-async function loadBindings(pool: pg.Pool, subject: string, resources: string[]): Promise<RoleBinding[]> {
+/** The authenticated subject of a request on a non-public route. */
+export function actorOf(request: FastifyRequest): string {
+  if (!request.principal) throw new Unauthorized('a bearer token is required');
+  return request.principal.subject;
+}
+
+/** The subject's role bindings on the given resources (one indexed query). */
+export async function loadBindings(pool: pg.Pool, subject: string, resources: string[]): Promise<RoleBinding[]> {
   const { rows } = await pool.query<RoleBinding>('SELECT role, resource FROM role_bindings WHERE subject = $1 AND resource = ANY($2)', [subject, resources]);
   return rows;
 }

@@ -2,6 +2,7 @@ import { findFlag } from '@gsp/flags-client';
 import type { FlagDefinition } from '@gsp/flags-client';
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../../plugins/auth.js';
 import { NotFound } from '../../errors.js';
 import { ClusterParams, problemResponses } from '../../schemas.js';
 import { findCluster } from '../../clusters/store.js';
@@ -54,7 +55,7 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: { permission: 'platform.admin' }, schema: { tags, params: FlagParams, body: SetBody, response: { 200: WriteResultSchema, ...problemResponses } } },
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
-      return app.flags.write({ flag, scope: { type: 'platform' }, value: request.body.value, actor: request.principal!.subject, requestId: request.id });
+      return app.flags.write({ flag, scope: { type: 'platform' }, value: request.body.value, actor: actorOf(request), requestId: request.id });
     },
   );
 
@@ -63,7 +64,7 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: { permission: 'platform.admin' }, schema: { tags, params: FlagParams, response: { 200: WriteResultSchema, ...problemResponses } } },
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
-      return app.flags.write({ flag, scope: { type: 'platform' }, value: null, actor: request.principal!.subject, requestId: request.id });
+      return app.flags.write({ flag, scope: { type: 'platform' }, value: null, actor: actorOf(request), requestId: request.id });
     },
   );
 
@@ -85,7 +86,7 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'cluster');
       const scope = await clusterScope(request.params.org, request.params.id);
-      return app.flags.write({ flag, scope, value: request.body.value, actor: request.principal!.subject, requestId: request.id });
+      return app.flags.write({ flag, scope, value: request.body.value, actor: actorOf(request), requestId: request.id });
     },
   );
 
@@ -95,7 +96,7 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'cluster');
       const scope = await clusterScope(request.params.org, request.params.id);
-      return app.flags.write({ flag, scope, value: null, actor: request.principal!.subject, requestId: request.id });
+      return app.flags.write({ flag, scope, value: null, actor: actorOf(request), requestId: request.id });
     },
   );
 };

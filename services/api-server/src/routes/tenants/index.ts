@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../../plugins/auth.js';
 import { Conflict, NotFound } from '../../errors.js';
 import { ClusterParams, Dns1123Label, OrgParams, problemResponses } from '../../schemas.js';
 import { deleteMember, listMembers, putMember } from '../../tenants/store.js';
@@ -27,7 +28,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { org, subject } = request.params;
-      await putMember(app.pg, org, { subject, role: request.body.role }, request.principal!.subject, request.id);
+      await putMember(app.pg, org, { subject, role: request.body.role }, actorOf(request), request.id);
       return { org, subject, role: request.body.role };
     },
   );
@@ -37,7 +38,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: { permission: 'members.manage' }, schema: { tags, params: MemberParams, response: { 204: Type.Null(), ...problemResponses } } },
     async (request, reply) => {
       const { org, subject } = request.params;
-      if (!(await deleteMember(app.pg, org, subject, request.principal!.subject, request.id))) throw new NotFound(`${subject} is not a member of tenant ${org}`);
+      if (!(await deleteMember(app.pg, org, subject, actorOf(request), request.id))) throw new NotFound(`${subject} is not a member of tenant ${org}`);
       return reply.code(204).send(null);
     },
   );
@@ -61,7 +62,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       try {
-        const cluster = await registerCluster(app.pg, request.params.org, request.body.name, request.principal!.subject, request.id);
+        const cluster = await registerCluster(app.pg, request.params.org, request.body.name, actorOf(request), request.id);
         return reply.code(201).send(cluster);
       } catch (err) {
         if (err instanceof DuplicateClusterError) throw new Conflict(err.message);
@@ -84,7 +85,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/tenants/:org/clusters/:id',
     { config: { permission: 'clusters.register' }, schema: { tags, params: ClusterParams, response: { 204: Type.Null(), ...problemResponses } } },
     async (request, reply) => {
-      if (!(await deleteCluster(app.pg, request.params.org, request.params.id, request.principal!.subject, request.id))) {
+      if (!(await deleteCluster(app.pg, request.params.org, request.params.id, actorOf(request), request.id))) {
         throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
       }
       return reply.code(204).send(null);
