@@ -1,0 +1,91 @@
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import swagger from '@fastify/swagger';
+import rateLimit from '@fastify/rate-limit';
+import { Redis } from 'ioredis';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ControlPlaneConfig } from './config.js';
+import problems from './plugins/problems.js';
+import audit from './plugins/audit.js';
+import kube from './plugins/kube.js';
+import auth from './plugins/auth.js';
+import { localFailureLimiter, redisFailureLimiter } from './auth/failures.js';
+import { TooManyRequests } from './errors.js';
+import opsRoutes from './routes/ops/index.js';
+import gameServerRoutes from './routes/gameservers/index.js';
+import apiKeyRoutes from './routes/apikeys/index.js';
+
+export const BODY_LIMIT = 16 * 1024;
+
+export interface BuildOptions {
+  /** The application log (Fastify's logger option); production writes it to standard error. */
+  logger?: FastifyServerOptions['logger'];
+  /** Where audit lines go; standard output unless a test captures them. */
+  auditStream?: Writable;
+}
+
+/** Builds the control plane; tests build it the same way with their own config, logger and audit stream. */
+export async function buildApp(config: ControlPlaneConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel, stream: process.stderr },
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    // Behind the Kubernetes Service/ingress the client address is in X-Forwarded-For.
+    trustProxy: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }) : undefined;
+  if (redis) {
+    redis.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'redis error'));
+    app.addHook('onClose', async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+  }
+
+  if (config.modes.has('none')) {
+    app.log.warn('AUTH_MODE=none: EVERY REQUEST IS AN ANONYMOUS ADMIN. Use this for local development only.');
+  }
+
+  await app.register(problems);
+  await app.register(audit, { stream: options.auditStream ?? process.stdout });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'GSP control plane', version: '1.0.0', description: 'Game servers, fleets, profiles and API keys.' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          basic: { type: 'http', scheme: 'basic' },
+        },
+      },
+    },
+  });
+  await app.register(kube, { kubeconfig: config.kubeconfig, namespace: config.namespace, apikeyPrefix: config.apikeyPrefix });
+  const failures = redis
+    ? redisFailureLimiter(redis, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs)
+    : localFailureLimiter(config.rateLimit.authFailures, config.rateLimit.windowMs);
+  await app.register(auth, { modes: config.modes, basic: config.basic, oidc: config.oidc, roles: config.roles, apikeyPrefix: config.apikeyPrefix, failures });
+  // Registered after auth so its per-route onRequest hook runs once the caller is known.
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimit.max,
+    timeWindow: config.rateLimit.windowMs,
+    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:` } : {}),
+    keyGenerator: (request) => (request.principal ? `${request.principal.method}:${request.principal.userId}` : `ip:${request.ip}`),
+    errorResponseBuilder: (_request, context) => new TooManyRequests(`rate limit of ${context.max} requests per ${context.after} exceeded`),
+  });
+
+  await app.register(opsRoutes);
+  await app.register(gameServerRoutes);
+  await app.register(apiKeyRoutes, { keyPrefix: config.apikeyPrefix, roles: config.roles, maxTtlMs: config.apikeyMaxTtlMs });
+  return app;
+}

@@ -1,0 +1,15 @@
+export type AuthMethod = 'none' | 'apikey' | 'oidc' | 'basic';
+
+/** Who made a request. `role` is undefined for an authenticated caller without a mapped role. */
+export interface Principal {
+  /** Stable identifier: the token subject, the API key's name or the Basic user. */
+  userId: string;
+  username: string;
+  role: string | undefined;
+  method: AuthMethod;
+}
+
+/** A credential that is present but not acceptable; the message is safe to show the caller. */
+export class InvalidCredentialError extends Error {
+  readonly code = 'ERR_INVALID_CREDENTIAL';
+}

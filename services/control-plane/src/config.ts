@@ -1,0 +1,255 @@
+import { readFileSync } from 'node:fs';
+import { loadRoles, RoleDefinitionError } from './rbac/roles.js';
+import type { Roles } from './rbac/roles.js';
+
+export const AUTH_MODES = ['none', 'basic', 'apikey', 'oidc'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+export interface BasicConfig {
+  user: string;
+  /** Set when AUTH_BASIC_PASSWORD was given: the app hashes it at start and keeps only the hash. */
+  password?: string | undefined;
+  passwordHash?: string | undefined;
+  role: string;
+}
+
+export interface OidcConfig {
+  issuerUrl: string;
+  clientId: string;
+  roleClaim: string;
+  /** Claim value -> role name. */
+  roleMapping: ReadonlyMap<string, string>;
+  jwksCooldownMs: number;
+}
+
+export interface ControlPlaneConfig {
+  port: number;
+  host: string;
+  modes: ReadonlySet<AuthMode>;
+  basic: BasicConfig | undefined;
+  oidc: OidcConfig | undefined;
+  /** Unset: in-cluster configuration. */
+  kubeconfig: string | undefined;
+  namespace: string;
+  apikeyPrefix: string;
+  apikeyMaxTtlMs: number | undefined;
+  roles: Roles;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  rateLimit: { max: number; windowMs: number; authFailures: number };
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** Reads NAME, or the file named by NAME_FILE (secrets mounted from Kubernetes). */
+export function readSecret(env: Env, name: string): string | undefined {
+  const direct = nonEmpty(env, name);
+  const file = nonEmpty(env, `${name}_FILE`);
+  if (direct !== undefined && file !== undefined) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
+  if (file === undefined) return direct;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+function parseBool(env: Env, name: string): boolean {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return false;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(name, `must be "true" or "false", got ${JSON.stringify(raw)}`);
+  return raw === 'true';
+}
+
+function parsePort(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) throw new ConfigError(name, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
+  return port;
+}
+
+function parseUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be an absolute URL');
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30d`, `12h`, `90s`, `500ms`; undefined when not a duration. */
+export function parseDuration(raw: string): number | undefined {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * (UNITS[match[2] as string] as number);
+}
+
+function durationVar(env: Env, name: string): number | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return undefined;
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms <= 0) throw new ConfigError(name, `must be a duration such as 30d, 12h, 60s or 500ms, got ${JSON.stringify(raw)}`);
+  return ms;
+}
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(raw)) throw new ConfigError(name, `must be a positive integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+function readNamespace(env: Env, serviceAccountFile: string): string {
+  const fromEnv = nonEmpty(env, 'POD_NAMESPACE');
+  let namespace = fromEnv;
+  if (namespace === undefined) {
+    try {
+      namespace = readFileSync(serviceAccountFile, 'utf8').trim() || undefined;
+    } catch {
+      namespace = undefined;
+    }
+  }
+  namespace ??= 'default';
+  if (!DNS_LABEL.test(namespace)) throw new ConfigError('POD_NAMESPACE', `must be a namespace name, got ${JSON.stringify(namespace)}`);
+  return namespace;
+}
+
+function readKubeconfig(env: Env): string | undefined {
+  const path = nonEmpty(env, 'KUBECONFIG');
+  if (path === undefined && nonEmpty(env, 'KUBERNETES_SERVICE_HOST') === undefined) {
+    throw new ConfigError('KUBECONFIG', 'is unset and this is not running in a Kubernetes pod (KUBERNETES_SERVICE_HOST is unset): point KUBECONFIG at a cluster, e.g. the kubeconfig that kube-lite prints');
+  }
+  return path;
+}
+
+export interface LoadOptions {
+  /** Where the service-account namespace is read from when POD_NAMESPACE is unset (tests point it elsewhere). */
+  serviceAccountNamespaceFile?: string;
+}
+
+export function loadConfig(env: Env = process.env, options: LoadOptions = {}): ControlPlaneConfig {
+  const listed = (nonEmpty(env, 'AUTH_MODE') ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  for (const mode of listed) {
+    if (!(AUTH_MODES as readonly string[]).includes(mode)) throw new ConfigError('AUTH_MODE', `unknown mode ${JSON.stringify(mode)} (known: ${AUTH_MODES.join(', ')})`);
+  }
+  const modes = new Set<AuthMode>(listed as AuthMode[]);
+  if (parseBool(env, 'AUTH_BASIC_ENABLED')) modes.add('basic');
+  if (parseBool(env, 'AUTH_APIKEY_ENABLED')) modes.add('apikey');
+  if (parseBool(env, 'AUTH_OIDC_ENABLED')) modes.add('oidc');
+  if (modes.size === 0) {
+    throw new ConfigError('AUTH_MODE', 'no authentication mode is on: list basic, apikey or oidc (or none for development) in AUTH_MODE, or set AUTH_*_ENABLED=true');
+  }
+  if (modes.has('none') && modes.size > 1) {
+    throw new ConfigError('AUTH_MODE', `"none" cannot be combined with other modes (on: ${[...modes].join(', ')})`);
+  }
+
+  let roles: Roles;
+  const rolesFile = nonEmpty(env, 'RBAC_ROLES_FILE');
+  try {
+    let text: string | undefined;
+    if (rolesFile !== undefined) {
+      try {
+        text = readFileSync(rolesFile, 'utf8');
+      } catch (err) {
+        throw new ConfigError('RBAC_ROLES_FILE', `cannot read ${rolesFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      }
+    }
+    roles = loadRoles(text);
+  } catch (err) {
+    if (err instanceof RoleDefinitionError) throw new ConfigError('RBAC_ROLES_FILE', err.message);
+    throw err;
+  }
+  const knownRole = (variable: string, name: string): string => {
+    if (!roles.has(name)) throw new ConfigError(variable, `unknown role ${JSON.stringify(name)} (known: ${roles.names().join(', ')})`);
+    return name;
+  };
+
+  let basic: BasicConfig | undefined;
+  if (modes.has('basic')) {
+    const user = nonEmpty(env, 'AUTH_BASIC_USER');
+    const password = readSecret(env, 'AUTH_BASIC_PASSWORD');
+    const passwordHash = readSecret(env, 'AUTH_BASIC_PASSWORD_HASH');
+    if (user === undefined) throw new ConfigError('AUTH_BASIC_USER', 'is required when basic authentication is on');
+    if (password === undefined && passwordHash === undefined) {
+      throw new ConfigError('AUTH_BASIC_PASSWORD', 'AUTH_BASIC_PASSWORD or AUTH_BASIC_PASSWORD_HASH is required when basic authentication is on');
+    }
+    if (password !== undefined && passwordHash !== undefined) throw new ConfigError('AUTH_BASIC_PASSWORD', 'set AUTH_BASIC_PASSWORD or AUTH_BASIC_PASSWORD_HASH, not both');
+    if (passwordHash !== undefined && !/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(passwordHash)) {
+      throw new ConfigError('AUTH_BASIC_PASSWORD_HASH', 'must be a bcrypt hash ($2b$10$...)');
+    }
+    basic = { user, password, passwordHash, role: knownRole('AUTH_BASIC_ROLE', nonEmpty(env, 'AUTH_BASIC_ROLE') ?? 'admin') };
+  }
+
+  let oidc: OidcConfig | undefined;
+  if (modes.has('oidc')) {
+    const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
+    if (issuerUrl === undefined) throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required when oidc authentication is on');
+    const clientId = nonEmpty(env, 'AUTH_OIDC_CLIENT_ID');
+    if (clientId === undefined) throw new ConfigError('AUTH_OIDC_CLIENT_ID', 'is required when oidc authentication is on (tokens are checked to be issued to it)');
+    const roleMapping = new Map<string, string>();
+    for (const pair of (nonEmpty(env, 'AUTH_OIDC_ROLE_MAPPING') ?? '').split(',').filter((p) => p.trim() !== '')) {
+      const at = pair.lastIndexOf('=');
+      const value = pair.slice(0, at).trim();
+      const role = pair.slice(at + 1).trim();
+      if (at <= 0 || value === '' || role === '') throw new ConfigError('AUTH_OIDC_ROLE_MAPPING', `expected claimValue=role pairs separated by commas, got ${JSON.stringify(pair)}`);
+      roleMapping.set(value, knownRole('AUTH_OIDC_ROLE_MAPPING', role));
+    }
+    oidc = {
+      issuerUrl,
+      clientId,
+      roleClaim: nonEmpty(env, 'AUTH_OIDC_ROLE_CLAIM') ?? 'roles',
+      roleMapping,
+      jwksCooldownMs: durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN') ?? 30_000,
+    };
+  }
+
+  const apikeyPrefix = nonEmpty(env, 'APIKEY_PREFIX') ?? 'gsp';
+  if (!/^[a-z][a-z0-9]{0,15}$/.test(apikeyPrefix)) throw new ConfigError('APIKEY_PREFIX', 'must be 1-16 lower-case letters and digits, starting with a letter');
+
+  return {
+    port: parsePort(env, 'PORT', 8080),
+    host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
+    modes,
+    basic,
+    oidc,
+    kubeconfig: readKubeconfig(env),
+    namespace: readNamespace(env, options.serviceAccountNamespaceFile ?? SERVICE_ACCOUNT_NAMESPACE),
+    apikeyPrefix,
+    apikeyMaxTtlMs: durationVar(env, 'APIKEY_MAX_TTL'),
+    roles,
+    redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'gsp-cp:',
+    rateLimit: {
+      max: positiveInt(env, 'RATE_LIMIT_MAX', 1200),
+      windowMs: durationVar(env, 'RATE_LIMIT_WINDOW') ?? 60_000,
+      authFailures: positiveInt(env, 'AUTH_FAILURE_LIMIT', 10),
+    },
+    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+  };
+}

@@ -1,0 +1,11 @@
+import createError from '@fastify/error';
+
+// Every error this service answers with is declared here once; one handler renders them.
+export const Unauthorized = createError('CP_UNAUTHORIZED', '%s', 401);
+export const Forbidden = createError('CP_FORBIDDEN', '%s', 403);
+export const NotFound = createError('CP_NOT_FOUND', '%s', 404);
+export const Conflict = createError('CP_CONFLICT', '%s', 409);
+export const BadRequest = createError('CP_BAD_REQUEST', '%s', 400);
+export const TooManyRequests = createError('CP_TOO_MANY_REQUESTS', '%s', 429);
+export const NotImplemented = createError('CP_NOT_IMPLEMENTED', '%s', 501);
+export const ServiceUnavailable = createError('CP_UNAVAILABLE', '%s', 503);

@@ -1,0 +1,101 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { routeOf } from '../table.js';
+import { generateKey, toLabelValue } from '../../apikeys/keys.js';
+import { AlreadyExistsError } from '../../apikeys/store.js';
+import type { ApiKeyMetadata } from '../../apikeys/store.js';
+import type { Roles } from '../../rbac/roles.js';
+import { parseDuration } from '../../config.js';
+import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from '../../errors.js';
+
+export interface ApiKeyRouteOptions {
+  keyPrefix: string;
+  roles: Roles;
+  maxTtlMs: number | undefined;
+}
+
+const CreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+    role: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+    expiresIn: Type.Optional(Type.String({ pattern: '^[0-9]+(s|m|h|d)$' })),
+  },
+  { additionalProperties: false },
+);
+
+const KeyItem = Type.Object({
+  name: Type.String(),
+  userId: Type.String(),
+  username: Type.String(),
+  role: Type.String(),
+  createdAt: Type.String(),
+  expiresAt: Type.Optional(Type.String()),
+  lastUsedAt: Type.Optional(Type.String()),
+});
+
+const WARNING = 'Store this key now: it is shown only once and cannot be retrieved again.';
+
+const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, opts) => {
+  const store = app.apikeys;
+  const maxName = 63 - `${opts.keyPrefix}-apikey-`.length;
+
+  app.route({
+    ...routeOf('listApiKeys'),
+    schema: { response: { 200: Type.Object({ items: Type.Array(KeyItem) }) } },
+    handler: async () => ({
+      items: store.list().map((r) => ({
+        name: r.name,
+        userId: r.userId,
+        username: r.username,
+        role: r.role,
+        createdAt: r.createdAt,
+        ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
+        ...(r.lastUsedAt ? { lastUsedAt: r.lastUsedAt } : {}),
+      })),
+    }),
+  });
+
+  app.route({
+    ...routeOf('createApiKey'),
+    schema: { body: CreateBody },
+    handler: async (request, reply) => {
+      const caller = request.principal;
+      if (!caller?.role) throw new Unauthorized('authentication is required');
+      const { name, expiresIn } = request.body;
+      if (name.length > maxName) throw new BadRequest(`name must be at most ${maxName} characters, so that the Secret name ${opts.keyPrefix}-apikey-<name> fits in 63`);
+      const role = request.body.role ?? caller.role;
+      if (!opts.roles.has(role)) throw new BadRequest(`unknown role ${JSON.stringify(role)}`);
+      if (!opts.roles.covers(caller.role, role)) throw new Forbidden(`role ${caller.role} may not create a key with role ${role}`);
+      const now = new Date();
+      let expiresAt: string | undefined;
+      if (expiresIn !== undefined) {
+        const ttl = parseDuration(expiresIn) ?? 0;
+        if (ttl <= 0) throw new BadRequest('expiresIn must be a positive duration such as 30d');
+        if (opts.maxTtlMs !== undefined && ttl > opts.maxTtlMs) throw new BadRequest(`expiresIn exceeds the maximum lifetime of ${opts.maxTtlMs / 1000} s (APIKEY_MAX_TTL)`);
+        expiresAt = new Date(now.getTime() + ttl).toISOString();
+      } else if (opts.maxTtlMs !== undefined) {
+        expiresAt = new Date(now.getTime() + opts.maxTtlMs).toISOString();
+      }
+      const meta: ApiKeyMetadata = { name, role, userId: caller.userId, username: caller.username, createdAt: now.toISOString(), ...(expiresAt ? { expiresAt } : {}) };
+      const key = generateKey(opts.keyPrefix);
+      try {
+        await store.create(key, meta, toLabelValue(caller.username));
+      } catch (err) {
+        if (err instanceof AlreadyExistsError) throw new Conflict(err.message);
+        throw err;
+      }
+      return reply.code(201).send({ name, role, createdAt: meta.createdAt, ...(expiresAt ? { expiresAt } : {}), key, warning: WARNING });
+    },
+  });
+
+  app.route({
+    ...routeOf('deleteApiKey'),
+    schema: { params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 63 }) }) },
+    handler: async (request, reply) => {
+      if (!(await store.delete(request.params.name))) throw new NotFound(`API key ${request.params.name} not found`);
+      return reply.code(204).send();
+    },
+  });
+};
+
+export default apiKeyRoutes;
