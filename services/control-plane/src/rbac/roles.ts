@@ -43,10 +43,8 @@ const BUILT_IN: Readonly<Record<string, RoleSpec>> = {
   },
   admin: {
     inherits: ['operator'],
-    permissions: [
-      { resource: 'gameservers', verbs: ['create', 'delete'] },
-      { resource: 'apikeys', verbs: ['get', 'list', 'create', 'delete'] },
-    ],
+    // Everything: creating and deleting game servers, managing API keys, and whatever custom roles may hold.
+    permissions: [{ resource: '*', verbs: [...VERBS] }],
   },
 };
 

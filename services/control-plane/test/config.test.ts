@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { Test } from 'tap';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const base = { KUBECONFIG: '/tmp/kubeconfig', AUTH_MODE: 'apikey' };
+const load = (env: Record<string, string | undefined>) => loadConfig({ ...base, ...env }, { serviceAccountNamespaceFile: '/nonexistent' });
+
+function refuses(t: Test, env: Record<string, string | undefined>, variable: string, message: RegExp) {
+  let error: unknown;
+  try {
+    load(env);
+  } catch (err) {
+    error = err;
+  }
+  t.ok(error instanceof ConfigError, `refuses ${JSON.stringify(env)}`);
+  t.equal((error as ConfigError).variable, variable);
+  t.match((error as ConfigError).message, message);
+}
+
+const rolesFile = (text: string) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
+  writeFileSync(file, text);
+  return file;
+};
+
+t.test('the defaults: port 8080, namespace default, prefix gsp', async (t) => {
+  const config = load({});
+  t.equal(config.port, 8080);
+  t.equal(config.namespace, 'default');
+  t.equal(config.apikeyPrefix, 'gsp');
+  t.same([...config.modes], ['apikey']);
+});
+
+t.test('a mode is on when listed or when its AUTH_*_ENABLED is true', async (t) => {
+  const config = load({ AUTH_MODE: 'apikey', AUTH_BASIC_ENABLED: 'true', AUTH_BASIC_USER: 'u', AUTH_BASIC_PASSWORD: 'p', AUTH_OIDC_ENABLED: 'true', AUTH_OIDC_ISSUER_URL: 'https://id.example', AUTH_OIDC_CLIENT_ID: 'cp' });
+  t.same([...config.modes].sort(), ['apikey', 'basic', 'oidc']);
+  t.same([...load({ AUTH_MODE: undefined, AUTH_APIKEY_ENABLED: 'true' }).modes], ['apikey']);
+});
+
+t.test('an unknown mode refuses to start, naming AUTH_MODE', async (t) => {
+  refuses(t, { AUTH_MODE: 'apikey,ldap' }, 'AUTH_MODE', /unknown mode "ldap"/);
+});
+
+t.test('none combined with another mode refuses to start', async (t) => {
+  refuses(t, { AUTH_MODE: 'none,apikey' }, 'AUTH_MODE', /"none" cannot be combined/);
+  refuses(t, { AUTH_MODE: 'none', AUTH_APIKEY_ENABLED: 'true' }, 'AUTH_MODE', /"none" cannot be combined/);
+});
+
+t.test('basic without a user or without a password or hash refuses to start', async (t) => {
+  refuses(t, { AUTH_MODE: 'basic', AUTH_BASIC_PASSWORD: 'p' }, 'AUTH_BASIC_USER', /required/);
+  refuses(t, { AUTH_MODE: 'basic', AUTH_BASIC_USER: 'u' }, 'AUTH_BASIC_PASSWORD', /AUTH_BASIC_PASSWORD_HASH/);
+  refuses(t, { AUTH_MODE: 'basic', AUTH_BASIC_USER: 'u', AUTH_BASIC_PASSWORD_HASH: 'plain' }, 'AUTH_BASIC_PASSWORD_HASH', /bcrypt/);
+});
+
+t.test('oidc without issuer or client id refuses to start', async (t) => {
+  refuses(t, { AUTH_MODE: 'oidc', AUTH_OIDC_CLIENT_ID: 'cp' }, 'AUTH_OIDC_ISSUER_URL', /required/);
+  refuses(t, { AUTH_MODE: 'oidc', AUTH_OIDC_ISSUER_URL: 'https://id.example' }, 'AUTH_OIDC_CLIENT_ID', /required/);
+});
+
+t.test('an unknown role name refuses to start', async (t) => {
+  refuses(t, { AUTH_MODE: 'basic', AUTH_BASIC_USER: 'u', AUTH_BASIC_PASSWORD: 'p', AUTH_BASIC_ROLE: 'superuser' }, 'AUTH_BASIC_ROLE', /unknown role "superuser"/);
+  refuses(t, { AUTH_MODE: 'oidc', AUTH_OIDC_ISSUER_URL: 'https://id.example', AUTH_OIDC_CLIENT_ID: 'cp', AUTH_OIDC_ROLE_MAPPING: 'ops=operator,boss=root' }, 'AUTH_OIDC_ROLE_MAPPING', /unknown role "root"/);
+});
+
+t.test('a roles file with an unknown inherited role, an unknown verb or a cycle refuses to start', async (t) => {
+  refuses(t, { RBAC_ROLES_FILE: rolesFile('roles:\n  a:\n    inherits: [ghost]\n') }, 'RBAC_ROLES_FILE', /inherits unknown role "ghost"/);
+  refuses(t, { RBAC_ROLES_FILE: rolesFile('roles:\n  a:\n    permissions: [{resource: gameservers, verbs: [destroy]}]\n') }, 'RBAC_ROLES_FILE', /unknown verb "destroy"/);
+  refuses(t, { RBAC_ROLES_FILE: rolesFile('roles:\n  a:\n    inherits: [b]\n  b:\n    inherits: [a]\n') }, 'RBAC_ROLES_FILE', /cycle: a -> b -> a/);
+});
+
+t.test('a custom role from the roles file can be mapped to', async (t) => {
+  const config = load({ AUTH_MODE: 'basic', AUTH_BASIC_USER: 'u', AUTH_BASIC_PASSWORD: 'p', AUTH_BASIC_ROLE: 'games-ops', RBAC_ROLES_FILE: rolesFile('roles:\n  games-ops:\n    inherits: [viewer]\n    permissions: [{resource: gameservers, verbs: [execute], namespaces: [games]}]\n') });
+  t.equal(config.basic?.role, 'games-ops');
+});
+
+const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+
+function startServer(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AUTH_') && k !== 'KUBECONFIG' && k !== 'KUBERNETES_SERVICE_HOST'));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], { env: { ...clean, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
+t.test('the server refuses to start without KUBECONFIG outside a cluster, saying so', async (t) => {
+  const { code, stderr } = await startServer({ AUTH_MODE: 'apikey' });
+  t.equal(code, 1);
+  t.match(stderr, /control-plane: invalid configuration: KUBECONFIG: is unset and this is not running in a Kubernetes pod/);
+});
+
+t.test('the server refuses to start with an unknown mode, naming the variable', async (t) => {
+  const { code, stderr } = await startServer({ AUTH_MODE: 'magic', KUBECONFIG: '/tmp/none' });
+  t.equal(code, 1);
+  t.match(stderr, /AUTH_MODE: unknown mode "magic"/);
+});

@@ -1,0 +1,115 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { authorize, loadRoles } from '../src/rbac/roles.js';
+import { ROUTES } from '../src/routes/table.js';
+import type { RouteSpec } from '../src/routes/table.js';
+import { build, createKey, startKube } from './helper.js';
+
+const CUSTOM = `roles:
+  games-ops:
+    permissions:
+      - resource: "*"
+        verbs: ["*"]
+        namespaces: [games]
+  auditor:
+    inherits: viewer
+    permissions:
+      - resource: apikeys
+        verbs: [list]
+`;
+const roles = loadRoles(CUSTOM);
+const as = (role: string) => ({ role: roles.get(role) });
+
+t.test('viewers may read every game-server resource but change nothing', async (t) => {
+  t.ok(authorize(as('viewer'), { resource: 'gameservers', verb: 'list' }));
+  t.ok(authorize(as('viewer'), { resource: 'fleets', verb: 'get' }, 'games'));
+  t.notOk(authorize(as('viewer'), { resource: 'gameservers', verb: 'execute' }, 'games'));
+  t.notOk(authorize(as('viewer'), { resource: 'apikeys', verb: 'list' }));
+});
+
+t.test('operators add actions, snapshots and the console; admins add create, delete and API keys', async (t) => {
+  t.ok(authorize(as('operator'), { resource: 'gameservers', verb: 'execute' }, 'games'));
+  t.ok(authorize(as('operator'), { resource: 'snapshots', verb: 'create' }, 'games'));
+  t.ok(authorize(as('operator'), { resource: 'console', verb: 'execute' }, 'games'));
+  t.notOk(authorize(as('operator'), { resource: 'gameservers', verb: 'delete' }, 'games'));
+  t.ok(authorize(as('admin'), { resource: 'gameservers', verb: 'delete' }, 'games'));
+  t.ok(authorize(as('admin'), { resource: 'apikeys', verb: 'create' }));
+});
+
+t.test('a namespaced permission applies only in its namespaces and never cluster-wide', async (t) => {
+  t.ok(authorize(as('games-ops'), { resource: 'gameservers', verb: 'delete' }, 'games'));
+  t.notOk(authorize(as('games-ops'), { resource: 'gameservers', verb: 'delete' }, 'other'));
+  t.notOk(authorize(as('games-ops'), { resource: 'gameservers', verb: 'list' }));
+});
+
+t.test('a caller with no role may do nothing', async (t) => {
+  t.notOk(authorize({ role: undefined }, { resource: 'gameservers', verb: 'list' }, 'games'));
+});
+
+t.test('custom roles inherit, and role coverage decides which keys a caller may hand out', async (t) => {
+  t.ok(authorize(as('auditor'), { resource: 'apikeys', verb: 'list' }));
+  t.ok(authorize(as('auditor'), { resource: 'fleets', verb: 'list' }));
+  t.ok(roles.covers('admin', 'auditor'));
+  t.notOk(roles.covers('operator', 'auditor'));
+  t.notOk(roles.covers('games-ops', 'viewer'));
+  t.ok(roles.covers('admin', 'games-ops'), 'admin holds everything everywhere');
+  t.equal(roles.highest(['viewer', 'admin', 'operator']), 'admin');
+});
+
+t.test('every route in the table answers 403 below its minimum role and never at or above it', async (t) => {
+  const kube = await startKube(t);
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
+  for (const name of ['games', 'other']) await core.createNamespace({ body: { metadata: { name } } });
+  for (const namespace of ['games', 'other']) {
+    await custom.createNamespacedCustomObject({ group: 'agones.dev', version: 'v1', namespace, plural: 'gameservers', body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} } });
+  }
+  const { app } = await build(t, kube, { RBAC_ROLES_FILE: (() => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
+    writeFileSync(file, CUSTOM);
+    return file;
+  })() });
+  const keys: Record<string, string> = {};
+  for (const role of ['viewer', 'operator', 'admin', 'games-ops']) keys[role] = await createKey(app, `matrix-${role}`, role);
+
+  const rank = { viewer: 0, operator: 1, admin: 2 };
+  let counter = 0;
+  const call = async (spec: RouteSpec, role: string, namespace: string) => {
+    const url = spec.url.replace(':namespace', namespace).replace(':name', `gs-${namespace}`).replace('/apikeys/:name', '/apikeys/nothing');
+    const payload = spec.method !== 'POST' ? undefined : spec.url.endsWith('/apikeys') ? { name: `m-${++counter}`, role: 'viewer' } : spec.url.endsWith('/actions') ? { action: 'restart' } : spec.url.endsWith('/gameservers') ? { name: `made-${++counter}` } : {};
+    return (await app.inject({ method: spec.method, url, headers: { 'x-api-key': keys[role] as string }, ...(payload ? { payload } : {}) })).statusCode;
+  };
+  for (const [id, spec] of Object.entries(ROUTES) as [string, RouteSpec][]) {
+    for (const role of ['viewer', 'operator', 'admin'] as const) {
+      const status = await call(spec, role, 'games');
+      if (rank[role] < rank[spec.minimumRole]) t.equal(status, 403, `${id} as ${role}`);
+      else t.not(status, 403, `${id} as ${role}`);
+    }
+    // The namespaced role holds everything in "games" and nothing elsewhere.
+    const inGames = await call(spec, 'games-ops', 'games');
+    if (spec.scope === 'cluster') t.equal(inGames, 403, `${id} as games-ops (cluster-wide)`);
+    else t.not(inGames, 403, `${id} as games-ops in games`);
+    if (spec.scope === 'namespace') t.equal(await call(spec, 'games-ops', 'other'), 403, `${id} as games-ops in other`);
+  }
+});
+
+t.test('a namespaced role sees only its namespaces in cluster-wide lists', async (t) => {
+  const kube = await startKube(t);
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
+  for (const namespace of ['games', 'other']) {
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    await custom.createNamespacedCustomObject({ group: 'agones.dev', version: 'v1', namespace, plural: 'gameservers', body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} } });
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
+  writeFileSync(file, CUSTOM);
+  const { app } = await build(t, kube, { RBAC_ROLES_FILE: file });
+  const key = await createKey(app, 'filtered', 'games-ops');
+  const admin = await createKey(app, 'filtered-admin', 'admin');
+  const names = async (k: string) => ((await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': k } })).json() as { items: { name: string }[] }).items.map((i) => i.name).sort();
+  t.same(await names(key), ['gs-games']);
+  t.same(await names(admin), ['gs-games', 'gs-other']);
+});
