@@ -1,0 +1,141 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import Provider from 'oidc-provider';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import type { JWK } from 'jose';
+import { loadRoles } from '../src/rbac/roles.js';
+import { roleFromClaims } from '../src/auth/oidc.js';
+import { build, startKube } from './helper.js';
+
+const CLIENT_ID = 'control-plane';
+
+interface SigningKey {
+  kid: string;
+  alg: 'RS256' | 'ES256';
+  privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+  jwk: JWK;
+}
+
+async function signingKey(kid: string, alg: 'RS256' | 'ES256'): Promise<SigningKey> {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true });
+  return { kid, alg, privateKey, jwk: { ...(await exportJWK(privateKey)), kid, alg, use: 'sig' } };
+}
+
+/**
+ * A real oidc-provider on a socket. Its keys can be rotated: a new Provider with the new key set
+ * takes over the same issuer URL, as a redeployed identity provider would.
+ */
+async function startIssuer(t: Tap) {
+  let provider: Provider | undefined;
+  let jwksRequests = 0;
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/jwks')) jwksRequests++;
+    (provider as Provider).callback()(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const publish = (keys: SigningKey[]) => {
+    provider = new Provider(issuer, {
+      jwks: { keys: keys.map((k) => k.jwk) },
+      clients: [{ client_id: CLIENT_ID, client_secret: 'not-used-here', redirect_uris: ['http://127.0.0.1/cb'] }],
+    });
+  };
+  const sign = async (key: SigningKey, sub: string, claims: Record<string, unknown> = {}, opts: { aud?: string; exp?: string } = {}) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: key.alg, kid: key.kid })
+      .setIssuer(issuer)
+      .setSubject(sub)
+      .setAudience(opts.aud ?? CLIENT_ID)
+      .setIssuedAt()
+      .setExpirationTime(opts.exp ?? '5m')
+      .sign(key.privateKey);
+  return { issuer, publish, sign, jwksRequests: () => jwksRequests };
+}
+type Tap = { teardown(fn: () => unknown): void };
+
+const kube = await startKube(t);
+const k1 = await signingKey('k1', 'RS256');
+const idp = await startIssuer(t);
+idp.publish([k1]);
+const { app } = await build(t, kube, {
+  AUTH_MODE: 'oidc',
+  AUTH_OIDC_ISSUER_URL: idp.issuer,
+  AUTH_OIDC_CLIENT_ID: CLIENT_ID,
+  AUTH_OIDC_ROLE_CLAIM: 'realm_access.roles',
+  AUTH_OIDC_ROLE_MAPPING: 'gs-viewers=viewer,gs-ops=operator,gs-admins=admin',
+  AUTH_OIDC_JWKS_COOLDOWN: '1ms',
+});
+const call = async (token: string, url = '/api/v1/gameservers') => app.inject({ url, headers: { authorization: `Bearer ${token}` } });
+
+t.test('discovery from the issuer finds its JWKS and a valid token is accepted', async (t) => {
+  const res = await call(await idp.sign(k1, 'alice', { realm_access: { roles: ['gs-viewers'] } }));
+  t.equal(res.statusCode, 200);
+  t.ok(idp.jwksRequests() >= 1, 'the key set came from the provider');
+});
+
+t.test('a token for another audience is a 401', async (t) => {
+  t.equal((await call(await idp.sign(k1, 'alice', { realm_access: { roles: ['gs-admins'] } }, { aud: 'someone-else' }))).statusCode, 401);
+});
+
+t.test('an expired token is a 401 that says so', async (t) => {
+  const res = await call(await idp.sign(k1, 'alice', { realm_access: { roles: ['gs-admins'] } }, { exp: '-5m' }));
+  t.equal(res.statusCode, 401);
+  t.match(res.json(), { detail: 'the token has expired' });
+  t.match(res.headers['www-authenticate'], /Bearer .*error="invalid_token"/);
+});
+
+t.test('a token signed by an unknown key is a 401', async (t) => {
+  const stranger = await signingKey('k1', 'RS256');
+  t.equal((await call(await idp.sign(stranger, 'mallory', { realm_access: { roles: ['gs-admins'] } }))).statusCode, 401);
+});
+
+t.test('a rotated signing key is picked up without restart', async (t) => {
+  const k2 = await signingKey('k2', 'ES256');
+  idp.publish([k2, k1]);
+  const res = await call(await idp.sign(k2, 'bob', { realm_access: { roles: ['gs-ops'] } }));
+  t.equal(res.statusCode, 200);
+});
+
+t.test('the highest mapped role wins and decides what the caller may do', async (t) => {
+  const token = await idp.sign(k1, 'carol', { preferred_username: 'carol', realm_access: { roles: ['gs-viewers', 'gs-admins', 'unrelated'] } });
+  t.equal((await call(token, '/api/v1/apikeys')).statusCode, 200);
+  const viewer = await idp.sign(k1, 'dave', { realm_access: { roles: ['gs-viewers'] } });
+  t.equal((await call(viewer, '/api/v1/apikeys')).statusCode, 403);
+});
+
+t.test('a valid token with no mapped role is authenticated but forbidden everywhere', async (t) => {
+  const res = await call(await idp.sign(k1, 'erin', { realm_access: { roles: ['other'] } }));
+  t.equal(res.statusCode, 403);
+  t.match(res.json(), { detail: 'you are authenticated but have no role' });
+});
+
+const roles = loadRoles();
+const mapping = new Map([
+  ['gs-viewers', 'viewer'],
+  ['gs-ops', 'operator'],
+]);
+
+t.test('the role claim may be a string, an array or a dotted path', async (t) => {
+  t.equal(roleFromClaims({ role: 'gs-ops' }, { roleClaim: 'role', roleMapping: mapping }, roles), 'operator');
+  t.equal(roleFromClaims({ groups: ['x', 'gs-viewers'] }, { roleClaim: 'groups', roleMapping: mapping }, roles), 'viewer');
+  t.equal(roleFromClaims({ realm_access: { roles: ['gs-viewers', 'gs-ops'] } }, { roleClaim: 'realm_access.roles', roleMapping: mapping }, roles), 'operator');
+  t.equal(roleFromClaims({ realm_access: {} }, { roleClaim: 'realm_access.roles', roleMapping: mapping }, roles), undefined);
+});
+
+t.test('string and array role claims work end to end', async (t) => {
+  const a = await build(t, kube, { AUTH_MODE: 'oidc', AUTH_OIDC_ISSUER_URL: idp.issuer, AUTH_OIDC_CLIENT_ID: CLIENT_ID, AUTH_OIDC_ROLE_CLAIM: 'group', AUTH_OIDC_ROLE_MAPPING: 'gs-admins=admin' });
+  const asString = await idp.sign(k1, 'frank', { group: 'gs-admins' });
+  const asArray = await idp.sign(k1, 'grace', { group: ['gs-admins'] });
+  t.equal((await a.app.inject({ url: '/api/v1/apikeys', headers: { authorization: `Bearer ${asString}` } })).statusCode, 200);
+  t.equal((await a.app.inject({ url: '/api/v1/apikeys', headers: { authorization: `Bearer ${asArray}` } })).statusCode, 200);
+});
+
+t.test('the audited user is preferred_username, else email, else sub', async (t) => {
+  const b = await build(t, kube, { AUTH_MODE: 'oidc', AUTH_OIDC_ISSUER_URL: idp.issuer, AUTH_OIDC_CLIENT_ID: CLIENT_ID, AUTH_OIDC_ROLE_CLAIM: 'group', AUTH_OIDC_ROLE_MAPPING: 'v=viewer' });
+  for (const claims of [{ preferred_username: 'hank', email: 'h@example.com' }, { email: 'i@example.com' }, {}]) {
+    await b.app.inject({ url: '/api/v1/gameservers', headers: { authorization: `Bearer ${await idp.sign(k1, 'sub-id', { group: 'v', ...claims })}` } });
+  }
+  t.same(b.audit.lines().map((l) => l.user), ['hank', 'i@example.com', 'sub-id']);
+});
