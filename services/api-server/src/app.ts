@@ -16,6 +16,8 @@ import featureFlagRoutes from './routes/feature-flags/index.js';
 import tenantRoutes from './routes/tenants/index.js';
 import auditRoutes from './routes/audit/index.js';
 import opsRoutes from './routes/ops/index.js';
+import accessRoutes from './routes/access/index.js';
+import { createKubeconfigSigner } from './kubeconfig/signer.js';
 
 export const BODY_LIMIT = 16 * 1024;
 
@@ -73,6 +75,12 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
   await app.register(featureFlagRoutes);
   await app.register(tenantRoutes);
   await app.register(auditRoutes);
+  await app.register(accessRoutes, {
+    proxyPublicUrl: config.proxyPublicUrl,
+    proxyCa: config.proxyCa,
+    proxyInsecureSkipTlsVerify: config.proxyInsecureSkipTlsVerify,
+    signer: await createKubeconfigSigner({ keyFile: config.kubeconfigSigningKeyFile, ttlMs: config.kubeconfigTokenTtlMs }),
+  });
   await app.register(import('./routes/ofrep/index.js'), { platformId: config.platformId });
   return app;
 }

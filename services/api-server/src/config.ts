@@ -23,6 +23,15 @@ export interface ApiServerConfig {
   jwtSecret: Uint8Array | undefined;
   platformAdmins: readonly string[];
   logLevel: string;
+  /** Where kubectl reaches the cluster proxy; kubeconfig servers are `${proxyPublicUrl}/clusters/{id}`. */
+  proxyPublicUrl: string;
+  kubeconfigTokenTtlMs: number;
+  /** PKCS#8 PEM ES256 key that signs kubeconfig tokens; unset means a key pair generated at start. */
+  kubeconfigSigningKeyFile: string | undefined;
+  /** PEM CA that signed the proxy's certificate, embedded in kubeconfigs (`PROXY_CA_FILE`). */
+  proxyCa: string | undefined;
+  /** Development only: kubeconfigs skip verifying the proxy's (self-signed) certificate. */
+  proxyInsecureSkipTlsVerify: boolean;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +148,32 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
+  const kubeTtlRaw = nonEmpty(env, 'KUBECONFIG_TOKEN_TTL');
+  const kubeconfigTokenTtlMs = kubeTtlRaw === undefined ? 12 * 3600_000 : parseDuration(kubeTtlRaw);
+  if (kubeconfigTokenTtlMs === undefined || kubeconfigTokenTtlMs < 1000) {
+    throw new ConfigError('KUBECONFIG_TOKEN_TTL', `must be a duration of at least 1s such as 12h or 30m, got ${JSON.stringify(kubeTtlRaw)}`);
+  }
+  const signingKeyFile = nonEmpty(env, 'KUBECONFIG_SIGNING_KEY_FILE');
+  if (signingKeyFile !== undefined) {
+    try {
+      readFileSync(signingKeyFile, 'utf8');
+    } catch (err) {
+      throw new ConfigError('KUBECONFIG_SIGNING_KEY_FILE', `cannot read ${signingKeyFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+
+  const proxyCaFile = nonEmpty(env, 'PROXY_CA_FILE');
+  let proxyCa: string | undefined;
+  if (proxyCaFile !== undefined) {
+    try {
+      proxyCa = readFileSync(proxyCaFile, 'utf8');
+    } catch (err) {
+      throw new ConfigError('PROXY_CA_FILE', `cannot read ${proxyCaFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+  const skipRaw = nonEmpty(env, 'PROXY_INSECURE_SKIP_TLS_VERIFY') ?? 'false';
+  if (skipRaw !== 'true' && skipRaw !== 'false') throw new ConfigError('PROXY_INSECURE_SKIP_TLS_VERIFY', 'must be "true" or "false"');
+
   return {
     port: parsePort(env, 'PORT', 8081),
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
@@ -157,5 +192,10 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     jwtSecret: secret === undefined ? undefined : new TextEncoder().encode(secret),
     platformAdmins,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    proxyPublicUrl: parseUrl(env, 'PROXY_PUBLIC_URL', ['http:', 'https:']) ?? 'https://127.0.0.1:8443',
+    kubeconfigTokenTtlMs,
+    kubeconfigSigningKeyFile: signingKeyFile,
+    proxyCa,
+    proxyInsecureSkipTlsVerify: skipRaw === 'true',
   };
 }

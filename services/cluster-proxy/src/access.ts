@@ -1,0 +1,52 @@
+import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
+import type { FlagsClient } from '@gsp/flags-client';
+
+export const CLI_ACCESS_DISABLED = 'CLI access is disabled by platform policy';
+export const KUBECONFIG_AUDIENCE = 'gsp-cluster-proxy';
+export const KUBECONFIG_ISSUER = 'gsp-api-server';
+
+export type StaleMode = 'best_effort' | 'strict';
+
+export interface SwitchDecision {
+  allowed: boolean;
+  /** Why access is refused, written for the kubectl user. */
+  message: string;
+}
+
+/**
+ * The kill switch as the proxy applies it. `strict` treats a value that could not be
+ * confirmed with the store as off (an env pin is always known); `best_effort` serves it.
+ */
+export function createSwitch(flags: FlagsClient, staleMode: StaleMode): (clusterId: string) => Promise<SwitchDecision> {
+  return async (clusterId) => {
+    const e = await flags.cliAccess({ clusterId });
+    if (!e.envPinned && e.stale && staleMode === 'strict') {
+      return { allowed: false, message: `${CLI_ACCESS_DISABLED} (the flag store cannot be read and the proxy runs in strict mode)` };
+    }
+    return e.value ? { allowed: true, message: '' } : { allowed: false, message: `${CLI_ACCESS_DISABLED} for cluster ${clusterId}` };
+  };
+}
+
+export class AccessDenied extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AccessDenied';
+  }
+}
+
+/** Verifies kubeconfig tokens against the API server's JWKS; returns the caller's subject. */
+export function createTokenVerifier(apiServerUrl: string): (token: string, clusterId: string) => Promise<string> {
+  const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', apiServerUrl), { cooldownDuration: 5_000 });
+  return async (token, clusterId) => {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, { audience: KUBECONFIG_AUDIENCE, issuer: KUBECONFIG_ISSUER, algorithms: ['ES256'] }));
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError) throw new AccessDenied(`invalid token: ${err.message}`);
+      throw err;
+    }
+    if (payload.cluster !== clusterId) throw new AccessDenied('this token was issued for another cluster');
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new AccessDenied('the token names no subject');
+    return payload.sub;
+  };
+}

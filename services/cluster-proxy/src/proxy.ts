@@ -1,0 +1,188 @@
+import http2 from 'node:http2';
+import type { Http2Session } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import pg from 'pg';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { createFlagsClient, CLI_ACCESS_ENABLED } from '@gsp/flags-client';
+import type { FlagsClient } from '@gsp/flags-client';
+import type { ClusterProxyConfig } from './config.js';
+import { generateSelfSignedCertificate } from './tls.js';
+import type { Server as HttpsServer } from 'node:https';
+import { AccessDenied, createSwitch, createTokenVerifier } from './access.js';
+import { TunnelRegistry } from './tunnel/tunnel.js';
+import { tunnelRoutes } from './tunnel/service.js';
+import { forwardRequest, forwardUpgrade, status } from './kube/forward.js';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+export interface ClusterProxy {
+  /** The kubectl side (PORT). */
+  app: FastifyInstance<HttpsServer>;
+  tunnelServer: http2.Http2Server;
+  registry: TunnelRegistry;
+  flags: FlagsClient;
+  /** Re-checks every live tunnel now and closes those whose switch is off. */
+  sweep(): Promise<void>;
+  listen(): Promise<{ url: string; tunnelUrl: string }>;
+  close(): Promise<void>;
+}
+
+const CLUSTER_PATH = /^\/clusters\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+
+class ProxyRefusal extends Error {
+  constructor(readonly statusCode: number, message: string, readonly reason: string, readonly headers: Record<string, string> = {}) {
+    super(message);
+  }
+}
+
+export async function buildClusterProxy(config: ClusterProxyConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<ClusterProxy> {
+  // kubectl sends bearer tokens only over TLS, so PORT always speaks HTTPS.
+  const https = config.tls ?? generateSelfSignedCertificate();
+  const app = Fastify({ logger, https });
+  if (config.tls === undefined) {
+    app.log.warn('no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)');
+  }
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, connectionTimeoutMillis: 2000, max: 5 });
+  pool.on('error', (err) => app.log.warn({ err }, 'postgres connection error'));
+  const flags = createFlagsClient({
+    pool,
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisKeyPrefix,
+    redisConnectionName: `${config.redisKeyPrefix}cluster-proxy`,
+    ttlMs: config.flagsCacheTtlMs,
+    env: config.flagEnv,
+    logger: app.log,
+  });
+  const cliAccess = createSwitch(flags, config.staleMode);
+  const verifyToken = createTokenVerifier(config.apiServerUrl);
+  const registry = new TunnelRegistry();
+
+  /** Authenticates the caller and applies the switch; returns the tunnel, the API path and the user. */
+  async function admit(req: IncomingMessage): Promise<{ tunnel: NonNullable<ReturnType<TunnelRegistry['get']>>; path: string; user: string }> {
+    const match = CLUSTER_PATH.exec(req.url ?? '');
+    if (!match?.[1]) throw new ProxyRefusal(404, 'use the server URL /clusters/{id} from the downloaded kubeconfig', 'NotFound');
+    const clusterId = decodeURIComponent(match[1]);
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!bearer) throw new ProxyRefusal(401, 'a bearer token is required: download a kubeconfig from the platform', 'Unauthorized', { 'www-authenticate': 'Bearer' });
+    let user: string;
+    try {
+      user = await verifyToken(bearer, clusterId);
+    } catch (err) {
+      if (err instanceof AccessDenied) throw new ProxyRefusal(401, err.message, 'Unauthorized', { 'www-authenticate': 'Bearer error="invalid_token"' });
+      throw err;
+    }
+    const decision = await cliAccess(clusterId);
+    if (!decision.allowed) throw new ProxyRefusal(410, decision.message, 'Gone');
+    const tunnel = registry.get(clusterId);
+    if (!tunnel) throw new ProxyRefusal(502, `cluster ${clusterId} has no connected tunnel agent; check that the agent runs and can reach the proxy`, 'BadGateway');
+    return { tunnel, path: `${match[2] ?? '/'}${match[3] ?? ''}`, user };
+  }
+
+  app.removeAllContentTypeParsers();
+  // Bodies are streamed through the tunnel untouched.
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async () => ({ status: 'ok', tunnels: registry.all().length }));
+  app.all('/clusters/*', async (request, reply) => {
+    try {
+      const { tunnel, path, user } = await admit(request.raw);
+      reply.hijack();
+      forwardRequest(tunnel, request.raw, reply.raw, path, user);
+    } catch (err) {
+      if (!(err instanceof ProxyRefusal)) throw err;
+      request.log.info({ status: err.statusCode, reason: err.message }, 'request refused');
+      return reply.code(err.statusCode).headers(err.headers).type('application/json').send(status(err.statusCode, err.message, err.reason));
+    }
+  });
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => undefined);
+    admit(req).then(
+      ({ tunnel, path, user }) => forwardUpgrade(tunnel, req, socket, head, path, user),
+      (err: unknown) => {
+        const refusal = err instanceof ProxyRefusal ? err : new ProxyRefusal(500, 'the proxy failed', 'InternalError');
+        if (!(err instanceof ProxyRefusal)) app.log.error({ err }, 'upgrade failed');
+        const body = JSON.stringify(status(refusal.statusCode, refusal.message, refusal.reason));
+        socket.end(`HTTP/1.1 ${refusal.statusCode} ${refusal.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      },
+    );
+  });
+
+  const tunnelServer = http2.createServer(connectNodeAdapter({ routes: tunnelRoutes({ pool, registry, cliAccess, log: app.log }) }));
+  const sessions = new Set<Http2Session>();
+  tunnelServer.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
+
+  let sweeping: Promise<void> | undefined;
+  let again = false;
+  async function sweepOnce(): Promise<void> {
+    for (const tunnel of registry.all()) {
+      const decision = await cliAccess(tunnel.clusterId);
+      if (!decision.allowed && !tunnel.closed) {
+        app.log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
+        tunnel.close(decision.message, new ConnectError(decision.message, Code.Unavailable));
+      }
+    }
+  }
+  /** Coalesces: at most one sweep runs, and one more follows if asked for meanwhile. */
+  function sweep(): Promise<void> {
+    if (sweeping) {
+      again = true;
+      return sweeping;
+    }
+    sweeping = (async () => {
+      try {
+        do {
+          again = false;
+          await sweepOnce();
+        } while (again);
+      } catch (err) {
+        app.log.warn({ err }, 'tunnel sweep failed');
+      } finally {
+        sweeping = undefined;
+      }
+    })();
+    return sweeping;
+  }
+  const unsubscribe = flags.onChange(CLI_ACCESS_ENABLED, () => void sweep());
+  const timer = setInterval(() => void sweep(), config.watchIntervalMs);
+  timer.unref();
+
+  return {
+    app,
+    tunnelServer,
+    registry,
+    flags,
+    sweep,
+    async listen() {
+      const url = await app.listen({ port: config.port, host: config.host });
+      await new Promise<void>((resolve, reject) => {
+        tunnelServer.once('error', reject);
+        tunnelServer.listen(config.tunnelPort, config.host, () => resolve());
+      });
+      const { port } = tunnelServer.address() as AddressInfo;
+      return { url, tunnelUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
+    },
+    async close() {
+      clearInterval(timer);
+      unsubscribe();
+      for (const tunnel of registry.all()) tunnel.close('the proxy is shutting down', new ConnectError('the proxy is shutting down', Code.Unavailable));
+      await new Promise<void>((resolve) => {
+        if (!tunnelServer.listening) return resolve();
+        tunnelServer.close(() => resolve());
+        for (const s of sessions) s.close();
+        setTimeout(() => {
+          for (const s of sessions) s.destroy();
+        }, 1000).unref();
+      });
+      app.server.closeAllConnections();
+      await app.close();
+      await flags.close();
+      await pool.end();
+    },
+  };
+}

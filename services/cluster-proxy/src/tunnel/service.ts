@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
+import type pg from 'pg';
+import { TunnelService } from '../gen/gsp/tunnel/v1/tunnel_pb.js';
+import type { AgentFrame } from '../gen/gsp/tunnel/v1/tunnel_pb.js';
+import type { SwitchDecision } from '../access.js';
+import { Tunnel } from './tunnel.js';
+import type { ProxyFrameInit, TunnelRegistry } from './tunnel.js';
+
+export interface TunnelServiceOptions {
+  pool: pg.Pool;
+  registry: TunnelRegistry;
+  cliAccess(clusterId: string): Promise<SwitchDecision>;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+const hashAgentToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<string> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.requestHeader.get('authorization') ?? '');
+  if (!match?.[1]) throw new ConnectError('an agent token is required (authorization: Bearer <token>)', Code.Unauthenticated);
+  const { rows } = await pool.query<{ id: string }>('SELECT id FROM clusters WHERE agent_token_hash = $1', [hashAgentToken(match[1])]);
+  const id = rows[0]?.id;
+  if (id === undefined) throw new ConnectError('unknown agent token: register the cluster and use the token it returned', Code.Unauthenticated);
+  const claimed = ctx.requestHeader.get('x-gsp-cluster-id');
+  if (claimed && claimed !== id) throw new ConnectError(`the agent token belongs to another cluster than ${claimed}`, Code.PermissionDenied);
+  return id;
+}
+
+export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter) => void {
+  return (router) => {
+    router.service(TunnelService, {
+      async *connect(requests: AsyncIterable<AgentFrame>, ctx: HandlerContext): AsyncIterable<ProxyFrameInit> {
+        const clusterId = await authenticate(opts.pool, ctx);
+        const decision = await opts.cliAccess(clusterId);
+        if (!decision.allowed) throw new ConnectError(decision.message, Code.Unavailable);
+
+        const tunnel = new Tunnel(clusterId);
+        opts.registry.add(tunnel);
+        opts.log.info({ clusterId }, 'tunnel connected');
+        const onAbort = () => tunnel.close('the agent disconnected');
+        ctx.signal.addEventListener('abort', onAbort, { once: true });
+        void (async () => {
+          try {
+            for await (const frame of requests) tunnel.dispatch(frame);
+            tunnel.close('the agent closed the tunnel');
+          } catch (err) {
+            tunnel.close(`the tunnel failed: ${(err as Error).message}`);
+          }
+        })();
+        try {
+          yield { streamId: 0, kind: { case: 'hello', value: { clusterId } } };
+          yield* tunnel.outgoing;
+        } finally {
+          ctx.signal.removeEventListener('abort', onAbort);
+          opts.registry.remove(tunnel);
+          tunnel.close('the tunnel closed');
+          opts.log.info({ clusterId }, 'tunnel closed');
+        }
+      },
+    });
+  };
+}

@@ -1,0 +1,118 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { AgentFrame, Header, ProxyFrameSchema } from '../gen/gsp/tunnel/v1/tunnel_pb.js';
+import { AsyncQueue } from './queue.js';
+
+export type ProxyFrameInit = MessageInitShape<typeof ProxyFrameSchema>;
+
+/** What a proxied request hears back from the agent. */
+export interface StreamHandlers {
+  onResponse(status: number, headers: Header[]): void;
+  onData(chunk: Uint8Array): void;
+  onEnd(): void;
+  /** The request failed at the agent, or the tunnel closed under it. */
+  onError(message: string): void;
+}
+
+export interface TunnelStream {
+  write(chunk: Uint8Array): void;
+  end(): void;
+  cancel(): void;
+}
+
+/** One connected agent: many kubectl requests multiplexed over its bidi stream. */
+export class Tunnel {
+  readonly outgoing = new AsyncQueue<ProxyFrameInit>();
+  private readonly streams = new Map<number, StreamHandlers>();
+  private nextId = 1;
+  private closedWith: string | undefined;
+  readonly connectedAt = Date.now();
+
+  constructor(readonly clusterId: string) {}
+
+  get closed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  get activeStreams(): number {
+    return this.streams.size;
+  }
+
+  open(method: string, path: string, headers: Header[], handlers: StreamHandlers): TunnelStream {
+    const streamId = this.nextId++;
+    if (this.nextId > 0xffffffff) this.nextId = 1;
+    if (this.closedWith !== undefined) {
+      queueMicrotask(() => handlers.onError(this.closedWith ?? 'tunnel closed'));
+      return { write() {}, end() {}, cancel() {} };
+    }
+    this.streams.set(streamId, handlers);
+    this.outgoing.push({ streamId, kind: { case: 'open', value: { method, path, headers } } });
+    return {
+      write: (chunk) => {
+        if (this.streams.has(streamId)) this.outgoing.push({ streamId, kind: { case: 'data', value: chunk } });
+      },
+      end: () => {
+        if (this.streams.has(streamId)) this.outgoing.push({ streamId, kind: { case: 'end', value: {} } });
+      },
+      cancel: () => {
+        if (this.streams.delete(streamId)) this.outgoing.push({ streamId, kind: { case: 'cancel', value: {} } });
+      },
+    };
+  }
+
+  /** A frame from the agent. */
+  dispatch(frame: AgentFrame): void {
+    const handlers = this.streams.get(frame.streamId);
+    if (!handlers) return;
+    switch (frame.kind.case) {
+      case 'response':
+        handlers.onResponse(frame.kind.value.status, frame.kind.value.headers);
+        break;
+      case 'data':
+        handlers.onData(frame.kind.value);
+        break;
+      case 'end':
+        this.streams.delete(frame.streamId);
+        handlers.onEnd();
+        break;
+      case 'error':
+        this.streams.delete(frame.streamId);
+        handlers.onError(frame.kind.value);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Ends the agent's stream (with `error` as its status) and aborts every request in it. */
+  close(reason: string, error?: unknown): void {
+    if (this.closedWith !== undefined) return;
+    this.closedWith = reason;
+    this.outgoing.end(error);
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    for (const s of streams) s.onError(reason);
+  }
+}
+
+/** The live tunnels by cluster id; a new connection from the same cluster replaces the old one. */
+export class TunnelRegistry {
+  private readonly tunnels = new Map<string, Tunnel>();
+
+  get(clusterId: string): Tunnel | undefined {
+    return this.tunnels.get(clusterId);
+  }
+
+  add(tunnel: Tunnel): void {
+    const previous = this.tunnels.get(tunnel.clusterId);
+    this.tunnels.set(tunnel.clusterId, tunnel);
+    previous?.close('replaced by a newer connection from the same agent');
+  }
+
+  remove(tunnel: Tunnel): void {
+    if (this.tunnels.get(tunnel.clusterId) === tunnel) this.tunnels.delete(tunnel.clusterId);
+  }
+
+  all(): Tunnel[] {
+    return [...this.tunnels.values()];
+  }
+}

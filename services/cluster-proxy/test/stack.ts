@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { findKubectl, startKubeLite } from '@gsp/kube-lite';
+import type { KubeLite } from '@gsp/kube-lite';
+import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from '../../api-server/test/helper.js';
+import type { Built } from '../../api-server/test/helper.js';
+import { startAgent } from '../../tunnel-agent/src/agent.js';
+import type { TunnelAgent } from '../../tunnel-agent/src/agent.js';
+import { kubeTarget } from '../../tunnel-agent/src/kube.js';
+import { loadConfig } from '../src/config.js';
+import { buildClusterProxy } from '../src/proxy.js';
+import { generateSelfSignedCertificate } from '../src/tls.js';
+import type { ClusterProxy } from '../src/proxy.js';
+
+export { until, redisPrefix, TEST_REDIS_URL, cuttableDatabaseUrl } from '../../api-server/test/helper.js';
+
+export const ORG = 'acme';
+export const OPERATOR = 'olivia';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface StackCluster {
+  id: string;
+  agentToken: string;
+  kube: KubeLite;
+  agent: TunnelAgent;
+  /** Downloads a kubeconfig as OPERATOR and writes it to a file for kubectl. */
+  kubeconfig(): Promise<string>;
+}
+
+export interface Stack {
+  api: Built;
+  apiUrl: string;
+  proxy: ClusterProxy;
+  proxyUrl: string;
+  /** The proxy's certificate, to trust in raw HTTPS requests. */
+  ca: string;
+  tunnelUrl: string;
+  clusters: StackCluster[];
+  /** PUT or DELETE the switch: platform-wide, or for one cluster. */
+  setSwitch(value: boolean | null, clusterId?: string): Promise<{ statusCode: number; body: Record<string, unknown> }>;
+  startAgent(cluster: { id: string; agentToken: string; kube: KubeLite }, token?: string): Promise<TunnelAgent>;
+}
+
+export interface StackOptions {
+  clusters?: number;
+  apiEnv?: Record<string, string>;
+  proxyEnv?: Record<string, string>;
+  /** Wraps the proxy's database URL (to cut it). */
+  proxyDatabaseUrl?: (url: string) => Promise<string>;
+  backoffMaxMs?: number;
+}
+
+const debug = process.env.TUNNEL_DEBUG === '1';
+const say = (level: string) => (obj: object, msg: string) => {
+  if (debug) console.error(`[agent ${level}] ${msg} ${JSON.stringify(obj)}`);
+};
+const quiet = { info: say('info'), warn: say('warn'), error: say('error') };
+
+/** api-server, cluster-proxy, a kube-lite and a tunnel agent per cluster, all real and on free ports. */
+export async function startStack(t: Test, options: StackOptions = {}): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), 'gsp-proxy-test-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const certificate = generateSelfSignedCertificate();
+  writeFileSync(join(dir, 'proxy.crt'), certificate.cert);
+  writeFileSync(join(dir, 'proxy.key'), certificate.key);
+
+  const proxyPort = await freePort();
+  const proxyUrl = `https://127.0.0.1:${proxyPort}`;
+  const api = await build(t, { PROXY_PUBLIC_URL: proxyUrl, PROXY_CA_FILE: join(dir, 'proxy.crt'), ...options.apiEnv });
+  const apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' });
+  await seedTenant(api.app, ORG, { [OPERATOR]: 'operator', viewer: 'viewer' });
+
+  const proxyDb = options.proxyDatabaseUrl ? await options.proxyDatabaseUrl(api.databaseUrl) : api.databaseUrl;
+  const proxy = await buildClusterProxy(
+    loadConfig({ DATABASE_URL: proxyDb, API_SERVER_URL: apiUrl, PORT: String(proxyPort), TUNNEL_PORT: '0', TLS_CERT_FILE: join(dir, 'proxy.crt'), TLS_KEY_FILE: join(dir, 'proxy.key'), HOST: '127.0.0.1', ...options.proxyEnv }),
+    debug ? { level: 'debug' } : false,
+  );
+  const { tunnelUrl } = await proxy.listen();
+  t.teardown(() => proxy.close());
+
+  const launch = async (cluster: { id: string; agentToken: string; kube: KubeLite }, token = cluster.agentToken): Promise<TunnelAgent> => {
+    const agent = startAgent({
+      proxyTunnelUrl: tunnelUrl,
+      clusterId: cluster.id,
+      agentToken: token,
+      kube: await kubeTarget({ url: cluster.kube.url, token: 'agent-own-credential', clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false }),
+      backoffInitialMs: 20,
+      backoffMaxMs: options.backoffMaxMs ?? 200,
+      backoffResetMs: 60_000,
+      log: quiet,
+    });
+    t.teardown(() => agent.stop());
+    return agent;
+  };
+
+  const clusters: StackCluster[] = [];
+  for (let i = 0; i < (options.clusters ?? 1); i++) {
+    const { id, agentToken } = await registerCluster(api.app, ORG, `c${i}`);
+    const kube = await startKubeLite({ port: 0, stepMs: 20 });
+    t.teardown(() => kube.close());
+    const agent = await launch({ id, agentToken, kube });
+    clusters.push({
+      id,
+      agentToken,
+      kube,
+      agent,
+      async kubeconfig() {
+        const res = await api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${id}/kubeconfig`, headers: await bearer(OPERATOR) });
+        if (res.statusCode !== 200) throw new Error(`kubeconfig: ${res.statusCode} ${res.body}`);
+        const path = join(dir, `${id}-${Date.now()}.yaml`);
+        writeFileSync(path, res.body);
+        return path;
+      },
+    });
+  }
+
+  return {
+    api,
+    apiUrl,
+    proxy,
+    proxyUrl,
+    ca: certificate.cert,
+    tunnelUrl,
+    clusters,
+    startAgent: launch,
+    async setSwitch(value, clusterId) {
+      const url = clusterId === undefined ? '/api/v1/platform/feature-flags/cli_access.enabled' : `/api/v1/tenants/${ORG}/clusters/${clusterId}/feature-flags/cli_access.enabled`;
+      const res = await api.app.inject({ method: value === null ? 'DELETE' : 'PUT', url, headers: await bearer(PLATFORM_ADMIN), ...(value === null ? {} : { payload: { value } }) });
+      return { statusCode: res.statusCode, body: res.json() };
+    },
+  };
+}
+
+let kubectlPath: string | undefined;
+
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real kubectl 1.35 to completion (with a deadline). */
+export function kubectl(kubeconfig: string, args: string[], input?: string, timeoutMs = 20_000): Promise<KubectlResult> {
+  return kubectlProcess(kubeconfig, args, input, timeoutMs).done;
+}
+
+/** Starts kubectl and returns its live output and its completion. */
+export function kubectlProcess(kubeconfig: string, args: string[], input?: string, timeoutMs = 20_000): { stdout: () => string; done: Promise<KubectlResult>; kill(): void } {
+  kubectlPath ??= findKubectl({ searchPath: false });
+  const child = spawn(kubectlPath, ['--kubeconfig', kubeconfig, '--request-timeout=0', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  if (input !== undefined) child.stdin.end(input);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const done = new Promise<KubectlResult>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { stdout: () => stdout, done, kill: () => child.kill('SIGKILL') };
+}
+
+export { PLATFORM_ADMIN, bearer };

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+
+export interface TunnelAgentConfig {
+  proxyTunnelUrl: string;
+  clusterId: string;
+  agentToken: string;
+  /** Unset: in-cluster config (service account). */
+  kube:
+    | { url: string; token: string | undefined; clientCertFile: string | undefined; clientKeyFile: string | undefined; caFile: string | undefined; insecureSkipTlsVerify: boolean }
+    | undefined;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  /** A connection that stayed up this long resets the backoff. */
+  backoffResetMs: number;
+  port: number;
+  host: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function secret(env: Env, name: string): string | undefined {
+  const direct = nonEmpty(env, name);
+  const file = nonEmpty(env, `${name}_FILE`);
+  if (direct !== undefined && file !== undefined) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
+  if (file === undefined) return direct;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(name, 'must be an absolute http or https URL');
+  }
+  return raw;
+}
+
+/** Durations as `500ms`, `2s`, `1m`, or plain seconds. */
+export function duration(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw);
+  if (!m) throw new ConfigError(name, `must be a duration such as 30s or 500ms, got ${JSON.stringify(raw)}`);
+  return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h']);
+}
+
+export function loadConfig(env: Env = process.env): TunnelAgentConfig {
+  const proxyTunnelUrl = url(env, 'PROXY_TUNNEL_URL');
+  if (proxyTunnelUrl === undefined) throw new ConfigError('PROXY_TUNNEL_URL', "is required: the cluster proxy's tunnel endpoint, e.g. http://127.0.0.1:8444");
+  const clusterId = nonEmpty(env, 'CLUSTER_ID');
+  if (clusterId === undefined) throw new ConfigError('CLUSTER_ID', 'is required: the id returned when the cluster was registered');
+  const agentToken = secret(env, 'AGENT_TOKEN');
+  if (agentToken === undefined) throw new ConfigError('AGENT_TOKEN', 'set AGENT_TOKEN or AGENT_TOKEN_FILE to the token returned when the cluster was registered');
+  const kubeUrl = url(env, 'KUBE_API_URL');
+  const clientCertFile = nonEmpty(env, 'KUBE_CLIENT_CERT_FILE');
+  const clientKeyFile = nonEmpty(env, 'KUBE_CLIENT_KEY_FILE');
+  if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) throw new ConfigError('KUBE_CLIENT_KEY_FILE', 'KUBE_CLIENT_CERT_FILE and KUBE_CLIENT_KEY_FILE go together');
+  const backoffMaxMs = duration(env, 'AGENT_BACKOFF_MAX', 30_000);
+  if (backoffMaxMs < 1) throw new ConfigError('AGENT_BACKOFF_MAX', 'must be positive');
+  return {
+    proxyTunnelUrl,
+    clusterId,
+    agentToken,
+    kube:
+      kubeUrl === undefined
+        ? undefined
+        : {
+            url: kubeUrl,
+            token: secret(env, 'KUBE_TOKEN'),
+            clientCertFile,
+            clientKeyFile,
+            caFile: nonEmpty(env, 'KUBE_CA_FILE'),
+            insecureSkipTlsVerify: nonEmpty(env, 'KUBE_INSECURE_SKIP_TLS_VERIFY') === 'true',
+          },
+    backoffInitialMs: duration(env, 'AGENT_BACKOFF_INITIAL', 1000),
+    backoffMaxMs,
+    backoffResetMs: duration(env, 'AGENT_BACKOFF_RESET', 60_000),
+    port: Number(nonEmpty(env, 'PORT') ?? 8080),
+    host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
+    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+  };
+}
