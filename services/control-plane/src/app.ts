@@ -15,6 +15,7 @@ import auth from './plugins/auth.js';
 import { localFailureLimiter, redisFailureLimiter } from './auth/failures.js';
 import { TooManyRequests } from './errors.js';
 import opsRoutes from './routes/ops/index.js';
+import sessionRoutes from './routes/session/index.js';
 import gameServerRoutes from './routes/gameservers/index.js';
 import apiKeyRoutes from './routes/apikeys/index.js';
 
@@ -85,6 +86,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   });
 
   await app.register(opsRoutes);
+  await app.register(sessionRoutes);
   await app.register(gameServerRoutes);
   await app.register(apiKeyRoutes, { keyPrefix: config.apikeyPrefix, roles: config.roles, maxTtlMs: config.apikeyMaxTtlMs });
   return app;

@@ -17,6 +17,7 @@ export interface RouteSpec {
 
 /** Every authenticated route and the permission it needs, in one place. */
 export const ROUTES = {
+  getSession: { method: 'GET', url: '/api/v1/session', permission: { resource: 'session', verb: 'get' }, scope: 'cluster', minimumRole: 'viewer' },
   listGameServers: { method: 'GET', url: '/api/v1/gameservers', permission: { resource: 'gameservers', verb: 'list' }, scope: 'filtered', minimumRole: 'viewer' },
   listNamespacedGameServers: { method: 'GET', url: '/api/v1/namespaces/:namespace/gameservers', permission: { resource: 'gameservers', verb: 'list' }, scope: 'namespace', minimumRole: 'viewer' },
   getGameServer: { method: 'GET', url: '/api/v1/namespaces/:namespace/gameservers/:name', permission: { resource: 'gameservers', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },

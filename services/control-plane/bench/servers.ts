@@ -1,0 +1,72 @@
+/** The servers under test for auth.bench.ts, in their own process: kube-lite, an OIDC issuer and two control planes. */
+import { createWriteStream } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { startKubeLite } from '@gsp/kube-lite';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+
+const kube = await startKubeLite({ port: 0 });
+
+const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+const jwk = { ...(await exportJWK(privateKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
+const idpServer = createServer((req, res) => provider.callback()(req, res));
+await new Promise<void>((resolve) => idpServer.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${(idpServer.address() as AddressInfo).port}`;
+const provider = new Provider(issuer, { cookies: { keys: ['bench-only'] }, jwks: { keys: [jwk] }, clients: [{ client_id: 'control-plane', client_secret: 'unused', redirect_uris: ['http://127.0.0.1/cb'] }] });
+const token = await new SignJWT({ preferred_username: 'bench-viewer', groups: ['viewers'] })
+  .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+  .setIssuer(issuer)
+  .setAudience('control-plane')
+  .setSubject('bench-viewer')
+  .setExpirationTime('1h')
+  .sign(privateKey);
+
+const common = { KUBECONFIG: kube.kubeconfigPath, POD_NAMESPACE: 'default', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'warn' };
+// Audit lines are written for real, to /dev/null, so their cost is part of the figures.
+const auditStream = createWriteStream('/dev/null');
+const none = await buildApp(loadConfig({ ...common, AUTH_MODE: 'none' }), { auditStream, logger: false });
+const password = 'bench-password-123';
+const authed = await buildApp(
+  loadConfig({
+    ...common,
+    AUTH_MODE: 'apikey,basic,oidc',
+    AUTH_BASIC_USER: 'bench',
+    AUTH_BASIC_PASSWORD: password,
+    AUTH_BASIC_ROLE: 'viewer',
+    AUTH_OIDC_ISSUER_URL: issuer,
+    AUTH_OIDC_CLIENT_ID: 'control-plane',
+    AUTH_OIDC_ROLE_CLAIM: 'groups',
+    AUTH_OIDC_ROLE_MAPPING: 'viewers=viewer',
+  }),
+  { auditStream, logger: false },
+);
+await none.listen({ port: 0, host: '127.0.0.1' });
+await authed.listen({ port: 0, host: '127.0.0.1' });
+
+const basic = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+// The anonymous admin of the AUTH_MODE=none instance creates the key; the other instance learns it from its watch.
+const created = await none.inject({ method: 'POST', url: '/api/v1/apikeys', payload: { name: 'bench', role: 'viewer' } });
+if (created.statusCode !== 201) throw new Error(`creating the bench key: ${created.statusCode} ${created.body}`);
+const apiKey = (created.json() as { key: string }).key;
+for (let i = 0; (await authed.inject({ url: '/api/v1/session', headers: { 'x-api-key': apiKey } })).statusCode !== 200; i++) {
+  if (i > 500) throw new Error('the bench key did not reach the authenticated instance');
+  await new Promise((r) => setTimeout(r, 10));
+}
+
+process.once('SIGTERM', async () => {
+  await none.close();
+  await authed.close();
+  idpServer.close();
+  await kube.close();
+  process.exit(0);
+});
+process.send?.({
+  none: (none.server.address() as AddressInfo).port,
+  authed: (authed.server.address() as AddressInfo).port,
+  apiKey,
+  basic,
+  bearer: `Bearer ${token}`,
+});
