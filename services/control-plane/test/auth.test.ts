@@ -1,5 +1,7 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { ADMIN_USER, BASIC_ADMIN, build, createKey, startKube } from './helper.js';
+import { ADMIN_USER, BASIC_ADMIN, build, createKey, startKube, until } from './helper.js';
 
 const kube = await startKube(t);
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
@@ -77,4 +79,37 @@ t.test('repeated failed attempts from one address are refused with 429 and Retry
 t.test('AUTH_MODE=none makes every caller an anonymous admin', async (t) => {
   const { app } = await build(t, kube, { AUTH_MODE: 'none', AUTH_BASIC_USER: undefined });
   t.equal((await app.inject({ url: '/api/v1/apikeys' })).statusCode, 200);
+});
+
+t.test('each credential has its own request budget, answered with 429 and Retry-After when spent', async (t) => {
+  const { app } = await build(t, kube, { RATE_LIMIT_MAX: '2' });
+  const key = await createKey(app, 'budget', 'viewer');
+  for (let i = 0; i < 2; i++) t.equal((await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } })).statusCode, 200);
+  const limited = await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } });
+  t.equal(limited.statusCode, 429);
+  t.ok(Number(limited.headers['retry-after']) > 0);
+  t.match(limited.headers['content-type'], /application\/problem\+json/);
+  t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).statusCode, 200, 'another credential is not affected');
+});
+
+t.test('the session route tells callers who they are', async (t) => {
+  const { app } = await build(t, kube);
+  t.same((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).json(), { userId: 'root', username: 'root', role: 'admin', authMethod: 'basic' });
+});
+
+t.test('a request whose client disconnects early is still audited', async (t) => {
+  const { app, audit } = await build(t, kube);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const socket = connect(port, '127.0.0.1');
+  t.teardown(() => socket.destroy());
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const arrived = new Promise((resolve) => app.server.once('request', resolve));
+  // Headers and half a body, then hang up while the server waits for the rest.
+  socket.write(`POST /api/v1/apikeys HTTP/1.1\r\nHost: x\r\nAuthorization: ${BASIC_ADMIN.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+  await arrived;
+  await new Promise((r) => setImmediate(r));
+  socket.destroy();
+  const line = await until('the audit line', () => audit.lines().find((l) => l.path === '/api/v1/apikeys'));
+  t.match(line, { method: 'POST', result: 'failure', status: 499 });
 });

@@ -95,9 +95,3 @@ t.test('the server refuses to start without KUBECONFIG outside a cluster, saying
   t.equal(code, 1);
   t.match(stderr, /control-plane: invalid configuration: KUBECONFIG: is unset and this is not running in a Kubernetes pod/);
 });
-
-t.test('the server refuses to start with an unknown mode, naming the variable', async (t) => {
-  const { code, stderr } = await startServer({ AUTH_MODE: 'magic', KUBECONFIG: '/tmp/none' });
-  t.equal(code, 1);
-  t.match(stderr, /AUTH_MODE: unknown mode "magic"/);
-});
