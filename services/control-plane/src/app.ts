@@ -34,8 +34,8 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     logger: options.logger ?? { level: config.logLevel, stream: process.stderr },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
-    // Behind the Kubernetes Service/ingress the client address is in X-Forwarded-For.
-    trustProxy: true,
+    // Off unless configured: a believed X-Forwarded-For would let clients dodge the per-IP failure limit.
+    trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.removeContentTypeParser('text/plain');

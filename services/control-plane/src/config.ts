@@ -37,6 +37,8 @@ export interface ControlPlaneConfig {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   rateLimit: { max: number; windowMs: number; authFailures: number };
+  /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address. */
+  trustProxy: boolean | string;
   logLevel: string;
 }
 
@@ -145,6 +147,14 @@ function readKubeconfig(env: Env): string | undefined {
   return path;
 }
 
+/** `false` (default), `true`, or a comma list of proxy addresses/CIDRs. */
+function parseTrustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw)) throw new ConfigError('TRUST_PROXY', `must be true, false or a list of proxy addresses/CIDRs, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
 export interface LoadOptions {
   /** Where the service-account namespace is read from when POD_NAMESPACE is unset (tests point it elsewhere). */
   serviceAccountNamespaceFile?: string;
@@ -250,6 +260,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       windowMs: durationVar(env, 'RATE_LIMIT_WINDOW') ?? 60_000,
       authFailures: positiveInt(env, 'AUTH_FAILURE_LIMIT', 10),
     },
+    trustProxy: parseTrustProxy(nonEmpty(env, 'TRUST_PROXY')),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   };
 }
