@@ -26,6 +26,8 @@ export async function createBasicVerifier(config: BasicConfig): Promise<BasicVer
   const userDigest = digest(config.user);
   const cacheKey = randomBytes(32);
   const verified = new Map<string, number>();
+  // Concurrent requests with the same credential share one bcrypt compare instead of queueing 50 of them.
+  const inflight = new Map<string, Promise<boolean>>();
   const principal: Principal = { userId: config.user, username: config.user, role: config.role, method: 'basic' };
 
   return {
@@ -35,10 +37,15 @@ export async function createBasicVerifier(config: BasicConfig): Promise<BasicVer
       const until = verified.get(key);
       if (until !== undefined && until > now) return principal;
       if (until !== undefined) verified.delete(key);
-      // Compare digests so the comparison takes the same time whatever the lengths.
-      const userOk = timingSafeEqual(digest(user), userDigest);
-      const passwordOk = await bcrypt.compare(password, hash);
-      if (!userOk || !passwordOk) throw new InvalidCredentialError('the user name or password is wrong');
+      let check = inflight.get(key);
+      if (check === undefined) {
+        // Compare digests so the comparison takes the same time whatever the lengths.
+        const userOk = timingSafeEqual(digest(user), userDigest);
+        check = bcrypt.compare(password, hash).then((passwordOk) => userOk && passwordOk);
+        inflight.set(key, check);
+        void check.finally(() => inflight.delete(key)).catch(() => {});
+      }
+      if (!(await check)) throw new InvalidCredentialError('the user name or password is wrong');
       if (verified.size >= CACHE_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
       verified.set(key, now + CACHE_TTL_MS);
       return principal;
