@@ -94,7 +94,15 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     } catch (err) {
       if (!(err instanceof ProxyRefusal)) throw err;
       request.log.info({ status: err.statusCode, reason: err.message }, 'request refused');
-      return reply.code(err.statusCode).headers(err.headers).type('application/json').send(status(err.statusCode, err.message, err.reason));
+      // Exactly `application/json`, as kube-apiserver sends: client-go's discovery client cannot
+      // negotiate a decoder for a charset parameter and would hide the message.
+      const body = JSON.stringify(status(err.statusCode, err.message, err.reason));
+      reply.hijack();
+      // kubectl's discovery client drops error bodies; a Warning header is printed whatever the request.
+      const warning = `299 - ${JSON.stringify(err.message.replace(/[^\x20-\x7e]/g, '?'))}`;
+      reply.raw.writeHead(err.statusCode, { ...err.headers, warning, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      reply.raw.end(body);
+      return reply;
     }
   });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

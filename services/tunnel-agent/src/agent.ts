@@ -114,6 +114,8 @@ export interface TunnelAgent {
   readonly connected: boolean;
   /** Connection attempts so far (for tests and metrics). */
   readonly attempts: number;
+  /** Why the last attempt or connection ended, e.g. the proxy's `unavailable` with the policy message. */
+  readonly lastError: ConnectError | undefined;
   stop(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   const stopping = new AbortController();
   let connected = false;
   let attempts = 0;
+  let lastError: ConnectError | undefined;
 
   async function runOnce(): Promise<number | undefined> {
     const out = new AsyncQueue<AgentFrameInit>();
@@ -181,6 +184,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
       } catch (err) {
         if (stopping.signal.aborted) break;
         const e = ConnectError.from(err);
+        lastError = e;
         if (e.code === Code.Unauthenticated || e.code === Code.PermissionDenied) {
           opts.log.error({ code: Code[e.code], reason: e.rawMessage }, 'the proxy rejected the agent token; check AGENT_TOKEN and CLUSTER_ID (retrying at the backoff ceiling)');
           wait = opts.backoffMaxMs;
@@ -206,6 +210,9 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     },
     get attempts() {
       return attempts;
+    },
+    get lastError() {
+      return lastError;
     },
     async stop() {
       stopping.abort();
