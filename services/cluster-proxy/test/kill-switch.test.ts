@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { Test } from 'tap';
 import { Code } from '@connectrpc/connect';
 import { bearer, kubectl, kubectlProcess, ORG, OPERATOR, redisPrefix, startStack, TEST_REDIS_URL, until } from './stack.js';
 import type { Stack } from './stack.js';
@@ -12,12 +13,11 @@ spec:
   template: { spec: { containers: [{ name: server, image: "game:1" }] } }
 `;
 
-async function redisStack(t: Tap): Promise<Stack> {
+async function redisStack(t: Test): Promise<Stack> {
   const prefix = redisPrefix();
   const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
   return startStack(t, { clusters: 2, apiEnv: redis, proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' }, backoffMaxMs: 300 });
 }
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
 
 async function access(stack: Stack, id: string): Promise<{ enabled: boolean; envPinned: boolean }> {
   const res = await stack.api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${id}/access`, headers: await bearer(OPERATOR) });
@@ -46,7 +46,7 @@ t.test('turning the switch off platform-wide cuts kubectl, the watch and the tun
   const put = await stack.setSwitch(false);
   t.equal(put.statusCode, 200);
 
-  const ended = await Promise.race([watch.done, new Promise<undefined>((r) => setTimeout(r, 5000).unref())]);
+  const ended = await Promise.race([watch.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref())]);
   t.ok(ended, 'the running kubectl get -w ended');
   await until('the agents to lose their tunnels', () => (!a.agent.connected && !b.agent.connected ? true : undefined));
 

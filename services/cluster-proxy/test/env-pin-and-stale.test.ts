@@ -1,0 +1,71 @@
+import t from 'tap';
+import { bearer, cuttableDatabaseUrl, kubectl, ORG, OPERATOR, startStack, until } from './stack.js';
+
+const POLICY = 'CLI access is disabled by platform policy';
+const works = async (kubeconfig: string) => ((await kubectl(kubeconfig, ['get', 'namespaces'])).code === 0 ? true : undefined);
+
+t.test('pinned with SERVICE_CLI_ACCESS_ENABLED=true on both, a PUT of false is accepted but inert', async (t) => {
+  const pin = { SERVICE_CLI_ACCESS_ENABLED: 'true' };
+  const stack = await startStack(t, { apiEnv: pin, proxyEnv: pin });
+  const [a] = stack.clusters;
+  await until('the agent to connect', () => (a!.agent.connected ? true : undefined));
+  const kubeconfig = await a!.kubeconfig();
+
+  const put = await stack.setSwitch(false);
+  t.equal(put.statusCode, 200);
+  t.match(put.body, { envPinned: true });
+  const access = await stack.api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${a!.id}/access`, headers: await bearer(OPERATOR) });
+  t.match(access.json(), { cliAccess: { enabled: true, envPinned: true } });
+
+  await stack.proxy.sweep();
+  t.ok(a!.agent.connected, 'the tunnel stays up');
+  t.ok(await works(kubeconfig), 'kubectl keeps working');
+});
+
+t.test('strict stale mode treats an unreadable flag store as off', async (t) => {
+  let link: Awaited<ReturnType<typeof cuttableDatabaseUrl>> | undefined;
+  const stack = await startStack(t, {
+    proxyEnv: { SERVICE_CLI_ACCESS_STALE_MODE: 'strict', SERVICE_CACHE_FLAGS_TTL: '100ms' },
+    proxyDatabaseUrl: async (url) => (link = await cuttableDatabaseUrl(t, url)).url,
+  });
+  const [a] = stack.clusters;
+  await until('the agent to connect', () => (a!.agent.connected ? true : undefined));
+  const kubeconfig = await a!.kubeconfig();
+  t.ok(await works(kubeconfig));
+
+  link!.cut();
+  const refused = await until('kubectl to be refused', async () => {
+    const res = await kubectl(kubeconfig, ['get', 'namespaces']);
+    return res.code !== 0 ? res : undefined;
+  }, 10_000, 50);
+  t.match(refused.stderr, POLICY);
+  t.match(refused.stderr, 'strict');
+  await until('the watcher to close the tunnel', () => (!a!.agent.connected ? true : undefined), 5000);
+
+  link!.restore();
+  await until('the agent to reconnect once the store is back', () => (a!.agent.connected ? true : undefined), 10_000);
+  await until('kubectl to work again', () => works(kubeconfig), 5000, 50);
+});
+
+t.test('best_effort stale mode keeps serving the last known value', async (t) => {
+  let link: Awaited<ReturnType<typeof cuttableDatabaseUrl>> | undefined;
+  const stack = await startStack(t, {
+    proxyEnv: { SERVICE_CLI_ACCESS_STALE_MODE: 'best_effort', SERVICE_CACHE_FLAGS_TTL: '100ms' },
+    proxyDatabaseUrl: async (url) => (link = await cuttableDatabaseUrl(t, url)).url,
+  });
+  const [a] = stack.clusters;
+  await until('the agent to connect', () => (a!.agent.connected ? true : undefined));
+  const kubeconfig = await a!.kubeconfig();
+  t.ok(await works(kubeconfig));
+
+  link!.cut();
+  const deadline = Date.now() + 1500;
+  let runs = 0;
+  while (Date.now() < deadline) {
+    const res = await kubectl(kubeconfig, ['get', 'namespaces']);
+    t.equal(res.code, 0, res.stderr);
+    runs++;
+  }
+  await stack.proxy.sweep();
+  t.ok(a!.agent.connected, `the tunnel stays up (${runs} kubectl runs while the store was unreachable)`);
+});
