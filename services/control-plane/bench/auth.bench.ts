@@ -26,6 +26,10 @@ const setup = await new Promise<Setup>((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
 });
 
+async function warm(port: number, headers: Record<string, string>): Promise<void> {
+  await autocannon({ url: `http://127.0.0.1:${port}/api/v1/session`, headers, connections, duration: 2 });
+}
+
 async function run(name: string, port: number, headers: Record<string, string>): Promise<number> {
   const url = `http://127.0.0.1:${port}/api/v1/session`;
   await autocannon({ url, headers, connections, duration: 1 }); // warm-up: JIT, caches, key set
@@ -38,11 +42,21 @@ async function run(name: string, port: number, headers: Record<string, string>):
 
 try {
   console.log(`GET /api/v1/session, autocannon, ${connections} connections, ${duration} s per target, Node ${process.version}\n`);
+  // Every path is warmed up before anything is measured, so no target pays for the JIT of code it shares.
+  const all: Record<string, string>[] = [{ 'x-api-key': setup.apiKey }, { authorization: setup.basic }, { authorization: setup.bearer }];
+  for (const headers of all) await warm(setup.authed, headers);
+  await warm(setup.none, {});
   // The baseline runs first and last; its mean evens out drift on a shared machine.
   const noneBefore = await run('AUTH_MODE=none', setup.none, {});
-  const apiKey = await run('API key (X-API-Key)', setup.authed, { 'x-api-key': setup.apiKey });
-  const basic = await run('Basic', setup.authed, { authorization: setup.basic });
-  const oidc = await run('OIDC bearer token', setup.authed, { authorization: setup.bearer });
+  // BENCH_ORDER rotates the order of the authenticated targets.
+  const targets = {
+    apikey: () => run('API key (X-API-Key)', setup.authed, { 'x-api-key': setup.apiKey }),
+    basic: () => run('Basic', setup.authed, { authorization: setup.basic }),
+    oidc: () => run('OIDC bearer token', setup.authed, { authorization: setup.bearer }),
+  };
+  const rps: Record<string, number> = {};
+  for (const name of (process.env.BENCH_ORDER ?? 'apikey,basic,oidc').split(',') as (keyof typeof targets)[]) rps[name] = await targets[name]();
+  const { apikey: apiKey = 0, basic = 0, oidc = 0 } = rps;
   const noneAfter = await run('AUTH_MODE=none (again)', setup.none, {});
   const none = (noneBefore + noneAfter) / 2;
   console.log('');
