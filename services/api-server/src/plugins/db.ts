@@ -19,6 +19,9 @@ export default fp<DbPluginOptions>(
   async (app, opts) => {
     const embedded = opts.databaseUrl === undefined ? await startEmbeddedPostgres(opts.dataDir) : undefined;
     if (embedded) app.log.info({ dataDir: opts.dataDir }, 'DATABASE_URL unset: started embedded PostgreSQL');
+    if (embedded && embedded.madeReachable.length > 0) {
+      app.log.warn({ directories: embedded.madeReachable }, 'gave these directories the search bit (o+x) so the postgres OS user can reach the embedded PostgreSQL');
+    }
     const pool = new pg.Pool({ connectionString: embedded?.url ?? opts.databaseUrl, max: 10 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'idle database connection failed'));
