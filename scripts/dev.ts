@@ -92,7 +92,22 @@ async function waitReady(url: string, deadlineMs: number): Promise<void> {
 const kubeconfig = process.env.KUBECONFIG ?? join(kubeDir, 'kubeconfig');
 if (!process.env.KUBECONFIG) {
   startService('kube-lite', {}, join(root, 'packages', 'kube-lite', 'src', 'cli.ts'), ['--port', kubePort, '--data-dir', kubeDir]);
+  await waitReady(`http://127.0.0.1:${kubePort}/readyz`, 60_000);
 }
+
+// The control plane needs its cluster at start; a development admin signs in with Basic.
+const controlPlanePort = process.env.CONTROL_PLANE_PORT ?? '8080';
+const controlPlaneUrl = `http://127.0.0.1:${controlPlanePort}`;
+const basicPassword = persistentSecret('dev-basic-password');
+startService('control-plane', {
+  PORT: controlPlanePort,
+  HOST: '127.0.0.1',
+  KUBECONFIG: kubeconfig,
+  AUTH_MODE: process.env.AUTH_MODE ?? 'basic,apikey',
+  AUTH_BASIC_USER: 'admin',
+  AUTH_BASIC_PASSWORD: basicPassword,
+  AUTH_BASIC_ROLE: 'admin',
+});
 
 startService('api-server', {
   PORT: apiPort,
@@ -103,7 +118,7 @@ startService('api-server', {
 
 try {
   await waitReady(`${apiUrl}/readyz`, 60_000);
-  if (!process.env.KUBECONFIG) await waitReady(`http://127.0.0.1:${kubePort}/readyz`, 60_000);
+  await waitReady(`${controlPlaneUrl}/readyz`, 60_000);
 } catch (err) {
   console.error(`[dev] ${(err as Error).message}`);
   shutdown(1);
@@ -121,6 +136,7 @@ console.log(`
 api-server   ${apiUrl}  (OpenAPI: ${apiUrl}/openapi.json, metrics: ${apiUrl}/metrics)
 database     ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${join(dataDir, 'api-server')}`}
 redis        ${process.env.REDIS_URL ? 'REDIS_URL' : 'none (in-process invalidation; other processes converge within SERVICE_CACHE_FLAGS_TTL)'}
+control-plane ${controlPlaneUrl}  (Basic admin:${basicPassword}; try: curl -u admin:${basicPassword} ${controlPlaneUrl}/api/v1/session)
 cluster      ${process.env.KUBECONFIG ? `KUBECONFIG=${kubeconfig}` : `kube-lite http://127.0.0.1:${kubePort} (kubectl --kubeconfig ${kubeconfig} get namespaces)`}
 
 Development platform-admin token (subject "${devAdmin}", valid 7 days; the secret is in .data/dev-jwt-secret):
