@@ -1,6 +1,6 @@
 import http2 from 'node:http2';
 import type { Http2Session } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
@@ -120,6 +120,8 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
 
   const tunnelServer = http2.createServer(connectNodeAdapter({ routes: tunnelRoutes({ pool, registry, cliAccess, log: app.log }) }));
   const sessions = new Set<Http2Session>();
+  // Frames are small and latency-bound: never wait for Nagle.
+  tunnelServer.on('connection', (socket: Socket) => socket.setNoDelay(true));
   tunnelServer.on('session', (session) => {
     sessions.add(session);
     session.on('close', () => sessions.delete(session));

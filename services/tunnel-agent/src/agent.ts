@@ -1,4 +1,6 @@
 import http from 'node:http';
+import net from 'node:net';
+import tls from 'node:tls';
 import https from 'node:https';
 import type { ClientRequest, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -121,7 +123,13 @@ export interface TunnelAgent {
 
 /** Dials the proxy and serves its requests, reconnecting forever with full-jitter backoff. */
 export function startAgent(opts: AgentOptions): TunnelAgent {
-  const transport = createConnectTransport({ httpVersion: '2', baseUrl: opts.proxyTunnelUrl });
+  const target = new URL(opts.proxyTunnelUrl);
+  // Frames are small and latency-bound: disable Nagle on the tunnel's socket.
+  const noDelay =
+    target.protocol === 'http:'
+      ? { createConnection: () => net.connect({ host: target.hostname, port: Number(target.port || 80), noDelay: true }) }
+      : { createConnection: () => tls.connect({ host: target.hostname, port: Number(target.port || 443), servername: target.hostname, ALPNProtocols: ['h2'] }).setNoDelay(true) };
+  const transport = createConnectTransport({ httpVersion: '2', baseUrl: opts.proxyTunnelUrl, nodeOptions: noDelay });
   const client = createClient(TunnelService, transport);
   const stopping = new AbortController();
   let connected = false;
