@@ -25,6 +25,9 @@ export default fp<DbPluginOptions>(
     const pool = new pg.Pool({ connectionString: embedded?.url ?? opts.databaseUrl, max: 10 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'idle database connection failed'));
+    // pg-pool listens for errors only on idle clients; a checked-out client whose connection
+    // breaks between two queries would otherwise emit an uncaught 'error'. Its next query fails.
+    pool.on('connect', (client) => client.on('error', (err) => app.log.debug({ err: { message: err.message } }, 'database connection failed while in use')));
     app.decorate('pg', pool);
     const release = async () => {
       await pool.end();
