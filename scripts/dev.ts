@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
+import { startEmbeddedPostgres } from '../services/api-server/src/db/embedded.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = join(root, '.data');
@@ -62,14 +63,10 @@ function shutdown(code: number): void {
   if (shuttingDown) return;
   shuttingDown = true;
   for (const child of children) child.kill('SIGTERM');
-  let alive = children.filter((c) => c.exitCode === null && c.signalCode === null).length;
-  if (alive === 0) process.exit(code);
-  for (const child of children) {
-    child.once('exit', () => {
-      alive -= 1;
-      if (alive <= 0) process.exit(code);
-    });
-  }
+  const exited = children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r))));
+  void Promise.all(exited)
+    .then(() => embeddedDb?.stop())
+    .finally(() => process.exit(code));
   setTimeout(() => process.exit(code), 15_000).unref();
 }
 process.on('SIGINT', () => shutdown(0));
@@ -87,6 +84,10 @@ async function waitReady(url: string, deadlineMs: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+// One database for the API server and the cluster proxy: the embedded one unless configured.
+const embeddedDb = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(join(dataDir, 'api-server'));
+const databaseUrl = process.env.DATABASE_URL ?? embeddedDb!.url;
 
 // The cluster behind the local platform: kube-lite, unless a real cluster is configured.
 const kubeconfig = process.env.KUBECONFIG ?? join(kubeDir, 'kubeconfig');
@@ -112,6 +113,10 @@ startService('control-plane', {
 startService('api-server', {
   PORT: apiPort,
   AUTH_JWT_SECRET: jwtSecret,
+  DATABASE_URL: databaseUrl,
+  PROXY_PUBLIC_URL: 'https://127.0.0.1:8443',
+  // The local proxy has a self-signed certificate.
+  PROXY_INSECURE_SKIP_TLS_VERIFY: 'true',
   PLATFORM_ADMINS: [process.env.PLATFORM_ADMINS, devAdmin].filter(Boolean).join(','),
   DATA_DIR: process.env.DATA_DIR ?? join(dataDir, 'api-server'),
 });
@@ -131,12 +136,52 @@ const token = await new SignJWT({})
   .setExpirationTime('7d')
   .sign(new TextEncoder().encode(jwtSecret));
 
+// A development tenant and cluster whose agent runs here against kube-lite.
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok && res.status !== 404) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return res.status === 204 ? undefined : ((await res.json()) as Record<string, unknown>);
+};
+await api('PUT', `/api/v1/tenants/dev/members/${devAdmin}`, { role: 'admin' });
+const agentFile = join(dataDir, 'dev-agent.json');
+const clusters = ((await api('GET', '/api/v1/tenants/dev/clusters'))?.clusters ?? []) as { id: string; name: string }[];
+let agent = existsSync(agentFile) ? (JSON.parse(readFileSync(agentFile, 'utf8')) as { id: string; agentToken: string }) : undefined;
+if (!agent || !clusters.some((c) => c.id === agent!.id)) {
+  // The token is shown once at registration: without it, register the cluster anew.
+  for (const c of clusters.filter((c) => c.name === 'local')) await api('DELETE', `/api/v1/tenants/dev/clusters/${c.id}`);
+  const created = (await api('POST', '/api/v1/tenants/dev/clusters', { name: 'local' })) as { id: string; agentToken: string };
+  agent = { id: created.id, agentToken: created.agentToken };
+  writeFileSync(agentFile, JSON.stringify(agent), { mode: 0o600 });
+}
+// Without Redis the proxy learns of a switch change when its cache expires: keep that short here.
+const proxyTtl = process.env.SERVICE_CACHE_FLAGS_TTL ?? (process.env.REDIS_URL ? '10s' : '1s');
+startService('cluster-proxy', { DATABASE_URL: databaseUrl, API_SERVER_URL: apiUrl, PORT: '8443', TUNNEL_PORT: '8444', SERVICE_CACHE_FLAGS_TTL: proxyTtl });
+startService('tunnel-agent', {
+  PROXY_TUNNEL_URL: 'http://127.0.0.1:8444',
+  CLUSTER_ID: agent.id,
+  AGENT_TOKEN: agent.agentToken,
+  KUBE_API_URL: `http://127.0.0.1:${kubePort}`,
+  PORT: '8090',
+  HOST: '127.0.0.1',
+});
+try {
+  await waitReady('http://127.0.0.1:8090/readyz', 60_000);
+} catch (err) {
+  console.error(`[dev] ${(err as Error).message}`);
+  shutdown(1);
+}
+
 console.log(`
 ================ GSP platform, local development ================
 api-server   ${apiUrl}  (OpenAPI: ${apiUrl}/openapi.json, metrics: ${apiUrl}/metrics)
 database     ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${join(dataDir, 'api-server')}`}
-redis        ${process.env.REDIS_URL ? 'REDIS_URL' : 'none (in-process invalidation; other processes converge within SERVICE_CACHE_FLAGS_TTL)'}
+redis        ${process.env.REDIS_URL ? 'REDIS_URL' : `none: the proxy sees a switch change within its ${proxyTtl} cache TTL (set REDIS_URL for milliseconds)`}
 control-plane ${controlPlaneUrl}  (Basic admin:${basicPassword}; try: curl -u admin:${basicPassword} ${controlPlaneUrl}/api/v1/session)
+proxy        https://127.0.0.1:8443 (kubectl), tunnel :8444, agent http://127.0.0.1:8090/readyz
 cluster      ${process.env.KUBECONFIG ? `KUBECONFIG=${kubeconfig}` : `kube-lite http://127.0.0.1:${kubePort} (kubectl --kubeconfig ${kubeconfig} get namespaces)`}
 
 Development platform-admin token (subject "${devAdmin}", valid 7 days; the secret is in .data/dev-jwt-secret):
@@ -145,6 +190,9 @@ Development platform-admin token (subject "${devAdmin}", valid 7 days; the secre
 Turn kubectl access off for the whole platform, then back on:
   curl -s -X PUT ${apiUrl}/api/v1/platform/feature-flags/cli_access.enabled -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"value": false}'
   curl -s -X DELETE ${apiUrl}/api/v1/platform/feature-flags/cli_access.enabled -H "Authorization: Bearer $TOKEN"
+kubectl through the cluster proxy and the tunnel agent (tenant "dev", cluster "local" = kube-lite):
+  curl -s ${apiUrl}/api/v1/tenants/dev/clusters/${agent.id}/kubeconfig -H "Authorization: Bearer $TOKEN" > .data/dev-kubeconfig
+  kubectl --kubeconfig .data/dev-kubeconfig get namespaces
 Press Ctrl-C to stop everything.
 =================================================================
 `);
