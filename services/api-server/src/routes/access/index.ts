@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ClusterParams, problemResponses } from '../../schemas.js';
 import { findCluster } from '../../clusters/store.js';
 import { Gone, NotFound } from '../../errors.js';
+import { actorOf } from '../../plugins/auth.js';
 import { renderKubeconfig } from '../../kubeconfig/signer.js';
 import type { KubeconfigSigner } from '../../kubeconfig/signer.js';
 
@@ -49,7 +50,7 @@ const accessRoutes: FastifyPluginAsyncTypebox<AccessRoutesOptions> = async (app,
       if (!cluster) throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
       const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
       if (!access.value) throw new Gone(`${CLI_ACCESS_DISABLED}; kubeconfig downloads for cluster ${cluster.id} are disabled`);
-      const subject = request.principal!.subject;
+      const subject = actorOf(request);
       const { token } = await opts.signer.issue(subject, cluster.id);
       const body = renderKubeconfig({
         clusterName: `${cluster.org}-${cluster.name}`,
