@@ -8,9 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { TunnelService } from './gen/gsp/tunnel/v1/tunnel_pb.js';
-import type { AgentFrameSchema, Open } from './gen/gsp/tunnel/v1/tunnel_pb.js';
-import { AsyncQueue } from './queue.js';
+import { TunnelService } from '@gsp/tunnel-proto';
+import type { AgentFrameSchema, Open } from '@gsp/tunnel-proto';
+import { AsyncQueue } from '@gsp/tunnel-proto';
 import type { KubeTarget } from './kube.js';
 
 type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;

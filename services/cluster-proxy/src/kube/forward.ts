@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Header } from '../gen/gsp/tunnel/v1/tunnel_pb.js';
+import type { Header } from '@gsp/tunnel-proto';
 import type { Tunnel } from '../tunnel/tunnel.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus the caller's credentials. */

@@ -1,6 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { AgentFrame, Header, ProxyFrameSchema } from '../gen/gsp/tunnel/v1/tunnel_pb.js';
-import { AsyncQueue } from './queue.js';
+import type { AgentFrame, Header, ProxyFrameSchema } from '@gsp/tunnel-proto';
+import { AsyncQueue } from '@gsp/tunnel-proto';
 
 export type ProxyFrameInit = MessageInitShape<typeof ProxyFrameSchema>;
 

@@ -1,0 +1,3 @@
+// The tunnel between the cluster proxy and the tunnel agent: one protocol, one outgoing queue.
+export * from './gen/gsp/tunnel/v1/tunnel_pb.js';
+export { AsyncQueue } from './queue.js';
