@@ -6,9 +6,7 @@ import type { Queryable } from '../db/tx.js';
 import { insertAudit } from '../audit/store.js';
 import { outboxChannel } from './relay.js';
 
-async function currentSchema(db: Queryable): Promise<string> {
-  return (await db.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]!.schema;
-}
+
 
 export type FlagScope = { type: 'platform' } | { type: 'cluster'; org: string; clusterId: string };
 
@@ -58,6 +56,22 @@ export class FlagService {
     private readonly envPins: ReadonlyMap<string, boolean>,
     private readonly platformId: string,
   ) {}
+
+  /**
+   * The relay's NOTIFY channel; the schema is fixed per pool, so it is looked up once, on the
+   * caller's own connection (a second pool connection could deadlock a full pool of writers).
+   */
+  private channel: Promise<string> | undefined;
+  private notifyChannel(db: Queryable): Promise<string> {
+    this.channel ??= db.query<{ schema: string }>('SELECT current_schema() AS schema').then(
+      (r) => outboxChannel(r.rows[0]!.schema),
+      (err: unknown) => {
+        this.channel = undefined;
+        throw err;
+      },
+    );
+    return this.channel;
+  }
 
   private async stored(db: Queryable, clusterId: string | undefined): Promise<StoredRow[]> {
     const { rows } = await db.query<StoredRow>('SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1', [clusterId ?? null]);
@@ -126,7 +140,7 @@ export class FlagService {
         JSON.stringify({ flag: req.flag.key, actor: req.actor, scope, value: req.value }),
       ]);
       // Delivered at commit: wakes the outbox relay within milliseconds.
-      await tx.query(`SELECT pg_notify($1, '')`, [outboxChannel(await currentSchema(tx))]);
+      await tx.query(`SELECT pg_notify($1, '')`, [await this.notifyChannel(tx)]);
       const r = this.resolve(req.flag, await this.stored(tx, clusterId ?? undefined), clusterId ?? undefined);
       return { key: req.flag.key, scope: req.scope, value: req.value, effective: r.value, source: r.source, envPinned: r.envPinned };
     });
