@@ -84,8 +84,12 @@ t.test('two relays running together deliver every event, each marked once, in or
     ),
   );
   await until('every event delivered', () => (seen.length >= writes ? true : undefined), 10_000);
-
-  const { rows } = await app.pg.query<{ id: string; scope_key: string; delivered_at: Date | null }>('SELECT id, scope_key, delivered_at FROM outbox_events ORDER BY id');
+  // A relay publishes before it marks, in one transaction: the last marks commit just after the
+  // last message arrives.
+  const rows = await until('the last batch to commit', async () => {
+    const { rows } = await app.pg.query<{ id: string; scope_key: string; delivered_at: Date | null }>('SELECT id, scope_key, delivered_at FROM outbox_events ORDER BY id');
+    return rows.every((r) => r.delivered_at !== null) ? rows : undefined;
+  }, 5000);
   t.equal(rows.length, writes);
   t.ok(rows.every((r) => r.delivered_at !== null), 'every event is marked delivered');
   const publishedIds = [...relays[0]!.published, ...relays[1]!.published];
