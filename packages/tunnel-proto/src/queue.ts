@@ -1,10 +1,34 @@
-/** An unbounded async queue: the outgoing half of a bidi stream. Ending or failing it ends the iteration. */
-export class AsyncQueue<T> implements AsyncIterable<T> {
+export interface BatchQueueOptions<T> {
+  /** Payload bytes of an item, counted against `maxBatchBytes`. Default: 0 (only the count limit applies). */
+  sizeOf?: (item: T) => number;
+  /** A batch stops growing once it holds this many payload bytes (a larger single item still goes alone). */
+  maxBatchBytes?: number;
+  /** A batch holds at most this many items. */
+  maxBatchItems?: number;
+}
+
+/**
+ * An unbounded async queue, the outgoing half of a bidi stream, iterated in batches: each
+ * `next()` takes everything queued since the previous one (within the limits), so a writer
+ * that is busy with one message finds the frames that arrived meanwhile waiting as one.
+ * Ending or failing the queue ends the iteration after the items already queued.
+ */
+export class BatchQueue<T> implements AsyncIterable<T[]> {
   private items: T[] = [];
-  private waiting: ((r: IteratorResult<T>) => void) | undefined;
+  private head = 0;
+  private waiting: ((r: IteratorResult<T[]>) => void) | undefined;
   private failWaiting: ((err: unknown) => void) | undefined;
   private done = false;
   private error: unknown;
+  private readonly sizeOf: (item: T) => number;
+  private readonly maxBatchBytes: number;
+  private readonly maxBatchItems: number;
+
+  constructor(options: BatchQueueOptions<T> = {}) {
+    this.sizeOf = options.sizeOf ?? (() => 0);
+    this.maxBatchBytes = options.maxBatchBytes ?? 256 * 1024;
+    this.maxBatchItems = options.maxBatchItems ?? 1024;
+  }
 
   get closed(): boolean {
     return this.done;
@@ -12,11 +36,13 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
 
   push(item: T): void {
     if (this.done) return;
+    this.items.push(item);
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = this.failWaiting = undefined;
-      resolve({ value: item, done: false });
-    } else this.items.push(item);
+      // Resolve on a microtask so frames pushed in the same tick join this batch.
+      queueMicrotask(() => resolve({ value: this.take(), done: false }));
+    }
   }
 
   end(error?: unknown): void {
@@ -32,13 +58,33 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     }
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<T> {
+  private take(): T[] {
+    const batch: T[] = [];
+    let bytes = 0;
+    while (this.head < this.items.length && batch.length < this.maxBatchItems) {
+      const item = this.items[this.head] as T;
+      const size = this.sizeOf(item);
+      if (batch.length > 0 && bytes + size > this.maxBatchBytes) break;
+      batch.push(item);
+      bytes += size;
+      this.head++;
+    }
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return batch;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T[]> {
     return {
       next: () => {
-        const item = this.items.shift();
-        if (item !== undefined) return Promise.resolve({ value: item, done: false });
+        if (this.head < this.items.length) return Promise.resolve({ value: this.take(), done: false });
         if (this.done) return this.error !== undefined ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
-        return new Promise<IteratorResult<T>>((resolve, reject) => {
+        return new Promise<IteratorResult<T[]>>((resolve, reject) => {
           this.waiting = resolve;
           this.failWaiting = reject;
         });

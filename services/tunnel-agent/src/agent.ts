@@ -9,11 +9,19 @@ import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { TunnelService } from '@gsp/tunnel-proto';
-import type { AgentFrameSchema, Open } from '@gsp/tunnel-proto';
-import { AsyncQueue } from '@gsp/tunnel-proto';
+import type { AgentFrameSchema, AgentMessageSchema, Open, ProxyFrame } from '@gsp/tunnel-proto';
+import { BatchQueue, fromHeaderBlock, toHeaderBlock } from '@gsp/tunnel-proto';
 import type { KubeTarget } from './kube.js';
 
 type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;
+
+/** Payload bytes of a frame, so one message stays far below Connect's 4 MiB read limit. */
+const frameBytes = (frame: AgentFrameInit): number => (frame.kind?.case === 'data' ? frame.kind.value.byteLength : 0);
+
+/** One `AgentMessage` per batch of queued frames. */
+async function* messages(out: BatchQueue<AgentFrameInit>): AsyncIterable<MessageInitShape<typeof AgentMessageSchema>> {
+  for await (const frames of out) yield { frames };
+}
 
 export interface Logger {
   info(obj: object, msg: string): void;
@@ -44,9 +52,12 @@ interface Upstream {
 }
 
 /** Serves one request from the proxy against the Kubernetes API, answering with frames on `out`. */
-function serve(streamId: number, open: Open, kube: KubeTarget, out: AsyncQueue<AgentFrameInit>, forget: () => void): Upstream {
+function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<AgentFrameInit>, forget: () => void): Upstream {
   const headers: OutgoingHttpHeaders = {};
-  for (const { name, value } of open.headers) {
+  const flat = fromHeaderBlock(open.headers);
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const name = flat[i] as string;
+    const value = flat[i + 1] as string;
     const existing = headers[name];
     headers[name] = existing === undefined ? value : ([] as string[]).concat(existing as string | string[], value);
   }
@@ -68,8 +79,7 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: AsyncQueue<A
   const request: ClientRequest = (url.protocol === 'https:' ? https : http).request(url, { ...kube.options, method: open.method, headers });
   let socket: Duplex | undefined;
   request.on('response', (res) => {
-    const h = Object.entries(res.headers).flatMap(([name, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((value) => ({ name, value }))));
-    send({ streamId, kind: { case: 'response', value: { status: res.statusCode ?? 502, headers: h } } });
+    send({ streamId, kind: { case: 'response', value: { status: res.statusCode ?? 502, headers: toHeaderBlock(res.rawHeaders) } } });
     res.on('data', (chunk: Buffer) => send({ streamId, kind: { case: 'data', value: chunk } }));
     res.on('end', () => {
       send({ streamId, kind: { case: 'end', value: {} } });
@@ -79,8 +89,7 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: AsyncQueue<A
   });
   request.on('upgrade', (res, upgraded, head) => {
     socket = upgraded;
-    const h = Object.entries(res.headers).flatMap(([name, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((value) => ({ name, value }))));
-    send({ streamId, kind: { case: 'response', value: { status: 101, headers: h } } });
+    send({ streamId, kind: { case: 'response', value: { status: 101, headers: toHeaderBlock(res.rawHeaders) } } });
     if (head.length > 0) send({ streamId, kind: { case: 'data', value: head } });
     upgraded.on('data', (chunk: Buffer) => send({ streamId, kind: { case: 'data', value: chunk } }));
     upgraded.on('end', () => {
@@ -137,15 +146,15 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   let lastError: ConnectError | undefined;
 
   async function runOnce(): Promise<number | undefined> {
-    const out = new AsyncQueue<AgentFrameInit>();
+    const out = new BatchQueue<AgentFrameInit>({ sizeOf: frameBytes });
     const upstreams = new Map<number, Upstream>();
     let connectedAt: number | undefined;
     try {
-      const frames = client.connect(out, {
+      const incoming = client.connect(messages(out), {
         signal: stopping.signal,
         headers: { authorization: `Bearer ${opts.agentToken}`, 'x-gsp-cluster-id': opts.clusterId },
       });
-      for await (const frame of frames) {
+      const handle = (frame: ProxyFrame): void => {
         const { streamId } = frame;
         switch (frame.kind.case) {
           case 'hello':
@@ -169,7 +178,8 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
           default:
             break;
         }
-      }
+      };
+      for await (const message of incoming) for (const frame of message.frames) handle(frame);
       return connectedAt;
     } finally {
       connected = false;

@@ -1,34 +1,35 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Header } from '@gsp/tunnel-proto';
+import { fromHeaderBlock, toHeaderBlock } from '@gsp/tunnel-proto';
 import type { Tunnel } from '../tunnel/tunnel.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus the caller's credentials. */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization']);
 
-/** The request's headers for the agent: no hop headers, no caller-chosen impersonation, the caller as Impersonate-User. */
-export function requestHeaders(headers: IncomingHttpHeaders, user: string, upgrade: boolean): Header[] {
-  const out: Header[] = [];
-  const add = (name: string, value: string) => out.push({ $typeName: 'gsp.tunnel.v1.Header', name, value });
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP.has(name) || name.startsWith('impersonate-')) continue;
-    for (const v of Array.isArray(value) ? value : [value]) add(name, v);
+/**
+ * The request's headers for the agent as a header block: no hop headers, no caller-chosen
+ * impersonation, the caller as Impersonate-User. `raw` is Node's `rawHeaders`.
+ */
+export function requestHeaders(raw: readonly string[], user: string, upgrade: string | undefined): string {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (HOP.has(name) || name.startsWith('impersonate-')) continue;
+    out.push(name, raw[i + 1] as string);
   }
-  if (upgrade) {
-    add('connection', 'Upgrade');
-    add('upgrade', headers.upgrade ?? 'websocket');
-  }
-  add('impersonate-user', user);
-  return out;
+  if (upgrade !== undefined) out.push('connection', 'Upgrade', 'upgrade', upgrade);
+  out.push('impersonate-user', user);
+  return toHeaderBlock(out);
 }
 
-function responseHeaders(headers: Header[], keepUpgrade: boolean): Record<string, string[]> {
+function responseHeaders(block: string, keepUpgrade: boolean): Record<string, string[]> {
+  const flat = fromHeaderBlock(block);
   const out: Record<string, string[]> = {};
-  for (const { name, value } of headers) {
-    const key = name.toLowerCase();
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const key = (flat[i] as string).toLowerCase();
     if (HOP.has(key) && !(keepUpgrade && (key === 'upgrade' || key === 'connection'))) continue;
-    (out[key] ??= []).push(value);
+    (out[key] ??= []).push(flat[i + 1] as string);
   }
   return out;
 }
@@ -36,7 +37,7 @@ function responseHeaders(headers: Header[], keepUpgrade: boolean): Record<string
 /** Forwards a plain request through the tunnel and streams the answer back. */
 export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: ServerResponse, path: string, user: string): void {
   let finished = false;
-  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.headers, user, false), {
+  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, undefined), {
     onResponse(status, headers) {
       res.writeHead(status, responseHeaders(headers, false));
       res.flushHeaders();
@@ -69,7 +70,7 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
 export function forwardUpgrade(tunnel: Tunnel, req: IncomingMessage, socket: Duplex, head: Buffer, path: string, user: string): void {
   let upgraded = false;
   let finished = false;
-  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.headers, user, true), {
+  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, req.headers.upgrade ?? 'websocket'), {
     onResponse(code, headers) {
       upgraded = code === 101;
       const lines = [`HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}`];

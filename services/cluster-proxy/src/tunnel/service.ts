@@ -3,10 +3,11 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
 import { TunnelService } from '@gsp/tunnel-proto';
-import type { AgentFrame } from '@gsp/tunnel-proto';
+import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { SwitchDecision } from '../access.js';
 import { Tunnel } from './tunnel.js';
-import type { ProxyFrameInit, TunnelRegistry } from './tunnel.js';
+import type { TunnelRegistry } from './tunnel.js';
 
 export interface TunnelServiceOptions {
   pool: pg.Pool;
@@ -31,7 +32,7 @@ async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<string>
 export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter) => void {
   return (router) => {
     router.service(TunnelService, {
-      async *connect(requests: AsyncIterable<AgentFrame>, ctx: HandlerContext): AsyncIterable<ProxyFrameInit> {
+      async *connect(requests: AsyncIterable<AgentMessage>, ctx: HandlerContext): AsyncIterable<MessageInitShape<typeof ProxyMessageSchema>> {
         const clusterId = await authenticate(opts.pool, ctx);
         const decision = await opts.cliAccess(clusterId);
         if (!decision.allowed) throw new ConnectError(decision.message, Code.Unavailable);
@@ -43,15 +44,15 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         ctx.signal.addEventListener('abort', onAbort, { once: true });
         void (async () => {
           try {
-            for await (const frame of requests) tunnel.dispatch(frame);
+            for await (const message of requests) for (const frame of message.frames) tunnel.dispatch(frame);
             tunnel.close('the agent closed the tunnel');
           } catch (err) {
             tunnel.close(`the tunnel failed: ${(err as Error).message}`);
           }
         })();
         try {
-          yield { streamId: 0, kind: { case: 'hello', value: { clusterId } } };
-          yield* tunnel.outgoing;
+          yield { frames: [{ streamId: 0, kind: { case: 'hello', value: { clusterId } } }] };
+          for await (const frames of tunnel.outgoing) yield { frames };
         } finally {
           ctx.signal.removeEventListener('abort', onAbort);
           opts.registry.remove(tunnel);

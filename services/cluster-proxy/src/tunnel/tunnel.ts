@@ -1,12 +1,16 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { AgentFrame, Header, ProxyFrameSchema } from '@gsp/tunnel-proto';
-import { AsyncQueue } from '@gsp/tunnel-proto';
+import type { AgentFrame, ProxyFrameSchema } from '@gsp/tunnel-proto';
+import { BatchQueue } from '@gsp/tunnel-proto';
 
 export type ProxyFrameInit = MessageInitShape<typeof ProxyFrameSchema>;
 
+/** Payload bytes of a frame, so one message stays far below Connect's 4 MiB read limit. */
+const frameBytes = (frame: ProxyFrameInit): number => (frame.kind?.case === 'data' ? frame.kind.value.byteLength : 0);
+
 /** What a proxied request hears back from the agent. */
 export interface StreamHandlers {
-  onResponse(status: number, headers: Header[]): void;
+  /** `headers` is a header block (see the .proto). */
+  onResponse(status: number, headers: string): void;
   onData(chunk: Uint8Array): void;
   onEnd(): void;
   /** The request failed at the agent, or the tunnel closed under it. */
@@ -21,7 +25,8 @@ export interface TunnelStream {
 
 /** One connected agent: many kubectl requests multiplexed over its bidi stream. */
 export class Tunnel {
-  readonly outgoing = new AsyncQueue<ProxyFrameInit>();
+  /** Frames for the agent, sent in batches (one `ProxyMessage` each). */
+  readonly outgoing = new BatchQueue<ProxyFrameInit>({ sizeOf: frameBytes });
   private readonly streams = new Map<number, StreamHandlers>();
   private nextId = 1;
   private closedWith: string | undefined;
@@ -37,7 +42,7 @@ export class Tunnel {
     return this.streams.size;
   }
 
-  open(method: string, path: string, headers: Header[], handlers: StreamHandlers): TunnelStream {
+  open(method: string, path: string, headers: string, handlers: StreamHandlers): TunnelStream {
     const streamId = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     if (this.closedWith !== undefined) {

@@ -10,29 +10,46 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gsp/tunnel/v1/tunnel.proto.
  */
 export const file_gsp_tunnel_v1_tunnel: GenFile = /*@__PURE__*/
-  fileDesc("Chpnc3AvdHVubmVsL3YxL3R1bm5lbC5wcm90bxINZ3NwLnR1bm5lbC52MSIlCgZIZWFkZXISDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSLPAQoKUHJveHlGcmFtZRIRCglzdHJlYW1faWQYASABKA0SJQoFaGVsbG8YAiABKAsyFC5nc3AudHVubmVsLnYxLkhlbGxvSAASIwoEb3BlbhgDIAEoCzITLmdzcC50dW5uZWwudjEuT3BlbkgAEg4KBGRhdGEYBCABKAxIABIhCgNlbmQYBSABKAsyEi5nc3AudHVubmVsLnYxLkVuZEgAEicKBmNhbmNlbBgGIAEoCzIVLmdzcC50dW5uZWwudjEuQ2FuY2VsSABCBgoEa2luZCIbCgVIZWxsbxISCgpjbHVzdGVyX2lkGAEgASgJIkwKBE9wZW4SDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSJgoHaGVhZGVycxgDIAMoCzIVLmdzcC50dW5uZWwudjEuSGVhZGVyIgUKA0VuZCIICgZDYW5jZWwimAEKCkFnZW50RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEisKCHJlc3BvbnNlGAIgASgLMhcuZ3NwLnR1bm5lbC52MS5SZXNwb25zZUgAEg4KBGRhdGEYAyABKAxIABIhCgNlbmQYBCABKAsyEi5nc3AudHVubmVsLnYxLkVuZEgAEg8KBWVycm9yGAUgASgJSABCBgoEa2luZCJCCghSZXNwb25zZRIOCgZzdGF0dXMYASABKA0SJgoHaGVhZGVycxgCIAMoCzIVLmdzcC50dW5uZWwudjEuSGVhZGVyMlQKDVR1bm5lbFNlcnZpY2USQwoHQ29ubmVjdBIZLmdzcC50dW5uZWwudjEuQWdlbnRGcmFtZRoZLmdzcC50dW5uZWwudjEuUHJveHlGcmFtZSgBMAFiBnByb3RvMw");
+  fileDesc("Chpnc3AvdHVubmVsL3YxL3R1bm5lbC5wcm90bxINZ3NwLnR1bm5lbC52MSI5CgxQcm94eU1lc3NhZ2USKQoGZnJhbWVzGAEgAygLMhkuZ3NwLnR1bm5lbC52MS5Qcm94eUZyYW1lIjkKDEFnZW50TWVzc2FnZRIpCgZmcmFtZXMYASADKAsyGS5nc3AudHVubmVsLnYxLkFnZW50RnJhbWUizwEKClByb3h5RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEiUKBWhlbGxvGAIgASgLMhQuZ3NwLnR1bm5lbC52MS5IZWxsb0gAEiMKBG9wZW4YAyABKAsyEy5nc3AudHVubmVsLnYxLk9wZW5IABIOCgRkYXRhGAQgASgMSAASIQoDZW5kGAUgASgLMhIuZ3NwLnR1bm5lbC52MS5FbmRIABInCgZjYW5jZWwYBiABKAsyFS5nc3AudHVubmVsLnYxLkNhbmNlbEgAQgYKBGtpbmQiGwoFSGVsbG8SEgoKY2x1c3Rlcl9pZBgBIAEoCSI1CgRPcGVuEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEg8KB2hlYWRlcnMYAyABKAkiBQoDRW5kIggKBkNhbmNlbCKYAQoKQWdlbnRGcmFtZRIRCglzdHJlYW1faWQYASABKA0SKwoIcmVzcG9uc2UYAiABKAsyFy5nc3AudHVubmVsLnYxLlJlc3BvbnNlSAASDgoEZGF0YRgDIAEoDEgAEiEKA2VuZBgEIAEoCzISLmdzcC50dW5uZWwudjEuRW5kSAASDwoFZXJyb3IYBSABKAlIAEIGCgRraW5kIisKCFJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoDRIPCgdoZWFkZXJzGAIgASgJMlgKDVR1bm5lbFNlcnZpY2USRwoHQ29ubmVjdBIbLmdzcC50dW5uZWwudjEuQWdlbnRNZXNzYWdlGhsuZ3NwLnR1bm5lbC52MS5Qcm94eU1lc3NhZ2UoATABYgZwcm90bzM");
 
 /**
- * @generated from message gsp.tunnel.v1.Header
+ * Frames travel in batches: whatever was queued while the previous message was being
+ * written goes out as one message, so a busy tunnel pays the per-message cost (envelope,
+ * serialization, HTTP/2 write) once per batch instead of once per frame. Frames keep their
+ * order within and across messages.
+ *
+ * @generated from message gsp.tunnel.v1.ProxyMessage
  */
-export type Header = Message<"gsp.tunnel.v1.Header"> & {
+export type ProxyMessage = Message<"gsp.tunnel.v1.ProxyMessage"> & {
   /**
-   * @generated from field: string name = 1;
+   * @generated from field: repeated gsp.tunnel.v1.ProxyFrame frames = 1;
    */
-  name: string;
-
-  /**
-   * @generated from field: string value = 2;
-   */
-  value: string;
+  frames: ProxyFrame[];
 };
 
 /**
- * Describes the message gsp.tunnel.v1.Header.
- * Use `create(HeaderSchema)` to create a new message.
+ * Describes the message gsp.tunnel.v1.ProxyMessage.
+ * Use `create(ProxyMessageSchema)` to create a new message.
  */
-export const HeaderSchema: GenMessage<Header> = /*@__PURE__*/
+export const ProxyMessageSchema: GenMessage<ProxyMessage> = /*@__PURE__*/
   messageDesc(file_gsp_tunnel_v1_tunnel, 0);
+
+/**
+ * @generated from message gsp.tunnel.v1.AgentMessage
+ */
+export type AgentMessage = Message<"gsp.tunnel.v1.AgentMessage"> & {
+  /**
+   * @generated from field: repeated gsp.tunnel.v1.AgentFrame frames = 1;
+   */
+  frames: AgentFrame[];
+};
+
+/**
+ * Describes the message gsp.tunnel.v1.AgentMessage.
+ * Use `create(AgentMessageSchema)` to create a new message.
+ */
+export const AgentMessageSchema: GenMessage<AgentMessage> = /*@__PURE__*/
+  messageDesc(file_gsp_tunnel_v1_tunnel, 1);
 
 /**
  * Proxy -> agent.
@@ -94,7 +111,7 @@ export type ProxyFrame = Message<"gsp.tunnel.v1.ProxyFrame"> & {
  * Use `create(ProxyFrameSchema)` to create a new message.
  */
 export const ProxyFrameSchema: GenMessage<ProxyFrame> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 1);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 2);
 
 /**
  * @generated from message gsp.tunnel.v1.Hello
@@ -111,7 +128,7 @@ export type Hello = Message<"gsp.tunnel.v1.Hello"> & {
  * Use `create(HelloSchema)` to create a new message.
  */
 export const HelloSchema: GenMessage<Hello> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 2);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 3);
 
 /**
  * @generated from message gsp.tunnel.v1.Open
@@ -130,9 +147,11 @@ export type Open = Message<"gsp.tunnel.v1.Open"> & {
   path: string;
 
   /**
-   * @generated from field: repeated gsp.tunnel.v1.Header headers = 3;
+   * A header block (see Response.headers).
+   *
+   * @generated from field: string headers = 3;
    */
-  headers: Header[];
+  headers: string;
 };
 
 /**
@@ -140,7 +159,7 @@ export type Open = Message<"gsp.tunnel.v1.Open"> & {
  * Use `create(OpenSchema)` to create a new message.
  */
 export const OpenSchema: GenMessage<Open> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 3);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 4);
 
 /**
  * @generated from message gsp.tunnel.v1.End
@@ -153,7 +172,7 @@ export type End = Message<"gsp.tunnel.v1.End"> & {
  * Use `create(EndSchema)` to create a new message.
  */
 export const EndSchema: GenMessage<End> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 4);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 5);
 
 /**
  * @generated from message gsp.tunnel.v1.Cancel
@@ -166,7 +185,7 @@ export type Cancel = Message<"gsp.tunnel.v1.Cancel"> & {
  * Use `create(CancelSchema)` to create a new message.
  */
 export const CancelSchema: GenMessage<Cancel> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 5);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 6);
 
 /**
  * Agent -> proxy.
@@ -216,7 +235,7 @@ export type AgentFrame = Message<"gsp.tunnel.v1.AgentFrame"> & {
  * Use `create(AgentFrameSchema)` to create a new message.
  */
 export const AgentFrameSchema: GenMessage<AgentFrame> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 6);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 7);
 
 /**
  * @generated from message gsp.tunnel.v1.Response
@@ -228,9 +247,13 @@ export type Response = Message<"gsp.tunnel.v1.Response"> & {
   status: number;
 
   /**
-   * @generated from field: repeated gsp.tunnel.v1.Header headers = 2;
+   * The headers as one HTTP/1.1 field block: "name: value" lines joined by CRLF, in order,
+   * repeated names repeated. One string costs far less to encode and decode than a
+   * message per header, and HTTP already forbids CR and LF inside names and values.
+   *
+   * @generated from field: string headers = 2;
    */
-  headers: Header[];
+  headers: string;
 };
 
 /**
@@ -238,7 +261,7 @@ export type Response = Message<"gsp.tunnel.v1.Response"> & {
  * Use `create(ResponseSchema)` to create a new message.
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 7);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 8);
 
 /**
  * One bidirectional stream per connected agent. The proxy multiplexes many kubectl
@@ -252,8 +275,8 @@ export const TunnelService: GenService<{
    */
   connect: {
     methodKind: "bidi_streaming";
-    input: typeof AgentFrameSchema;
-    output: typeof ProxyFrameSchema;
+    input: typeof AgentMessageSchema;
+    output: typeof ProxyMessageSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gsp_tunnel_v1_tunnel, 0);
