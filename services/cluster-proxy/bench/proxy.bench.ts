@@ -1,105 +1,227 @@
 /**
- * `npm run bench -w services/cluster-proxy`: a GET through proxy and tunnel against the same GET
- * straight to kube-lite, then the kill switch's reaction time over 100 toggles with Redis.
+ * `npm run bench -w services/cluster-proxy`
+ *
+ * 1. Throughput and latency of `GET /api/v1/namespaces/default` through proxy and tunnel,
+ *    against the same GET sent straight to the cluster, side by side in one run.
+ * 2. Over BENCH_TOGGLES toggles of the switch with Redis: the time from the PUT's response to
+ *    the first 410, and to the end of a `watch` that was running in the tunnel.
+ *
+ * Every component is its own process, started as in production from its `src/server.ts`:
+ * kube-lite as the customer cluster (HTTPS, bearer token, as a real API server), the API
+ * server, the cluster proxy and a tunnel agent. autocannon generates the load from this
+ * process. The straight GET carries the cluster's token over HTTPS, as kubectl would send it
+ * to the cluster itself. Runs alternate (straight, proxied, straight, ...) and the ratio is
+ * the median of each round's pair, so drift on a shared machine cancels out. The CPU each
+ * process spent per request (from /proc) shows where the time goes.
+ *
+ * Needs PostgreSQL (DATABASE_URL, default the local test database) and Redis (REDIS_URL).
  */
-import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import type { Test } from 'tap';
-import { bearer, ORG, OPERATOR, redisPrefix, startStack, TEST_REDIS_URL, until } from '../test/stack.js';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { SignJWT } from 'jose';
+import pg from 'pg';
+import { generateSelfSignedCertificate } from '../src/tls.js';
+import { request, startService, until } from './processes.js';
+import type { Service } from './processes.js';
 
-const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5000);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOGGLES = Number(process.env.BENCH_TOGGLES ?? 100);
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ADMIN = 'bench-admin';
+const PATH = '/api/v1/namespaces/default';
 
-const teardowns: (() => unknown)[] = [];
-const fakeTap = { teardown: (fn: () => unknown) => teardowns.push(fn) } as unknown as Test;
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
-function get(url: URL, options: https.RequestOptions): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = (url.protocol === 'https:' ? https : http).request(url, options, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const ms = (n: number) => `${n.toFixed(1)} ms`.padStart(9);
 
-async function load(url: URL, options: https.RequestOptions): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = Date.now() + DURATION_MS;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) {
-        const start = performance.now();
-        const status = await get(url, options).catch(() => 0);
-        if (status !== 200) errors++;
-        latencies.push(performance.now() - start);
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / (DURATION_MS / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
-}
-
-const ms = (n: number) => `${n.toFixed(1)} ms`;
+const dir = mkdtempSync(join(tmpdir(), 'gsp-proxy-bench-'));
+const schema = `bench_${randomBytes(5).toString('hex')}`;
+const services: Service[] = [];
+const admin = new pg.Client({ connectionString: DATABASE_URL });
 
 try {
-  const prefix = redisPrefix();
-  const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
-  const stack = await startStack(fakeTap, { apiEnv: { ...redis, LOG_LEVEL: 'silent' }, proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' }, backoffMaxMs: 50 });
-  const [cluster] = stack.clusters;
-  if (!cluster) throw new Error('no cluster');
-  await until('the agent to connect', () => (cluster.agent.connected ? true : undefined), 10_000);
-  const kubeconfig = await stack.api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${cluster.id}/kubeconfig`, headers: await bearer(OPERATOR) });
-  const token = /token: "([^"]+)"/.exec(kubeconfig.body)?.[1] ?? '';
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const schemaUrl = new URL(DATABASE_URL);
+  schemaUrl.searchParams.set('options', `-c search_path=${schema}`);
+  const databaseUrl = schemaUrl.toString();
+  const redis = { REDIS_URL, REDIS_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:` };
 
-  const path = '/api/v1/namespaces/default';
-  const proxied = new URL(`${stack.proxyUrl}/clusters/${cluster.id}${path}`);
-  const proxyOptions: https.RequestOptions = { ca: stack.ca, agent: new https.Agent({ keepAlive: true, maxSockets: CONNECTIONS, ca: stack.ca }), headers: { authorization: `Bearer ${token}` } };
-  const direct = new URL(`${cluster.kube.url}${path}`);
-  const directOptions: http.RequestOptions = { agent: new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS }) };
+  const certificate = generateSelfSignedCertificate();
+  writeFileSync(join(dir, 'proxy.crt'), certificate.cert);
+  writeFileSync(join(dir, 'proxy.key'), certificate.key, { mode: 0o600 });
+  const jwtSecret = randomBytes(32).toString('base64url');
+  const kubeToken = randomBytes(24).toString('base64url');
+  const [kubePort, apiPort, proxyPort, tunnelPort, agentPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const kubeUrl = `https://127.0.0.1:${kubePort}`;
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const proxyUrl = `https://127.0.0.1:${proxyPort}`;
 
-  await load(direct, directOptions);
-  const straight = await load(direct, directOptions);
-  const through = await load(proxied, proxyOptions);
-  console.log(`GET ${path}, ${CONNECTIONS} keep-alive connections, ${DURATION_MS / 1000} s each`);
-  console.log('                      req/s      p50        p99     errors');
-  console.log(`straight to kube-lite ${straight.rps.toFixed(0).padStart(6)}  ${ms(straight.p50).padStart(9)}  ${ms(straight.p99).padStart(9)}  ${straight.errors}`);
-  console.log(`proxy + tunnel        ${through.rps.toFixed(0).padStart(6)}  ${ms(through.p50).padStart(9)}  ${ms(through.p99).padStart(9)}  ${through.errors}`);
-  console.log(`throughput ratio ${(through.rps / straight.rps).toFixed(2)} (target >= 0.5)`);
+  const kube = startService('kube-lite', 'packages/kube-lite/src/cli.ts', {}, ['--port', String(kubePort), '--tls', '--token', kubeToken]);
+  services.push(kube);
+  const api = startService('api-server', 'services/api-server/src/server.ts', {
+    ...redis,
+    PORT: String(apiPort),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    AUTH_JWT_SECRET: jwtSecret,
+    PLATFORM_ADMINS: ADMIN,
+    PROXY_PUBLIC_URL: proxyUrl,
+    PROXY_CA_FILE: join(dir, 'proxy.crt'),
+    DATA_DIR: dir,
+  });
+  services.push(api);
+  await until('kube-lite', async () => ((await request(`${kubeUrl}/readyz`, { headers: { authorization: `Bearer ${kubeToken}` } })).status === 200 ? true : undefined));
+  await until('the API server', async () => ((await request(`${apiUrl}/readyz`)).status === 200 ? true : undefined));
 
-  const to410: number[] = [];
-  const toClose: number[] = [];
-  const probeOptions: https.RequestOptions = { ...proxyOptions, agent: new https.Agent({ keepAlive: true, maxSockets: 1, ca: stack.ca }) };
-  for (let i = 0; i < TOGGLES; i++) {
-    await until('the agent to reconnect', () => (cluster.agent.connected && stack.proxy.registry.get(cluster.id) ? true : undefined), 10_000, 1);
-    await until('the proxy to serve', async () => ((await get(proxied, probeOptions).catch(() => 0)) === 200 ? true : undefined), 10_000, 1);
-    const tunnel = stack.proxy.registry.get(cluster.id)!;
-    let closedAt: number | undefined;
-    const watchClose = (async () => {
-      await until('the tunnel to close', () => (tunnel.closed ? true : undefined), 10_000, 0);
-      closedAt = performance.now();
-    })();
-    await stack.setSwitch(false);
-    const t0 = performance.now();
-    await until('the first 410', async () => ((await get(proxied, probeOptions).catch(() => 0)) === 410 ? true : undefined), 10_000, 0);
-    to410.push(performance.now() - t0);
-    await watchClose;
-    toClose.push(Math.max(0, (closedAt ?? performance.now()) - t0));
-    await stack.setSwitch(true);
+  const adminToken = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(ADMIN).setExpirationTime('2h').sign(new TextEncoder().encode(jwtSecret));
+  const callApi = async (method: string, path: string, body?: unknown) => {
+    const answer = await request(`${apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body}`);
+    return answer.body;
+  };
+  await callApi('PUT', `/api/v1/tenants/bench/members/${ADMIN}`, { role: 'admin' });
+  const cluster = JSON.parse(await callApi('POST', '/api/v1/tenants/bench/clusters', { name: 'bench' })) as { id: string; agentToken: string };
+
+  const proxy = startService('cluster-proxy', 'services/cluster-proxy/src/server.ts', {
+    ...redis,
+    PORT: String(proxyPort),
+    TUNNEL_PORT: String(tunnelPort),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    API_SERVER_URL: apiUrl,
+    TLS_CERT_FILE: join(dir, 'proxy.crt'),
+    TLS_KEY_FILE: join(dir, 'proxy.key'),
+    SERVICE_CACHE_FLAGS_TTL: '60s',
+  });
+  services.push(proxy);
+  const agent = startService('tunnel-agent', 'services/tunnel-agent/src/server.ts', {
+    PORT: String(agentPort),
+    HOST: '127.0.0.1',
+    PROXY_TUNNEL_URL: `http://127.0.0.1:${tunnelPort}`,
+    CLUSTER_ID: cluster.id,
+    AGENT_TOKEN: cluster.agentToken,
+    KUBE_API_URL: kubeUrl,
+    KUBE_TOKEN: kubeToken,
+    KUBE_INSECURE_SKIP_TLS_VERIFY: 'true',
+    AGENT_BACKOFF_INITIAL: '10ms',
+    AGENT_BACKOFF_MAX: '50ms',
+  });
+  services.push(agent);
+  await until('the agent to connect', async () => ((await request(`http://127.0.0.1:${agentPort}/readyz`)).status === 200 ? true : undefined));
+
+  const kubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${cluster.id}/kubeconfig`);
+  const token = /token: "?([^"\s]+)"?/.exec(kubeconfig)?.[1] ?? '';
+  const proxied = { url: `${proxyUrl}/clusters/${cluster.id}${PATH}`, headers: { authorization: `Bearer ${token}` } };
+  const straight = { url: `${kubeUrl}${PATH}`, headers: { authorization: `Bearer ${kubeToken}` } };
+  for (const target of [straight, proxied]) {
+    const answer = await request(target.url, { headers: target.headers });
+    if (answer.status !== 200) throw new Error(`GET ${target.url} answered ${answer.status}: ${answer.body}`);
   }
-  to410.sort((a, b) => a - b);
-  toClose.sort((a, b) => a - b);
-  console.log(`\n${TOGGLES} toggles with Redis, measured from the PUT's response`);
-  console.log(`first 410:          p50 ${ms(percentile(to410, 50))}  p99 ${ms(percentile(to410, 99))}  (target p99 < 100 ms)`);
-  console.log(`live tunnel closed: p50 ${ms(percentile(toClose, 50))}  p99 ${ms(percentile(toClose, 99))}  (target p99 < 500 ms)`);
+
+  // --- 1. Throughput, straight and proxied in alternating rounds.
+  interface Run {
+    rps: number;
+    p50: number;
+    p99: number;
+    cpu: Record<string, number>;
+  }
+  const load = async (target: typeof straight, duration: number): Promise<Run> => {
+    const before = services.map((s) => s.cpuMicros());
+    const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: duration / 1000 });
+    const failed = result.non2xx + result.errors + result.timeouts;
+    if (failed > 0) throw new Error(`GET ${target.url}: ${failed} of ${result.requests.total} requests failed`);
+    const cpu: Record<string, number> = {};
+    services.forEach((s, i) => (cpu[s.name] = (s.cpuMicros() - (before[i] as number)) / result.requests.total));
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu };
+  };
+  await load(straight, 2000); // warm-up: JIT, connection pools, caches
+  await load(proxied, 2000);
+  const straightRuns: Run[] = [];
+  const proxiedRuns: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    straightRuns.push(await load(straight, DURATION_MS));
+    proxiedRuns.push(await load(proxied, DURATION_MS));
+  }
+  const summary = (runs: Run[]) => ({ rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) });
+  const cpuOf = (runs: Run[], name: string) => median(runs.map((r) => r.cpu[name] ?? 0));
+  const s = summary(straightRuns);
+  const p = summary(proxiedRuns);
+  const ratio = median(proxiedRuns.map((r, i) => r.rps / (straightRuns[i] as Run).rps));
+  console.log(`GET ${PATH}: autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_MS / 1000} s (medians); Node ${process.version}`);
+  console.log('                              req/s        p50        p99   CPU per request (kube-lite / proxy / agent)');
+  const cpuLine = (runs: Run[]) => ['kube-lite', 'cluster-proxy', 'tunnel-agent'].map((n) => `${cpuOf(runs, n).toFixed(0)} µs`).join(' / ');
+  console.log(`straight to kube-lite (HTTPS) ${s.rps.toFixed(0).padStart(6)}  ${ms(s.p50)}  ${ms(s.p99)}   ${cpuLine(straightRuns)}`);
+  console.log(`through proxy and tunnel      ${p.rps.toFixed(0).padStart(6)}  ${ms(p.p50)}  ${ms(p.p99)}   ${cpuLine(proxiedRuns)}`);
+  console.log(`rounds (straight/proxied req/s): ${straightRuns.map((r, i) => `${r.rps.toFixed(0)}/${(proxiedRuns[i] as Run).rps.toFixed(0)}`).join(', ')}`);
+  console.log(`throughput ratio ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
+
+  // --- 2. The switch: PUT false, then the first 410 and the end of a watch running in the tunnel.
+  if (TOGGLES > 0) {
+    const probeAgent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+    const probe = async () => (await request(proxied.url, { headers: proxied.headers, agent: probeAgent }).catch(() => ({ status: 0 }))).status;
+    const setSwitch = (value: boolean) => callApi('PUT', '/api/v1/platform/feature-flags/cli_access.enabled', { value });
+    /** Starts a watch through the proxy; `ended` resolves with the time its stream ended. */
+    const startWatch = () =>
+      new Promise<{ ended: Promise<number> }>((started, failed) => {
+        const req = https.request(`${proxyUrl}/clusters/${cluster.id}/api/v1/namespaces?watch=true`, { headers: proxied.headers, rejectUnauthorized: false, agent: false }, (res) => {
+          if (res.statusCode !== 200) return failed(new Error(`watch answered ${res.statusCode}`));
+          res.resume();
+          started({ ended: new Promise<number>((ended) => res.once('close', () => ended(performance.now()))) });
+        });
+        req.on('error', failed);
+        req.end();
+      });
+    const to410: number[] = [];
+    const toClose: number[] = [];
+    for (let i = 0; i < TOGGLES; i++) {
+      await until('the agent to reconnect', async () => ((await probe()) === 200 ? true : undefined), 10_000, 5);
+      const watch = await startWatch();
+      await setSwitch(false);
+      const t0 = performance.now();
+      await until('the first 410', async () => ((await probe()) === 410 ? true : undefined), 10_000, 0);
+      to410.push(performance.now() - t0);
+      toClose.push(Math.max(0, (await watch.ended) - t0));
+      await setSwitch(true);
+    }
+    to410.sort((a, b) => a - b);
+    toClose.sort((a, b) => a - b);
+    console.log(`\n${TOGGLES} toggles with Redis, from the PUT's response`);
+    console.log(`first 410:                p50 ${ms(percentile(to410, 50))}  p99 ${ms(percentile(to410, 99))}  (target p99 < 100 ms)`);
+    console.log(`watch in the tunnel ended: p50 ${ms(percentile(toClose, 50))}  p99 ${ms(percentile(toClose, 99))}  (target p99 < 500 ms)`);
+    probeAgent.destroy();
+  }
+} catch (err) {
+  for (const service of services) console.error(`--- ${service.name} printed:\n${service.output()}`);
+  throw err;
 } finally {
-  for (const fn of teardowns.reverse()) await fn();
+  for (const service of services.reverse()) await service.stop();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+  await admin.end().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,100 @@
+/**
+ * The platform as separate processes for the proxy benchmark, each started the way
+ * production starts it (its own `src/server.ts`, configured by environment only).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface Service {
+  name: string;
+  child: ChildProcess;
+  /** User + system CPU time of the process so far, in microseconds (from /proc). */
+  cpuMicros(): number;
+  /** The last few KiB the process printed. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const TICK_MICROS = 1e6 / 100; // USER_HZ is 100 on Linux.
+
+/** Starts `entry` (a path below the repository root) with `env`; its output is kept for a failure report. */
+export function startService(name: string, entry: string, env: Record<string, string>, args: string[] = []): Service {
+  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every service into <dir> when it stops.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profile, '--conditions=@gsp/source', '--import', 'tsx', `${root}${entry}`, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-8000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`[${name}] exited early (${signal ?? code}):\n${output}`);
+  });
+  let stopping = false;
+  return {
+    name,
+    child,
+    cpuMicros() {
+      // /proc/<pid>/stat: the 14th and 15th fields (after the parenthesised command) are utime and stime.
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
+    },
+    output: () => output,
+    async stop() {
+      stopping = true;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  body: string;
+}
+
+/** One request; HTTPS without certificate checks (every server here is the bench's own). */
+export function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = (target.protocol === 'https:' ? https : http).request(
+      target,
+      { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, ...(options.agent ? { agent: options.agent } : {}) },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Polls `check` until it returns a value; fails after `deadlineMs`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, deadlineMs = 60_000, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await Promise.resolve(check()).catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
