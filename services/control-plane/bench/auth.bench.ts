@@ -1,15 +1,22 @@
 /**
  * Requests per second of an authenticated viewer route (GET /api/v1/session) with an API key,
  * Basic and an OIDC token, against the same route with AUTH_MODE=none, side by side in one run:
- * `npm run bench -w services/control-plane`. The servers run in a child process so the load
- * generator does not share their event loop. BENCH_DURATION (seconds per target, default 5)
- * and BENCH_CONNECTIONS (default 50) tune it.
+ * `npm run bench -w services/control-plane`.
+ *
+ * The servers run in a child process so the load generator does not share their event loop.
+ * Targets run in alternating rounds (none, API key, Basic, OIDC, none, ...) and each ratio is
+ * the median over rounds of the target against the mean of the two `none` runs around it, so
+ * drift on a shared machine cancels out instead of landing on whichever target ran last. The
+ * servers' CPU time per request is printed too: it is what the ratios would be on an idle core.
+ * BENCH_DURATION (seconds per run, default 2), BENCH_ROUNDS (default 5) and BENCH_CONNECTIONS
+ * (default 50) tune it.
  */
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const duration = Number(process.env.BENCH_DURATION ?? 5);
+const duration = Number(process.env.BENCH_DURATION ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 interface Setup {
@@ -25,44 +32,78 @@ const setup = await new Promise<Setup>((resolve, reject) => {
   child.once('message', (m) => resolve(m as Setup));
   child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
 });
+const serverCpu = () =>
+  new Promise<number>((resolve) => {
+    child.once('message', (m) => resolve((m as { cpu: number }).cpu));
+    child.send('cpu');
+  });
 
-async function warm(port: number, headers: Record<string, string>): Promise<void> {
-  await autocannon({ url: `http://127.0.0.1:${port}/api/v1/session`, headers, connections, duration: 2 });
+interface Target {
+  name: string;
+  port: number;
+  headers: Record<string, string>;
+}
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuPerRequest: number;
 }
 
-async function run(name: string, port: number, headers: Record<string, string>): Promise<number> {
-  const url = `http://127.0.0.1:${port}/api/v1/session`;
-  await autocannon({ url, headers, connections, duration: 1 }); // warm-up: JIT, caches, key set
-  const result = await autocannon({ url, headers, connections, duration });
-  const failed = result.non2xx + result.errors;
-  if (failed > 0) throw new Error(`${name}: ${failed} failed requests`);
-  console.log(`${name.padEnd(28)} ${result.requests.average.toFixed(0).padStart(8)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms`);
-  return result.requests.average;
+async function run(target: Target, seconds: number): Promise<Run> {
+  const before = await serverCpu();
+  const result = await autocannon({ url: `http://127.0.0.1:${target.port}/api/v1/session`, headers: target.headers, connections, duration: seconds });
+  const cpu = (await serverCpu()) - before;
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
 }
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+const none: Target = { name: 'AUTH_MODE=none', port: setup.none, headers: {} };
+const targets: (Target & { goal: number })[] = [
+  { name: 'API key (X-API-Key)', port: setup.authed, headers: { 'x-api-key': setup.apiKey }, goal: 0.8 },
+  { name: 'Basic', port: setup.authed, headers: { authorization: setup.basic }, goal: 0.7 },
+  { name: 'OIDC bearer token', port: setup.authed, headers: { authorization: setup.bearer }, goal: 0.6 },
+];
 
 try {
-  console.log(`GET /api/v1/session, autocannon, ${connections} connections, ${duration} s per target, Node ${process.version}\n`);
+  console.log(`GET /api/v1/session: autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`);
   // Every path is warmed up before anything is measured, so no target pays for the JIT of code it shares.
-  const all: Record<string, string>[] = [{ 'x-api-key': setup.apiKey }, { authorization: setup.basic }, { authorization: setup.bearer }];
-  for (const headers of all) await warm(setup.authed, headers);
-  await warm(setup.none, {});
-  // The baseline runs first and last; its mean evens out drift on a shared machine.
-  const noneBefore = await run('AUTH_MODE=none', setup.none, {});
-  // BENCH_ORDER rotates the order of the authenticated targets.
-  const targets = {
-    apikey: () => run('API key (X-API-Key)', setup.authed, { 'x-api-key': setup.apiKey }),
-    basic: () => run('Basic', setup.authed, { authorization: setup.basic }),
-    oidc: () => run('OIDC bearer token', setup.authed, { authorization: setup.bearer }),
-  };
-  const rps: Record<string, number> = {};
-  for (const name of (process.env.BENCH_ORDER ?? 'apikey,basic,oidc').split(',') as (keyof typeof targets)[]) rps[name] = await targets[name]();
-  const { apikey: apiKey = 0, basic = 0, oidc = 0 } = rps;
-  const noneAfter = await run('AUTH_MODE=none (again)', setup.none, {});
-  const none = (noneBefore + noneAfter) / 2;
+  for (const target of [none, ...targets]) await run(target, 2);
+  const noneRuns: Run[] = [];
+  const runs = new Map<string, Run[]>(targets.map((t) => [t.name, []]));
+  const ratios = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+  noneRuns.push(await run(none, duration));
+  for (let round = 0; round < rounds; round++) {
+    const measured: [string, Run][] = [];
+    for (const target of targets) measured.push([target.name, await run(target, duration)]);
+    const before = noneRuns[noneRuns.length - 1] as Run;
+    const after = await run(none, duration);
+    noneRuns.push(after);
+    const baseline = (before.rps + after.rps) / 2;
+    for (const [name, r] of measured) {
+      runs.get(name)?.push(r);
+      ratios.get(name)?.push(r.rps / baseline);
+    }
+  }
+  const line = (name: string, rs: Run[]) =>
+    `${name.padEnd(22)} ${median(rs.map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p50 ${median(rs.map((r) => r.p50))} ms   p99 ${median(rs.map((r) => r.p99))} ms   server CPU ${median(rs.map((r) => r.cpuPerRequest)).toFixed(1)} µs/request`;
+  console.log(line(none.name, noneRuns));
+  for (const target of targets) console.log(line(target.name, runs.get(target.name) ?? []));
+  const noneCpu = median(noneRuns.map((r) => r.cpuPerRequest));
   console.log('');
-  for (const [name, rps, target] of [['API key', apiKey, 0.8], ['Basic', basic, 0.7], ['OIDC', oidc, 0.6]] as const) {
-    const ratio = rps / none;
-    console.log(`ratio ${name.padEnd(8)} / none: ${ratio.toFixed(3)}  (target >= ${target}: ${ratio >= target ? 'met' : 'NOT met'})`);
+  for (const target of targets) {
+    const ratio = median(ratios.get(target.name) ?? []);
+    const cpuRatio = noneCpu / median((runs.get(target.name) ?? []).map((r) => r.cpuPerRequest));
+    console.log(
+      `ratio ${target.name.split(' ')[0]?.padEnd(6)} / none: ${ratio.toFixed(3)}  (target >= ${target.goal}: ${ratio >= target.goal ? 'met' : 'NOT met'})   by server CPU: ${cpuRatio.toFixed(3)}   rounds: ${(ratios.get(target.name) ?? []).map((r) => r.toFixed(2)).join(' ')}`,
+    );
   }
 } finally {
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const RANDOM_LENGTH = 32;
@@ -15,12 +15,16 @@ function randomBase62(length: number): string {
   return out;
 }
 
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  return c;
+});
+
+/** CRC-32 (IEEE) of an ASCII string: the key body is base62, so each character is one byte. */
 function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (const byte of Buffer.from(text)) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
+  for (let i = 0; i < text.length; i++) crc = (crc >>> 8) ^ (CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] as number);
   return (crc ^ 0xffffffff) >>> 0;
 }
 
@@ -50,7 +54,7 @@ export function isWellFormedKey(prefix: string, key: string): boolean {
 
 /** The index key: keys are high-entropy, so a plain SHA-256 is enough and never stores the key itself. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('base64url');
+  return hash('sha256', key, 'base64url');
 }
 
 /** A username in label-value syntax (<= 63 characters of [A-Za-z0-9._-], alphanumeric at both ends). */

@@ -32,7 +32,8 @@ export async function createBasicVerifier(config: BasicConfig): Promise<BasicVer
 
   return {
     async verify(user, password) {
-      const key = createHmac('sha256', cacheKey).update(user).update('\0').update(password).digest('base64url');
+      // A Basic user id cannot contain a colon, so `user:password` is unambiguous.
+      const key = createHmac('sha256', cacheKey).update(`${user}:${password}`).digest('base64url');
       const now = Date.now();
       const until = verified.get(key);
       if (until !== undefined && until > now) return principal;

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { AuthMode, BasicConfig, OidcConfig } from '../config.js';
 import { createBasicVerifier } from '../auth/basic.js';
 import { createOidcVerifier } from '../auth/oidc.js';
@@ -61,23 +61,42 @@ export default fp<AuthPluginOptions>(
     app.decorateRequest('principal', null);
     app.decorateRequest('visibleNamespaces', null);
 
-    async function reject(request: FastifyRequest, reply: FastifyReply, message: string, challenge: string): Promise<never> {
-      await opts.failures.fail(request.ip);
-      reply.header('www-authenticate', challenge);
-      throw new Unauthorized(message);
+    type Credential = { kind: 'apikey' | 'bearer' | 'basic'; value: string; challenge: string };
+
+    /** The credential that decides: the first present in the order API key, bearer token, Basic. */
+    function credentialOf(request: FastifyRequest): Credential | undefined {
+      const apiKey = request.headers['x-api-key'];
+      if (modes.has('apikey') && apiKey !== undefined) {
+        return { kind: 'apikey', value: Array.isArray(apiKey) ? '' : apiKey.trim(), challenge: challenges[0] as string };
+      }
+      const authorization = request.headers.authorization ?? '';
+      const space = authorization.indexOf(' ');
+      const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
+      if (oidc && scheme === 'bearer') return { kind: 'bearer', value: authorization, challenge: `Bearer realm="${REALM}", error="invalid_token"` };
+      if (basic && scheme === 'basic') return { kind: 'basic', value: authorization, challenge: `Basic realm="${REALM}", charset="UTF-8"` };
+      return undefined;
     }
 
-    async function attempt(request: FastifyRequest, reply: FastifyReply, challenge: string, verify: () => Promise<Principal>): Promise<void> {
-      const wait = await opts.failures.blockedFor(request.ip);
-      if (wait > 0) {
-        reply.header('retry-after', String(Math.ceil(wait / 1000)));
-        throw new TooManyRequests('too many failed authentication attempts from this address; try again later');
-      }
-      try {
-        request.principal = await verify();
-      } catch (err) {
-        if (!(err instanceof InvalidCredentialError)) throw err;
-        await reject(request, reply, err.message, challenge);
+    async function verify(credential: Credential): Promise<Principal> {
+      switch (credential.kind) {
+        case 'apikey': {
+          const record = isWellFormedKey(opts.apikeyPrefix, credential.value) ? app.apikeys.lookup(credential.value) : undefined;
+          if (!record) throw new InvalidCredentialError('the API key is not valid');
+          if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now()) throw new InvalidCredentialError('the API key has expired');
+          app.apikeys.touch(record);
+          return { userId: record.name, username: record.name, role: record.role, method: 'apikey' };
+        }
+        case 'bearer': {
+          const token = /^Bearer +(\S+)\s*$/i.exec(credential.value)?.[1];
+          if (token === undefined || !oidc) throw new InvalidCredentialError('the bearer token is malformed');
+          return oidc.verify(token);
+        }
+        case 'basic': {
+          const decoded = Buffer.from(/^Basic +(\S+)\s*$/i.exec(credential.value)?.[1] ?? '', 'base64').toString('utf8');
+          const colon = decoded.indexOf(':');
+          if (colon < 0 || !basic) throw new InvalidCredentialError('the Basic credentials are malformed');
+          return basic.verify(decoded.slice(0, colon), decoded.slice(colon + 1));
+        }
       }
     }
 
@@ -87,36 +106,24 @@ export default fp<AuthPluginOptions>(
         request.principal = ANONYMOUS;
         return;
       }
-      const apiKey = request.headers['x-api-key'];
-      if (modes.has('apikey') && apiKey !== undefined) {
-        return attempt(request, reply, challenges[0] as string, async () => {
-          const key = Array.isArray(apiKey) ? '' : apiKey.trim();
-          const record = isWellFormedKey(opts.apikeyPrefix, key) ? app.apikeys.lookup(key) : undefined;
-          if (!record) throw new InvalidCredentialError('the API key is not valid');
-          if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now()) throw new InvalidCredentialError('the API key has expired');
-          app.apikeys.touch(record);
-          return { userId: record.name, username: record.name, role: record.role, method: 'apikey' };
-        });
+      const credential = credentialOf(request);
+      if (credential === undefined) {
+        reply.header('www-authenticate', challenges);
+        throw new Unauthorized(`authentication is required (${challenges.map((c) => c.split(' ')[0]).join(', ')})`);
       }
-      const authorization = request.headers.authorization ?? '';
-      const scheme = /^(\S+)/.exec(authorization)?.[1]?.toLowerCase();
-      if (oidc && scheme === 'bearer') {
-        return attempt(request, reply, `Bearer realm="${REALM}", error="invalid_token"`, async () => {
-          const token = /^Bearer +(\S+)\s*$/i.exec(authorization)?.[1];
-          if (token === undefined) throw new InvalidCredentialError('the bearer token is malformed');
-          return oidc.verify(token);
-        });
+      const wait = await opts.failures.blockedFor(request.ip);
+      if (wait > 0) {
+        reply.header('retry-after', String(Math.ceil(wait / 1000)));
+        throw new TooManyRequests('too many failed authentication attempts from this address; try again later');
       }
-      if (basic && scheme === 'basic') {
-        return attempt(request, reply, `Basic realm="${REALM}", charset="UTF-8"`, async () => {
-          const decoded = Buffer.from(/^Basic +(\S+)\s*$/i.exec(authorization)?.[1] ?? '', 'base64').toString('utf8');
-          const colon = decoded.indexOf(':');
-          if (colon < 0) throw new InvalidCredentialError('the Basic credentials are malformed');
-          return basic.verify(decoded.slice(0, colon), decoded.slice(colon + 1));
-        });
+      try {
+        request.principal = await verify(credential);
+      } catch (err) {
+        if (!(err instanceof InvalidCredentialError)) throw err;
+        await opts.failures.fail(request.ip);
+        reply.header('www-authenticate', credential.challenge);
+        throw new Unauthorized(err.message);
       }
-      reply.header('www-authenticate', challenges);
-      throw new Unauthorized(`authentication is required (${challenges.map((c) => c.split(' ')[0]).join(', ')})`);
     });
 
     app.addHook('onRoute', (route) => {
