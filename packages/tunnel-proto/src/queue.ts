@@ -41,7 +41,7 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
       const resolve = this.waiting;
       this.waiting = this.failWaiting = undefined;
       // Resolve on a microtask so frames pushed in the same tick join this batch.
-      queueMicrotask(() => resolve({ value: this.take(), done: false }));
+      setImmediate(() => resolve({ value: this.take(), done: false }));
     }
   }
 

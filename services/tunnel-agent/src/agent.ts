@@ -75,8 +75,15 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
     send({ streamId, kind: { case: 'error', value: message } });
     finish();
   };
-  const url = new URL(kube.base.pathname.replace(/\/$/, '') + open.path, kube.base);
-  const request: ClientRequest = (url.protocol === 'https:' ? https : http).request(url, { ...kube.options, method: open.method, headers });
+  const request: ClientRequest = (kube.base.protocol === 'https:' ? https : http).request({
+    ...kube.options,
+    protocol: kube.base.protocol,
+    hostname: kube.base.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: kube.base.port,
+    path: kube.base.pathname.replace(/\/$/, '') + open.path,
+    method: open.method,
+    headers,
+  });
   let socket: Duplex | undefined;
   request.on('response', (res) => {
     send({ streamId, kind: { case: 'response', value: { status: res.statusCode ?? 502, headers: toHeaderBlock(res.rawHeaders) } } });

@@ -40,7 +40,14 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
   const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, undefined), {
     onResponse(status, headers) {
       res.writeHead(status, responseHeaders(headers, false));
-      res.flushHeaders();
+      // The body usually follows in the same batch of frames: hold the socket until the batch
+      // is dispatched, so head, body and end leave in one write (one TLS record, one syscall).
+      // A streaming answer (a watch) still gets its head at once.
+      res.cork();
+      queueMicrotask(() => {
+        if (!res.writableEnded && !res.destroyed) res.flushHeaders();
+        res.uncork();
+      });
     },
     onData(chunk) {
       res.write(chunk);

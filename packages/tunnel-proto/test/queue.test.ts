@@ -1,0 +1,74 @@
+import t from 'tap';
+import fc from 'fast-check';
+import { BatchQueue } from '@gsp/tunnel-proto';
+
+async function drain<T>(queue: BatchQueue<T>): Promise<T[][]> {
+  const batches: T[][] = [];
+  for await (const batch of queue) batches.push(batch);
+  return batches;
+}
+
+t.test('items pushed while the reader waits arrive together, in order', async (t) => {
+  const queue = new BatchQueue<number>();
+  const reader = queue[Symbol.asyncIterator]();
+  const first = reader.next();
+  queue.push(1);
+  queue.push(2);
+  queue.push(3);
+  t.same((await first).value, [1, 2, 3]);
+  queue.push(4);
+  t.same((await reader.next()).value, [4]);
+});
+
+t.test('a batch stops at the byte limit; an item larger than the limit still goes, alone', async (t) => {
+  const queue = new BatchQueue<number>({ sizeOf: (n) => n, maxBatchBytes: 10 });
+  for (const n of [4, 4, 4, 30, 1]) queue.push(n);
+  queue.end();
+  t.same(await drain(queue), [[4, 4], [4], [30], [1]]);
+});
+
+t.test('ending delivers what was queued first; failing rejects after it', async (t) => {
+  const ended = new BatchQueue<string>();
+  ended.push('a');
+  ended.end();
+  ended.push('ignored');
+  t.same(await drain(ended), [['a']]);
+
+  const failed = new BatchQueue<string>();
+  failed.push('a');
+  failed.end(new Error('tunnel closed'));
+  const reader = failed[Symbol.asyncIterator]();
+  t.same((await reader.next()).value, ['a']);
+  await t.rejects(reader.next(), /tunnel closed/);
+});
+
+t.test('a waiting reader is released by end', async (t) => {
+  const queue = new BatchQueue<number>();
+  const pending = queue[Symbol.asyncIterator]().next();
+  queue.end();
+  t.same(await pending, { value: undefined, done: true });
+});
+
+t.test('whatever the pushes and limits, batches hold every item once, in order, within the limits', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 20 }), { maxLength: 10 }),
+      fc.integer({ min: 1, max: 200 }),
+      fc.integer({ min: 1, max: 8 }),
+      async (ticks, maxBatchBytes, maxBatchItems) => {
+        const queue = new BatchQueue<number>({ sizeOf: (n) => n, maxBatchBytes, maxBatchItems });
+        const reading = drain(queue);
+        for (const tick of ticks) {
+          for (const n of tick) queue.push(n);
+          await new Promise((r) => setImmediate(r));
+        }
+        queue.end();
+        const batches = await reading;
+        const flat = batches.flat();
+        const pushed = ticks.flat();
+        if (flat.length !== pushed.length || flat.some((n, i) => n !== pushed[i])) return false;
+        return batches.every((b) => b.length > 0 && b.length <= maxBatchItems && (b.length === 1 || b.reduce((a, n) => a + n, 0) <= maxBatchBytes));
+      },
+    ),
+  );
+});
