@@ -77,6 +77,11 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
   if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) throw new ConfigError('KUBE_CLIENT_KEY_FILE', 'KUBE_CLIENT_CERT_FILE and KUBE_CLIENT_KEY_FILE go together');
   const backoffMaxMs = duration(env, 'AGENT_BACKOFF_MAX', 30_000);
   if (backoffMaxMs < 1) throw new ConfigError('AGENT_BACKOFF_MAX', 'must be positive');
+  const backoffInitialMs = duration(env, 'AGENT_BACKOFF_INITIAL', 1000);
+  if (backoffInitialMs < 1 || backoffInitialMs > backoffMaxMs) throw new ConfigError('AGENT_BACKOFF_INITIAL', `must be positive and at most AGENT_BACKOFF_MAX (${backoffMaxMs} ms)`);
+  const rawPort = nonEmpty(env, 'PORT') ?? '8080';
+  const port = Number(rawPort);
+  if (!/^\d+$/.test(rawPort) || port > 65535) throw new ConfigError('PORT', `must be a TCP port (0-65535), got ${JSON.stringify(rawPort)}`);
   return {
     proxyTunnelUrl,
     clusterId,
@@ -92,10 +97,10 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
             caFile: nonEmpty(env, 'KUBE_CA_FILE'),
             insecureSkipTlsVerify: nonEmpty(env, 'KUBE_INSECURE_SKIP_TLS_VERIFY') === 'true',
           },
-    backoffInitialMs: duration(env, 'AGENT_BACKOFF_INITIAL', 1000),
+    backoffInitialMs,
     backoffMaxMs,
     backoffResetMs: duration(env, 'AGENT_BACKOFF_RESET', 60_000),
-    port: Number(nonEmpty(env, 'PORT') ?? 8080),
+    port,
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   };

@@ -1,13 +1,8 @@
-import Fastify from 'fastify';
 import { loadConfig } from './config.js';
-import { kubeTarget } from './kube.js';
-import { startAgent } from './agent.js';
+import { buildAgentApp } from './app.js';
 
 const config = loadConfig();
-const app = Fastify({ logger: { level: config.logLevel } });
-const agent = startAgent({ ...config, kube: await kubeTarget(config.kube), log: app.log });
-app.get('/healthz', async () => ({ status: 'ok' }));
-app.get('/readyz', async (_request, reply) => reply.code(agent.connected ? 200 : 503).send({ connected: agent.connected }));
+const { app, close } = await buildAgentApp(config);
 await app.listen({ port: config.port, host: config.host });
 
 let closing = false;
@@ -15,6 +10,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     if (closing) return;
     closing = true;
-    void Promise.all([agent.stop(), app.close()]).then(() => (process.exitCode = 0));
+    void close().then(() => (process.exitCode = 0));
   });
 }

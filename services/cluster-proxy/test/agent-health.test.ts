@@ -1,0 +1,38 @@
+import t from 'tap';
+import { buildAgentApp } from '../../tunnel-agent/src/app.js';
+import { loadConfig } from '../../tunnel-agent/src/config.js';
+import { startStack, until } from './stack.js';
+
+t.test("the agent's /readyz follows the tunnel; /healthz only says the process runs", async (t) => {
+  const stack = await startStack(t);
+  const [cluster] = stack.clusters;
+  // This test's agent takes the cluster's place (a second connection would replace the first).
+  await cluster!.agent.stop();
+  const env = (token: string) =>
+    loadConfig({ PROXY_TUNNEL_URL: stack.tunnelUrl, CLUSTER_ID: cluster!.id, AGENT_TOKEN: token, KUBE_API_URL: cluster!.kube.url, AGENT_BACKOFF_INITIAL: '20ms', AGENT_BACKOFF_MAX: '100ms' });
+
+  const good = await buildAgentApp(env(cluster!.agentToken), false);
+  t.teardown(() => good.close());
+  const ready = await until('the agent to report ready', async () => {
+    const res = await good.app.inject('/readyz');
+    return res.statusCode === 200 ? res : undefined;
+  });
+  t.match(ready.json(), { connected: true });
+  t.equal((await good.app.inject('/healthz')).statusCode, 200);
+
+  // A wrong token: alive, never ready, and the reason is the proxy's refusal.
+  const bad = await buildAgentApp(env('not-the-agent-token'), false);
+  t.teardown(() => bad.close());
+  await until('a refused attempt', () => (bad.agent.lastError ? true : undefined));
+  t.equal(bad.agent.lastError?.rawMessage, 'unknown agent token: register the cluster and use the token it returned');
+  const notReady = await bad.app.inject('/readyz');
+  t.equal(notReady.statusCode, 503);
+  t.match(notReady.json(), { connected: false });
+  t.equal((await bad.app.inject('/healthz')).statusCode, 200);
+
+  // The switch off: the stream ends, /readyz turns 503; back on, it recovers without a restart.
+  await stack.setSwitch(false);
+  await until('the agent to report not ready', async () => ((await good.app.inject('/readyz')).statusCode === 503 ? true : undefined));
+  await stack.setSwitch(true);
+  await until('the agent to report ready again', async () => ((await good.app.inject('/readyz')).statusCode === 200 ? true : undefined));
+});
