@@ -8,7 +8,7 @@
  * the median over rounds of the target against the mean of the two `none` runs around it, so
  * drift on a shared machine cancels out instead of landing on whichever target ran last. The
  * servers' CPU time per request is printed too: it is what the ratios would be on an idle core.
- * BENCH_DURATION (seconds per run, default 2), BENCH_ROUNDS (default 5) and BENCH_CONNECTIONS
+ * BENCH_DURATION (seconds per run, default 2), BENCH_ROUNDS (default 7) and BENCH_CONNECTIONS
  * (default 50) tune it.
  */
 import autocannon from 'autocannon';
@@ -16,7 +16,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const duration = Number(process.env.BENCH_DURATION ?? 2);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 interface Setup {
