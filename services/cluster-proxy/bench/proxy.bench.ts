@@ -10,9 +10,11 @@
  * kube-lite as the customer cluster (HTTPS, bearer token, as a real API server), the API
  * server, the cluster proxy and a tunnel agent. autocannon generates the load from this
  * process. The straight GET carries the cluster's token over HTTPS, as kubectl would send it
- * to the cluster itself. Runs alternate (straight, proxied, straight, ...) and the ratio is
- * the median of each round's pair, so drift on a shared machine cancels out. The CPU each
- * process spent per request (from /proc) shows where the time goes.
+ * to the cluster itself. Runs alternate (straight, bare hop, proxied, straight, ...) and the
+ * ratio is the median of each round's pair, so drift on a shared machine cancels out. The CPU each
+ * process spent per request (from /proc) shows where the time goes. A third line, for
+ * reference, sends the GET through `forwarder.ts`: one bare Node HTTPS hop with no checks and
+ * no tunnel, the least any proxy written in Node costs here.
  *
  * Needs PostgreSQL (DATABASE_URL, default the local test database) and Redis (REDIS_URL).
  */
@@ -73,7 +75,7 @@ try {
   writeFileSync(join(dir, 'proxy.key'), certificate.key, { mode: 0o600 });
   const jwtSecret = randomBytes(32).toString('base64url');
   const kubeToken = randomBytes(24).toString('base64url');
-  const [kubePort, apiPort, proxyPort, tunnelPort, agentPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [kubePort, apiPort, proxyPort, tunnelPort, agentPort, forwarderPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const kubeUrl = `https://127.0.0.1:${kubePort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const proxyUrl = `https://127.0.0.1:${proxyPort}`;
@@ -133,12 +135,22 @@ try {
     AGENT_BACKOFF_MAX: '50ms',
   });
   services.push(agent);
+  const forwarder = startService('forwarder', 'services/cluster-proxy/bench/forwarder.ts', {
+    FORWARD_PORT: String(forwarderPort),
+    FORWARD_TARGET: kubeUrl,
+    FORWARD_TOKEN: kubeToken,
+    TLS_CERT_FILE: join(dir, 'proxy.crt'),
+    TLS_KEY_FILE: join(dir, 'proxy.key'),
+  });
+  services.push(forwarder);
   await until('the agent to connect', async () => ((await request(`http://127.0.0.1:${agentPort}/readyz`)).status === 200 ? true : undefined));
 
   const kubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${cluster.id}/kubeconfig`);
   const token = /token: "?([^"\s]+)"?/.exec(kubeconfig)?.[1] ?? '';
   const proxied = { url: `${proxyUrl}/clusters/${cluster.id}${PATH}`, headers: { authorization: `Bearer ${token}` } };
   const straight = { url: `${kubeUrl}${PATH}`, headers: { authorization: `Bearer ${kubeToken}` } };
+  const forwarded = { url: `https://127.0.0.1:${forwarderPort}${PATH}`, headers: {} };
+  await until('the forwarder', async () => ((await request(forwarded.url)).status === 200 ? true : undefined));
   for (const target of [straight, proxied]) {
     const answer = await request(target.url, { headers: target.headers });
     if (answer.status !== 200) throw new Error(`GET ${target.url} answered ${answer.status}: ${answer.body}`);
@@ -151,7 +163,7 @@ try {
     p99: number;
     cpu: Record<string, number>;
   }
-  const load = async (target: typeof straight, duration: number): Promise<Run> => {
+  const load = async (target: { url: string; headers: Record<string, string> }, duration: number): Promise<Run> => {
     const before = services.map((s) => s.cpuMicros());
     const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: duration / 1000 });
     const failed = result.non2xx + result.errors + result.timeouts;
@@ -161,25 +173,32 @@ try {
     return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu };
   };
   await load(straight, 2000); // warm-up: JIT, connection pools, caches
+  await load(forwarded, 2000);
   await load(proxied, 2000);
   const straightRuns: Run[] = [];
+  const forwardedRuns: Run[] = [];
   const proxiedRuns: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     straightRuns.push(await load(straight, DURATION_MS));
+    forwardedRuns.push(await load(forwarded, DURATION_MS));
     proxiedRuns.push(await load(proxied, DURATION_MS));
   }
   const summary = (runs: Run[]) => ({ rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) });
   const cpuOf = (runs: Run[], name: string) => median(runs.map((r) => r.cpu[name] ?? 0));
   const s = summary(straightRuns);
+  const f = summary(forwardedRuns);
   const p = summary(proxiedRuns);
-  const ratio = median(proxiedRuns.map((r, i) => r.rps / (straightRuns[i] as Run).rps));
+  const ratioOf = (runs: Run[]) => median(runs.map((r, i) => r.rps / (straightRuns[i] as Run).rps));
+  const ratio = ratioOf(proxiedRuns);
+  const cpuLine = (runs: Run[], names: string[]) => names.map((n) => `${n} ${cpuOf(runs, n).toFixed(0)} µs`).join(', ');
+  const row = (label: string, x: ReturnType<typeof summary>, cpu: string) => console.log(`${label.padEnd(34)} ${x.rps.toFixed(0).padStart(6)}  ${ms(x.p50)}  ${ms(x.p99)}   ${cpu}`);
   console.log(`GET ${PATH}: autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_MS / 1000} s (medians); Node ${process.version}`);
-  console.log('                              req/s        p50        p99   CPU per request (kube-lite / proxy / agent)');
-  const cpuLine = (runs: Run[]) => ['kube-lite', 'cluster-proxy', 'tunnel-agent'].map((n) => `${cpuOf(runs, n).toFixed(0)} µs`).join(' / ');
-  console.log(`straight to kube-lite (HTTPS) ${s.rps.toFixed(0).padStart(6)}  ${ms(s.p50)}  ${ms(s.p99)}   ${cpuLine(straightRuns)}`);
-  console.log(`through proxy and tunnel      ${p.rps.toFixed(0).padStart(6)}  ${ms(p.p50)}  ${ms(p.p99)}   ${cpuLine(proxiedRuns)}`);
-  console.log(`rounds (straight/proxied req/s): ${straightRuns.map((r, i) => `${r.rps.toFixed(0)}/${(proxiedRuns[i] as Run).rps.toFixed(0)}`).join(', ')}`);
-  console.log(`throughput ratio ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
+  console.log(`${''.padEnd(34)}  req/s        p50        p99   CPU per request`);
+  row('straight to kube-lite (HTTPS)', s, cpuLine(straightRuns, ['kube-lite']));
+  row('one bare Node HTTPS hop (reference)', f, cpuLine(forwardedRuns, ['kube-lite', 'forwarder']));
+  row('through proxy and tunnel', p, cpuLine(proxiedRuns, ['kube-lite', 'cluster-proxy', 'tunnel-agent']));
+  console.log(`rounds (straight/bare hop/proxied req/s): ${straightRuns.map((r, i) => `${r.rps.toFixed(0)}/${(forwardedRuns[i] as Run).rps.toFixed(0)}/${(proxiedRuns[i] as Run).rps.toFixed(0)}`).join(', ')}`);
+  console.log(`throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'}); one bare hop / straight: ${ratioOf(forwardedRuns).toFixed(2)}`);
 
   // --- 2. The switch: PUT false, then the first 410 and the end of a watch running in the tunnel.
   if (TOGGLES > 0) {
