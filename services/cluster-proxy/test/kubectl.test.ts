@@ -53,4 +53,31 @@ t.test('kubectl works through the proxy and the tunnel with a downloaded kubecon
     t.equal(res.code, 0, res.stderr);
     t.equal(res.stdout, 'hello through the tunnel\n');
   });
+
+  t.test('logs -f follows the pod through the tunnel', async (t) => {
+    await until('the pod to run', async () => ((await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}'])).stdout === 'Running' ? true : undefined), 10_000, 50);
+    const logs = kubectlProcess(kubeconfig, ['logs', '-f', 'game']);
+    t.teardown(() => logs.kill());
+    await until('the earlier lines', () => (logs.stdout().includes('container server started') ? true : undefined), 10_000, 20);
+    const said = await kubectl(kubeconfig, ['exec', '-i', 'game', '--', 'sh'], 'say streamed through the tunnel\n');
+    t.equal(said.code, 0, said.stderr);
+    await until('the new line to arrive while following', () => (logs.stdout().includes('[say] streamed through the tunnel') ? true : undefined), 10_000, 20);
+  });
+
+  t.test('a list larger than one tunnel message arrives whole', async (t) => {
+    // 12 ConfigMaps of 400 KiB: each create sends a 400 KiB body through the tunnel, and the
+    // list answers about 4.8 MiB, more than Connect's 4 MiB message limit, so it must be split.
+    const value = 'x'.repeat(400 * 1024);
+    for (let i = 0; i < 12; i++) {
+      const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i}`, namespace: 'default', labels: { size: 'big' } }, data: { blob: value } });
+      const created = await kubectl(kubeconfig, ['create', '-f', '-'], manifest);
+      t.equal(created.code, 0, created.stderr);
+    }
+    const listed = await kubectl(kubeconfig, ['get', 'configmaps', '-n', 'default', '-l', 'size=big', '-o', 'json']);
+    t.equal(listed.code, 0, listed.stderr);
+    t.ok(listed.stdout.length > 4 * 1024 * 1024, `the list is ${listed.stdout.length} bytes`);
+    const items = (JSON.parse(listed.stdout) as { items: { metadata: { name: string }; data: { blob: string } }[] }).items;
+    t.equal(items.length, 12);
+    t.ok(items.every((item) => item.data.blob === value), 'every item is complete');
+  });
 });
