@@ -15,7 +15,7 @@ import { Consoles } from './console.js';
 import { describePod, startBuiltinControllers, Timers, typeOf } from './controllers.js';
 import { Router } from './server.js';
 import { Store } from './store.js';
-import { generateSelfSignedCertificate } from './tls.js';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
 
 export { findHelm, findKubectl, ToolNotFoundError, MIN_KUBECTL_MINOR, type FindToolOptions, type ToolName } from './tools.js';
 export { parseLabelSelector, matchesLabels, parseFieldSelector, SelectorError, type LabelSelector, type Requirement, type Operator } from './selectors.js';
@@ -83,7 +83,7 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
   const agones = startAgones({ api, consoles, timers, stepMs });
   router.allocate = agones.allocate;
 
-  const certificate = options.tls ? generateSelfSignedCertificate() : undefined;
+  const certificate = options.tls ? generateSelfSignedCertificate('kube-lite') : undefined;
   const server: Server = certificate ? createHttpsServer({ cert: certificate.cert, key: certificate.key }, router.handle) : createHttpServer(router.handle);
   server.on('upgrade', router.upgrade);
   server.keepAliveTimeout = 60_000;

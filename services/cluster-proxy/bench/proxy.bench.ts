@@ -21,14 +21,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
-import { generateSelfSignedCertificate } from '../src/tls.js';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
+import { freePort } from '../test/stack.js';
 import { request, startService, until } from './processes.js';
 import type { Service } from './processes.js';
 
@@ -40,14 +39,6 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN = 'bench-admin';
 const PATH = '/api/v1/namespaces/default';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -70,7 +61,7 @@ try {
   const databaseUrl = schemaUrl.toString();
   const redis = { REDIS_URL, REDIS_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:` };
 
-  const certificate = generateSelfSignedCertificate();
+  const certificate = generateSelfSignedCertificate('gsp-cluster-proxy');
   writeFileSync(join(dir, 'proxy.crt'), certificate.cert);
   writeFileSync(join(dir, 'proxy.key'), certificate.key, { mode: 0o600 });
   const jwtSecret = randomBytes(32).toString('base64url');

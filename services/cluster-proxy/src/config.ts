@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { ConfigError, nonEmpty, parsePort, parseUrl } from '@gsp/service-kit';
+import type { Env } from '@gsp/service-kit';
 import { parseDuration, readEnvPin, findFlag, CLI_ACCESS_ENABLED, InvalidEnvPinError } from '@gsp/flags-client';
 import type { StaleMode } from './access.js';
 
@@ -21,39 +23,7 @@ export interface ClusterProxyConfig {
   tls: { cert: string; key: string } | undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-function nonEmpty(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function port(env: Env, name: string, fallback: number): number {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(name, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-
-function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, 'must be an absolute URL');
-  }
-  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
-  return raw;
-}
+export { ConfigError };
 
 function duration(env: Env, name: string, fallback: number): number {
   const raw = nonEmpty(env, name);
@@ -64,9 +34,9 @@ function duration(env: Env, name: string, fallback: number): number {
 }
 
 export function loadConfig(env: Env = process.env): ClusterProxyConfig {
-  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseUrl = parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   if (databaseUrl === undefined) throw new ConfigError('DATABASE_URL', "is required: the proxy reads the API server's flag and cluster tables");
-  const apiServerUrl = url(env, 'API_SERVER_URL', ['http:', 'https:']);
+  const apiServerUrl = parseUrl(env, 'API_SERVER_URL', ['http:', 'https:']);
   if (apiServerUrl === undefined) throw new ConfigError('API_SERVER_URL', 'is required: kubeconfig tokens are verified with its /.well-known/jwks.json');
   const flagEnv: Record<string, string> = {};
   try {
@@ -95,11 +65,11 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
   };
   return {
     tls: certFile !== undefined && keyFile !== undefined ? { cert: read('TLS_CERT_FILE', certFile), key: read('TLS_KEY_FILE', keyFile) } : undefined,
-    port: port(env, 'PORT', 8443),
-    tunnelPort: port(env, 'TUNNEL_PORT', 8444),
+    port: parsePort(env, 'PORT', 8443),
+    tunnelPort: parsePort(env, 'TUNNEL_PORT', 8444),
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
     databaseUrl,
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     flagsCacheTtlMs: duration(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000),
     flagEnv,

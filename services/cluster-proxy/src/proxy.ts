@@ -9,7 +9,7 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createFlagsClient, CLI_ACCESS_ENABLED } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import type { ClusterProxyConfig } from './config.js';
-import { generateSelfSignedCertificate } from './tls.js';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import type { Server as HttpsServer } from 'node:https';
 import { AccessDenied, createSwitch, createTokenVerifier } from './access.js';
 import { TunnelRegistry } from './tunnel/tunnel.js';
@@ -40,7 +40,7 @@ class ProxyRefusal extends Error {
 
 export async function buildClusterProxy(config: ClusterProxyConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<ClusterProxy> {
   // kubectl sends bearer tokens only over TLS, so PORT always speaks HTTPS.
-  const https = config.tls ?? generateSelfSignedCertificate();
+  const https = config.tls ?? generateSelfSignedCertificate('gsp-cluster-proxy');
   const app = Fastify({ logger, https });
   if (config.tls === undefined) {
     app.log.warn('no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)');

@@ -14,7 +14,7 @@ import type { TunnelAgent } from '../../tunnel-agent/src/agent.js';
 import { kubeTarget } from '../../tunnel-agent/src/kube.js';
 import { loadConfig } from '../src/config.js';
 import { buildClusterProxy } from '../src/proxy.js';
-import { generateSelfSignedCertificate } from '../src/tls.js';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import type { ClusterProxy } from '../src/proxy.js';
 
 export { until, redisPrefix, TEST_REDIS_URL, cuttableDatabaseUrl } from '../../api-server/test/helper.js';
@@ -72,7 +72,7 @@ const quiet = { info: say('info'), warn: say('warn'), error: say('error') };
 export async function startStack(t: Test, options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'gsp-proxy-test-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const certificate = generateSelfSignedCertificate();
+  const certificate = generateSelfSignedCertificate('gsp-cluster-proxy');
   writeFileSync(join(dir, 'proxy.crt'), certificate.cert);
   writeFileSync(join(dir, 'proxy.key'), certificate.key);
 

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { ConfigError, nonEmpty, parsePort, parseUrl, readSecret } from '@gsp/service-kit';
+import type { Env } from '@gsp/service-kit';
 import { loadRoles, RoleDefinitionError } from './rbac/roles.js';
 import type { Roles } from './rbac/roles.js';
 
@@ -42,59 +44,13 @@ export interface ControlPlaneConfig {
   logLevel: string;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-function nonEmpty(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-/** Reads NAME, or the file named by NAME_FILE (secrets mounted from Kubernetes). */
-export function readSecret(env: Env, name: string): string | undefined {
-  const direct = nonEmpty(env, name);
-  const file = nonEmpty(env, `${name}_FILE`);
-  if (direct !== undefined && file !== undefined) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
-  if (file === undefined) return direct;
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-}
+export { ConfigError };
 
 function parseBool(env: Env, name: string): boolean {
   const raw = nonEmpty(env, name);
   if (raw === undefined) return false;
   if (raw !== 'true' && raw !== 'false') throw new ConfigError(name, `must be "true" or "false", got ${JSON.stringify(raw)}`);
   return raw === 'true';
-}
-
-function parsePort(env: Env, name: string, fallback: number): number {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return fallback;
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new ConfigError(name, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
-  return port;
-}
-
-function parseUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(name, 'must be an absolute URL');
-  }
-  if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
-  return raw;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

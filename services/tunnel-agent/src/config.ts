@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { ConfigError, nonEmpty, parsePort, parseUrl, readSecret } from '@gsp/service-kit';
+import type { Env } from '@gsp/service-kit';
 
 export interface TunnelAgentConfig {
   proxyTunnelUrl: string;
@@ -17,43 +18,7 @@ export interface TunnelAgentConfig {
   logLevel: string;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-function nonEmpty(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function secret(env: Env, name: string): string | undefined {
-  const direct = nonEmpty(env, name);
-  const file = nonEmpty(env, `${name}_FILE`);
-  if (direct !== undefined && file !== undefined) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
-  if (file === undefined) return direct;
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-}
-
-function url(env: Env, name: string): string | undefined {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = new URL(raw);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new ConfigError(name, 'must be an absolute http or https URL');
-  }
-  return raw;
-}
+export { ConfigError };
 
 /** Durations as `500ms`, `2s`, `1m`, or plain seconds. */
 export function duration(env: Env, name: string, fallback: number): number {
@@ -64,14 +29,16 @@ export function duration(env: Env, name: string, fallback: number): number {
   return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h']);
 }
 
+const HTTP = ['http:', 'https:'];
+
 export function loadConfig(env: Env = process.env): TunnelAgentConfig {
-  const proxyTunnelUrl = url(env, 'PROXY_TUNNEL_URL');
+  const proxyTunnelUrl = parseUrl(env, 'PROXY_TUNNEL_URL', HTTP);
   if (proxyTunnelUrl === undefined) throw new ConfigError('PROXY_TUNNEL_URL', "is required: the cluster proxy's tunnel endpoint, e.g. http://127.0.0.1:8444");
   const clusterId = nonEmpty(env, 'CLUSTER_ID');
   if (clusterId === undefined) throw new ConfigError('CLUSTER_ID', 'is required: the id returned when the cluster was registered');
-  const agentToken = secret(env, 'AGENT_TOKEN');
+  const agentToken = readSecret(env, 'AGENT_TOKEN');
   if (agentToken === undefined) throw new ConfigError('AGENT_TOKEN', 'set AGENT_TOKEN or AGENT_TOKEN_FILE to the token returned when the cluster was registered');
-  const kubeUrl = url(env, 'KUBE_API_URL');
+  const kubeUrl = parseUrl(env, 'KUBE_API_URL', HTTP);
   const clientCertFile = nonEmpty(env, 'KUBE_CLIENT_CERT_FILE');
   const clientKeyFile = nonEmpty(env, 'KUBE_CLIENT_KEY_FILE');
   if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) throw new ConfigError('KUBE_CLIENT_KEY_FILE', 'KUBE_CLIENT_CERT_FILE and KUBE_CLIENT_KEY_FILE go together');
@@ -79,9 +46,7 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
   if (backoffMaxMs < 1) throw new ConfigError('AGENT_BACKOFF_MAX', 'must be positive');
   const backoffInitialMs = duration(env, 'AGENT_BACKOFF_INITIAL', 1000);
   if (backoffInitialMs < 1 || backoffInitialMs > backoffMaxMs) throw new ConfigError('AGENT_BACKOFF_INITIAL', `must be positive and at most AGENT_BACKOFF_MAX (${backoffMaxMs} ms)`);
-  const rawPort = nonEmpty(env, 'PORT') ?? '8080';
-  const port = Number(rawPort);
-  if (!/^\d+$/.test(rawPort) || port > 65535) throw new ConfigError('PORT', `must be a TCP port (0-65535), got ${JSON.stringify(rawPort)}`);
+  const port = parsePort(env, 'PORT', 8080);
   return {
     proxyTunnelUrl,
     clusterId,
@@ -91,7 +56,7 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
         ? undefined
         : {
             url: kubeUrl,
-            token: secret(env, 'KUBE_TOKEN'),
+            token: readSecret(env, 'KUBE_TOKEN'),
             clientCertFile,
             clientKeyFile,
             caFile: nonEmpty(env, 'KUBE_CA_FILE'),

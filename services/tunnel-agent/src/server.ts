@@ -1,15 +1,9 @@
+import { runService } from '@gsp/service-kit';
 import { loadConfig } from './config.js';
 import { buildAgentApp } from './app.js';
 
-const config = loadConfig();
-const { app, close } = await buildAgentApp(config);
-await app.listen({ port: config.port, host: config.host });
-
-let closing = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (closing) return;
-    closing = true;
-    void close().then(() => (process.exitCode = 0));
-  });
-}
+await runService('tunnel-agent', () => loadConfig(), async (config) => {
+  const agent = await buildAgentApp(config);
+  await agent.app.listen({ port: config.port, host: config.host });
+  return { close: () => agent.close(), log: agent.app.log };
+});

@@ -1,6 +1,7 @@
 /**
- * A self-signed certificate for 127.0.0.1/localhost (copied from @gsp/kube-lite), built with node:crypto and a tiny DER
- * encoder (no openssl needed). It is its own CA, so a kubeconfig can trust it directly. The proxy uses it when no TLS_CERT_FILE is given.
+ * A self-signed certificate for 127.0.0.1/localhost, built with node:crypto and a tiny DER
+ * encoder (no openssl needed). It is its own CA, so a kubeconfig can trust it directly.
+ * kube-lite serves it with `--tls`; the cluster proxy uses it when no TLS_CERT_FILE is given.
  */
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 
@@ -56,7 +57,7 @@ export interface Certificate {
   key: string;
 }
 
-export function generateSelfSignedCertificate(commonName = 'gsp-cluster-proxy', hosts: string[] = ['localhost'], ips: string[] = ['127.0.0.1']): Certificate {
+export function generateSelfSignedCertificate(commonName: string, hosts: string[] = ['localhost'], ips: string[] = ['127.0.0.1']): Certificate {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const ecdsaWithSha256 = seq(oid('1.2.840.10045.4.3.2'));
