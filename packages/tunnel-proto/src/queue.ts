@@ -100,3 +100,11 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
     };
   }
 }
+
+/**
+ * Payload bytes of a tunnel frame (its `data`; control frames count 0), the `sizeOf` of both
+ * ends' queues, so one message stays far below Connect's 4 MiB read limit.
+ */
+export function frameDataBytes(frame: { kind?: { case?: unknown; value?: unknown } }): number {
+  return frame.kind?.case === 'data' && frame.kind.value instanceof Uint8Array ? frame.kind.value.byteLength : 0;
+}

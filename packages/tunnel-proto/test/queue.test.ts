@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { BatchQueue } from '@gsp/tunnel-proto';
+import { BatchQueue, frameDataBytes } from '@gsp/tunnel-proto';
 
 async function drain<T>(queue: BatchQueue<T>): Promise<T[][]> {
   const batches: T[][] = [];
@@ -71,4 +71,10 @@ t.test('whatever the pushes and limits, batches hold every item once, in order, 
       },
     ),
   );
+});
+
+t.test('only data frames count against the byte limit', async (t) => {
+  t.equal(frameDataBytes({ kind: { case: 'data', value: new Uint8Array(7) } }), 7);
+  t.equal(frameDataBytes({ kind: { case: 'end', value: {} } }), 0);
+  t.equal(frameDataBytes({}), 0);
 });

@@ -10,13 +10,10 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { TunnelService } from '@gsp/tunnel-proto';
 import type { AgentFrameSchema, AgentMessageSchema, Open, ProxyFrame } from '@gsp/tunnel-proto';
-import { BatchQueue, fromHeaderBlock, toHeaderBlock } from '@gsp/tunnel-proto';
+import { BatchQueue, frameDataBytes, fromHeaderBlock, toHeaderBlock } from '@gsp/tunnel-proto';
 import type { KubeTarget } from './kube.js';
 
 type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;
-
-/** Payload bytes of a frame, so one message stays far below Connect's 4 MiB read limit. */
-const frameBytes = (frame: AgentFrameInit): number => (frame.kind?.case === 'data' ? frame.kind.value.byteLength : 0);
 
 /** One `AgentMessage` per batch of queued frames. */
 async function* messages(out: BatchQueue<AgentFrameInit>): AsyncIterable<MessageInitShape<typeof AgentMessageSchema>> {
@@ -153,7 +150,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   let lastError: ConnectError | undefined;
 
   async function runOnce(): Promise<number | undefined> {
-    const out = new BatchQueue<AgentFrameInit>({ sizeOf: frameBytes });
+    const out = new BatchQueue<AgentFrameInit>({ sizeOf: frameDataBytes });
     const upstreams = new Map<number, Upstream>();
     let connectedAt: number | undefined;
     try {

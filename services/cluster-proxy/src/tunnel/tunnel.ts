@@ -1,11 +1,8 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { AgentFrame, ProxyFrameSchema } from '@gsp/tunnel-proto';
-import { BatchQueue } from '@gsp/tunnel-proto';
+import { BatchQueue, frameDataBytes } from '@gsp/tunnel-proto';
 
 export type ProxyFrameInit = MessageInitShape<typeof ProxyFrameSchema>;
-
-/** Payload bytes of a frame, so one message stays far below Connect's 4 MiB read limit. */
-const frameBytes = (frame: ProxyFrameInit): number => (frame.kind?.case === 'data' ? frame.kind.value.byteLength : 0);
 
 /** What a proxied request hears back from the agent. */
 export interface StreamHandlers {
@@ -26,7 +23,7 @@ export interface TunnelStream {
 /** One connected agent: many kubectl requests multiplexed over its bidi stream. */
 export class Tunnel {
   /** Frames for the agent, sent in batches (one `ProxyMessage` each). */
-  readonly outgoing = new BatchQueue<ProxyFrameInit>({ sizeOf: frameBytes });
+  readonly outgoing = new BatchQueue<ProxyFrameInit>({ sizeOf: frameDataBytes });
   private readonly streams = new Map<number, StreamHandlers>();
   private nextId = 1;
   private closedWith: string | undefined;
