@@ -5,3 +5,5 @@ export { runService } from './run.js';
 export type { RunningService } from './run.js';
 export { generateSelfSignedCertificate } from './tls.js';
 export type { Certificate } from './tls.js';
+export { problems, sendProblem } from './problems.js';
+export type { Problem, ProblemsOptions } from './problems.js';

@@ -6,7 +6,7 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiServerConfig } from './config.js';
 import { ProblemSchema } from './schemas.js';
-import problems from './plugins/problems.js';
+import { problems } from '@gsp/service-kit';
 import db from './plugins/db.js';
 import auth from './plugins/auth.js';
 import metrics from './plugins/metrics.js';
@@ -38,7 +38,7 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
   });
 
   app.addSchema(ProblemSchema);
-  await app.register(problems);
+  await app.register(problems, { ownCodePrefix: 'API_' });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ControlPlaneConfig } from './config.js';
-import problems from './plugins/problems.js';
+import { problems } from '@gsp/service-kit';
 import audit from './plugins/audit.js';
 import kube from './plugins/kube.js';
 import auth from './plugins/auth.js';
@@ -55,7 +55,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     app.log.warn('AUTH_MODE=none: EVERY REQUEST IS AN ANONYMOUS ADMIN. Use this for local development only.');
   }
 
-  await app.register(problems);
+  await app.register(problems, { ownCodePrefix: 'CP_' });
   await app.register(audit, { stream: options.auditStream ?? process.stdout });
   await app.register(swagger, {
     openapi: {

@@ -19,16 +19,21 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, status
   return reply.code(status).type('application/problem+json').send(problem);
 }
 
+export interface ProblemsOptions {
+  /** The code prefix of the service's own errors (`API_`, `CP_`): their 5xx messages are written for clients. */
+  ownCodePrefix: string;
+}
+
 /** Renders every error as RFC 9457 problem+json; 5xx details stay in the log, never in the body. */
-export default fp(
-  async (app) => {
+export const problems = fp<ProblemsOptions>(
+  async (app, opts) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       let status = error.validation ? 400 : (error.statusCode ?? 500);
       if (status < 400 || status > 599) status = 500;
       if (status >= 500) {
         request.log.error({ err: error }, 'request failed');
         // Our own declared errors carry messages written for clients; anything else may leak internals.
-        if (!error.code?.startsWith('CP_')) {
+        if (!error.code?.startsWith(opts.ownCodePrefix)) {
           return sendProblem(request, reply, status, `The server could not complete the request; quote request id ${request.id} when reporting it.`);
         }
       }
