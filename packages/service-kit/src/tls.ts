@@ -21,7 +21,20 @@ const tlv = (tag: number, ...content: Buffer[]): Buffer => {
 };
 const seq = (...items: Buffer[]): Buffer => tlv(0x30, ...items);
 const set = (...items: Buffer[]): Buffer => tlv(0x31, ...items);
-const integer = (bytes: Buffer): Buffer => tlv(0x02, (bytes[0] as number) & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+
+/**
+ * A non-negative INTEGER from its big-endian bytes, in DER's one allowed form: no leading zero
+ * byte unless the next byte's high bit would otherwise make the number negative. OpenSSL refuses
+ * anything else ("illegal padding"), so a random serial starting with 0x00 once broke one
+ * certificate in about 256.
+ */
+export function derInteger(bytes: Uint8Array): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start += 1;
+  const digits = Buffer.from(bytes.subarray(start));
+  if (digits.length === 0) return tlv(0x02, Buffer.from([0]));
+  return tlv(0x02, (digits[0] as number) & 0x80 ? Buffer.concat([Buffer.from([0]), digits]) : digits);
+}
 const bitString = (bytes: Buffer, unused = 0): Buffer => tlv(0x03, Buffer.from([unused]), bytes);
 const octetString = (bytes: Buffer): Buffer => tlv(0x04, bytes);
 const utf8 = (text: string): Buffer => tlv(0x0c, Buffer.from(text, 'utf8'));
@@ -74,10 +87,9 @@ export function generateSelfSignedCertificate(commonName: string, hosts: string[
     extension('2.5.29.17', false, altNames),
   );
   const serial = randomBytes(16);
-  serial[0] = (serial[0] as number) & 0x7f;
   const tbs = seq(
-    explicit(0, integer(Buffer.from([2]))),
-    integer(serial),
+    explicit(0, derInteger(Buffer.from([2]))),
+    derInteger(serial),
     ecdsaWithSha256,
     name,
     seq(time(new Date(now - 3600_000)), time(new Date(now + 10 * 365 * 24 * 3600_000))),
