@@ -2,7 +2,6 @@ export { FLAGS, CLI_ACCESS_ENABLED, findFlag } from './registry.js';
 export type { FlagDefinition, FlagScopeType } from './registry.js';
 export { resolveFlag, readEnvPin, InvalidEnvPinError } from './evaluate.js';
 export type { FlagSource, Resolution, StoredValues } from './evaluate.js';
-export { parseDuration } from './duration.js';
 export { createFlagsClient, FlagsClient } from './client.js';
 export type { DetailedEvaluation, Evaluation, EvaluationContext, EvaluationSource, FlagChange, FlagsClientOptions, Logger } from './client.js';
 export { createOfrepResolver } from './ofrep.js';

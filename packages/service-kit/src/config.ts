@@ -17,17 +17,22 @@ export function nonEmpty(env: Env, name: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+/** The contents of the file NAME names (a certificate, a key, a roles file); undefined when unset. */
+export function readFileVar(env: Env, name: string): string | undefined {
+  const file = nonEmpty(env, name);
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(name, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
 /** Reads NAME, or the file named by NAME_FILE (secrets mounted from Kubernetes); never both. */
 export function readSecret(env: Env, name: string): string | undefined {
   const direct = nonEmpty(env, name);
-  const file = nonEmpty(env, `${name}_FILE`);
-  if (direct !== undefined && file !== undefined) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
-  if (file === undefined) return direct;
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  if (direct !== undefined && nonEmpty(env, `${name}_FILE`) !== undefined) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
+  return direct ?? readFileVar(env, `${name}_FILE`)?.trim();
 }
 
 /** A TCP port, 0 to 65535; `fallback` when unset. */
@@ -51,4 +56,29 @@ export function parseUrl(env: Env, name: string, protocols: readonly string[]): 
   }
   if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
   return raw;
+}
+
+const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * The one duration grammar of every service: `10` (seconds), `1.5s`, `500ms`, `5m`, `12h` or
+ * `30d`, in milliseconds. Undefined for anything else, so callers can name what was wrong.
+ */
+export function parseDuration(raw: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(raw);
+  if (!match) return undefined;
+  const ms = Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1000);
+  return Number.isFinite(ms) && Number.isSafeInteger(Math.round(ms)) ? Math.round(ms) : undefined;
+}
+
+/** NAME as a duration in milliseconds (see `parseDuration`), at least `minMs`; `fallback` when unset. */
+export function durationVar(env: Env, name: string, fallback: number, minMs?: number): number;
+export function durationVar(env: Env, name: string, fallback: undefined, minMs?: number): number | undefined;
+export function durationVar(env: Env, name: string, fallback: number | undefined, minMs = 1): number | undefined {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  const ms = parseDuration(raw);
+  if (ms === undefined) throw new ConfigError(name, `must be a duration such as 30s, 500ms, 12h or 30d (a bare number is seconds), got ${JSON.stringify(raw)}`);
+  if (ms < minMs) throw new ConfigError(name, `must be at least ${minMs} ms, got ${JSON.stringify(raw)}`);
+  return ms;
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, nonEmpty, parsePort, parseUrl, readSecret } from '@gsp/service-kit';
+import { ConfigError, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
 
 function refusal(fn: () => unknown): string | undefined {
   try {
@@ -45,4 +45,12 @@ t.test('a secret comes from NAME or from the file NAME_FILE, never both', async 
   t.equal(readSecret({ S_FILE: join(dir, 's') }, 'S'), 'from-file');
   t.equal(refusal(() => readSecret({ S: 'x', S_FILE: join(dir, 's') }, 'S')), 'S');
   t.equal(refusal(() => readSecret({ S_FILE: join(dir, 'missing') }, 'S')), 'S_FILE');
+});
+
+t.test('readFileVar reads the file a variable names, and names the variable when it cannot', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'service-kit-file-'));
+  writeFileSync(join(dir, 'ca.crt'), 'PEM\n');
+  t.equal(readFileVar({}, 'CA_FILE'), undefined, 'unset');
+  t.equal(readFileVar({ CA_FILE: join(dir, 'ca.crt') }, 'CA_FILE'), 'PEM\n', 'as written, not trimmed');
+  t.equal(refusal(() => readFileVar({ CA_FILE: join(dir, 'missing.crt') }, 'CA_FILE')), 'CA_FILE');
 });

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { ConfigError, nonEmpty, parsePort, parseUrl, readSecret } from '@gsp/service-kit';
+import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
 import type { Env } from '@gsp/service-kit';
-import { FLAGS, readEnvPin, parseDuration, InvalidEnvPinError } from '@gsp/flags-client';
+import { FLAGS, readEnvPin, InvalidEnvPinError } from '@gsp/flags-client';
 
 export interface ApiServerConfig {
   port: number;
@@ -59,9 +58,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     }
   }
 
-  const ttlRaw = nonEmpty(env, 'SERVICE_CACHE_FLAGS_TTL');
-  const flagsCacheTtlMs = ttlRaw === undefined ? 10_000 : parseDuration(ttlRaw);
-  if (flagsCacheTtlMs === undefined) throw new ConfigError('SERVICE_CACHE_FLAGS_TTL', `must be a duration such as 10, 10s or 500ms, got ${JSON.stringify(ttlRaw)}`);
+  const flagsCacheTtlMs = durationVar(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000, 0);
 
   const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
   const audience = nonEmpty(env, 'AUTH_OIDC_AUDIENCE');
@@ -70,11 +67,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   }
   if (issuerUrl === undefined && audience !== undefined) throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
 
-  const pollRaw = nonEmpty(env, 'OUTBOX_POLL_INTERVAL');
-  const outboxPollIntervalMs = pollRaw === undefined ? 1000 : parseDuration(pollRaw);
-  if (outboxPollIntervalMs === undefined || outboxPollIntervalMs < 10) {
-    throw new ConfigError('OUTBOX_POLL_INTERVAL', `must be a duration of at least 10ms, got ${JSON.stringify(pollRaw)}`);
-  }
+  const outboxPollIntervalMs = durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10);
 
   const relayRaw = nonEmpty(env, 'OUTBOX_RELAY_ENABLED') ?? 'true';
   if (relayRaw !== 'true' && relayRaw !== 'false') throw new ConfigError('OUTBOX_RELAY_ENABLED', 'must be "true" or "false"');
@@ -85,9 +78,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   if (provider === 'ofrep' && ofrepUrl === undefined) throw new ConfigError('OFREP_URL', 'is required with SERVICE_FLAGS_PROVIDER=ofrep');
   const ofrepToken = readSecret(env, 'OFREP_BEARER_TOKEN');
 
-  const cooldownRaw = nonEmpty(env, 'AUTH_OIDC_JWKS_COOLDOWN');
-  const jwksCooldownMs = cooldownRaw === undefined ? 30_000 : parseDuration(cooldownRaw);
-  if (jwksCooldownMs === undefined) throw new ConfigError('AUTH_OIDC_JWKS_COOLDOWN', `must be a duration such as 30s, got ${JSON.stringify(cooldownRaw)}`);
+  const jwksCooldownMs = durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN', 30_000, 0);
 
   const secret = readSecret(env, 'AUTH_JWT_SECRET');
   if (secret !== undefined && Buffer.byteLength(secret) < 32) {
@@ -102,29 +93,11 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
-  const kubeTtlRaw = nonEmpty(env, 'KUBECONFIG_TOKEN_TTL');
-  const kubeconfigTokenTtlMs = kubeTtlRaw === undefined ? 12 * 3600_000 : parseDuration(kubeTtlRaw);
-  if (kubeconfigTokenTtlMs === undefined || kubeconfigTokenTtlMs < 1000) {
-    throw new ConfigError('KUBECONFIG_TOKEN_TTL', `must be a duration of at least 1s such as 12h or 30m, got ${JSON.stringify(kubeTtlRaw)}`);
-  }
+  const kubeconfigTokenTtlMs = durationVar(env, 'KUBECONFIG_TOKEN_TTL', 12 * 3600_000, 1000);
   const signingKeyFile = nonEmpty(env, 'KUBECONFIG_SIGNING_KEY_FILE');
-  if (signingKeyFile !== undefined) {
-    try {
-      readFileSync(signingKeyFile, 'utf8');
-    } catch (err) {
-      throw new ConfigError('KUBECONFIG_SIGNING_KEY_FILE', `cannot read ${signingKeyFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-  }
+  readFileVar(env, 'KUBECONFIG_SIGNING_KEY_FILE'); // readable now, not at the first download
 
-  const proxyCaFile = nonEmpty(env, 'PROXY_CA_FILE');
-  let proxyCa: string | undefined;
-  if (proxyCaFile !== undefined) {
-    try {
-      proxyCa = readFileSync(proxyCaFile, 'utf8');
-    } catch (err) {
-      throw new ConfigError('PROXY_CA_FILE', `cannot read ${proxyCaFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-  }
+  const proxyCa = readFileVar(env, 'PROXY_CA_FILE');
   const skipRaw = nonEmpty(env, 'PROXY_INSECURE_SKIP_TLS_VERIFY') ?? 'false';
   if (skipRaw !== 'true' && skipRaw !== 'false') throw new ConfigError('PROXY_INSECURE_SKIP_TLS_VERIFY', 'must be "true" or "false"');
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, nonEmpty, parsePort, parseUrl, readSecret } from '@gsp/service-kit';
+import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
 import type { Env } from '@gsp/service-kit';
 import { loadRoles, RoleDefinitionError } from './rbac/roles.js';
 import type { Roles } from './rbac/roles.js';
@@ -51,23 +51,6 @@ function parseBool(env: Env, name: string): boolean {
   if (raw === undefined) return false;
   if (raw !== 'true' && raw !== 'false') throw new ConfigError(name, `must be "true" or "false", got ${JSON.stringify(raw)}`);
   return raw === 'true';
-}
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30d`, `12h`, `90s`, `500ms`; undefined when not a duration. */
-export function parseDuration(raw: string): number | undefined {
-  const match = /^(\d+)(ms|s|m|h|d)$/.exec(raw.trim());
-  if (!match) return undefined;
-  return Number(match[1]) * (UNITS[match[2] as string] as number);
-}
-
-function durationVar(env: Env, name: string): number | undefined {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return undefined;
-  const ms = parseDuration(raw);
-  if (ms === undefined || ms <= 0) throw new ConfigError(name, `must be a duration such as 30d, 12h, 60s or 500ms, got ${JSON.stringify(raw)}`);
-  return ms;
 }
 
 function positiveInt(env: Env, name: string, fallback: number): number {
@@ -136,16 +119,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
   }
 
   let roles: Roles;
-  const rolesFile = nonEmpty(env, 'RBAC_ROLES_FILE');
+  const text = readFileVar(env, 'RBAC_ROLES_FILE');
   try {
-    let text: string | undefined;
-    if (rolesFile !== undefined) {
-      try {
-        text = readFileSync(rolesFile, 'utf8');
-      } catch (err) {
-        throw new ConfigError('RBAC_ROLES_FILE', `cannot read ${rolesFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-      }
-    }
     roles = loadRoles(text);
   } catch (err) {
     if (err instanceof RoleDefinitionError) throw new ConfigError('RBAC_ROLES_FILE', err.message);
@@ -191,7 +166,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       clientId,
       roleClaim: nonEmpty(env, 'AUTH_OIDC_ROLE_CLAIM') ?? 'roles',
       roleMapping,
-      jwksCooldownMs: durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN') ?? 30_000,
+      jwksCooldownMs: durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN', 30_000, 0),
     };
   }
 
@@ -207,13 +182,13 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     kubeconfig: readKubeconfig(env),
     namespace: readNamespace(env, options.serviceAccountNamespaceFile ?? SERVICE_ACCOUNT_NAMESPACE),
     apikeyPrefix,
-    apikeyMaxTtlMs: durationVar(env, 'APIKEY_MAX_TTL'),
+    apikeyMaxTtlMs: durationVar(env, 'APIKEY_MAX_TTL', undefined),
     roles,
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'gsp-cp:',
     rateLimit: {
       max: positiveInt(env, 'RATE_LIMIT_MAX', 1200),
-      windowMs: durationVar(env, 'RATE_LIMIT_WINDOW') ?? 60_000,
+      windowMs: durationVar(env, 'RATE_LIMIT_WINDOW', 60_000),
       authFailures: positiveInt(env, 'AUTH_FAILURE_LIMIT', 10),
     },
     trustProxy: parseTrustProxy(nonEmpty(env, 'TRUST_PROXY')),

@@ -5,7 +5,7 @@ import { generateKey, toLabelValue } from '../../apikeys/keys.js';
 import { AlreadyExistsError } from '../../apikeys/store.js';
 import type { ApiKeyMetadata } from '../../apikeys/store.js';
 import type { Roles } from '../../rbac/roles.js';
-import { parseDuration } from '../../config.js';
+import { parseDuration } from '@gsp/service-kit';
 import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from '../../errors.js';
 
 export interface ApiKeyRouteOptions {

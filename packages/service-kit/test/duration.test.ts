@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { parseDuration } from '@gsp/flags-client';
+import { ConfigError, durationVar, parseDuration } from '@gsp/service-kit';
 
 t.test('plain numbers are seconds, units are honoured', async (t) => {
   t.equal(parseDuration('10'), 10_000);
@@ -34,4 +34,24 @@ t.test('strings that are not a number and a unit never parse', async () => {
       return result === undefined || /^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$/.test(s);
     }),
   );
+});
+
+t.test('durationVar: the fallback when unset, the value when valid, a named refusal otherwise', async (t) => {
+  t.equal(durationVar({}, 'D', 1500), 1500);
+  t.equal(durationVar({ D: ' ' }, 'D', undefined), undefined, 'blank is unset');
+  t.equal(durationVar({ D: '1.5s' }, 'D', 0), 1500);
+  t.equal(durationVar({ D: '30d' }, 'D', 0), 2_592_000_000);
+  fc.assert(
+    fc.property(fc.string().filter((s) => s.trim() !== '' && parseDuration(s) === undefined), (s) => {
+      try {
+        durationVar({ D: s }, 'D', 1);
+        return false;
+      } catch (err) {
+        return err instanceof ConfigError && err.variable === 'D';
+      }
+    }),
+  );
+  t.throws(() => durationVar({ D: '5ms' }, 'D', 1000, 10), { message: 'D: must be at least 10 ms, got "5ms"' });
+  t.throws(() => durationVar({ D: '0' }, 'D', 1000), { message: 'D: must be at least 1 ms, got "0"' }, 'zero is refused unless allowed');
+  t.equal(durationVar({ D: '0' }, 'D', 1000, 0), 0);
 });
