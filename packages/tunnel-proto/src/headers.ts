@@ -20,3 +20,8 @@ export function fromHeaderBlock(block: string): string[] {
   }
   return flat;
 }
+
+/** A Connect code's enum name as both ends label metrics with it: `PermissionDenied` → `permission_denied`. */
+export function codeLabel(name: string): string {
+  return name.replace(/[A-Z]/g, (c, i: number) => `${i ? '_' : ''}${c.toLowerCase()}`);
+}

@@ -1,5 +1,7 @@
 // The tunnel between the cluster proxy and the tunnel agent: one protocol, one outgoing queue.
 export * from './gen/gsp/tunnel/v1/tunnel_pb.js';
-export { BatchQueue, frameDataBytes } from './queue.js';
+export { BatchQueue, frameDataBytes, TUNNEL_PING_INTERVAL_MS, TUNNEL_WINDOW_BYTES } from './queue.js';
 export type { BatchQueueOptions } from './queue.js';
-export { fromHeaderBlock, toHeaderBlock } from './headers.js';
+export { codeLabel, fromHeaderBlock, toHeaderBlock } from './headers.js';
+export { useNodeTextEncoding } from './text.js';
+export { drainingWriter, Valve } from './valve.js';

@@ -73,8 +73,51 @@ t.test('whatever the pushes and limits, batches hold every item once, in order, 
   );
 });
 
-t.test('only data frames count against the byte limit', async (t) => {
+t.test('only payload bytes count against the byte limit', async (t) => {
   t.equal(frameDataBytes({ kind: { case: 'data', value: new Uint8Array(7) } }), 7);
+  t.equal(frameDataBytes({ kind: { case: 'response', value: { status: 200, headers: 'a: b', body: new Uint8Array(5), end: true } } }), 5, 'a response carrying its body');
   t.equal(frameDataBytes({ kind: { case: 'end', value: {} } }), 0);
   t.equal(frameDataBytes({}), 0);
+});
+
+t.test('taken tells whether an item is still queued and may be changed in place', async (t) => {
+  const queue = new BatchQueue<{ n: number }>();
+  const item = { n: 1 };
+  queue.push(item);
+  const pushedAt = queue.taken;
+  const reader = queue[Symbol.asyncIterator]();
+  t.equal(queue.taken, pushedAt, 'not taken before the reader asks');
+  item.n = 2; // still queued: the change travels with it
+  const first = await reader.next();
+  t.same(first.value, [{ n: 2 }]);
+  t.not(queue.taken, pushedAt, 'taken once the batch left');
+});
+
+t.test('pending bytes, full and whenDrained tell a writer when to hold and when to go on', async (t) => {
+  const queue = new BatchQueue<Uint8Array>({ sizeOf: (b) => b.byteLength, highWaterBytes: 100, maxBatchBytes: 60 });
+  let drained = 0;
+  queue.whenDrained(() => drained++);
+  await Promise.resolve();
+  t.equal(drained, 1, 'an empty queue is drained at once');
+  for (let i = 0; i < 4; i++) queue.push(new Uint8Array(40));
+  t.equal(queue.pendingBytes, 160);
+  t.ok(queue.full, 'above the high-water mark');
+  queue.whenDrained(() => drained++);
+  const reader = queue[Symbol.asyncIterator]();
+  await reader.next(); // 40 (the next 40 would pass maxBatchBytes)
+  t.equal(queue.pendingBytes, 120);
+  await Promise.resolve();
+  t.equal(drained, 1, 'not yet: above half the high-water mark');
+  await reader.next();
+  t.equal(queue.pendingBytes, 80);
+  t.notOk(queue.full);
+  await Promise.resolve();
+  t.equal(drained, 1, 'below the mark but above half of it');
+  await reader.next();
+  await Promise.resolve();
+  t.equal(drained, 2, 'at half the high-water mark the writer may go on');
+  queue.whenDrained(() => drained++);
+  queue.end();
+  await Promise.resolve();
+  t.equal(drained, 3, 'an already drained queue calls back at once');
 });

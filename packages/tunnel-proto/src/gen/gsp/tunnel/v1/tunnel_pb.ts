@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gsp/tunnel/v1/tunnel.proto.
  */
 export const file_gsp_tunnel_v1_tunnel: GenFile = /*@__PURE__*/
-  fileDesc("Chpnc3AvdHVubmVsL3YxL3R1bm5lbC5wcm90bxINZ3NwLnR1bm5lbC52MSI5CgxQcm94eU1lc3NhZ2USKQoGZnJhbWVzGAEgAygLMhkuZ3NwLnR1bm5lbC52MS5Qcm94eUZyYW1lIjkKDEFnZW50TWVzc2FnZRIpCgZmcmFtZXMYASADKAsyGS5nc3AudHVubmVsLnYxLkFnZW50RnJhbWUizwEKClByb3h5RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEiUKBWhlbGxvGAIgASgLMhQuZ3NwLnR1bm5lbC52MS5IZWxsb0gAEiMKBG9wZW4YAyABKAsyEy5nc3AudHVubmVsLnYxLk9wZW5IABIOCgRkYXRhGAQgASgMSAASIQoDZW5kGAUgASgLMhIuZ3NwLnR1bm5lbC52MS5FbmRIABInCgZjYW5jZWwYBiABKAsyFS5nc3AudHVubmVsLnYxLkNhbmNlbEgAQgYKBGtpbmQiGwoFSGVsbG8SEgoKY2x1c3Rlcl9pZBgBIAEoCSI1CgRPcGVuEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEg8KB2hlYWRlcnMYAyABKAkiBQoDRW5kIggKBkNhbmNlbCKYAQoKQWdlbnRGcmFtZRIRCglzdHJlYW1faWQYASABKA0SKwoIcmVzcG9uc2UYAiABKAsyFy5nc3AudHVubmVsLnYxLlJlc3BvbnNlSAASDgoEZGF0YRgDIAEoDEgAEiEKA2VuZBgEIAEoCzISLmdzcC50dW5uZWwudjEuRW5kSAASDwoFZXJyb3IYBSABKAlIAEIGCgRraW5kIisKCFJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoDRIPCgdoZWFkZXJzGAIgASgJMlgKDVR1bm5lbFNlcnZpY2USRwoHQ29ubmVjdBIbLmdzcC50dW5uZWwudjEuQWdlbnRNZXNzYWdlGhsuZ3NwLnR1bm5lbC52MS5Qcm94eU1lc3NhZ2UoATABYgZwcm90bzM");
+  fileDesc("Chpnc3AvdHVubmVsL3YxL3R1bm5lbC5wcm90bxINZ3NwLnR1bm5lbC52MSI5CgxQcm94eU1lc3NhZ2USKQoGZnJhbWVzGAEgAygLMhkuZ3NwLnR1bm5lbC52MS5Qcm94eUZyYW1lIjkKDEFnZW50TWVzc2FnZRIpCgZmcmFtZXMYASADKAsyGS5nc3AudHVubmVsLnYxLkFnZW50RnJhbWUinwIKClByb3h5RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEiUKBWhlbGxvGAIgASgLMhQuZ3NwLnR1bm5lbC52MS5IZWxsb0gAEiMKBG9wZW4YAyABKAsyEy5nc3AudHVubmVsLnYxLk9wZW5IABIOCgRkYXRhGAQgASgMSAASIQoDZW5kGAUgASgLMhIuZ3NwLnR1bm5lbC52MS5FbmRIABInCgZjYW5jZWwYBiABKAsyFS5nc3AudHVubmVsLnYxLkNhbmNlbEgAEiUKBXBhdXNlGAcgASgLMhQuZ3NwLnR1bm5lbC52MS5QYXVzZUgAEicKBnJlc3VtZRgIIAEoCzIVLmdzcC50dW5uZWwudjEuUmVzdW1lSABCBgoEa2luZCIbCgVIZWxsbxISCgpjbHVzdGVyX2lkGAEgASgJIkIKBE9wZW4SDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDwoHaGVhZGVycxgDIAEoCRILCgNlbmQYBCABKAgiBQoDRW5kIggKBkNhbmNlbCIHCgVQYXVzZSIICgZSZXN1bWUi6AEKCkFnZW50RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEisKCHJlc3BvbnNlGAIgASgLMhcuZ3NwLnR1bm5lbC52MS5SZXNwb25zZUgAEg4KBGRhdGEYAyABKAxIABIhCgNlbmQYBCABKAsyEi5nc3AudHVubmVsLnYxLkVuZEgAEg8KBWVycm9yGAUgASgJSAASJQoFcGF1c2UYBiABKAsyFC5nc3AudHVubmVsLnYxLlBhdXNlSAASJwoGcmVzdW1lGAcgASgLMhUuZ3NwLnR1bm5lbC52MS5SZXN1bWVIAEIGCgRraW5kIkYKCFJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoDRIPCgdoZWFkZXJzGAIgASgJEgwKBGJvZHkYAyABKAwSCwoDZW5kGAQgASgIMlgKDVR1bm5lbFNlcnZpY2USRwoHQ29ubmVjdBIbLmdzcC50dW5uZWwudjEuQWdlbnRNZXNzYWdlGhsuZ3NwLnR1bm5lbC52MS5Qcm94eU1lc3NhZ2UoATABYgZwcm90bzM");
 
 /**
  * Frames travel in batches: whatever was queued while the previous message was being
@@ -103,6 +103,20 @@ export type ProxyFrame = Message<"gsp.tunnel.v1.ProxyFrame"> & {
      */
     value: Cancel;
     case: "cancel";
+  } | {
+    /**
+     * Flow control (see Pause).
+     *
+     * @generated from field: gsp.tunnel.v1.Pause pause = 7;
+     */
+    value: Pause;
+    case: "pause";
+  } | {
+    /**
+     * @generated from field: gsp.tunnel.v1.Resume resume = 8;
+     */
+    value: Resume;
+    case: "resume";
   } | { case: undefined; value?: undefined };
 };
 
@@ -152,6 +166,14 @@ export type Open = Message<"gsp.tunnel.v1.Open"> & {
    * @generated from field: string headers = 3;
    */
   headers: string;
+
+  /**
+   * The request has no body (no Content-Length or Transfer-Encoding, RFC 9112 6.3): no `data`
+   * or `end` frames follow, and the agent sends it at once. Saves a frame on most requests.
+   *
+   * @generated from field: bool end = 4;
+   */
+  end: boolean;
 };
 
 /**
@@ -186,6 +208,37 @@ export type Cancel = Message<"gsp.tunnel.v1.Cancel"> & {
  */
 export const CancelSchema: GenMessage<Cancel> = /*@__PURE__*/
   messageDesc(file_gsp_tunnel_v1_tunnel, 6);
+
+/**
+ * Flow control for one stream, in either direction: the sender of `pause` cannot pass on this
+ * stream's data as fast as it arrives (a slow kubectl client, a slow API server), so the other
+ * end stops reading that stream's source until `resume`. Frames already on their way still
+ * arrive. Other streams in the tunnel are not held up.
+ *
+ * @generated from message gsp.tunnel.v1.Pause
+ */
+export type Pause = Message<"gsp.tunnel.v1.Pause"> & {
+};
+
+/**
+ * Describes the message gsp.tunnel.v1.Pause.
+ * Use `create(PauseSchema)` to create a new message.
+ */
+export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
+  messageDesc(file_gsp_tunnel_v1_tunnel, 7);
+
+/**
+ * @generated from message gsp.tunnel.v1.Resume
+ */
+export type Resume = Message<"gsp.tunnel.v1.Resume"> & {
+};
+
+/**
+ * Describes the message gsp.tunnel.v1.Resume.
+ * Use `create(ResumeSchema)` to create a new message.
+ */
+export const ResumeSchema: GenMessage<Resume> = /*@__PURE__*/
+  messageDesc(file_gsp_tunnel_v1_tunnel, 8);
 
 /**
  * Agent -> proxy.
@@ -227,6 +280,20 @@ export type AgentFrame = Message<"gsp.tunnel.v1.AgentFrame"> & {
      */
     value: string;
     case: "error";
+  } | {
+    /**
+     * Flow control (see Pause).
+     *
+     * @generated from field: gsp.tunnel.v1.Pause pause = 6;
+     */
+    value: Pause;
+    case: "pause";
+  } | {
+    /**
+     * @generated from field: gsp.tunnel.v1.Resume resume = 7;
+     */
+    value: Resume;
+    case: "resume";
   } | { case: undefined; value?: undefined };
 };
 
@@ -235,7 +302,7 @@ export type AgentFrame = Message<"gsp.tunnel.v1.AgentFrame"> & {
  * Use `create(AgentFrameSchema)` to create a new message.
  */
 export const AgentFrameSchema: GenMessage<AgentFrame> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 7);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 9);
 
 /**
  * @generated from message gsp.tunnel.v1.Response
@@ -254,6 +321,21 @@ export type Response = Message<"gsp.tunnel.v1.Response"> & {
    * @generated from field: string headers = 2;
    */
   headers: string;
+
+  /**
+   * The first bytes of the body, when they arrived before this frame left.
+   *
+   * @generated from field: bytes body = 3;
+   */
+  body: Uint8Array;
+
+  /**
+   * The answer is complete: no `data` or `end` frames follow. With `body`, a small answer
+   * crosses the tunnel as one frame instead of three.
+   *
+   * @generated from field: bool end = 4;
+   */
+  end: boolean;
 };
 
 /**
@@ -261,7 +343,7 @@ export type Response = Message<"gsp.tunnel.v1.Response"> & {
  * Use `create(ResponseSchema)` to create a new message.
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 8);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 10);
 
 /**
  * One bidirectional stream per connected agent. The proxy multiplexes many kubectl
