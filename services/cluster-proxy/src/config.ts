@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { ConfigError, nonEmpty, parsePort, parseUrl } from '@gsp/service-kit';
+import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar } from '@gsp/service-kit';
 import type { Env } from '@gsp/service-kit';
-import { parseDuration, readEnvPin, findFlag, CLI_ACCESS_ENABLED, InvalidEnvPinError } from '@gsp/flags-client';
+import { readEnvPin, findFlag, CLI_ACCESS_ENABLED, InvalidEnvPinError } from '@gsp/flags-client';
 import type { StaleMode } from './access.js';
 
 export interface ClusterProxyConfig {
   port: number;
   tunnelPort: number;
+  /** Plain HTTP, `GET /metrics` only (Prometheus). */
+  metricsPort: number;
   host: string;
   databaseUrl: string;
   redisUrl: string | undefined;
@@ -18,19 +19,24 @@ export interface ClusterProxyConfig {
   apiServerUrl: string;
   /** How often the watcher re-checks live tunnels besides change notifications. */
   watchIntervalMs: number;
+  /** How often each agent's connection is pinged; no answer within half of it drops the tunnel. */
+  pingIntervalMs: number;
   logLevel: string;
   /** PEM certificate and key for PORT; unset means a self-signed certificate generated at start. */
   tls: { cert: string; key: string } | undefined;
+  /** PEM certificate and key for TUNNEL_PORT; unset means h2c (TLS terminated in front of the proxy). */
+  tunnelTls: { cert: string; key: string } | undefined;
 }
 
 export { ConfigError };
 
-function duration(env: Env, name: string, fallback: number): number {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return fallback;
-  const ms = parseDuration(raw);
-  if (ms === undefined) throw new ConfigError(name, `must be a duration such as 10, 10s or 500ms, got ${JSON.stringify(raw)}`);
-  return ms;
+/** A PEM certificate and key read from CERT and KEY (both or neither). */
+function certificatePair(env: Env, certVar: string, keyVar: string): { cert: string; key: string } | undefined {
+  const certFile = nonEmpty(env, certVar);
+  const keyFile = nonEmpty(env, keyVar);
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError(certFile === undefined ? certVar : keyVar, `${certVar} and ${keyVar} go together`);
+  if (certFile === undefined || keyFile === undefined) return undefined;
+  return { cert: readFileVar(env, certVar) as string, key: readFileVar(env, keyVar) as string };
 }
 
 export function loadConfig(env: Env = process.env): ClusterProxyConfig {
@@ -51,31 +57,24 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
   if (staleMode !== 'best_effort' && staleMode !== 'strict') {
     throw new ConfigError('SERVICE_CLI_ACCESS_STALE_MODE', `must be "best_effort" or "strict", got ${JSON.stringify(staleMode)}`);
   }
-  const watchIntervalMs = duration(env, 'TUNNEL_WATCH_INTERVAL', 2000);
-  if (watchIntervalMs < 10) throw new ConfigError('TUNNEL_WATCH_INTERVAL', 'must be at least 10ms');
-  const certFile = nonEmpty(env, 'TLS_CERT_FILE');
-  const keyFile = nonEmpty(env, 'TLS_KEY_FILE');
-  if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError(certFile === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE', 'TLS_CERT_FILE and TLS_KEY_FILE go together');
-  const read = (name: string, file: string): string => {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(name, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-  };
+  const watchIntervalMs = durationVar(env, 'TUNNEL_WATCH_INTERVAL', 2000, 10);
+  const pingIntervalMs = durationVar(env, 'TUNNEL_PING_INTERVAL', 30_000, 100);
   return {
-    tls: certFile !== undefined && keyFile !== undefined ? { cert: read('TLS_CERT_FILE', certFile), key: read('TLS_KEY_FILE', keyFile) } : undefined,
+    tls: certificatePair(env, 'TLS_CERT_FILE', 'TLS_KEY_FILE'),
+    tunnelTls: certificatePair(env, 'TUNNEL_TLS_CERT_FILE', 'TUNNEL_TLS_KEY_FILE'),
     port: parsePort(env, 'PORT', 8443),
     tunnelPort: parsePort(env, 'TUNNEL_PORT', 8444),
+    metricsPort: parsePort(env, 'METRICS_PORT', 9090),
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
     databaseUrl,
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
-    flagsCacheTtlMs: duration(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000),
+    flagsCacheTtlMs: durationVar(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000, 0),
     flagEnv,
     staleMode,
     apiServerUrl,
     watchIntervalMs,
+    pingIntervalMs,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   };
 }

@@ -13,20 +13,26 @@ import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import type { Server as HttpsServer } from 'node:https';
 import { AccessDenied, createSwitch, createTokenVerifier } from './access.js';
 import { TunnelRegistry } from './tunnel/tunnel.js';
+import { createMetrics, serveMetrics } from './metrics.js';
+import type { ProxyMetrics } from './metrics.js';
+import { TUNNEL_WINDOW_BYTES, useNodeTextEncoding } from '@gsp/tunnel-proto';
 import { tunnelRoutes } from './tunnel/service.js';
+import { keepAlive } from './tunnel/keepalive.js';
 import { forwardRequest, forwardUpgrade, status } from './kube/forward.js';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 
 export interface ClusterProxy {
   /** The kubectl side (PORT). */
   app: FastifyInstance<HttpsServer>;
-  tunnelServer: http2.Http2Server;
+  tunnelServer: http2.Http2Server | http2.Http2SecureServer;
   registry: TunnelRegistry;
+  metrics: ProxyMetrics;
   flags: FlagsClient;
   /** Re-checks every live tunnel now and closes those whose switch is off. */
   sweep(): Promise<void>;
-  listen(): Promise<{ url: string; tunnelUrl: string }>;
+  listen(): Promise<{ url: string; tunnelUrl: string; metricsUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -39,9 +45,22 @@ class ProxyRefusal extends Error {
 }
 
 export async function buildClusterProxy(config: ClusterProxyConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<ClusterProxy> {
+  useNodeTextEncoding();
   // kubectl sends bearer tokens only over TLS, so PORT always speaks HTTPS.
   const https = config.tls ?? generateSelfSignedCertificate('gsp-cluster-proxy');
-  const app = Fastify({ logger, https });
+  let serveCluster: (req: IncomingMessage, res: ServerResponse) => void = () => undefined;
+  const app = Fastify({
+    logger,
+    https,
+    serverFactory: (handler) => {
+      const server = createHttpsServer(https, (req, res) => {
+        if (req.url?.startsWith('/clusters/')) serveCluster(req, res);
+        else handler(req, res);
+      });
+      server.keepAliveTimeout = 72_000; // Fastify's default: kubectl keeps its connections for 90 s
+      return server;
+    },
+  });
   if (config.tls === undefined) {
     app.log.warn('no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)');
   }
@@ -59,6 +78,8 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   const cliAccess = createSwitch(flags, config.staleMode);
   const verifyToken = createTokenVerifier(config.apiServerUrl);
   const registry = new TunnelRegistry();
+  const metrics = createMetrics(() => registry.all().length);
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
 
   /** Authenticates the caller and applies the switch; returns the tunnel, the API path and the user. */
   async function admit(req: IncomingMessage): Promise<{ tunnel: NonNullable<ReturnType<TunnelRegistry['get']>>; path: string; user: string }> {
@@ -81,36 +102,47 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     return { tunnel, path: `${match[2] ?? '/'}${match[3] ?? ''}`, user };
   }
 
-  app.removeAllContentTypeParsers();
-  // Bodies are streamed through the tunnel untouched.
-  app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+  /** A refusal as kube-apiserver would answer it: a `Status` body kubectl prints, and a Warning header. */
+  function refuse(res: ServerResponse, refusal: ProxyRefusal): void {
+    // Exactly `application/json`, as kube-apiserver sends: client-go's discovery client cannot
+    // negotiate a decoder for a charset parameter and would hide the message.
+    const body = JSON.stringify(status(refusal.statusCode, refusal.message, refusal.reason));
+    // kubectl's discovery client drops error bodies; a Warning header is printed whatever the request.
+    const warning = `299 - ${JSON.stringify(refusal.message.replace(/[^\x20-\x7e]/g, '?'))}`;
+    res.writeHead(refusal.statusCode, { ...refusal.headers, warning, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  /**
+   * `/clusters/{id}/...`, the kubectl traffic, is served here before Fastify sees it: it is
+   * forwarded as a byte stream, and routing, hooks and a reply object per request would cost
+   * about a tenth of the proxy's CPU for nothing.
+   */
+  serveCluster = (req, res) => {
+    admit(req).then(
+      ({ tunnel, path, user }) => forwardRequest(tunnel, req, res, path, user, metrics),
+      (err: unknown) => {
+        metrics.requests.inc({ kind: 'request', code: err instanceof ProxyRefusal ? err.statusCode : 500 });
+        if (err instanceof ProxyRefusal) {
+          app.log.info({ method: req.method, url: req.url, status: err.statusCode, reason: err.message }, 'request refused');
+          refuse(res, err);
+        } else {
+          app.log.error({ err, method: req.method, url: req.url }, 'request failed');
+          refuse(res, new ProxyRefusal(500, 'the proxy failed to handle the request', 'InternalError'));
+        }
+      },
+    );
+  };
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => ({ status: 'ok', tunnels: registry.all().length }));
-  app.all('/clusters/*', async (request, reply) => {
-    try {
-      const { tunnel, path, user } = await admit(request.raw);
-      reply.hijack();
-      forwardRequest(tunnel, request.raw, reply.raw, path, user);
-    } catch (err) {
-      if (!(err instanceof ProxyRefusal)) throw err;
-      request.log.info({ status: err.statusCode, reason: err.message }, 'request refused');
-      // Exactly `application/json`, as kube-apiserver sends: client-go's discovery client cannot
-      // negotiate a decoder for a charset parameter and would hide the message.
-      const body = JSON.stringify(status(err.statusCode, err.message, err.reason));
-      reply.hijack();
-      // kubectl's discovery client drops error bodies; a Warning header is printed whatever the request.
-      const warning = `299 - ${JSON.stringify(err.message.replace(/[^\x20-\x7e]/g, '?'))}`;
-      reply.raw.writeHead(err.statusCode, { ...err.headers, warning, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      reply.raw.end(body);
-      return reply;
-    }
-  });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
     admit(req).then(
-      ({ tunnel, path, user }) => forwardUpgrade(tunnel, req, socket, head, path, user),
+      ({ tunnel, path, user }) => forwardUpgrade(tunnel, req, socket, head, path, user, metrics),
       (err: unknown) => {
         const refusal = err instanceof ProxyRefusal ? err : new ProxyRefusal(500, 'the proxy failed', 'InternalError');
+        metrics.requests.inc({ kind: 'upgrade', code: refusal.statusCode });
         if (!(err instanceof ProxyRefusal)) app.log.error({ err }, 'upgrade failed');
         const body = JSON.stringify(status(refusal.statusCode, refusal.message, refusal.reason));
         socket.end(`HTTP/1.1 ${refusal.statusCode} ${refusal.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
@@ -118,12 +150,21 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     );
   });
 
-  const tunnelServer = http2.createServer(connectNodeAdapter({ routes: tunnelRoutes({ pool, registry, cliAccess, log: app.log }) }));
+  // No compression on the tunnel: batches are small and latency-bound, and bodies that are worth
+  // compressing usually already are (kubectl asks the API server for gzip).
+  const tunnelHandler = connectNodeAdapter({ routes: tunnelRoutes({ pool, registry, cliAccess, log: app.log, metrics }), acceptCompression: [] });
+  const settings = { initialWindowSize: TUNNEL_WINDOW_BYTES };
+  // Agents dial in over the internet with a bearer token: TLS here, or in front of the proxy.
+  const tunnelServer: http2.Http2Server | http2.Http2SecureServer = config.tunnelTls
+    ? http2.createSecureServer({ ...config.tunnelTls, settings, ALPNProtocols: ['h2'] }, tunnelHandler)
+    : http2.createServer({ settings }, tunnelHandler);
   const sessions = new Set<Http2Session>();
   // Frames are small and latency-bound: never wait for Nagle.
   tunnelServer.on('connection', (socket: Socket) => socket.setNoDelay(true));
   tunnelServer.on('session', (session) => {
     sessions.add(session);
+    session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
+    keepAlive(session, config.pingIntervalMs);
     session.on('close', () => sessions.delete(session));
   });
 
@@ -134,6 +175,7 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       const decision = await cliAccess(tunnel.clusterId);
       if (!decision.allowed && !tunnel.closed) {
         app.log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
+        metrics.tunnelsClosedBySwitch.inc();
         tunnel.close(decision.message, new ConnectError(decision.message, Code.Unavailable));
       }
     }
@@ -166,6 +208,7 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     app,
     tunnelServer,
     registry,
+    metrics,
     flags,
     sweep,
     async listen() {
@@ -175,10 +218,12 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
         tunnelServer.listen(config.tunnelPort, config.host, () => resolve());
       });
       const { port } = tunnelServer.address() as AddressInfo;
-      return { url, tunnelUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
+      metricsServer = await serveMetrics(metrics, config.metricsPort, config.host);
+      return { url, tunnelUrl: `${config.tunnelTls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, metricsUrl: metricsServer.url };
     },
     async close() {
       clearInterval(timer);
+      await metricsServer?.close();
       unsubscribe();
       for (const tunnel of registry.all()) tunnel.close('the proxy is shutting down', new ConnectError('the proxy is shutting down', Code.Unavailable));
       await new Promise<void>((resolve) => {

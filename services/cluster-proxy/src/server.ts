@@ -4,7 +4,7 @@ import { buildClusterProxy } from './proxy.js';
 
 await runService('cluster-proxy', () => loadConfig(), async (config) => {
   const proxy = await buildClusterProxy(config);
-  const { url, tunnelUrl } = await proxy.listen();
-  proxy.app.log.info({ url, tunnelUrl }, 'cluster proxy listening (kubectl on PORT, agents on TUNNEL_PORT)');
+  const { url, tunnelUrl, metricsUrl } = await proxy.listen();
+  proxy.app.log.info({ url, tunnelUrl, metricsUrl }, 'cluster proxy listening (kubectl on PORT, agents on TUNNEL_PORT, Prometheus on METRICS_PORT)');
   return { close: () => proxy.close(), log: proxy.app.log };
 });

@@ -36,3 +36,38 @@ t.test("the agent's /readyz follows the tunnel; /healthz only says the process r
   await stack.setSwitch(true);
   await until('the agent to report ready again', async () => ((await good.app.inject('/readyz')).statusCode === 200 ? true : undefined));
 });
+
+/** The value of one sample line of a Prometheus text exposition, 0 when absent. */
+const sample = (text: string, series: string): number => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+
+t.test("the agent's /metrics counts what its API server answered and why its tunnel ended", async (t) => {
+  const stack = await startStack(t);
+  const [cluster] = stack.clusters;
+  await cluster!.agent.stop(); // this test's agent takes the cluster's place
+  const agent = await buildAgentApp(
+    loadConfig({ PROXY_TUNNEL_URL: stack.tunnelUrl, CLUSTER_ID: cluster!.id, AGENT_TOKEN: cluster!.agentToken, KUBE_API_URL: cluster!.kube.url, AGENT_BACKOFF_INITIAL: '20ms', AGENT_BACKOFF_MAX: '100ms' }),
+    false,
+  );
+  t.teardown(() => agent.close());
+  await until('the agent to connect', () => (agent.agent.connected ? true : undefined));
+  const token = await stack.proxyToken(cluster!.id);
+  t.equal(await stack.proxyStatus(cluster!.id, '/api/v1/namespaces', token), 200);
+  t.equal(await stack.proxyStatus(cluster!.id, '/api/v1/namespaces/nowhere', token), 404);
+  const metrics = async () => {
+    const res = await agent.app.inject('/metrics');
+    t.equal(res.statusCode, 200);
+    return res.body;
+  };
+  let text = await metrics();
+  t.equal(sample(text, 'gsp_agent_connected'), 1);
+  t.equal(sample(text, 'gsp_agent_responses_total{code="200"}'), 1);
+  t.equal(sample(text, 'gsp_agent_responses_total{code="404"}'), 1, 'answers are counted by status');
+
+  await stack.setSwitch(false);
+  text = await until('a refused reconnect to be counted', async () => {
+    const now = await metrics();
+    return sample(now, 'gsp_agent_tunnel_endings_total{code="unavailable"}') >= 1 ? now : undefined;
+  });
+  t.equal(sample(text, 'gsp_agent_connected'), 0);
+  await stack.setSwitch(true);
+});

@@ -1,3 +1,5 @@
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { kubectl, kubectlProcess, startStack, until } from './stack.js';
 
@@ -79,5 +81,29 @@ t.test('kubectl works through the proxy and the tunnel with a downloaded kubecon
     const items = (JSON.parse(listed.stdout) as { items: { metadata: { name: string }; data: { blob: string } }[] }).items;
     t.equal(items.length, 12);
     t.ok(items.every((item) => item.data.blob === value), 'every item is complete');
+  });
+
+  t.test('a chunked request body (no Content-Length) is streamed to the API server', async (t) => {
+    const token = /token: "?([^"\s]+)"?/.exec(readFileSync(kubeconfig, 'utf8'))?.[1] ?? '';
+    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'chunked', namespace: 'default' }, data: { greeting: 'in three pieces' } });
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = https.request(`${stack.proxyUrl}/clusters/${cluster!.id}/api/v1/namespaces/default/configmaps`, { method: 'POST', ca: stack.ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      const third = Math.ceil(manifest.length / 3);
+      // Three writes in separate turns: the body reaches the agent as separate frames.
+      req.write(manifest.slice(0, third));
+      setImmediate(() => {
+        req.write(manifest.slice(third, 2 * third));
+        setImmediate(() => req.end(manifest.slice(2 * third)));
+      });
+    });
+    t.equal(answer.status, 201, answer.body);
+    const got = await kubectl(kubeconfig, ['get', 'configmap', 'chunked', '-o', 'jsonpath={.data.greeting}']);
+    t.equal(got.stdout, 'in three pieces', got.stderr);
   });
 });

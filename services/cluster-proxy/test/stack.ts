@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import https from 'node:https';
+import type { ClientRequest } from 'node:http';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +9,7 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
 import type { KubeLite } from '@gsp/kube-lite';
-import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from '../../api-server/test/helper.js';
+import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, until } from '../../api-server/test/helper.js';
 import type { Built } from '../../api-server/test/helper.js';
 import { startAgent } from '../../tunnel-agent/src/agent.js';
 import type { TunnelAgent } from '../../tunnel-agent/src/agent.js';
@@ -47,10 +49,23 @@ export interface Stack {
   /** The proxy's certificate, to trust in raw HTTPS requests. */
   ca: string;
   tunnelUrl: string;
+  /** The proxy's Prometheus endpoint. */
+  metricsUrl: string;
   clusters: StackCluster[];
+  /**
+   * Registers another cluster whose API server is `kubeUrl` (any HTTP server standing in for
+   * one), starts its agent and waits for the tunnel; `token` is an OPERATOR kubeconfig token.
+   */
+  addCluster(name: string, kubeUrl: string): Promise<{ id: string; agent: TunnelAgent; token: string }>;
+  /** The bearer token of a kubeconfig downloaded by OPERATOR for `clusterId`. */
+  proxyToken(clusterId: string): Promise<string>;
+  /** A request to the proxy for `clusterId`, trusting its certificate (not yet ended). */
+  proxyRequest(clusterId: string, path: string, token: string, method?: string): ClientRequest;
+  /** GETs `path` through the proxy and resolves with the status (the body is drained). */
+  proxyStatus(clusterId: string, path: string, token: string): Promise<number>;
   /** PUT or DELETE the switch: platform-wide, or for one cluster. */
   setSwitch(value: boolean | null, clusterId?: string): Promise<{ statusCode: number; body: Record<string, unknown> }>;
-  startAgent(cluster: { id: string; agentToken: string; kube: KubeLite }, token?: string): Promise<TunnelAgent>;
+  startAgent(cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> }, token?: string): Promise<TunnelAgent>;
 }
 
 export interface StackOptions {
@@ -84,26 +99,38 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
 
   const proxyDb = options.proxyDatabaseUrl ? await options.proxyDatabaseUrl(api.databaseUrl) : api.databaseUrl;
   const proxy = await buildClusterProxy(
-    loadConfig({ DATABASE_URL: proxyDb, API_SERVER_URL: apiUrl, PORT: String(proxyPort), TUNNEL_PORT: '0', TLS_CERT_FILE: join(dir, 'proxy.crt'), TLS_KEY_FILE: join(dir, 'proxy.key'), HOST: '127.0.0.1', ...options.proxyEnv }),
+    loadConfig({ DATABASE_URL: proxyDb, API_SERVER_URL: apiUrl, PORT: String(proxyPort), TUNNEL_PORT: '0', METRICS_PORT: '0', TLS_CERT_FILE: join(dir, 'proxy.crt'), TLS_KEY_FILE: join(dir, 'proxy.key'), HOST: '127.0.0.1', ...options.proxyEnv }),
     debug ? { level: 'debug' } : false,
   );
-  const { tunnelUrl } = await proxy.listen();
+  const { tunnelUrl, metricsUrl } = await proxy.listen();
   t.teardown(() => proxy.close());
 
-  const launch = async (cluster: { id: string; agentToken: string; kube: KubeLite }, token = cluster.agentToken): Promise<TunnelAgent> => {
+  const launch = async (cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> }, token = cluster.agentToken): Promise<TunnelAgent> => {
+    const kube = await kubeTarget({ url: cluster.kube.url, token: 'agent-own-credential', clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false });
     const agent = startAgent({
       proxyTunnelUrl: tunnelUrl,
       clusterId: cluster.id,
       agentToken: token,
-      kube: await kubeTarget({ url: cluster.kube.url, token: 'agent-own-credential', clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false }),
+      kube,
       backoffInitialMs: 20,
       backoffMaxMs: options.backoffMaxMs ?? 200,
       backoffResetMs: 60_000,
       log: quiet,
     });
-    t.teardown(() => agent.stop());
+    t.teardown(async () => {
+      await agent.stop();
+      await kube.close();
+    });
     return agent;
   };
+
+  const proxyToken = async (clusterId: string): Promise<string> => {
+    const res = await api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${clusterId}/kubeconfig`, headers: await bearer(OPERATOR) });
+    if (res.statusCode !== 200) throw new Error(`kubeconfig: ${res.statusCode} ${res.body}`);
+    return /token: "?([^"\s]+)"?/.exec(res.body)?.[1] ?? '';
+  };
+  const proxyRequest = (clusterId: string, path: string, token: string, method = 'GET'): ClientRequest =>
+    https.request(`${proxyUrl}/clusters/${clusterId}${path}`, { method, ca: certificate.cert, agent: false, headers: { authorization: `Bearer ${token}` } });
 
   const clusters: StackCluster[] = [];
   for (let i = 0; i < (options.clusters ?? 1); i++) {
@@ -133,8 +160,27 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
     proxyUrl,
     ca: certificate.cert,
     tunnelUrl,
+    metricsUrl,
     clusters,
     startAgent: launch,
+    proxyToken,
+    proxyRequest,
+    async addCluster(name, kubeUrl) {
+      const { id, agentToken } = await registerCluster(api.app, ORG, name);
+      const agent = await launch({ id, agentToken, kube: { url: kubeUrl } });
+      await until(`the agent of ${name} to connect`, () => (agent.connected ? true : undefined));
+      return { id, agent, token: await proxyToken(id) };
+    },
+    proxyStatus: (clusterId, path, token) =>
+      new Promise<number>((resolve, reject) => {
+        const req = proxyRequest(clusterId, path, token);
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      }),
     async setSwitch(value, clusterId) {
       const url = clusterId === undefined ? '/api/v1/platform/feature-flags/cli_access.enabled' : `/api/v1/tenants/${ORG}/clusters/${clusterId}/feature-flags/cli_access.enabled`;
       const res = await api.app.inject({ method: value === null ? 'DELETE' : 'PUT', url, headers: await bearer(PLATFORM_ADMIN), ...(value === null ? {} : { payload: { value } }) });

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { fromHeaderBlock, toHeaderBlock } from '@gsp/tunnel-proto';
-import type { Tunnel } from '../tunnel/tunnel.js';
+import { drainingWriter, fromHeaderBlock, toHeaderBlock, Valve } from '@gsp/tunnel-proto';
+import type { Tunnel, TunnelStream } from '../tunnel/tunnel.js';
+import type { ProxyMetrics } from '../metrics.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus the caller's credentials. */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization']);
@@ -23,21 +24,58 @@ export function requestHeaders(raw: readonly string[], user: string, upgrade: st
   return toHeaderBlock(out);
 }
 
-function responseHeaders(block: string, keepUpgrade: boolean): Record<string, string[]> {
+/** The answer's headers as a flat `[name, value, ...]` list (what `writeHead` takes as is), without hop headers. */
+function responseHeaders(block: string, keepUpgrade: boolean): string[] {
   const flat = fromHeaderBlock(block);
-  const out: Record<string, string[]> = {};
+  const out: string[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) {
     const key = (flat[i] as string).toLowerCase();
     if (HOP.has(key) && !(keepUpgrade && (key === 'upgrade' || key === 'connection'))) continue;
-    (out[key] ??= []).push(flat[i + 1] as string);
+    out.push(flat[i] as string, flat[i + 1] as string);
   }
   return out;
 }
 
+/**
+ * Writes the answer to the client; when the client falls behind, the agent pauses this stream
+ * until the client has drained, so a slow reader neither fills the proxy's memory nor holds up
+ * the other streams in the tunnel.
+ */
+function answerWriter(stream: () => TunnelStream, metrics: ProxyMetrics): (target: NodeJS.WritableStream, chunk: Uint8Array) => void {
+  return drainingWriter(
+    () => {
+      metrics.streamPauses.inc();
+      stream().pause();
+    },
+    () => stream().resume(),
+  );
+}
+
+/** Feeds the client's bytes into the tunnel, held while the agent asks or the tunnel is backed up. */
+function feed(source: NodeJS.ReadableStream, stream: TunnelStream, valve: Valve): void {
+  const release = () => valve.release('tunnel');
+  source.on('data', (chunk: Buffer) => {
+    if (stream.write(chunk)) return;
+    valve.hold('tunnel');
+    stream.whenDrained(release);
+  });
+  source.on('end', () => stream.end());
+}
+
 /** Forwards a plain request through the tunnel and streams the answer back. */
-export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: ServerResponse, path: string, user: string): void {
+export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: ServerResponse, path: string, user: string, metrics: ProxyMetrics): void {
   let finished = false;
-  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, undefined), {
+  const write = answerWriter(() => stream, metrics);
+  // RFC 9112 6.3: a request has a body only with Content-Length or Transfer-Encoding.
+  const length = req.headers['content-length'];
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  const body = hasBody
+    ? new Valve(
+        () => req.pause(),
+        () => req.resume(),
+      )
+    : undefined;
+  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, undefined), !hasBody, {
     onResponse(status, headers) {
       res.writeHead(status, responseHeaders(headers, false));
       // The body usually follows in the same batch of frames: hold the socket until the batch
@@ -50,12 +88,14 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
       });
     },
     onData(chunk) {
-      res.write(chunk);
+      write(res, chunk);
     },
     onEnd() {
       finished = true;
       res.end();
     },
+    onPause: () => body?.hold('agent'),
+    onResume: () => body?.release('agent'),
     onError() {
       finished = true;
       // Aborting (not ending) tells the client the answer is incomplete, e.g. a watch cut by the switch.
@@ -66,45 +106,54 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
       }
     },
   });
-  req.on('data', (chunk: Buffer) => stream.write(chunk));
-  req.on('end', () => stream.end());
+  if (body) feed(req, stream, body);
   res.on('close', () => {
+    metrics.requests.inc({ kind: 'request', code: res.headersSent ? res.statusCode : 499 });
     if (!finished) stream.cancel();
   });
 }
 
 /** Forwards an upgrade (kubectl exec, attach, port-forward over WebSocket) as raw bytes after the 101. */
-export function forwardUpgrade(tunnel: Tunnel, req: IncomingMessage, socket: Duplex, head: Buffer, path: string, user: string): void {
-  let upgraded = false;
+export function forwardUpgrade(tunnel: Tunnel, req: IncomingMessage, socket: Duplex, head: Buffer, path: string, user: string, metrics: ProxyMetrics): void {
+  let answered = false;
   let finished = false;
-  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, req.headers.upgrade ?? 'websocket'), {
+  const write = answerWriter(() => stream, metrics);
+  const source = new Valve(
+    () => socket.pause(),
+    () => socket.resume(),
+  );
+  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, req.headers.upgrade ?? 'websocket'), false, {
     onResponse(code, headers) {
-      upgraded = code === 101;
+      answered = true;
+      const upgraded = code === 101;
+      metrics.requests.inc({ kind: 'upgrade', code });
       const lines = [`HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}`];
-      for (const [name, values] of Object.entries(responseHeaders(headers, upgraded))) for (const v of values) lines.push(`${name}: ${v}`);
+      const flat = responseHeaders(headers, upgraded);
+      for (let i = 0; i + 1 < flat.length; i += 2) lines.push(`${flat[i]}: ${flat[i + 1]}`);
       if (!upgraded) lines.push('connection: close');
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     },
     onData(chunk) {
-      socket.write(chunk);
+      write(socket, chunk);
     },
     onEnd() {
       finished = true;
       socket.end();
     },
+    onPause: () => source.hold('agent'),
+    onResume: () => source.release('agent'),
     onError() {
       finished = true;
+      if (!answered) metrics.requests.inc({ kind: 'upgrade', code: 502 });
       socket.destroy();
     },
   });
   if (head.length > 0) stream.write(head);
-  socket.on('data', (chunk: Buffer) => stream.write(chunk));
-  socket.on('end', () => stream.end());
+  feed(socket, stream, source);
   socket.on('error', () => undefined);
   socket.on('close', () => {
     if (!finished) stream.cancel();
   });
-  void upgraded;
 }
 
 /** A Kubernetes `Status`, the body kubectl knows how to print. */

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
-import { TunnelService } from '@gsp/tunnel-proto';
+import { codeLabel, TunnelService } from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { SwitchDecision } from '../access.js';
 import { Tunnel } from './tunnel.js';
+import type { ProxyMetrics } from '../metrics.js';
 import type { TunnelRegistry } from './tunnel.js';
 
 export interface TunnelServiceOptions {
@@ -14,6 +15,7 @@ export interface TunnelServiceOptions {
   registry: TunnelRegistry;
   cliAccess(clusterId: string): Promise<SwitchDecision>;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  metrics: ProxyMetrics;
 }
 
 const hashAgentToken = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -33,9 +35,19 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
   return (router) => {
     router.service(TunnelService, {
       async *connect(requests: AsyncIterable<AgentMessage>, ctx: HandlerContext): AsyncIterable<MessageInitShape<typeof ProxyMessageSchema>> {
-        const clusterId = await authenticate(opts.pool, ctx);
+        let clusterId: string;
+        try {
+          clusterId = await authenticate(opts.pool, ctx);
+        } catch (err) {
+          opts.metrics.tunnelConnections.inc({ result: err instanceof ConnectError ? codeLabel(Code[err.code]) : 'error' });
+          throw err;
+        }
         const decision = await opts.cliAccess(clusterId);
-        if (!decision.allowed) throw new ConnectError(decision.message, Code.Unavailable);
+        if (!decision.allowed) {
+          opts.metrics.tunnelConnections.inc({ result: 'switch_off' });
+          throw new ConnectError(decision.message, Code.Unavailable);
+        }
+        opts.metrics.tunnelConnections.inc({ result: 'accepted' });
 
         const tunnel = new Tunnel(clusterId);
         opts.registry.add(tunnel);

@@ -12,12 +12,20 @@ export interface StreamHandlers {
   onEnd(): void;
   /** The request failed at the agent, or the tunnel closed under it. */
   onError(message: string): void;
+  /** The agent cannot pass the request body on as fast as it comes: hold the source until `onResume`. */
+  onPause(): void;
+  onResume(): void;
 }
 
 export interface TunnelStream {
-  write(chunk: Uint8Array): void;
+  /** Queues a chunk of the request body; `false` when the tunnel is backed up: hold the source until `whenDrained`. */
+  write(chunk: Uint8Array): boolean;
+  whenDrained(callback: () => void): void;
   end(): void;
   cancel(): void;
+  /** The client reads slower than the cluster answers: the agent stops reading this stream's answer until `resume`. */
+  pause(): void;
+  resume(): void;
 }
 
 /** One connected agent: many kubectl requests multiplexed over its bidi stream. */
@@ -39,24 +47,33 @@ export class Tunnel {
     return this.streams.size;
   }
 
-  open(method: string, path: string, headers: string, handlers: StreamHandlers): TunnelStream {
+  /** `end`: the request has no body (then `write` and `end` must not be called). */
+  open(method: string, path: string, headers: string, end: boolean, handlers: StreamHandlers): TunnelStream {
     const streamId = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     if (this.closedWith !== undefined) {
       queueMicrotask(() => handlers.onError(this.closedWith ?? 'tunnel closed'));
-      return { write() {}, end() {}, cancel() {} };
+      return { write: () => true, whenDrained() {}, end() {}, cancel() {}, pause() {}, resume() {} };
     }
     this.streams.set(streamId, handlers);
-    this.outgoing.push({ streamId, kind: { case: 'open', value: { method, path, headers } } });
+    this.outgoing.push({ streamId, kind: { case: 'open', value: { method, path, headers, end } } });
     return {
       write: (chunk) => {
         if (this.streams.has(streamId)) this.outgoing.push({ streamId, kind: { case: 'data', value: chunk } });
+        return !this.outgoing.full;
       },
+      whenDrained: (callback) => this.outgoing.whenDrained(callback),
       end: () => {
         if (this.streams.has(streamId)) this.outgoing.push({ streamId, kind: { case: 'end', value: {} } });
       },
       cancel: () => {
         if (this.streams.delete(streamId)) this.outgoing.push({ streamId, kind: { case: 'cancel', value: {} } });
+      },
+      pause: () => {
+        if (this.streams.has(streamId)) this.outgoing.push({ streamId, kind: { case: 'pause', value: {} } });
+      },
+      resume: () => {
+        if (this.streams.has(streamId)) this.outgoing.push({ streamId, kind: { case: 'resume', value: {} } });
       },
     };
   }
@@ -66,9 +83,16 @@ export class Tunnel {
     const handlers = this.streams.get(frame.streamId);
     if (!handlers) return;
     switch (frame.kind.case) {
-      case 'response':
-        handlers.onResponse(frame.kind.value.status, frame.kind.value.headers);
+      case 'response': {
+        const { status, headers, body, end } = frame.kind.value;
+        handlers.onResponse(status, headers);
+        if (body.byteLength > 0) handlers.onData(body);
+        if (end) {
+          this.streams.delete(frame.streamId);
+          handlers.onEnd();
+        }
         break;
+      }
       case 'data':
         handlers.onData(frame.kind.value);
         break;
@@ -79,6 +103,12 @@ export class Tunnel {
       case 'error':
         this.streams.delete(frame.streamId);
         handlers.onError(frame.kind.value);
+        break;
+      case 'pause':
+        handlers.onPause();
+        break;
+      case 'resume':
+        handlers.onResume();
         break;
       default:
         break;

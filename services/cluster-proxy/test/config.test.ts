@@ -1,0 +1,55 @@
+import t from 'tap';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const BASE = { DATABASE_URL: 'postgres://proxy@db:5432/gsp', API_SERVER_URL: 'http://api:8081' };
+
+function refusal(env: Record<string, string>): string | undefined {
+  try {
+    loadConfig(env);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) return err.variable;
+    throw err;
+  }
+}
+
+t.test('the documented defaults', async (t) => {
+  const config = loadConfig(BASE);
+  t.equal(config.port, 8443);
+  t.equal(config.tunnelPort, 8444);
+  t.equal(config.metricsPort, 9090);
+  t.equal(config.host, '127.0.0.1');
+  t.equal(config.flagsCacheTtlMs, 10_000);
+  t.equal(config.staleMode, 'best_effort');
+  t.equal(config.watchIntervalMs, 2000);
+  t.equal(config.pingIntervalMs, 30_000);
+  t.equal(config.redisUrl, undefined);
+  t.equal(config.tls, undefined, 'no certificate: self-signed at start');
+  t.equal(config.tunnelTls, undefined, 'no tunnel certificate: h2c');
+  t.same(config.flagEnv, {}, 'not pinned');
+  t.same(loadConfig({ ...BASE, SERVICE_CLI_ACCESS_ENABLED: 'false' }).flagEnv, { SERVICE_CLI_ACCESS_ENABLED: 'false' });
+});
+
+t.test('each misconfiguration is refused, naming the variable', async (t) => {
+  const cases: [Record<string, string>, string][] = [
+    [{ ...BASE, DATABASE_URL: '' }, 'DATABASE_URL'],
+    [{ ...BASE, DATABASE_URL: 'mysql://db' }, 'DATABASE_URL'],
+    [{ ...BASE, API_SERVER_URL: '' }, 'API_SERVER_URL'],
+    [{ ...BASE, API_SERVER_URL: 'api:8081' }, 'API_SERVER_URL'],
+    [{ ...BASE, SERVICE_CLI_ACCESS_ENABLED: 'yes' }, 'SERVICE_CLI_ACCESS_ENABLED'],
+    [{ ...BASE, SERVICE_CLI_ACCESS_STALE_MODE: 'lenient' }, 'SERVICE_CLI_ACCESS_STALE_MODE'],
+    [{ ...BASE, SERVICE_CACHE_FLAGS_TTL: 'soon' }, 'SERVICE_CACHE_FLAGS_TTL'],
+    [{ ...BASE, TUNNEL_WATCH_INTERVAL: '1ms' }, 'TUNNEL_WATCH_INTERVAL'],
+    [{ ...BASE, TUNNEL_PING_INTERVAL: '10ms' }, 'TUNNEL_PING_INTERVAL'],
+    [{ ...BASE, TUNNEL_PING_INTERVAL: 'often' }, 'TUNNEL_PING_INTERVAL'],
+    [{ ...BASE, TLS_CERT_FILE: '/tls.crt' }, 'TLS_KEY_FILE'],
+    [{ ...BASE, TLS_CERT_FILE: '/nonexistent/tls.crt', TLS_KEY_FILE: '/nonexistent/tls.key' }, 'TLS_CERT_FILE'],
+    [{ ...BASE, TUNNEL_TLS_KEY_FILE: '/tunnel.key' }, 'TUNNEL_TLS_CERT_FILE'],
+    [{ ...BASE, TUNNEL_TLS_CERT_FILE: '/nonexistent/t.crt', TUNNEL_TLS_KEY_FILE: '/nonexistent/t.key' }, 'TUNNEL_TLS_CERT_FILE'],
+    [{ ...BASE, REDIS_URL: 'http://redis' }, 'REDIS_URL'],
+    [{ ...BASE, PORT: '70000' }, 'PORT'],
+    [{ ...BASE, TUNNEL_PORT: 'h2' }, 'TUNNEL_PORT'],
+    [{ ...BASE, METRICS_PORT: '-1' }, 'METRICS_PORT'],
+  ];
+  for (const [env, variable] of cases) t.equal(refusal(env), variable, JSON.stringify(env));
+});
