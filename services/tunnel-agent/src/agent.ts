@@ -3,14 +3,16 @@ import net from 'node:net';
 import tls from 'node:tls';
 import https from 'node:https';
 import type { ClientRequest, OutgoingHttpHeaders } from 'node:http';
+import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import type { ClientHttp2Stream, Http2Session } from 'node:http2';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { TunnelService } from '@gsp/tunnel-proto';
 import type { AgentFrameSchema, AgentMessageSchema, Open, ProxyFrame } from '@gsp/tunnel-proto';
-import { BatchQueue, frameDataBytes, fromHeaderBlock, toHeaderBlock } from '@gsp/tunnel-proto';
+import { BatchQueue, codeLabel, drainingWriter, frameDataBytes, fromHeaderBlock, toHeaderBlock, useNodeTextEncoding, Valve, TUNNEL_PING_INTERVAL_MS, TUNNEL_WINDOW_BYTES } from '@gsp/tunnel-proto';
 import type { KubeTarget } from './kube.js';
 
 type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;
@@ -26,14 +28,31 @@ export interface Logger {
   error(obj: object, msg: string): void;
 }
 
+/** What the agent reports as it works, for metrics; every hook is optional. */
+export interface AgentEvents {
+  /** The API server answered a request from the tunnel with `status` (101 for an upgrade). */
+  response?(status: number): void;
+  /** A request from the tunnel got no answer: the API server could not be reached, or refused the request. */
+  failure?(): void;
+  /** A tunnel connection (or an attempt) ended: `ok` when the proxy closed it, else the Connect code. */
+  ended?(code: string): void;
+  /** The proxy asked to pause a stream: its kubectl client reads slower than the API server answers. */
+  pause?(): void;
+}
+
 export interface AgentOptions {
   proxyTunnelUrl: string;
+  /** Extra CA certificates (PEM) trusted for an https: tunnel URL; the system's stay trusted. */
+  proxyCa?: string | undefined;
   clusterId: string;
   agentToken: string;
   kube: KubeTarget;
   backoffInitialMs: number;
   backoffMaxMs: number;
   backoffResetMs: number;
+  /** Ping the proxy this often; no answer within half of it ends the connection. Default 30 s. */
+  pingIntervalMs?: number;
+  events?: AgentEvents;
   log: Logger;
 }
 
@@ -46,12 +65,152 @@ interface Upstream {
   onData(chunk: Uint8Array): void;
   onEnd(): void;
   abort(): void;
+  /** The proxy's client reads slower than the answer comes: stop reading it until `resume`. */
+  pause(): void;
+  resume(): void;
+}
+
+type Send = (frame: AgentFrameInit) => void;
+
+/** Request headers undici refuses (it manages the connection itself); the proxy never sends them. */
+const REFUSED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'host']);
+
+const EMPTY = new Uint8Array(0);
+
+const latin1 = (raw: readonly (Buffer | string)[]): string[] => raw.map((b) => (typeof b === 'string' ? b : b.toString('latin1')));
+
+/**
+ * Writes to `target` (the request body, an upgraded socket); while it cannot take more, the
+ * proxy pauses the stream's source, and resumes it once `target` has drained.
+ */
+function bodyWriter(streamId: number, send: Send): (target: NodeJS.WritableStream, chunk: Uint8Array) => void {
+  return drainingWriter(
+    () => send({ streamId, kind: { case: 'pause', value: {} } }),
+    () => send({ streamId, kind: { case: 'resume', value: {} } }),
+  );
+}
+
+/** Holds `valve` while the tunnel's outgoing queue is backed up. */
+function holdWhileFull(out: BatchQueue<AgentFrameInit>, valve: Valve): void {
+  if (!out.full) return;
+  valve.hold('tunnel');
+  out.whenDrained(() => valve.release('tunnel'));
 }
 
 /** Serves one request from the proxy against the Kubernetes API, answering with frames on `out`. */
-function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<AgentFrameInit>, forget: () => void): Upstream {
-  const headers: OutgoingHttpHeaders = {};
+function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<AgentFrameInit>, events: AgentEvents, forget: () => void): Upstream {
+  let done = false;
+  const send: Send = (frame) => {
+    if (!done) out.push(frame);
+  };
+  const finish = () => {
+    done = true;
+    forget();
+  };
+  const fail = (message: string) => {
+    if (!done) events.failure?.();
+    send({ streamId, kind: { case: 'error', value: message } });
+    finish();
+  };
   const flat = fromHeaderBlock(open.headers);
+  if (flat.some((name, i) => i % 2 === 0 && name.toLowerCase() === 'upgrade')) return serveUpgrade(streamId, open, flat, kube, out, events, send, finish, fail);
+
+  const headers: string[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) if (!REFUSED.has((flat[i] as string).toLowerCase())) headers.push(flat[i] as string, flat[i + 1] as string);
+  headers.push(...kube.credentials);
+  const path = kube.base.pathname.replace(/\/$/, '') + open.path;
+  let abortUpstream: ((err?: Error) => void) | undefined;
+  let aborted = false;
+  let body: PassThrough | undefined;
+  let dispatched = false;
+  /** The response frame while it waits in the queue, so the body and the end can join it. */
+  let head: { value: { body: Uint8Array; end: boolean }; batch: number } | undefined;
+  // undici pauses the answer when onData returns false and goes on when called back.
+  let resumeAnswer: (() => void) | undefined;
+  const answer = new Valve(
+    () => undefined,
+    () => resumeAnswer?.(),
+  );
+  const writeBody = bodyWriter(streamId, send);
+  const dispatch = (requestBody: PassThrough | null) => {
+    dispatched = true;
+    try {
+      kube.pool.dispatch(
+        { path, method: open.method, headers, body: requestBody },
+        {
+          onConnect(abort) {
+            abortUpstream = abort;
+            if (aborted) abort();
+          },
+          onHeaders(status, raw, resume) {
+            resumeAnswer = resume;
+            if (status < 200) return true; // 1xx: the final answer follows
+            events.response?.(status);
+            const value = { status, headers: toHeaderBlock(latin1(raw)), body: EMPTY, end: false };
+            send({ streamId, kind: { case: 'response', value } });
+            head = { value, batch: out.taken };
+            return true;
+          },
+          onData(chunk) {
+            // Still queued: the first chunk rides in the response frame (and so may the end).
+            if (head !== undefined && head.batch === out.taken && head.value.body.byteLength === 0) head.value.body = chunk;
+            else {
+              head = undefined;
+              send({ streamId, kind: { case: 'data', value: chunk } });
+            }
+            holdWhileFull(out, answer);
+            return !answer.closed;
+          },
+          onComplete() {
+            if (head !== undefined && head.batch === out.taken) head.value.end = true;
+            else send({ streamId, kind: { case: 'end', value: {} } });
+            finish();
+          },
+          onError(err) {
+            fail(`the Kubernetes API could not be reached: ${err.message}`);
+          },
+        },
+      );
+    } catch (err) {
+      fail(`the request could not be sent to the Kubernetes API: ${(err as Error).message}`);
+    }
+  };
+  // Without a body (`open.end`, most requests) the request goes out at once; otherwise at the
+  // first chunk (then streamed) or at `end`.
+  if (open.end) dispatch(null);
+  return {
+    onData(chunk) {
+      if (!dispatched) dispatch((body = new PassThrough()));
+      if (body) writeBody(body, chunk);
+    },
+    onEnd() {
+      if (!dispatched) dispatch(null);
+      else body?.end();
+    },
+    abort() {
+      aborted = true;
+      finish();
+      body?.destroy();
+      abortUpstream?.();
+    },
+    pause: () => answer.hold('proxy'),
+    resume: () => answer.release('proxy'),
+  };
+}
+
+/** An upgrade (exec, attach, port-forward): node:http, then raw bytes both ways after the 101. */
+function serveUpgrade(
+  streamId: number,
+  open: Open,
+  flat: string[],
+  kube: KubeTarget,
+  out: BatchQueue<AgentFrameInit>,
+  events: AgentEvents,
+  send: Send,
+  finish: () => void,
+  fail: (message: string) => void,
+): Upstream {
+  const headers: OutgoingHttpHeaders = {};
   for (let i = 0; i + 1 < flat.length; i += 2) {
     const name = flat[i] as string;
     const value = flat[i + 1] as string;
@@ -59,19 +218,6 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
     headers[name] = existing === undefined ? value : ([] as string[]).concat(existing as string | string[], value);
   }
   Object.assign(headers, kube.options.headers);
-  const isUpgrade = headers.upgrade !== undefined;
-  let done = false;
-  const finish = () => {
-    done = true;
-    forget();
-  };
-  const send = (frame: AgentFrameInit) => {
-    if (!done) out.push(frame);
-  };
-  const fail = (message: string) => {
-    send({ streamId, kind: { case: 'error', value: message } });
-    finish();
-  };
   const request: ClientRequest = (kube.base.protocol === 'https:' ? https : http).request({
     ...kube.options,
     protocol: kube.base.protocol,
@@ -82,9 +228,23 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
     headers,
   });
   let socket: Duplex | undefined;
+  /** What answers: the upgraded socket, or the response when the API server refused to upgrade. */
+  let source: NodeJS.ReadableStream | undefined;
+  const answer = new Valve(
+    () => source?.pause(),
+    () => source?.resume(),
+  );
+  const forward = (chunk: Buffer) => {
+    send({ streamId, kind: { case: 'data', value: chunk } });
+    holdWhileFull(out, answer);
+  };
+  const writeBody = bodyWriter(streamId, send);
   request.on('response', (res) => {
+    source = res;
+    events.response?.(res.statusCode ?? 502);
+    // The API server refused the upgrade: relay its answer as a plain response.
     send({ streamId, kind: { case: 'response', value: { status: res.statusCode ?? 502, headers: toHeaderBlock(res.rawHeaders) } } });
-    res.on('data', (chunk: Buffer) => send({ streamId, kind: { case: 'data', value: chunk } }));
+    res.on('data', forward);
     res.on('end', () => {
       send({ streamId, kind: { case: 'end', value: {} } });
       finish();
@@ -92,10 +252,12 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
     res.on('error', (err) => fail(err.message));
   });
   request.on('upgrade', (res, upgraded, head) => {
-    socket = upgraded;
+    events.response?.(101);
+    socket = source = upgraded;
+    if (answer.closed) upgraded.pause();
     send({ streamId, kind: { case: 'response', value: { status: 101, headers: toHeaderBlock(res.rawHeaders) } } });
     if (head.length > 0) send({ streamId, kind: { case: 'data', value: head } });
-    upgraded.on('data', (chunk: Buffer) => send({ streamId, kind: { case: 'data', value: chunk } }));
+    upgraded.on('data', forward);
     upgraded.on('end', () => {
       send({ streamId, kind: { case: 'end', value: {} } });
       finish();
@@ -107,22 +269,37 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
     });
   });
   request.on('error', (err) => fail(`the Kubernetes API could not be reached: ${err.message}`));
-  if (isUpgrade) request.flushHeaders();
+  request.flushHeaders();
   return {
     onData(chunk) {
-      if (socket) socket.write(chunk);
-      else request.write(chunk);
+      writeBody(socket ?? request, chunk);
     },
     onEnd() {
-      if (socket) socket.end();
-      else if (!isUpgrade) request.end();
+      socket?.end();
     },
     abort() {
       finish();
       socket?.destroy();
       request.destroy();
     },
+    pause: () => answer.hold('proxy'),
+    resume: () => answer.release('proxy'),
   };
+}
+
+/** Connect's session manager, with the connection's receive window widened to TUNNEL_WINDOW_BYTES (no http2.connect option does that). */
+class WideWindowSessionManager extends Http2SessionManager {
+  private readonly widened = new WeakSet<Http2Session>();
+
+  override async request(...args: Parameters<Http2SessionManager['request']>): Promise<ClientHttp2Stream> {
+    const stream = await super.request(...args);
+    const session = stream.session;
+    if (session && !this.widened.has(session)) {
+      this.widened.add(session);
+      session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
+    }
+    return stream;
+  }
 }
 
 export interface TunnelAgent {
@@ -136,13 +313,33 @@ export interface TunnelAgent {
 
 /** Dials the proxy and serves its requests, reconnecting forever with full-jitter backoff. */
 export function startAgent(opts: AgentOptions): TunnelAgent {
+  useNodeTextEncoding();
+  const events = opts.events ?? {};
   const target = new URL(opts.proxyTunnelUrl);
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   // Frames are small and latency-bound: disable Nagle on the tunnel's socket.
   const noDelay =
     target.protocol === 'http:'
-      ? { createConnection: () => net.connect({ host: target.hostname, port: Number(target.port || 80), noDelay: true }) }
-      : { createConnection: () => tls.connect({ host: target.hostname, port: Number(target.port || 443), servername: target.hostname, ALPNProtocols: ['h2'] }).setNoDelay(true) };
-  const transport = createConnectTransport({ httpVersion: '2', baseUrl: opts.proxyTunnelUrl, nodeOptions: noDelay });
+      ? { createConnection: () => net.connect({ host, port: Number(target.port || 80), noDelay: true }) }
+      : {
+          createConnection: () =>
+            tls
+              .connect({
+                host,
+                port: Number(target.port || 443),
+                // SNI carries names only (RFC 6066); an IP is checked against the certificate's IP SANs.
+                ...(net.isIP(host) ? {} : { servername: host }),
+                ALPNProtocols: ['h2'],
+                ...(opts.proxyCa ? { ca: [...tls.rootCertificates, opts.proxyCa] } : {}),
+              })
+              .setNoDelay(true),
+        };
+  const sessionManager = new WideWindowSessionManager(
+    opts.proxyTunnelUrl,
+    { pingIntervalMs: opts.pingIntervalMs ?? TUNNEL_PING_INTERVAL_MS, pingTimeoutMs: (opts.pingIntervalMs ?? TUNNEL_PING_INTERVAL_MS) / 2 },
+    { ...noDelay, settings: { initialWindowSize: TUNNEL_WINDOW_BYTES } },
+  );
+  const transport = createConnectTransport({ httpVersion: '2', baseUrl: opts.proxyTunnelUrl, sessionManager, acceptCompression: [] });
   const client = createClient(TunnelService, transport);
   const stopping = new AbortController();
   let connected = false;
@@ -167,7 +364,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
             opts.log.info({ clusterId: frame.kind.value.clusterId }, 'tunnel connected');
             break;
           case 'open':
-            upstreams.set(streamId, serve(streamId, frame.kind.value, opts.kube, out, () => upstreams.delete(streamId)));
+            upstreams.set(streamId, serve(streamId, frame.kind.value, opts.kube, out, events, () => upstreams.delete(streamId)));
             break;
           case 'data':
             upstreams.get(streamId)?.onData(frame.kind.value);
@@ -178,6 +375,13 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
           case 'cancel':
             upstreams.get(streamId)?.abort();
             upstreams.delete(streamId);
+            break;
+          case 'pause':
+            events.pause?.();
+            upstreams.get(streamId)?.pause();
+            break;
+          case 'resume':
+            upstreams.get(streamId)?.resume();
             break;
           default:
             break;
@@ -202,10 +406,12 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
       try {
         connectedAt = await runOnce();
         opts.log.warn({}, 'tunnel closed by the proxy; reconnecting');
+        events.ended?.('ok');
         wait = -1;
       } catch (err) {
         if (stopping.signal.aborted) break;
         const e = ConnectError.from(err);
+        events.ended?.(codeLabel(Code[e.code]));
         lastError = e;
         if (e.code === Code.Unauthenticated || e.code === Code.PermissionDenied) {
           opts.log.error({ code: Code[e.code], reason: e.rawMessage }, 'the proxy rejected the agent token; check AGENT_TOKEN and CLUSTER_ID (retrying at the backoff ceiling)');

@@ -1,8 +1,10 @@
-import { ConfigError, nonEmpty, parsePort, parseUrl, readSecret } from '@gsp/service-kit';
+import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
 import type { Env } from '@gsp/service-kit';
 
 export interface TunnelAgentConfig {
   proxyTunnelUrl: string;
+  /** PEM CA bundle trusted for an https: PROXY_TUNNEL_URL, beside the system's. */
+  proxyCa: string | undefined;
   clusterId: string;
   agentToken: string;
   /** Unset: in-cluster config (service account). */
@@ -13,6 +15,8 @@ export interface TunnelAgentConfig {
   backoffMaxMs: number;
   /** A connection that stayed up this long resets the backoff. */
   backoffResetMs: number;
+  /** How often the tunnel is pinged; no answer within half of it ends the connection and the agent redials. */
+  pingIntervalMs: number;
   port: number;
   host: string;
   logLevel: string;
@@ -20,20 +24,13 @@ export interface TunnelAgentConfig {
 
 export { ConfigError };
 
-/** Durations as `500ms`, `2s`, `1m`, or plain seconds. */
-export function duration(env: Env, name: string, fallback: number): number {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return fallback;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw);
-  if (!m) throw new ConfigError(name, `must be a duration such as 30s or 500ms, got ${JSON.stringify(raw)}`);
-  return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h']);
-}
-
 const HTTP = ['http:', 'https:'];
 
 export function loadConfig(env: Env = process.env): TunnelAgentConfig {
   const proxyTunnelUrl = parseUrl(env, 'PROXY_TUNNEL_URL', HTTP);
   if (proxyTunnelUrl === undefined) throw new ConfigError('PROXY_TUNNEL_URL', "is required: the cluster proxy's tunnel endpoint, e.g. http://127.0.0.1:8444");
+  if (nonEmpty(env, 'PROXY_CA_FILE') !== undefined && !proxyTunnelUrl.startsWith('https:')) throw new ConfigError('PROXY_CA_FILE', 'applies only to an https: PROXY_TUNNEL_URL');
+  const proxyCa = readFileVar(env, 'PROXY_CA_FILE');
   const clusterId = nonEmpty(env, 'CLUSTER_ID');
   if (clusterId === undefined) throw new ConfigError('CLUSTER_ID', 'is required: the id returned when the cluster was registered');
   const agentToken = readSecret(env, 'AGENT_TOKEN');
@@ -42,13 +39,14 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
   const clientCertFile = nonEmpty(env, 'KUBE_CLIENT_CERT_FILE');
   const clientKeyFile = nonEmpty(env, 'KUBE_CLIENT_KEY_FILE');
   if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) throw new ConfigError('KUBE_CLIENT_KEY_FILE', 'KUBE_CLIENT_CERT_FILE and KUBE_CLIENT_KEY_FILE go together');
-  const backoffMaxMs = duration(env, 'AGENT_BACKOFF_MAX', 30_000);
-  if (backoffMaxMs < 1) throw new ConfigError('AGENT_BACKOFF_MAX', 'must be positive');
-  const backoffInitialMs = duration(env, 'AGENT_BACKOFF_INITIAL', 1000);
-  if (backoffInitialMs < 1 || backoffInitialMs > backoffMaxMs) throw new ConfigError('AGENT_BACKOFF_INITIAL', `must be positive and at most AGENT_BACKOFF_MAX (${backoffMaxMs} ms)`);
+  const backoffMaxMs = durationVar(env, 'AGENT_BACKOFF_MAX', 30_000);
+  const backoffInitialMs = durationVar(env, 'AGENT_BACKOFF_INITIAL', 1000);
+  if (backoffInitialMs > backoffMaxMs) throw new ConfigError('AGENT_BACKOFF_INITIAL', `must be at most AGENT_BACKOFF_MAX (${backoffMaxMs} ms)`);
+  const pingIntervalMs = durationVar(env, 'AGENT_PING_INTERVAL', 30_000, 100);
   const port = parsePort(env, 'PORT', 8080);
   return {
     proxyTunnelUrl,
+    proxyCa,
     clusterId,
     agentToken,
     kube:
@@ -64,7 +62,8 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
           },
     backoffInitialMs,
     backoffMaxMs,
-    backoffResetMs: duration(env, 'AGENT_BACKOFF_RESET', 60_000),
+    backoffResetMs: durationVar(env, 'AGENT_BACKOFF_RESET', 60_000),
+    pingIntervalMs,
     port,
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
