@@ -159,7 +159,7 @@ if (!agent || !clusters.some((c) => c.id === agent!.id)) {
 }
 // Without Redis the proxy learns of a switch change when its cache expires: keep that short here.
 const proxyTtl = process.env.SERVICE_CACHE_FLAGS_TTL ?? (process.env.REDIS_URL ? '10s' : '1s');
-startService('cluster-proxy', { DATABASE_URL: databaseUrl, API_SERVER_URL: apiUrl, PORT: '8443', TUNNEL_PORT: '8444', SERVICE_CACHE_FLAGS_TTL: proxyTtl });
+startService('cluster-proxy', { DATABASE_URL: databaseUrl, API_SERVER_URL: apiUrl, PORT: '8443', TUNNEL_PORT: '8444', METRICS_PORT: '9090', SERVICE_CACHE_FLAGS_TTL: proxyTtl });
 startService('tunnel-agent', {
   PROXY_TUNNEL_URL: 'http://127.0.0.1:8444',
   CLUSTER_ID: agent.id,
@@ -181,7 +181,7 @@ api-server   ${apiUrl}  (OpenAPI: ${apiUrl}/openapi.json, metrics: ${apiUrl}/met
 database     ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${join(dataDir, 'api-server')}`}
 redis        ${process.env.REDIS_URL ? 'REDIS_URL' : `none: the proxy sees a switch change within its ${proxyTtl} cache TTL (set REDIS_URL for milliseconds)`}
 control-plane ${controlPlaneUrl}  (Basic admin:${basicPassword}; try: curl -u admin:${basicPassword} ${controlPlaneUrl}/api/v1/session)
-proxy        https://127.0.0.1:8443 (kubectl), tunnel :8444, agent http://127.0.0.1:8090/readyz
+proxy        https://127.0.0.1:8443 (kubectl), tunnel :8444, metrics http://127.0.0.1:9090/metrics, agent http://127.0.0.1:8090/readyz
 cluster      ${process.env.KUBECONFIG ? `KUBECONFIG=${kubeconfig}` : `kube-lite http://127.0.0.1:${kubePort} (kubectl --kubeconfig ${kubeconfig} get namespaces)`}
 
 Development platform-admin token (subject "${devAdmin}", valid 7 days; the secret is in .data/dev-jwt-secret):

@@ -23,11 +23,23 @@ export interface Service {
 
 const TICK_MICROS = 1e6 / 100; // USER_HZ is 100 on Linux.
 
-/** Starts `entry` (a path below the repository root) with `env`; its output is kept for a failure report. */
+/**
+ * Services run as production runs them: the JavaScript `tsc -b` emitted (`npm run bench` builds
+ * first), so the figures do not include tsx's helpers (it wraps every function created at run
+ * time in a naming call). BENCH_FROM=src runs the TypeScript sources through tsx instead.
+ */
+const fromSource = process.env.BENCH_FROM === 'src';
+
+/** `services/x/src/server.ts` as tsc emits it: `services/x/dist/src/server.js`. */
+const emitted = (entry: string): string => entry.replace(/^((?:services|packages)\/[^/]+)\/(.*)\.ts$/, '$1/dist/$2.js');
+
+/** Starts `entry` (a TypeScript path below the repository root) with `env`; its output is kept for a failure report. */
 export function startService(name: string, entry: string, env: Record<string, string>, args: string[] = []): Service {
-  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every service into <dir> when it stops.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, '--conditions=@gsp/source', '--import', 'tsx', `${root}${entry}`, ...args], {
+  // BENCH_CPU_PROF=<dir> writes V8 CPU profiles of every service into <dir>/<name>/ when it stops
+  // (one per thread: the main thread's is the largest).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${name}`] : [];
+  const program = fromSource ? ['--conditions=@gsp/source', '--import', 'tsx', `${root}${entry}`] : [`${root}${emitted(entry)}`];
+  const child = spawn(process.execPath, [...profile, ...program, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,24 +3,28 @@
  *
  * 1. Throughput and latency of `GET /api/v1/namespaces/default` through proxy and tunnel,
  *    against the same GET sent straight to the cluster, side by side in one run.
- * 2. Over BENCH_TOGGLES toggles of the switch with Redis: the time from the PUT's response to
+ * 2. A BENCH_LIST_MIB list through a tunnel whose agent is BENCH_RTT_MS away (a relay delays
+ *    each direction), against the same list through the agent next door.
+ * 3. Over BENCH_TOGGLES toggles of the switch with Redis: the time from the PUT's response to
  *    the first 410, and to the end of a `watch` that was running in the tunnel.
  *
  * Every component is its own process, started as in production from its `src/server.ts`:
  * kube-lite as the customer cluster (HTTPS, bearer token, as a real API server), the API
  * server, the cluster proxy and a tunnel agent. autocannon generates the load from this
  * process. The straight GET carries the cluster's token over HTTPS, as kubectl would send it
- * to the cluster itself. Runs alternate (straight, bare hop, proxied, straight, ...) and the
+ * to the cluster itself. Runs alternate (straight, one hop, two hops, proxied, straight, ...) and the
  * ratio is the median of each round's pair, so drift on a shared machine cancels out. The CPU each
- * process spent per request (from /proc) shows where the time goes. A third line, for
- * reference, sends the GET through `forwarder.ts`: one bare Node HTTPS hop with no checks and
- * no tunnel, the least any proxy written in Node costs here.
+ * process spent per request (from /proc) shows where the time goes. Two more lines, for
+ * reference, send the GET through `forwarder.ts`: one bare Node HTTPS hop with no checks and
+ * no tunnel, the least any proxy written in Node costs here, and two of them in a row, the
+ * shape of the product's path (a proxy, then an agent in the cluster) with nothing in it.
  *
  * Needs PostgreSQL (DATABASE_URL, default the local test database) and Redis (REDIS_URL).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -35,6 +39,8 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOGGLES = Number(process.env.BENCH_TOGGLES ?? 100);
+const LIST_MIB = Number(process.env.BENCH_LIST_MIB ?? 16);
+const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 50);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN = 'bench-admin';
@@ -66,7 +72,7 @@ try {
   writeFileSync(join(dir, 'proxy.key'), certificate.key, { mode: 0o600 });
   const jwtSecret = randomBytes(32).toString('base64url');
   const kubeToken = randomBytes(24).toString('base64url');
-  const [kubePort, apiPort, proxyPort, tunnelPort, agentPort, forwarderPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [kubePort, apiPort, proxyPort, tunnelPort, agentPort, forwarderPort, outerPort, farAgentPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const kubeUrl = `https://127.0.0.1:${kubePort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const proxyUrl = `https://127.0.0.1:${proxyPort}`;
@@ -105,6 +111,7 @@ try {
     ...redis,
     PORT: String(proxyPort),
     TUNNEL_PORT: String(tunnelPort),
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     API_SERVER_URL: apiUrl,
@@ -134,6 +141,15 @@ try {
     TLS_KEY_FILE: join(dir, 'proxy.key'),
   });
   services.push(forwarder);
+  // Two bare hops in a row, the shape of the product's path (proxy, then agent) with nothing in them.
+  const outer = startService('outer forwarder', 'services/cluster-proxy/bench/forwarder.ts', {
+    FORWARD_PORT: String(outerPort),
+    FORWARD_TARGET: `https://127.0.0.1:${forwarderPort}`,
+    FORWARD_TOKEN: kubeToken,
+    TLS_CERT_FILE: join(dir, 'proxy.crt'),
+    TLS_KEY_FILE: join(dir, 'proxy.key'),
+  });
+  services.push(outer);
   await until('the agent to connect', async () => ((await request(`http://127.0.0.1:${agentPort}/readyz`)).status === 200 ? true : undefined));
 
   const kubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${cluster.id}/kubeconfig`);
@@ -141,7 +157,9 @@ try {
   const proxied = { url: `${proxyUrl}/clusters/${cluster.id}${PATH}`, headers: { authorization: `Bearer ${token}` } };
   const straight = { url: `${kubeUrl}${PATH}`, headers: { authorization: `Bearer ${kubeToken}` } };
   const forwarded = { url: `https://127.0.0.1:${forwarderPort}${PATH}`, headers: {} };
+  const twoHops = { url: `https://127.0.0.1:${outerPort}${PATH}`, headers: {} };
   await until('the forwarder', async () => ((await request(forwarded.url)).status === 200 ? true : undefined));
+  await until('the outer forwarder', async () => ((await request(twoHops.url)).status === 200 ? true : undefined));
   for (const target of [straight, proxied]) {
     const answer = await request(target.url, { headers: target.headers });
     if (answer.status !== 200) throw new Error(`GET ${target.url} answered ${answer.status}: ${answer.body}`);
@@ -165,19 +183,23 @@ try {
   };
   await load(straight, 2000); // warm-up: JIT, connection pools, caches
   await load(forwarded, 2000);
+  await load(twoHops, 2000);
   await load(proxied, 2000);
   const straightRuns: Run[] = [];
   const forwardedRuns: Run[] = [];
+  const twoHopRuns: Run[] = [];
   const proxiedRuns: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     straightRuns.push(await load(straight, DURATION_MS));
     forwardedRuns.push(await load(forwarded, DURATION_MS));
+    twoHopRuns.push(await load(twoHops, DURATION_MS));
     proxiedRuns.push(await load(proxied, DURATION_MS));
   }
   const summary = (runs: Run[]) => ({ rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) });
   const cpuOf = (runs: Run[], name: string) => median(runs.map((r) => r.cpu[name] ?? 0));
   const s = summary(straightRuns);
   const f = summary(forwardedRuns);
+  const f2 = summary(twoHopRuns);
   const p = summary(proxiedRuns);
   const ratioOf = (runs: Run[]) => median(runs.map((r, i) => r.rps / (straightRuns[i] as Run).rps));
   const ratio = ratioOf(proxiedRuns);
@@ -187,11 +209,64 @@ try {
   console.log(`${''.padEnd(34)}  req/s        p50        p99   CPU per request`);
   row('straight to kube-lite (HTTPS)', s, cpuLine(straightRuns, ['kube-lite']));
   row('one bare Node HTTPS hop (reference)', f, cpuLine(forwardedRuns, ['kube-lite', 'forwarder']));
+  row('two bare hops in a row (reference)', f2, cpuLine(twoHopRuns, ['kube-lite', 'forwarder', 'outer forwarder']));
   row('through proxy and tunnel', p, cpuLine(proxiedRuns, ['kube-lite', 'cluster-proxy', 'tunnel-agent']));
-  console.log(`rounds (straight/bare hop/proxied req/s): ${straightRuns.map((r, i) => `${r.rps.toFixed(0)}/${(forwardedRuns[i] as Run).rps.toFixed(0)}/${(proxiedRuns[i] as Run).rps.toFixed(0)}`).join(', ')}`);
-  console.log(`throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'}); one bare hop / straight: ${ratioOf(forwardedRuns).toFixed(2)}`);
+  console.log(`rounds (straight/one hop/two hops/proxied req/s): ${straightRuns.map((r, i) => [r, forwardedRuns[i], twoHopRuns[i], proxiedRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`);
+  console.log(`throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
+  console.log(`  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}, proxy and tunnel / two bare hops ${median(proxiedRuns.map((r, i) => r.rps / (twoHopRuns[i] as Run).rps)).toFixed(2)}`);
 
-  // --- 2. The switch: PUT false, then the first 410 and the end of a watch running in the tunnel.
+  // --- 2. A large list over a distant tunnel: the agent dials through a relay that delays each
+  // direction by RTT_MS / 2, as a cluster in another region would be.
+  if (LIST_MIB > 0) {
+    const relay = net.createServer((agentSide) => {
+      const proxySide = net.connect(tunnelPort, '127.0.0.1');
+      const delay = (to: net.Socket) => (chunk: Buffer) => void setTimeout(() => to.write(chunk), RTT_MS / 2);
+      agentSide.on('data', delay(proxySide));
+      proxySide.on('data', delay(agentSide));
+      for (const [a, b] of [[agentSide, proxySide], [proxySide, agentSide]] as const) {
+        a.on('error', () => undefined);
+        a.on('close', () => b.destroy());
+      }
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const far = JSON.parse(await callApi('POST', '/api/v1/tenants/bench/clusters', { name: 'far' })) as { id: string; agentToken: string };
+    const farAgent = startService('far tunnel-agent', 'services/tunnel-agent/src/server.ts', {
+      PORT: String(farAgentPort),
+      HOST: '127.0.0.1',
+      PROXY_TUNNEL_URL: `http://127.0.0.1:${(relay.address() as net.AddressInfo).port}`,
+      CLUSTER_ID: far.id,
+      AGENT_TOKEN: far.agentToken,
+      KUBE_API_URL: kubeUrl,
+      KUBE_TOKEN: kubeToken,
+      KUBE_INSECURE_SKIP_TLS_VERIFY: 'true',
+    });
+    services.push(farAgent);
+    await until('the far agent to connect', async () => ((await request(`http://127.0.0.1:${farAgentPort}/readyz`)).status === 200 ? true : undefined));
+    const blob = 'x'.repeat(512 * 1024);
+    for (let i = 0; i < LIST_MIB * 2; i++) {
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `blob-${i}`, namespace: 'default', labels: { bench: 'list' } }, data: { blob } });
+      const created = await request(`${kubeUrl}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { authorization: `Bearer ${kubeToken}`, 'content-type': 'application/json' }, body });
+      if (created.status !== 201) throw new Error(`creating a ConfigMap answered ${created.status}`);
+    }
+    const listPath = '/api/v1/namespaces/default/configmaps?labelSelector=bench%3Dlist';
+    const fetchList = async (clusterId: string) => {
+      const t0 = performance.now();
+      const answer = await request(`${proxyUrl}/clusters/${clusterId}${listPath}`, { headers: { authorization: `Bearer ${(clusterId === cluster.id ? token : farToken)}` } });
+      if (answer.status !== 200) throw new Error(`the list answered ${answer.status}`);
+      return { seconds: (performance.now() - t0) / 1000, mib: Buffer.byteLength(answer.body) / 2 ** 20 };
+    };
+    const farKubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${far.id}/kubeconfig`);
+    const farToken = /token: "?([^"\s]+)"?/.exec(farKubeconfig)?.[1] ?? '';
+    await fetchList(far.id); // warm-up: the HTTP/2 windows open, the JIT settles
+    const near = median([await fetchList(cluster.id), await fetchList(cluster.id), await fetchList(cluster.id)].map((r) => r.mib / r.seconds));
+    const farRuns = [await fetchList(far.id), await fetchList(far.id), await fetchList(far.id)];
+    const farRate = median(farRuns.map((r) => r.mib / r.seconds));
+    console.log(`\n${(farRuns[0]?.mib ?? 0).toFixed(1)} MiB list through the tunnel (medians of 3): ${farRate.toFixed(1)} MiB/s over ${RTT_MS} ms RTT, ${near.toFixed(1)} MiB/s next door`);
+    console.log(`  (with HTTP/2's default 64 KiB window it would be at most ${(64 / 1024 / (RTT_MS / 1000)).toFixed(1)} MiB/s over ${RTT_MS} ms)`);
+    relay.close();
+  }
+
+  // --- 3. The switch: PUT false, then the first 410 and the end of a watch running in the tunnel.
   if (TOGGLES > 0) {
     const probeAgent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
     const probe = async () => (await request(proxied.url, { headers: proxied.headers, agent: probeAgent }).catch(() => ({ status: 0 }))).status;
