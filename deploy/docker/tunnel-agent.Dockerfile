@@ -1,0 +1,22 @@
+# The tunnel agent, run inside a customer cluster: dials out to the cluster proxy's tunnel port
+# and serves /healthz, /readyz and /metrics on 8080. Build from the repository root:
+#   docker build -f deploy/docker/tunnel-agent.Dockerfile -t gsp/tunnel-agent .
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
+COPY packages ./packages
+COPY services ./services
+RUN npm ci --ignore-scripts \
+ && npx tsc -b services/tunnel-agent \
+ && npm prune --omit=dev --ignore-scripts
+
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/packages ./packages
+COPY --from=build /app/services ./services
+USER node
+EXPOSE 8080
+CMD ["node", "services/tunnel-agent/dist/src/server.js"]
