@@ -1,0 +1,102 @@
+{{- define "gsp-platform.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gsp-platform.labels" -}}
+app.kubernetes.io/part-of: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* Selector labels of one component: call with (list $ "api-server"). */}}
+{{- define "gsp-platform.selectorLabels" -}}
+app.kubernetes.io/name: {{ index . 1 }}
+app.kubernetes.io/instance: {{ (index . 0).Release.Name }}
+{{- end -}}
+
+{{- define "gsp-platform.image" -}}
+{{- $root := index . 0 -}}
+{{- printf "%s:%s" (index . 1).image.repository (default $root.Chart.AppVersion $root.Values.image.tag) -}}
+{{- end -}}
+
+{{/* The env pin as "", "true" or "false", whether the value was given as a string or a bool. */}}
+{{- define "gsp-platform.pin" -}}
+{{- $pin := .Values.cliAccess.pinned -}}
+{{- if kindIs "invalid" $pin -}}
+{{- else if not (has (toString $pin) (list "" "true" "false")) -}}
+{{- fail (printf "cliAccess.pinned must be \"\", \"true\" or \"false\", got %q" (toString $pin)) -}}
+{{- else -}}
+{{- toString $pin -}}
+{{- end -}}
+{{- end -}}
+
+{{/* What the API server and the proxy both read: the flag store, Redis and the pin. */}}
+{{- define "gsp-platform.sharedEnv" -}}
+- name: HOST
+  value: "0.0.0.0"
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ required "database.existingSecret (a Secret with the PostgreSQL URL) is required" .Values.database.existingSecret }}
+      key: {{ .Values.database.urlKey }}
+{{- if .Values.redis.existingSecret }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.redis.existingSecret }}
+      key: {{ .Values.redis.urlKey }}
+{{- else if .Values.redis.url }}
+- name: REDIS_URL
+  value: {{ .Values.redis.url | quote }}
+{{- end }}
+- name: REDIS_KEY_PREFIX
+  value: {{ .Values.redis.keyPrefix | quote }}
+- name: SERVICE_CACHE_FLAGS_TTL
+  value: {{ .Values.flagsCacheTtl | quote }}
+{{- with include "gsp-platform.pin" . }}
+- name: SERVICE_CLI_ACCESS_ENABLED
+  value: {{ . | quote }}
+{{- end }}
+- name: LOG_LEVEL
+  value: {{ .Values.logLevel | quote }}
+{{- end -}}
+
+{{- define "gsp-platform.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 1000
+runAsGroup: 1000
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "gsp-platform.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+{{- end -}}
+
+{{- define "gsp-platform.scheduling" -}}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
+import { FLAGS } from '@gsp/flags-client';
+import { containerEnv, deployments, helmIn, load, podSpec, template, valuesArgs, chartDir } from './render.js';
+import type { Env, Manifest } from './render.js';
+
+const certificate = generateSelfSignedCertificate('gsp-test');
+/** The Secrets an operator creates before installing; their values must never appear in a manifest. */
+const secrets: Record<string, Record<string, string>> = {
+  'gsp-db': { url: 'postgres://gsp:db-password-1f2e@db.internal:5432/gsp' },
+  'gsp-redis': { url: 'redis://:redis-password-9a8b@redis.internal:6379' },
+  'gsp-jwt': { secret: 'jwt-secret-0123456789abcdef0123456789abcdef' },
+  'gsp-signing': { 'key.pem': '' },
+  'gsp-proxy-tls': { 'tls.crt': certificate.cert, 'tls.key': certificate.key, 'ca.crt': certificate.cert },
+  'gsp-tunnel-tls': { 'tls.crt': certificate.cert, 'tls.key': certificate.key },
+  'cp-basic': { 'password-hash': '$2b$10$JCeIjG3XCknllMS5sizzgeMjiY4D/7KwdVHqj60sLXKvZLaP5bBHC' },
+  'agent-token': { token: 'agent-token-5c4d3e2f' },
+  'proxy-ca': { 'ca.crt': certificate.cert },
+};
+secrets['gsp-signing']!['key.pem'] = (await import('node:crypto')).generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+
+/** A full installation of each chart, every option that takes a Secret or a file turned on. */
+const full: Record<string, Record<string, unknown>> = {
+  platform: {
+    database: { existingSecret: 'gsp-db' },
+    redis: { existingSecret: 'gsp-redis' },
+    cliAccess: { pinned: 'true', staleMode: 'strict' },
+    apiServer: {
+      replicaCount: 3,
+      platformAdmins: ['alice', 'bob'],
+      auth: { jwtSecret: { existingSecret: 'gsp-jwt' }, oidc: { issuerUrl: 'https://id.example.com', audience: 'gsp' } },
+      kubeconfig: { signingKey: { existingSecret: 'gsp-signing' } },
+    },
+    clusterProxy: { publicUrl: 'https://kubectl.example.com', tls: { existingSecret: 'gsp-proxy-tls', embedCa: true }, tunnelTls: { existingSecret: 'gsp-tunnel-tls' } },
+  },
+  'control-plane': {
+    auth: {
+      modes: ['apikey', 'oidc', 'basic'],
+      basic: { user: 'admin', existingSecret: 'cp-basic' },
+      oidc: { issuerUrl: 'https://id.example.com', clientId: 'gsp-cp', roleMapping: 'ops=operator,fleet=fleet-operator' },
+      apiKeys: { maxTtl: '90d' },
+    },
+    customRoles: { 'fleet-operator': { inherits: ['viewer'], permissions: [{ resource: 'fleets', verbs: ['update'], namespaces: ['games'] }] } },
+    redis: { existingSecret: 'gsp-redis' },
+    trustProxy: '10.0.0.0/8',
+  },
+  'tunnel-agent': {
+    proxyTunnelUrl: 'https://kubectl.example.com:8444',
+    clusterId: 'c-0123456789',
+    agentToken: { existingSecret: 'agent-token' },
+    proxyCa: { existingSecret: 'proxy-ca' },
+  },
+};
+
+/** The variables read outside the config loaders: the flag pins, read by @gsp/flags-client. */
+const readElsewhere = new Set(FLAGS.map((flag) => flag.envVar));
+const kubeletVars = new Set(['KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT']);
+
+const helm = helmIn();
+t.teardown(() => helm.close());
+
+function eachContainer(docs: Manifest[]): { deployment: Manifest; env: Env; name: string; spec: ReturnType<typeof podSpec>; container: ReturnType<typeof podSpec>['containers'][number] }[] {
+  const dir = mkdtempSync(join(tmpdir(), 'gsp-chart-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return deployments(docs).flatMap((deployment) => {
+    const spec = podSpec(deployment);
+    return spec.containers.map((container) => ({ deployment, spec, container, name: container.name, env: containerEnv(docs, spec, container, secrets, join(dir, deployment.metadata.name)) }));
+  });
+}
+
+for (const chart of Object.keys(full)) {
+  t.test(`${chart}: lints clean and every variable it sets is accepted, and read, by the service`, async (t) => {
+    const lint = await helm.run(['lint', '--strict', chartDir(chart), ...valuesArgs(full[chart]!)]);
+    t.equal(lint.code, 0, `helm lint --strict: ${lint.stdout}${lint.stderr}`);
+    const docs = await template(helm, chart, full[chart]!);
+    const containers = eachContainer(docs);
+    t.ok(containers.length > 0, 'renders at least one container');
+    for (const { name, env } of containers) {
+      const { read } = load(name, env);
+      const unread = Object.keys(env).filter((key) => !read.has(key) && !readElsewhere.has(key) && !kubeletVars.has(key));
+      t.same(unread, [], `${name}: every variable the chart sets is one the service reads`);
+    }
+  });
+
+  t.test(`${chart}: runs as non-root on a read-only root, with probes on real endpoints, and no secret in the manifest`, async (t) => {
+    const docs = await template(helm, chart, full[chart]!);
+    const text = JSON.stringify(docs);
+    const leaked = Object.values(secrets)
+      .flatMap((data) => Object.values(data))
+      .filter((value) => text.includes(value.slice(0, 40)));
+    t.same(leaked.length, 0, 'no Secret value appears in the rendered manifests');
+    for (const { deployment, spec, container } of eachContainer(docs)) {
+      t.equal(spec.securityContext?.runAsNonRoot, true, `${deployment.metadata.name}: runAsNonRoot`);
+      t.equal(container.securityContext?.readOnlyRootFilesystem, true, `${container.name}: read-only root filesystem`);
+      t.equal(container.securityContext?.allowPrivilegeEscalation, false, `${container.name}: no privilege escalation`);
+      t.same(container.securityContext?.capabilities, { drop: ['ALL'] }, `${container.name}: drops every capability`);
+      t.equal(container.readinessProbe?.httpGet?.path, '/readyz', `${container.name}: readiness on /readyz`);
+      t.equal(container.livenessProbe?.httpGet?.path, '/healthz', `${container.name}: liveness on /healthz`);
+      const portNames = (container.ports ?? []).map((p) => p.name);
+      t.ok(portNames.includes(String(container.readinessProbe?.httpGet?.port)), `${container.name}: the probe's port is declared`);
+    }
+  });
+}
+
+t.test('platform: one value pins the switch on the API server and the proxy alike, as a string or a bool', async (t) => {
+  for (const pinned of ['true', 'false', true, false]) {
+    const docs = await template(helm, 'platform', { ...full.platform, cliAccess: { pinned } });
+    const pins = eachContainer(docs).map(({ name, env }) => [name, env.SERVICE_CLI_ACCESS_ENABLED]);
+    t.same(pins, [['api-server', String(pinned)], ['cluster-proxy', String(pinned)]], `pinned: ${JSON.stringify(pinned)}`);
+  }
+  const unpinned = await template(helm, 'platform', { ...full.platform, cliAccess: { pinned: '' } });
+  t.same(eachContainer(unpinned).map(({ env }) => env.SERVICE_CLI_ACCESS_ENABLED), [undefined, undefined], 'unpinned: neither process is pinned');
+});
+
+t.test('platform: the proxy finds the API server through the chart\'s own Service', async (t) => {
+  const docs = await template(helm, 'platform', full.platform!);
+  const proxy = eachContainer(docs).find((c) => c.name === 'cluster-proxy')!;
+  const api = docs.find((d) => d.kind === 'Service' && d.metadata.name.endsWith('-api-server'))!;
+  t.equal(proxy.env.API_SERVER_URL, `http://${api.metadata.name}.gsp.svc:80`);
+  const services = docs.filter((d) => d.kind === 'Service').map((d) => [d.metadata.name, (d as unknown as { spec: { type: string } }).spec.type]);
+  t.same(services.find(([name]) => String(name).endsWith('-metrics')), ['gsp-gsp-platform-cluster-proxy-metrics', 'ClusterIP'], 'metrics are not exposed outside the cluster');
+});
+
+t.test('each chart refuses an unsafe or incomplete installation with a message saying what to set', async (t) => {
+  const without = (values: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => ({ ...values, ...patch });
+  const refusals: [string, Record<string, unknown>, RegExp][] = [
+    ['platform', without(full.platform!, { database: { existingSecret: '' } }), /database\.existingSecret/],
+    ['platform', without(full.platform!, { apiServer: { ...(full.platform!.apiServer as object), kubeconfig: { signingKey: { existingSecret: '' } } } }), /signingKey\.existingSecret is required with more than one/],
+    ['platform', without(full.platform!, { apiServer: { ...(full.platform!.apiServer as object), auth: { jwtSecret: { existingSecret: '' }, oidc: { issuerUrl: '' } } } }), /set jwtSecret\.existingSecret, oidc\.issuerUrl/],
+    ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), replicaCount: 2 } }), /replicaCount must be 1/],
+    ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), publicUrl: '' } }), /clusterProxy\.publicUrl/],
+    ['platform', without(full.platform!, { cliAccess: { pinned: 'yes' } }), /cliAccess\.pinned must be/],
+    ['control-plane', without(full['control-plane']!, { auth: { modes: ['none'] } }), /development only/],
+    ['control-plane', without(full['control-plane']!, { auth: { ...(full['control-plane']!.auth as object), basic: { user: 'admin', existingSecret: '' } } }), /auth\.basic\.existingSecret/],
+    ['tunnel-agent', without(full['tunnel-agent']!, { agentToken: { existingSecret: '' } }), /agentToken\.existingSecret/],
+    ['tunnel-agent', without(full['tunnel-agent']!, { proxyTunnelUrl: 'http://proxy:8444' }), /proxyCa applies only to an https/],
+  ];
+  for (const [chart, values, message] of refusals) {
+    const result = await helm.run(['template', 'gsp', chartDir(chart), ...valuesArgs(values)]);
+    t.not(result.code, 0, `${chart} refuses: ${message.source}`);
+    t.match(result.stderr, message);
+  }
+});
