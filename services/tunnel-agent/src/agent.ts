@@ -52,6 +52,8 @@ export interface AgentOptions {
   backoffResetMs: number;
   /** Ping the proxy this often; no answer within half of it ends the connection. Default 30 s. */
   pingIntervalMs?: number;
+  /** Give up a dial (TCP and TLS) that has not completed within this long. Default 10 s. */
+  connectTimeoutMs?: number;
   events?: AgentEvents;
   log: Logger;
 }
@@ -287,6 +289,18 @@ function serveUpgrade(
   };
 }
 
+/**
+ * Destroys `socket` unless `ready` fires within `ms`: a proxy behind a firewall that drops SYNs
+ * would otherwise hold the agent for the OS's SYN retries (about two minutes on Linux).
+ */
+function dialWithin<T extends net.Socket>(socket: T, ms: number, ready: 'connect' | 'secureConnect'): T {
+  const timer = setTimeout(() => socket.destroy(new Error(`no connection to the proxy within ${ms} ms`)), ms);
+  const clear = (): void => clearTimeout(timer);
+  socket.once(ready, clear);
+  socket.once('close', clear);
+  return socket;
+}
+
 /** Connect's session manager, with the connection's receive window widened to TUNNEL_WINDOW_BYTES (no http2.connect option does that). */
 class WideWindowSessionManager extends Http2SessionManager {
   private readonly widened = new WeakSet<Http2Session>();
@@ -318,21 +332,24 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   const target = new URL(opts.proxyTunnelUrl);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   // Frames are small and latency-bound: disable Nagle on the tunnel's socket.
+  const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
   const noDelay =
     target.protocol === 'http:'
-      ? { createConnection: () => net.connect({ host, port: Number(target.port || 80), noDelay: true }) }
+      ? { createConnection: () => dialWithin(net.connect({ host, port: Number(target.port || 80), noDelay: true }), connectTimeoutMs, 'connect') }
       : {
           createConnection: () =>
-            tls
-              .connect({
+            dialWithin(
+              tls.connect({
                 host,
                 port: Number(target.port || 443),
                 // SNI carries names only (RFC 6066); an IP is checked against the certificate's IP SANs.
                 ...(net.isIP(host) ? {} : { servername: host }),
                 ALPNProtocols: ['h2'],
                 ...(opts.proxyCa ? { ca: [...tls.rootCertificates, opts.proxyCa] } : {}),
-              })
-              .setNoDelay(true),
+              }),
+              connectTimeoutMs,
+              'secureConnect',
+            ).setNoDelay(true),
         };
   const sessionManager = new WideWindowSessionManager(
     opts.proxyTunnelUrl,

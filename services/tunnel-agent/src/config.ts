@@ -17,6 +17,8 @@ export interface TunnelAgentConfig {
   backoffResetMs: number;
   /** How often the tunnel is pinged; no answer within half of it ends the connection and the agent redials. */
   pingIntervalMs: number;
+  /** A dial to the proxy (TCP and TLS) not complete within this long is abandoned and retried. */
+  connectTimeoutMs: number;
   port: number;
   host: string;
   logLevel: string;
@@ -64,6 +66,7 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
     backoffMaxMs,
     backoffResetMs: durationVar(env, 'AGENT_BACKOFF_RESET', 60_000),
     pingIntervalMs,
+    connectTimeoutMs: durationVar(env, 'AGENT_CONNECT_TIMEOUT', 10_000, 100),
     port,
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',

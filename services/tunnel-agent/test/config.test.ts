@@ -22,6 +22,8 @@ t.test('the documented defaults', async (t) => {
   t.equal(config.backoffMaxMs, 30_000);
   t.equal(config.backoffResetMs, 60_000);
   t.equal(config.pingIntervalMs, 30_000);
+  t.equal(config.connectTimeoutMs, 10_000);
+  t.equal(loadConfig({ ...BASE, AGENT_CONNECT_TIMEOUT: '2.5s' }).connectTimeoutMs, 2500);
   t.equal(config.proxyCa, undefined);
   t.equal(config.port, 8080);
   t.equal(config.host, '0.0.0.0');
@@ -48,6 +50,8 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, PROXY_CA_FILE: '/ca.crt' }, 'PROXY_CA_FILE'],
     [{ ...BASE, PROXY_TUNNEL_URL: 'https://proxy:8444', PROXY_CA_FILE: '/nonexistent/ca.crt' }, 'PROXY_CA_FILE'],
     [{ ...BASE, AGENT_PING_INTERVAL: 'often' }, 'AGENT_PING_INTERVAL'],
+    [{ ...BASE, AGENT_CONNECT_TIMEOUT: '5ms' }, 'AGENT_CONNECT_TIMEOUT'],
+    [{ ...BASE, AGENT_CONNECT_TIMEOUT: 'soon' }, 'AGENT_CONNECT_TIMEOUT'],
   ];
   for (const [env, variable] of cases) t.equal(refusal(env), variable, JSON.stringify(env));
 });
