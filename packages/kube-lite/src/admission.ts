@@ -4,7 +4,9 @@
  */
 import { randomInt } from 'node:crypto';
 import type { KubeObject, ResourceType } from './registry.js';
+import { matchesLabels, selectorFromObject, SelectorError, type LabelSelectorObject } from './selectors.js';
 import { badRequest } from './status.js';
+import { pathSegmentNameErrors } from './validation.js';
 
 export interface FieldProblem {
   field: string;
@@ -138,6 +140,166 @@ const admitVolumeSnapshot: Admit = (obj) => {
   return [];
 };
 
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+type Dict = Record<string, unknown>;
+const isDict = (value: unknown): value is Dict => value !== null && typeof value === 'object' && !Array.isArray(value);
+const dict = (value: unknown): Dict => (isDict(value) ? value : {});
+
+/**
+ * A Deployment as the apps/v1 defaulting and validation leave it. It is only stored: no
+ * ReplicaSets or pods are made, and its status stays as clients write it (empty at first).
+ */
+const admitDeployment: Admit = (obj, old) => {
+  const spec = ((obj.spec as Dict | undefined) ??= {});
+  spec.replicas ??= 1;
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
+  const strategy = ((spec.strategy as Dict | undefined) ??= {});
+  strategy.type ??= 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const rolling = ((strategy.rollingUpdate as Dict | undefined) ??= {});
+    rolling.maxUnavailable ??= '25%';
+    rolling.maxSurge ??= '25%';
+  }
+  const template = dict(spec.template);
+  const podSpec = dict(template.spec);
+  if (isDict(template.spec)) {
+    podSpec.restartPolicy ??= 'Always';
+    podSpec.terminationGracePeriodSeconds ??= 30;
+    podSpec.dnsPolicy ??= 'ClusterFirst';
+    podSpec.schedulerName ??= 'default-scheduler';
+  }
+  // The status belongs to the deployment controller; a new object starts without one.
+  if (!old) obj.status = {};
+
+  const problems: FieldProblem[] = [];
+  if (typeof spec.replicas !== 'number' || !Number.isInteger(spec.replicas) || spec.replicas < 0) {
+    problems.push({ field: 'spec.replicas', value: spec.replicas, detail: 'must be greater than or equal to 0' });
+  }
+  const selector = (isDict(spec.selector) ? spec.selector : undefined) as LabelSelectorObject | undefined;
+  if (!selector) {
+    problems.push({ field: 'spec.selector', value: undefined, detail: '', reason: 'FieldValueRequired' });
+  } else if (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0) {
+    problems.push({ field: 'spec.selector', value: selector, detail: 'empty selector is invalid for deployment' });
+  } else {
+    const labels = (dict(template.metadata).labels ?? {}) as Record<string, string>;
+    try {
+      if (!matchesLabels(selectorFromObject(selector), labels)) {
+        problems.push({ field: 'spec.template.metadata.labels', value: labels, detail: '`selector` does not match template `labels`' });
+      }
+    } catch (err) {
+      if (!(err instanceof SelectorError)) throw err;
+      problems.push({ field: 'spec.selector', value: selector, detail: err.message });
+    }
+  }
+  const oldSelector = (old?.spec as Dict | undefined)?.selector;
+  if (old && JSON.stringify(oldSelector) !== JSON.stringify(spec.selector)) {
+    problems.push({ field: 'spec.selector', value: spec.selector, detail: 'field is immutable' });
+  }
+  const containers = podSpec.containers;
+  if (!Array.isArray(containers) || containers.length === 0) {
+    problems.push({ field: 'spec.template.spec.containers', value: undefined, detail: '', reason: 'FieldValueRequired' });
+  } else {
+    containers.forEach((c: unknown, i) => {
+      if (!dict(c).name) problems.push({ field: `spec.template.spec.containers[${i}].name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+    });
+  }
+  return problems;
+};
+
+const PERCENT = /^[0-9]+%$/;
+
+function intOrPercentProblems(field: string, value: unknown): FieldProblem[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'number') return value < 0 ? [{ field, value, detail: 'must be greater than or equal to 0' }] : [];
+  if (typeof value !== 'string' || !PERCENT.test(value)) {
+    return [{ field, value, detail: "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')" }];
+  }
+  return Number(value.slice(0, -1)) > 100 ? [{ field, value, detail: 'must not be greater than 100%' }] : [];
+}
+
+/** policy/v1: no defaults; a new budget's status is all zeros until the disruption controller (absent here) computes it. */
+const admitPodDisruptionBudget: Admit = (obj, old) => {
+  const spec = ((obj.spec as Dict | undefined) ??= {});
+  if (!old) obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+  const problems: FieldProblem[] = [];
+  if (spec.minAvailable !== undefined && spec.minAvailable !== null && spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) {
+    problems.push({ field: 'spec', value: spec, detail: 'minAvailable and maxUnavailable cannot be both set' });
+  }
+  problems.push(...intOrPercentProblems('spec.minAvailable', spec.minAvailable), ...intOrPercentProblems('spec.maxUnavailable', spec.maxUnavailable));
+  return problems;
+};
+
+/** RBAC's ValidatePolicyRule: a rule names verbs, and API groups and resources or (cluster-wide only) URLs. */
+function ruleProblems(rules: unknown, namespaced: boolean): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const list = Array.isArray(rules) ? rules : [];
+  list.forEach((raw: unknown, i) => {
+    const rule = dict(raw);
+    const at = `rules[${i}]`;
+    const size = (key: string): number => (Array.isArray(rule[key]) ? (rule[key] as unknown[]).length : 0);
+    if (size('verbs') === 0) problems.push({ field: `${at}.verbs`, value: undefined, detail: 'verbs must contain at least one value', reason: 'FieldValueRequired' });
+    if (size('nonResourceURLs') > 0) {
+      if (namespaced) problems.push({ field: `${at}.nonResourceURLs`, value: rule.nonResourceURLs, detail: 'namespaced rules cannot apply to non-resource URLs' });
+      if (size('apiGroups') > 0 || size('resources') > 0 || size('resourceNames') > 0) {
+        problems.push({ field: `${at}.nonResourceURLs`, value: rule.nonResourceURLs, detail: 'rules cannot apply to both regular resources and non-resource URLs' });
+      }
+      return;
+    }
+    if (size('apiGroups') === 0) {
+      problems.push({ field: `${at}.apiGroups`, value: undefined, detail: 'resource rules must supply at least one api group', reason: 'FieldValueRequired' });
+    }
+    if (size('resources') === 0) {
+      problems.push({ field: `${at}.resources`, value: undefined, detail: 'resource rules must supply at least one resource', reason: 'FieldValueRequired' });
+    }
+  });
+  return problems;
+}
+
+const admitRole: Admit = (obj) => ruleProblems(obj.rules, true);
+const admitClusterRole: Admit = (obj) => ruleProblems(obj.rules, false);
+
+/** RoleBinding and ClusterRoleBinding: rbac/v1 defaulting of API groups, then ValidateRoleBinding; roleRef is immutable. */
+function admitBinding(namespaced: boolean): Admit {
+  return (obj, old) => {
+    const roleRef = dict(obj.roleRef);
+    if (isDict(obj.roleRef) && !roleRef.apiGroup) roleRef.apiGroup = RBAC_GROUP;
+    const subjects = Array.isArray(obj.subjects) ? (obj.subjects as unknown[]) : [];
+    for (const raw of subjects) {
+      const subject = dict(raw);
+      if (subject.apiGroup === undefined && (subject.kind === 'User' || subject.kind === 'Group')) subject.apiGroup = RBAC_GROUP;
+    }
+    const problems: FieldProblem[] = [];
+    if (roleRef.apiGroup !== RBAC_GROUP) problems.push({ field: 'roleRef.apiGroup', value: roleRef.apiGroup ?? '', detail: `"${RBAC_GROUP}"`, reason: 'FieldValueNotSupported' });
+    const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+    if (!kinds.includes(roleRef.kind as string)) {
+      problems.push({ field: 'roleRef.kind', value: roleRef.kind ?? '', detail: kinds.map((k) => `"${k}"`).join(', '), reason: 'FieldValueNotSupported' });
+    }
+    if (typeof roleRef.name !== 'string' || roleRef.name === '') {
+      problems.push({ field: 'roleRef.name', value: undefined, detail: '', reason: 'FieldValueRequired' });
+    } else {
+      for (const detail of pathSegmentNameErrors(roleRef.name)) problems.push({ field: 'roleRef.name', value: roleRef.name, detail });
+    }
+    subjects.forEach((raw, i) => {
+      const subject = dict(raw);
+      const at = `subjects[${i}]`;
+      if (typeof subject.name !== 'string' || subject.name === '') problems.push({ field: `${at}.name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+      if (subject.kind === 'ServiceAccount') {
+        if ((subject.apiGroup ?? '') !== '') problems.push({ field: `${at}.apiGroup`, value: subject.apiGroup, detail: '""', reason: 'FieldValueNotSupported' });
+        if (!namespaced && !subject.namespace) problems.push({ field: `${at}.namespace`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+      } else if (subject.kind === 'User' || subject.kind === 'Group') {
+        if (subject.apiGroup !== RBAC_GROUP) problems.push({ field: `${at}.apiGroup`, value: subject.apiGroup, detail: `"${RBAC_GROUP}"`, reason: 'FieldValueNotSupported' });
+      } else {
+        problems.push({ field: `${at}.kind`, value: subject.kind ?? '', detail: '"ServiceAccount", "User", "Group"', reason: 'FieldValueNotSupported' });
+      }
+    });
+    if (old && JSON.stringify(old.roleRef) !== JSON.stringify(obj.roleRef)) {
+      problems.push({ field: 'roleRef', value: obj.roleRef, detail: 'cannot change roleRef' });
+    }
+    return problems;
+  };
+}
+
 const ADMIT: Record<string, Admit> = {
   '/secrets': admitSecret,
   '/namespaces': admitNamespace,
@@ -147,6 +309,12 @@ const ADMIT: Record<string, Admit> = {
   'agones.dev/gameservers': admitGameServer,
   'agones.dev/fleets': admitFleet,
   'snapshot.storage.k8s.io/volumesnapshots': admitVolumeSnapshot,
+  'apps/deployments': admitDeployment,
+  'policy/poddisruptionbudgets': admitPodDisruptionBudget,
+  'rbac.authorization.k8s.io/roles': admitRole,
+  'rbac.authorization.k8s.io/clusterroles': admitClusterRole,
+  'rbac.authorization.k8s.io/rolebindings': admitBinding(true),
+  'rbac.authorization.k8s.io/clusterrolebindings': admitBinding(false),
 };
 
 export function admit(type: ResourceType, obj: KubeObject, old: KubeObject | undefined): FieldProblem[] {
@@ -156,5 +324,5 @@ export function admit(type: ResourceType, obj: KubeObject, old: KubeObject | und
 
 /** Kinds whose objects carry metadata.generation (those with a spec). */
 export function hasGeneration(type: ResourceType): boolean {
-  return !['secrets', 'configmaps', 'namespaces'].includes(type.plural) || type.group !== '';
+  return type.generation !== false;
 }

@@ -1,9 +1,13 @@
 /**
  * Decoding of `application/vnd.kubernetes.protobuf` request bodies for the built-in kinds
- * kubectl creates with its typed client (`kubectl create namespace|secret|configmap`) and for
+ * kubectl creates with its typed client (`kubectl create namespace|secret|configmap|serviceaccount|
+ * role|rolebinding|clusterrole|clusterrolebinding|deployment|poddisruptionbudget`) and for
  * DeleteOptions (helm uninstall).
  * kubectl sends these as protobuf and does not fall back to JSON, so kube-lite reads them;
  * responses are always JSON, which kubectl accepts.
+ * Some schemas (the pod template's) cover only the fields kubectl's generators set: a field the
+ * schema does not know is skipped when it holds a zero value (Go's protobuf writes those) and
+ * otherwise answered with 415, so nothing a client sends is silently dropped.
  */
 import { badRequest, StatusError } from './status.js';
 
@@ -59,16 +63,13 @@ function fields(buf: Buffer): Field[] {
   return out;
 }
 
-/** A field decoder: how one protobuf field maps to a JSON value. */
-type Kind =
-  | 'string'
-  | 'bytes'
-  | 'int'
-  | 'bool'
-  | 'time'
-  | { repeated: Kind }
-  | { map: 'string' | 'bytes' }
-  | { message: Schema };
+/**
+ * A field decoder: how one protobuf field maps to a JSON value. Plain scalars drop zero values
+ * (Go writes every non-pointer field); `int?` and `bool?` are pointer fields, whose zero values
+ * were set on purpose and are kept. `intOrString` is `k8s.io/apimachinery/pkg/util/intstr`.
+ */
+type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'int?' | 'bool?';
+type Kind = Scalar | 'intOrString' | { repeated: Kind } | { map: 'string' | 'bytes' } | { message: Schema };
 type Schema = Record<number, [string, Kind]>;
 
 const OWNER_REFERENCE: Schema = { 1: ['kind', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 5: ['apiVersion', 'string'], 6: ['controller', 'bool'], 7: ['blockOwnerDeletion', 'bool'] };
@@ -86,6 +87,71 @@ const OBJECT_META: Schema = {
   12: ['annotations', { map: 'string' }],
   13: ['ownerReferences', { repeated: { message: OWNER_REFERENCE } }],
   14: ['finalizers', { repeated: 'string' }],
+};
+
+const LABEL_SELECTOR: Schema = {
+  1: ['matchLabels', { map: 'string' }],
+  2: ['matchExpressions', { repeated: { message: { 1: ['key', 'string'], 2: ['operator', 'string'], 3: ['values', { repeated: 'string' }] } } }],
+};
+
+const LOCAL_OBJECT_REFERENCE: Schema = { 1: ['name', 'string'] };
+
+const OBJECT_REFERENCE: Schema = {
+  1: ['kind', 'string'],
+  2: ['namespace', 'string'],
+  3: ['name', 'string'],
+  4: ['uid', 'string'],
+  5: ['apiVersion', 'string'],
+  6: ['resourceVersion', 'string'],
+  7: ['fieldPath', 'string'],
+};
+
+const POLICY_RULE: Schema = {
+  1: ['verbs', { repeated: 'string' }],
+  2: ['apiGroups', { repeated: 'string' }],
+  3: ['resources', { repeated: 'string' }],
+  4: ['resourceNames', { repeated: 'string' }],
+  5: ['nonResourceURLs', { repeated: 'string' }],
+};
+
+const SUBJECT: Schema = { 1: ['kind', 'string'], 2: ['apiGroup', 'string'], 3: ['name', 'string'], 4: ['namespace', 'string'] };
+const ROLE_REF: Schema = { 1: ['apiGroup', 'string'], 2: ['kind', 'string'], 3: ['name', 'string'] };
+const BINDING: Schema = {
+  1: ['metadata', { message: OBJECT_META }],
+  2: ['subjects', { repeated: { message: SUBJECT } }],
+  3: ['roleRef', { message: ROLE_REF }],
+};
+
+/** The part of core/v1 Container that `kubectl create deployment` fills in, and its simple neighbours. */
+const CONTAINER: Schema = {
+  1: ['name', 'string'],
+  2: ['image', 'string'],
+  3: ['command', { repeated: 'string' }],
+  4: ['args', { repeated: 'string' }],
+  5: ['workingDir', 'string'],
+  6: ['ports', { repeated: { message: { 1: ['name', 'string'], 2: ['hostPort', 'int'], 3: ['containerPort', 'int'], 4: ['protocol', 'string'], 5: ['hostIP', 'string'] } } }],
+  7: ['env', { repeated: { message: { 1: ['name', 'string'], 2: ['value', 'string'] } } }],
+  9: ['volumeMounts', { repeated: { message: { 1: ['name', 'string'], 2: ['readOnly', 'bool'], 3: ['mountPath', 'string'], 4: ['subPath', 'string'] } } }],
+  13: ['terminationMessagePath', 'string'],
+  14: ['imagePullPolicy', 'string'],
+  16: ['stdin', 'bool'],
+  17: ['stdinOnce', 'bool'],
+  18: ['tty', 'bool'],
+  20: ['terminationMessagePolicy', 'string'],
+};
+
+const POD_SPEC: Schema = {
+  2: ['containers', { repeated: { message: CONTAINER } }],
+  3: ['restartPolicy', 'string'],
+  4: ['terminationGracePeriodSeconds', 'int?'],
+  6: ['dnsPolicy', 'string'],
+  7: ['nodeSelector', { map: 'string' }],
+  8: ['serviceAccountName', 'string'],
+  10: ['nodeName', 'string'],
+  15: ['imagePullSecrets', { repeated: { message: LOCAL_OBJECT_REFERENCE } }],
+  19: ['schedulerName', 'string'],
+  20: ['initContainers', { repeated: { message: CONTAINER } }],
+  21: ['automountServiceAccountToken', 'bool?'],
 };
 
 const DELETE_OPTIONS: Schema = {
@@ -118,17 +184,68 @@ export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
     3: ['binaryData', { map: 'bytes' }],
     4: ['immutable', 'bool'],
   },
+  'v1/ServiceAccount': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: ['secrets', { repeated: { message: OBJECT_REFERENCE } }],
+    3: ['imagePullSecrets', { repeated: { message: LOCAL_OBJECT_REFERENCE } }],
+    4: ['automountServiceAccountToken', 'bool?'],
+  },
+  'rbac.authorization.k8s.io/v1/Role': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: ['rules', { repeated: { message: POLICY_RULE } }],
+  },
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: ['rules', { repeated: { message: POLICY_RULE } }],
+    3: ['aggregationRule', { message: { 1: ['clusterRoleSelectors', { repeated: { message: LABEL_SELECTOR } }] } }],
+  },
+  'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': BINDING,
+  'policy/v1/PodDisruptionBudget': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: [
+      'spec',
+      {
+        message: {
+          1: ['minAvailable', 'intOrString'],
+          2: ['selector', { message: LABEL_SELECTOR }],
+          3: ['maxUnavailable', 'intOrString'],
+          4: ['unhealthyPodEvictionPolicy', 'string'],
+        },
+      },
+    ],
+  },
+  'apps/v1/Deployment': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: [
+      'spec',
+      {
+        message: {
+          1: ['replicas', 'int?'],
+          2: ['selector', { message: LABEL_SELECTOR }],
+          3: ['template', { message: { 1: ['metadata', { message: OBJECT_META }], 2: ['spec', { message: POD_SPEC }] } }],
+          4: ['strategy', { message: { 1: ['type', 'string'], 2: ['rollingUpdate', { message: { 1: ['maxUnavailable', 'intOrString'], 2: ['maxSurge', 'intOrString'] } }] } }],
+          5: ['minReadySeconds', 'int'],
+          6: ['revisionHistoryLimit', 'int?'],
+          7: ['paused', 'bool'],
+          9: ['progressDeadlineSeconds', 'int?'],
+        },
+      },
+    ],
+  },
 };
 
-function decodeScalar(kind: 'string' | 'bytes' | 'int' | 'bool' | 'time', field: Field): unknown {
+function decodeScalar(kind: Scalar, field: Field): unknown {
   switch (kind) {
     case 'string':
       return (field.value as Buffer).toString('utf8');
     case 'bytes':
       return (field.value as Buffer).toString('base64');
     case 'int':
-      return Number(field.value as bigint);
+    case 'int?':
+      return Number(BigInt.asIntN(64, field.value as bigint));
     case 'bool':
+    case 'bool?':
       return (field.value as bigint) !== 0n;
     case 'time': {
       let seconds = 0;
@@ -138,21 +255,52 @@ function decodeScalar(kind: 'string' | 'bytes' | 'int' | 'bool' | 'time', field:
   }
 }
 
-function decodeMessage(buf: Buffer, schema: Schema): Record<string, unknown> {
+/** True when a field holds its type's zero value: 0, an empty string or list, or a message of zero fields. */
+function isZero(field: Field): boolean {
+  if (field.wireType === 0) return field.value === 0n;
+  const bytes = field.value as Buffer;
+  if (field.wireType !== 2) return bytes.every((b) => b === 0);
+  if (bytes.length === 0) return true;
+  try {
+    return fields(bytes).every(isZero);
+  } catch {
+    return false;
+  }
+}
+
+/** `intstr.IntOrString`: type 0 carries intVal, type 1 strVal. */
+function decodeIntOrString(buf: Buffer): number | string {
+  let type = 0n;
+  let intVal = 0;
+  let strVal = '';
+  for (const f of fields(buf)) {
+    if (f.number === 1) type = f.value as bigint;
+    if (f.number === 2) intVal = Number(BigInt.asIntN(32, f.value as bigint));
+    if (f.number === 3) strVal = (f.value as Buffer).toString('utf8');
+  }
+  return type === 1n ? strVal : intVal;
+}
+
+function decodeMessage(buf: Buffer, schema: Schema, where: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of fields(buf)) {
     const entry = schema[field.number];
-    if (!entry) continue;
-    const [name, kind] = entry;
-    if (typeof kind === 'string') {
-      // Kubernetes' protobuf always writes optional scalars; absent JSON fields arrive as zero values.
-      const value = decodeScalar(kind, field);
-      if (value !== '' && value !== 0 && value !== false && value !== EPOCH) out[name] = value;
+    if (!entry) {
+      if (isZero(field)) continue;
+      throw new StatusError(415, 'UnsupportedMediaType', `kube-lite cannot decode field ${field.number} of ${where} from protobuf; send application/json`);
     }
-    else if ('repeated' in kind) {
+    const [name, kind] = entry;
+    const path = `${where}.${name}`;
+    if (kind === 'intOrString') {
+      out[name] = decodeIntOrString(field.value as Buffer);
+    } else if (typeof kind === 'string') {
+      const value = decodeScalar(kind, field);
+      // Kubernetes' protobuf always writes non-pointer scalars; absent JSON fields arrive as zero values.
+      if (kind === 'int?' || kind === 'bool?' || (value !== '' && value !== 0 && value !== false && value !== EPOCH)) out[name] = value;
+    } else if ('repeated' in kind) {
       const list = (out[name] as unknown[] | undefined) ?? [];
       const inner = kind.repeated;
-      list.push(typeof inner === 'string' ? decodeScalar(inner as 'string', field) : decodeMessage(field.value as Buffer, (inner as { message: Schema }).message));
+      list.push(typeof inner === 'string' ? decodeScalar(inner as Scalar, field) : decodeMessage(field.value as Buffer, (inner as { message: Schema }).message, path));
       out[name] = list;
     } else if ('map' in kind) {
       const map = (out[name] as Record<string, unknown> | undefined) ?? {};
@@ -165,7 +313,7 @@ function decodeMessage(buf: Buffer, schema: Schema): Record<string, unknown> {
       map[key] = value;
       out[name] = map;
     } else {
-      out[name] = decodeMessage(field.value as Buffer, kind.message);
+      out[name] = decodeMessage(field.value as Buffer, kind.message, path);
     }
   }
   return out;
@@ -191,5 +339,5 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   if (!schema) {
     throw new StatusError(415, 'UnsupportedMediaType', `kube-lite cannot decode ${apiVersion}/${kind} from protobuf; send application/json`);
   }
-  return { apiVersion, kind, ...decodeMessage(raw, schema) };
+  return { apiVersion, kind, ...decodeMessage(raw, schema, `${apiVersion}/${kind}`) };
 }

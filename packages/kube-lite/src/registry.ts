@@ -36,8 +36,11 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-/** How a name is checked: the Kubernetes validators used for each built-in kind. */
-export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label';
+/**
+ * How a name is checked: the Kubernetes validators used for each built-in kind
+ * (`path-segment` is RBAC's: anything but `.`, `..` or a name containing `/` or `%`).
+ */
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -71,6 +74,11 @@ export interface ResourceType {
   custom: boolean;
   /** Writes to the main resource keep the stored status when a status subresource exists. */
   statusSubresource: boolean;
+  /**
+   * Objects carry `metadata.generation`, bumped on spec changes. Default true; false for kinds
+   * whose registry strategy never sets it (no spec: Secret, ConfigMap, ServiceAccount, RBAC).
+   */
+  generation?: boolean;
   /** Strategic-merge keys of lists in this kind, by dotted path (`spec.containers`). */
   mergeKeys?: Record<string, string>;
   columns: Column[];
@@ -163,6 +171,72 @@ const core = (
   ...extra,
 });
 
+/** A built-in kind of a named group, served at `/apis/{group}/v1`. */
+const builtin = (
+  group: string,
+  plural: string,
+  kind: string,
+  extra: Partial<ResourceType> & Pick<ResourceType, 'columns'>,
+): ResourceType => ({ ...core(plural, kind, extra), group });
+
+/** What the API server's default table convertor prints for kinds without a printer (Roles, ClusterRoles). */
+const createdAtColumns: Column[] = [
+  nameColumn,
+  {
+    name: 'Created At',
+    type: 'date',
+    description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    cell: (o) => o.metadata.creationTimestamp ?? '',
+  },
+];
+
+function bindingColumns(what: 'roleBinding' | 'clusterRoleBinding'): Column[] {
+  const subjects = (o: KubeObject, kind: string): string =>
+    ((o.subjects as { kind?: string; name?: string; namespace?: string }[] | undefined) ?? [])
+      .filter((s) => s.kind === kind)
+      .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : (s.name ?? '')))
+      .join(', ');
+  return [
+    nameColumn,
+    col('Role', 'string', 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.', (o) =>
+      `${str(path(o, 'roleRef', 'kind'))}/${str(path(o, 'roleRef', 'name'))}`,
+    ),
+    ageColumn,
+    col('Users', 'string', `Users in the ${what}`, (o) => subjects(o, 'User'), 1),
+    col('Groups', 'string', `Groups in the ${what}`, (o) => subjects(o, 'Group'), 1),
+    col('ServiceAccounts', 'string', `ServiceAccounts in the ${what}`, (o) => subjects(o, 'ServiceAccount'), 1),
+  ];
+}
+
+function templateContainers(o: KubeObject): { name?: unknown; image?: unknown }[] {
+  const containers = path(o, 'spec', 'template', 'spec', 'containers');
+  return Array.isArray(containers) ? (containers as { name?: unknown; image?: unknown }[]) : [];
+}
+
+/** `metav1.LabelSelector` as `labels.Selector.String()` prints it: requirements sorted by key. */
+export function selectorString(selector: unknown): string {
+  if (!selector || typeof selector !== 'object') return '';
+  const { matchLabels, matchExpressions } = selector as {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  };
+  const requirements: [string, string][] = Object.entries(matchLabels ?? {}).map(([key, value]) => [key, `${key}=${value}`]);
+  for (const e of matchExpressions ?? []) {
+    const values = [...(e.values ?? [])].sort().join(',');
+    const text = { In: `${e.key} in (${values})`, NotIn: `${e.key} notin (${values})`, Exists: e.key, DoesNotExist: `!${e.key}` }[e.operator];
+    if (text === undefined) return '<invalid>';
+    requirements.push([e.key, text]);
+  }
+  return requirements
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, text]) => text)
+    .join(',');
+}
+
+function num(value: unknown, fallback: number): number {
+  return typeof value === 'number' ? value : fallback;
+}
+
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   core('namespaces', 'Namespace', {
     namespaced: false,
@@ -171,6 +245,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     nameRule: 'dns1123-label',
     subresources: ['status', 'finalize'],
     statusSubresource: true,
+    generation: false,
     columns: [
       nameColumn,
       col('Status', 'string', 'The status of the namespace', (o) => str(path(o, 'status', 'phase'))),
@@ -178,6 +253,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     ],
   }),
   core('secrets', 'Secret', {
+    generation: false,
     columns: [
       nameColumn,
       col('Type', 'string', 'The type of the secret', (o) => str(o.type)),
@@ -187,6 +263,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   core('configmaps', 'ConfigMap', {
     shortNames: ['cm'],
+    generation: false,
     columns: [
       nameColumn,
       col('Data', 'string', 'The number of items in the config map', (o) => count(o.data) + count(o.binaryData)),
@@ -257,6 +334,85 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       }),
       ageColumn,
     ],
+  }),
+  core('serviceaccounts', 'ServiceAccount', {
+    shortNames: ['sa'],
+    generation: false,
+    mergeKeys: { secrets: 'name' },
+    columns: [
+      nameColumn,
+      col('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.', (o) =>
+        Array.isArray(o.secrets) ? o.secrets.length : 0,
+      ),
+      ageColumn,
+    ],
+  }),
+  // Built-in kinds that are only stored: no controller acts on them (no ReplicaSets or pods
+  // for a Deployment, no RBAC enforcement, no eviction checks for a PodDisruptionBudget).
+  builtin('apps', 'deployments', 'Deployment', {
+    shortNames: ['deploy'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+    statusSubresource: true,
+    mergeKeys: {
+      'spec.template.spec.containers': 'name',
+      'spec.template.spec.initContainers': 'name',
+      'spec.template.spec.containers.env': 'name',
+      'spec.template.spec.containers.ports': 'containerPort',
+      'spec.template.spec.containers.volumeMounts': 'mountPath',
+      'spec.template.spec.initContainers.env': 'name',
+      'spec.template.spec.initContainers.ports': 'containerPort',
+      'spec.template.spec.initContainers.volumeMounts': 'mountPath',
+      'spec.template.spec.volumes': 'name',
+      'spec.template.spec.imagePullSecrets': 'name',
+      'status.conditions': 'type',
+    },
+    columns: [
+      nameColumn,
+      col('Ready', 'string', 'Number of the pod with ready state', (o) =>
+        `${num(path(o, 'status', 'readyReplicas'), 0)}/${num(path(o, 'spec', 'replicas'), 1)}`,
+      ),
+      col('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', (o) =>
+        num(path(o, 'status', 'updatedReplicas'), 0),
+      ),
+      col('Available', 'string', 'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.', (o) =>
+        num(path(o, 'status', 'availableReplicas'), 0),
+      ),
+      ageColumn,
+      col('Containers', 'string', 'Names of each container in the template.', (o) => templateContainers(o).map((c) => str(c.name)).join(','), 1),
+      col('Images', 'string', 'Images referenced by each container in the template.', (o) => templateContainers(o).map((c) => str(c.image)).join(','), 1),
+      col('Selector', 'string', 'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.', (o) =>
+        selectorString(path(o, 'spec', 'selector')),
+        1,
+      ),
+    ],
+  }),
+  builtin('policy', 'poddisruptionbudgets', 'PodDisruptionBudget', {
+    shortNames: ['pdb'],
+    subresources: ['status'],
+    statusSubresource: true,
+    mergeKeys: { 'status.conditions': 'type' },
+    columns: [
+      nameColumn,
+      col('Min Available', 'string', 'The minimum number of pods that must be available.', (o) => str(path(o, 'spec', 'minAvailable'), 'N/A')),
+      col('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable.', (o) => str(path(o, 'spec', 'maxUnavailable'), 'N/A')),
+      col('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.', (o) => num(path(o, 'status', 'disruptionsAllowed'), 0)),
+      ageColumn,
+    ],
+  }),
+  builtin('rbac.authorization.k8s.io', 'roles', 'Role', { nameRule: 'path-segment', generation: false, columns: createdAtColumns }),
+  builtin('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', { nameRule: 'path-segment', generation: false, columns: bindingColumns('roleBinding') }),
+  builtin('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', {
+    namespaced: false,
+    nameRule: 'path-segment',
+    generation: false,
+    columns: createdAtColumns,
+  }),
+  builtin('rbac.authorization.k8s.io', 'clusterrolebindings', 'ClusterRoleBinding', {
+    namespaced: false,
+    nameRule: 'path-segment',
+    generation: false,
+    columns: bindingColumns('clusterRoleBinding'),
   }),
   {
     group: 'agones.dev',

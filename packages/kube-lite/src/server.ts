@@ -188,9 +188,10 @@ export class Router {
         if (method === 'GET') return this.sendObject(req, res, url, type, api.get(type, namespace, name as string));
         if (method === 'PUT') return sendJson(res, 200, api.update(type, namespace, name as string, await readBody(req), { dryRun, subresource: 'status' }));
         if (method === 'PATCH') {
-          const current = api.get(type, namespace, name as string);
-          const patched = api.patch(type, namespace, name as string, req.headers['content-type'] ?? '', await readBody(req), { dryRun: true });
-          return sendJson(res, 200, api.update(type, namespace, name as string, { ...current, status: patched.status }, { dryRun, subresource: 'status' }));
+          // The patch applies to the whole object; only its status is kept. (Patching the main
+          // resource first would drop the status change wherever a status subresource exists.)
+          api.get(type, namespace, name as string);
+          return sendJson(res, 200, api.patch(type, namespace, name as string, req.headers['content-type'] ?? '', await readBody(req), { dryRun, subresource: 'status' }));
         }
         throw methodNotAllowed('the server does not allow this method on the requested resource');
       }

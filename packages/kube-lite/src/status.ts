@@ -70,16 +70,20 @@ export function conflict(type: ResourceType, name: string, why = 'the object has
 export function invalid(type: ResourceType, name: string, causes: { field: string; value: unknown; detail: string; reason?: string }[]): StatusError {
   const kind = type.kind;
   const qualifiedKind = type.group ? `${kind}.${type.group}` : kind;
-  const parts = causes.map((c) =>
-    c.reason === 'FieldValueRequired' ? `${c.field}: Required value: ${c.detail}` : `${c.field}: Invalid value: ${JSON.stringify(c.value)}: ${c.detail}`,
-  );
+  const describe = (c: (typeof causes)[number]): string =>
+    c.reason === 'FieldValueRequired'
+      ? `Required value${c.detail ? `: ${c.detail}` : ''}`
+      : c.reason === 'FieldValueNotSupported'
+        ? `Unsupported value: ${JSON.stringify(c.value)}: supported values: ${c.detail}`
+        : `Invalid value: ${JSON.stringify(c.value)}: ${c.detail}`;
+  const parts = causes.map((c) => `${c.field}: ${describe(c)}`);
   const message = `${qualifiedKind} "${name}" is invalid: ${parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`}`;
   const d: StatusDetails = { name };
   if (type.group) d.group = type.group;
   d.kind = kind;
   d.causes = causes.map((c) => ({
     reason: c.reason ?? 'FieldValueInvalid',
-    message: c.reason === 'FieldValueRequired' ? `Required value: ${c.detail}` : `Invalid value: ${JSON.stringify(c.value)}: ${c.detail}`,
+    message: describe(c),
     field: c.field,
   }));
   return new StatusError(422, 'Invalid', message, d);

@@ -53,8 +53,16 @@ export function dns1035LabelErrors(value: string): string[] {
   return errors;
 }
 
+/** `path.IsValidPathSegmentName`, the rule for RBAC names (`system:controller:x` is valid). */
+export function pathSegmentNameErrors(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`];
+  return ['/', '%'].filter((c) => value.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
 export function nameErrors(rule: NameRule, name: string): string[] {
   switch (rule) {
+    case 'path-segment':
+      return pathSegmentNameErrors(name);
     case 'dns1123-label':
       return dns1123LabelErrors(name);
     case 'dns1035-label':

@@ -5,7 +5,10 @@ import t from 'tap';
 import { findHelm, type KubeLite } from '@gsp/kube-lite';
 import { kubectlOk, startForTest } from './helper.js';
 
-const chart = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'chart');
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const chart = join(fixtures, 'chart');
+/** A Deployment, its ServiceAccount, and a Role bound to it, as our charts make them. */
+const workloadChart = join(fixtures, 'workload-chart');
 
 function helm(kube: KubeLite, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -34,4 +37,33 @@ t.test('helm installs, upgrades and uninstalls a release, keeping it in a Secret
   const uninstall = await helm(kube, ['uninstall', 'demo']);
   t.equal(uninstall.code, 0, uninstall.stderr);
   t.equal(await kubectlOk(t, kube, ['get', 'configmaps', '-o', 'name']), '');
+});
+
+t.test('helm installs, upgrades and uninstalls a Deployment with its ServiceAccount, Role and RoleBinding', async (t) => {
+  const kube = await startForTest(t);
+  const objects = ['deployment/web-api', 'serviceaccount/web-api', 'role/web-api', 'rolebinding/web-api'];
+  // helm 4 applies server-side by default.
+  const install = await helm(kube, ['install', 'web', workloadChart]);
+  t.equal(install.code, 0, install.stderr);
+  t.match(install.stdout, 'STATUS: deployed');
+  t.same((await kubectlOk(t, kube, ['get', ...objects, '-o', 'name'])).trim().split('\n'), [
+    'deployment.apps/web-api',
+    'serviceaccount/web-api',
+    'role.rbac.authorization.k8s.io/web-api',
+    'rolebinding.rbac.authorization.k8s.io/web-api',
+  ]);
+  t.match(await kubectlOk(t, kube, ['get', 'deployment', 'web-api']), /\nweb-api\s+0\/2\s+0\s+0\s+\d+s\n/, 'stored, not reconciled: no replica is ever ready');
+  t.equal(await kubectlOk(t, kube, ['get', 'rolebinding', 'web-api', '-o', 'jsonpath={.roleRef.kind}/{.roleRef.name} {.subjects[0].kind}/{.subjects[0].name}']), 'Role/web-api ServiceAccount/web-api');
+  t.equal(await kubectlOk(t, kube, ['get', 'deployment', 'web-api', '-o', 'jsonpath={.metadata.annotations.meta\\.helm\\.sh/release-name}']), 'web');
+
+  const upgrade = await helm(kube, ['upgrade', 'web', workloadChart, '--set', 'image=registry.example/game-api:1.1.0']);
+  t.equal(upgrade.code, 0, upgrade.stderr);
+  t.equal(
+    await kubectlOk(t, kube, ['get', 'deployment', 'web-api', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.metadata.generation}']),
+    'registry.example/game-api:1.1.0 2',
+  );
+
+  const uninstall = await helm(kube, ['uninstall', 'web']);
+  t.equal(uninstall.code, 0, uninstall.stderr);
+  t.equal(await kubectlOk(t, kube, ['get', ...objects, '-o', 'name', '--ignore-not-found']), '');
 });

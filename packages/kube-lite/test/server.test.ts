@@ -15,7 +15,7 @@ t.test('discovery lists every group, version and resource with its verbs, scope 
   t.equal(groups.kind, 'APIGroupList');
   t.same(
     groups.groups.map((g) => g.preferredVersion.groupVersion),
-    ['agones.dev/v1', 'allocation.agones.dev/v1', 'snapshot.storage.k8s.io/v1'],
+    ['apps/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1', 'agones.dev/v1', 'allocation.agones.dev/v1', 'snapshot.storage.k8s.io/v1'],
   );
   t.match((await request(kube, 'GET', '/apis/agones.dev')).body, { kind: 'APIGroup', name: 'agones.dev', versions: [{ groupVersion: 'agones.dev/v1', version: 'v1' }] });
 
@@ -27,6 +27,22 @@ t.test('discovery lists every group, version and resource with its verbs, scope 
   t.match(byName.get('pods/exec'), { kind: 'PodExecOptions', verbs: ['create', 'get'] });
   t.match(byName.get('pods/log'), { kind: 'Pod', verbs: ['get'] });
   for (const name of ['configmaps', 'pods', 'persistentvolumeclaims', 'services']) t.ok(byName.has(name), name);
+  t.match(byName.get('serviceaccounts'), { singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount', shortNames: ['sa'] });
+
+  const apps = (await request<ResourceList>(kube, 'GET', '/apis/apps/v1')).body;
+  t.match(apps.resources.find((r) => r.name === 'deployments'), { kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'] });
+  t.match(apps.resources.find((r) => r.name === 'deployments/scale'), { kind: 'Scale', group: 'autoscaling', version: 'v1' });
+  t.match(apps.resources.find((r) => r.name === 'deployments/status'), { kind: 'Deployment', verbs: ['get', 'patch', 'update'] });
+  const rbac = (await request<ResourceList>(kube, 'GET', '/apis/rbac.authorization.k8s.io/v1')).body;
+  t.same(
+    rbac.resources.map((r) => [r.name, r.namespaced]),
+    [
+      ['roles', true],
+      ['rolebindings', true],
+      ['clusterroles', false],
+      ['clusterrolebindings', false],
+    ],
+  );
 
   const agones = (await request<ResourceList>(kube, 'GET', '/apis/agones.dev/v1')).body;
   t.match(agones.resources.find((r) => r.name === 'gameservers'), { kind: 'GameServer', namespaced: true, shortNames: ['gs'] });
