@@ -1,0 +1,51 @@
+/** The Secrets an operator creates, and a full installation of each chart that uses them all. */
+import { generateKeyPairSync } from 'node:crypto';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
+
+const certificate = generateSelfSignedCertificate('gsp-test');
+/** The Secrets an operator creates before installing; their values must never appear in a manifest. */
+export const secrets: Record<string, Record<string, string>> = {
+  'gsp-db': { url: 'postgres://gsp:db-password-1f2e@db.internal:5432/gsp' },
+  'gsp-redis': { url: 'redis://:redis-password-9a8b@redis.internal:6379' },
+  'gsp-jwt': { secret: 'jwt-secret-0123456789abcdef0123456789abcdef' },
+  'gsp-signing': { 'key.pem': generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
+  'gsp-proxy-tls': { 'tls.crt': certificate.cert, 'tls.key': certificate.key, 'ca.crt': certificate.cert },
+  'gsp-tunnel-tls': { 'tls.crt': certificate.cert, 'tls.key': certificate.key },
+  'cp-basic': { 'password-hash': '$2b$10$JCeIjG3XCknllMS5sizzgeMjiY4D/7KwdVHqj60sLXKvZLaP5bBHC' },
+  'agent-token': { token: 'agent-token-5c4d3e2f' },
+  'proxy-ca': { 'ca.crt': certificate.cert },
+};
+
+/** A full installation of each chart, every option that takes a Secret or a file turned on. */
+export const full: Record<string, Record<string, unknown>> = {
+  platform: {
+    database: { existingSecret: 'gsp-db' },
+    redis: { existingSecret: 'gsp-redis' },
+    cliAccess: { pinned: 'true', staleMode: 'strict' },
+    apiServer: {
+      replicaCount: 3,
+      platformAdmins: ['alice', 'bob'],
+      auth: { jwtSecret: { existingSecret: 'gsp-jwt' }, oidc: { issuerUrl: 'https://id.example.com', audience: 'gsp' } },
+      kubeconfig: { signingKey: { existingSecret: 'gsp-signing' } },
+    },
+    clusterProxy: { publicUrl: 'https://kubectl.example.com', tls: { existingSecret: 'gsp-proxy-tls', embedCa: true }, tunnelTls: { existingSecret: 'gsp-tunnel-tls' } },
+  },
+  'control-plane': {
+    auth: {
+      modes: ['apikey', 'oidc', 'basic'],
+      basic: { user: 'admin', existingSecret: 'cp-basic' },
+      oidc: { issuerUrl: 'https://id.example.com', clientId: 'gsp-cp', roleMapping: 'ops=operator,fleet=fleet-operator' },
+      apiKeys: { maxTtl: '90d' },
+    },
+    customRoles: { 'fleet-operator': { inherits: ['viewer'], permissions: [{ resource: 'fleets', verbs: ['update'], namespaces: ['games'] }] } },
+    redis: { existingSecret: 'gsp-redis' },
+    trustProxy: '10.0.0.0/8',
+  },
+  'tunnel-agent': {
+    proxyTunnelUrl: 'https://kubectl.example.com:8444',
+    clusterId: 'c-0123456789',
+    agentToken: { existingSecret: 'agent-token' },
+    proxyCa: { existingSecret: 'proxy-ca' },
+  },
+};
+
