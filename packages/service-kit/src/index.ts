@@ -7,3 +7,5 @@ export { generateSelfSignedCertificate } from './tls.js';
 export type { Certificate } from './tls.js';
 export { problems, sendProblem } from './problems.js';
 export type { Problem, ProblemsOptions } from './problems.js';
+export { serveMetrics } from './metrics.js';
+export type { MetricsSource } from './metrics.js';

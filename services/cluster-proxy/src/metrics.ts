@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** What an operator watches on the proxy, on a registry of its own. */
@@ -33,32 +31,5 @@ export function createMetrics(liveTunnels: () => number): ProxyMetrics {
     tunnelConnections: new Counter({ name: 'gsp_proxy_tunnel_connections_total', help: 'Tunnel connection attempts by result', labelNames: ['result'], registers }),
     tunnelsClosedBySwitch: new Counter({ name: 'gsp_proxy_tunnels_closed_by_switch_total', help: 'Live tunnels closed because CLI access turned off', registers }),
     streamPauses: new Counter({ name: 'gsp_proxy_stream_pauses_total', help: 'Streams paused at the agent because the kubectl client read slower than the cluster answered', registers }),
-  };
-}
-
-/** `GET /metrics` on its own port, so the kubectl and tunnel ports never expose it. */
-export async function serveMetrics(metrics: ProxyMetrics, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    if (req.method !== 'GET' || req.url !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics is served here\n');
-      return;
-    }
-    metrics.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n'),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
 }

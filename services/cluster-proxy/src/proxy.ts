@@ -9,11 +9,11 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createFlagsClient, CLI_ACCESS_ENABLED } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import type { ClusterProxyConfig } from './config.js';
-import { generateSelfSignedCertificate } from '@gsp/service-kit';
+import { generateSelfSignedCertificate, serveMetrics } from '@gsp/service-kit';
 import type { Server as HttpsServer } from 'node:https';
 import { AccessDenied, createSwitch, createTokenVerifier } from './access.js';
 import { TunnelRegistry } from './tunnel/tunnel.js';
-import { createMetrics, serveMetrics } from './metrics.js';
+import { createMetrics } from './metrics.js';
 import type { ProxyMetrics } from './metrics.js';
 import { TUNNEL_WINDOW_BYTES, useNodeTextEncoding } from '@gsp/tunnel-proto';
 import { tunnelRoutes } from './tunnel/service.js';
@@ -218,7 +218,7 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
         tunnelServer.listen(config.tunnelPort, config.host, () => resolve());
       });
       const { port } = tunnelServer.address() as AddressInfo;
-      metricsServer = await serveMetrics(metrics, config.metricsPort, config.host);
+      metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host);
       return { url, tunnelUrl: `${config.tunnelTls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, metricsUrl: metricsServer.url };
     },
     async close() {
