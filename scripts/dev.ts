@@ -102,6 +102,7 @@ const controlPlaneUrl = `http://127.0.0.1:${controlPlanePort}`;
 const basicPassword = persistentSecret('dev-basic-password');
 startService('control-plane', {
   PORT: controlPlanePort,
+  METRICS_PORT: '9091',
   HOST: '127.0.0.1',
   KUBECONFIG: kubeconfig,
   AUTH_MODE: process.env.AUTH_MODE ?? 'basic,apikey',
@@ -180,7 +181,7 @@ console.log(`
 api-server   ${apiUrl}  (OpenAPI: ${apiUrl}/openapi.json, metrics: ${apiUrl}/metrics)
 database     ${process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${join(dataDir, 'api-server')}`}
 redis        ${process.env.REDIS_URL ? 'REDIS_URL' : `none: the proxy sees a switch change within its ${proxyTtl} cache TTL (set REDIS_URL for milliseconds)`}
-control-plane ${controlPlaneUrl}  (Basic admin:${basicPassword}; try: curl -u admin:${basicPassword} ${controlPlaneUrl}/api/v1/session)
+control-plane ${controlPlaneUrl}  (Basic admin:${basicPassword}; try: curl -u admin:${basicPassword} ${controlPlaneUrl}/api/v1/session; metrics http://127.0.0.1:9091/metrics)
 proxy        https://127.0.0.1:8443 (kubectl), tunnel :8444, metrics http://127.0.0.1:9090/metrics, agent http://127.0.0.1:8090/readyz
 cluster      ${process.env.KUBECONFIG ? `KUBECONFIG=${kubeconfig}` : `kube-lite http://127.0.0.1:${kubePort} (kubectl --kubeconfig ${kubeconfig} get namespaces)`}
 

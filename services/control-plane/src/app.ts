@@ -14,12 +14,21 @@ import kube from './plugins/kube.js';
 import auth from './plugins/auth.js';
 import { localFailureLimiter, redisFailureLimiter } from './auth/failures.js';
 import { TooManyRequests } from './errors.js';
+import { createMetrics } from './metrics.js';
+import type { ControlPlaneMetrics } from './metrics.js';
 import opsRoutes from './routes/ops/index.js';
 import sessionRoutes from './routes/session/index.js';
 import gameServerRoutes from './routes/gameservers/index.js';
 import apiKeyRoutes from './routes/apikeys/index.js';
 
 export const BODY_LIMIT = 16 * 1024;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Served on METRICS_PORT by server.ts, never on the API port. */
+    metrics: ControlPlaneMetrics;
+  }
+}
 
 export interface BuildOptions {
   /** The application log (Fastify's logger option); production writes it to standard error. */
@@ -71,10 +80,18 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     },
   });
   await app.register(kube, { kubeconfig: config.kubeconfig, namespace: config.namespace, apikeyPrefix: config.apikeyPrefix });
+  const metrics = createMetrics({ apiKeys: () => app.apikeys.size, apiKeysSynced: () => app.apikeys.ready });
+  app.decorate('metrics', metrics);
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.config.audit === false) return;
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ method: request.method, route, code: reply.statusCode });
+    metrics.duration.observe({ route }, reply.elapsedTime / 1000);
+  });
   const failures = redis
     ? redisFailureLimiter(redis, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs)
     : localFailureLimiter(config.rateLimit.authFailures, config.rateLimit.windowMs);
-  await app.register(auth, { modes: config.modes, basic: config.basic, oidc: config.oidc, roles: config.roles, apikeyPrefix: config.apikeyPrefix, failures });
+  await app.register(auth, { modes: config.modes, basic: config.basic, oidc: config.oidc, roles: config.roles, apikeyPrefix: config.apikeyPrefix, failures, refused: (reason) => metrics.authFailures.inc({ reason }) });
   // Registered after auth so its per-route onRequest hook runs once the caller is known.
   await app.register(rateLimit, {
     global: true,

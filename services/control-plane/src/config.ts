@@ -26,6 +26,8 @@ export interface OidcConfig {
 
 export interface ControlPlaneConfig {
   port: number;
+  /** Plain HTTP, `GET /metrics` only (Prometheus); never on the API port. */
+  metricsPort: number;
   host: string;
   modes: ReadonlySet<AuthMode>;
   basic: BasicConfig | undefined;
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
 
   return {
     port: parsePort(env, 'PORT', 8080),
+    metricsPort: parsePort(env, 'METRICS_PORT', 9090),
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     modes,
     basic,

@@ -1,9 +1,16 @@
-import { runService } from '@gsp/service-kit';
+import { runService, serveMetrics } from '@gsp/service-kit';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 
 await runService('control-plane', () => loadConfig(), async (config) => {
   const app = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
-  return { close: () => app.close(), log: app.log };
+  const metrics = await serveMetrics(app.metrics.registry, config.metricsPort, config.host);
+  app.log.info({ url: metrics.url }, 'metrics served');
+  return {
+    close: async () => {
+      await Promise.all([app.close(), metrics.close()]);
+    },
+    log: app.log,
+  };
 });

@@ -28,9 +28,12 @@ const rolesFile = (text: string) => {
   return file;
 };
 
-t.test('the defaults: port 8080, namespace default, prefix gsp', async (t) => {
+t.test('the defaults: port 8080, metrics on 9090, namespace default, prefix gsp', async (t) => {
   const config = load({});
   t.equal(config.port, 8080);
+  t.equal(config.metricsPort, 9090);
+  t.equal(load({ METRICS_PORT: '9191' }).metricsPort, 9191);
+  refuses(t, { METRICS_PORT: 'ninety' }, 'METRICS_PORT', /./);
   t.equal(config.namespace, 'default');
   t.equal(config.apikeyPrefix, 'gsp');
   t.same([...config.modes], ['apikey']);

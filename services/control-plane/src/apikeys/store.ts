@@ -108,6 +108,11 @@ export class ApiKeyStore {
     return this.synced;
   }
 
+  /** Keys in the index. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
   private index(secret: V1Secret): void {
     const name = secret.metadata?.name ?? '';
     this.unindex(name);

@@ -6,6 +6,7 @@ import { createOidcVerifier } from '../auth/oidc.js';
 import { InvalidCredentialError } from '../auth/principal.js';
 import type { Principal } from '../auth/principal.js';
 import type { FailureLimiter } from '../auth/failures.js';
+import type { AuthFailure } from '../metrics.js';
 import { isWellFormedKey } from '../apikeys/keys.js';
 import { allowedNamespaces, authorize } from '../rbac/roles.js';
 import type { Permission, Roles } from '../rbac/roles.js';
@@ -35,6 +36,8 @@ export interface AuthPluginOptions {
   roles: Roles;
   apikeyPrefix: string;
   failures: FailureLimiter;
+  /** Told of each request authentication refuses, and why (metrics). */
+  refused?: (reason: AuthFailure) => void;
 }
 
 const REALM = 'gsp-control-plane';
@@ -48,6 +51,7 @@ const ANONYMOUS: Principal = { userId: 'anonymous', username: 'anonymous', role:
 export default fp<AuthPluginOptions>(
   async (app, opts) => {
     const { modes, roles } = opts;
+    const refused = opts.refused ?? (() => undefined);
     const basic = modes.has('basic') && opts.basic ? await createBasicVerifier(opts.basic) : undefined;
     const oidc = modes.has('oidc') && opts.oidc ? createOidcVerifier(opts.oidc, roles) : undefined;
     if (oidc) {
@@ -108,11 +112,13 @@ export default fp<AuthPluginOptions>(
       }
       const credential = credentialOf(request);
       if (credential === undefined) {
+        refused('missing');
         reply.header('www-authenticate', challenges);
         throw new Unauthorized(`authentication is required (${challenges.map((c) => c.split(' ')[0]).join(', ')})`);
       }
       const wait = await opts.failures.blockedFor(request.ip);
       if (wait > 0) {
+        refused('blocked');
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
         throw new TooManyRequests('too many failed authentication attempts from this address; try again later');
       }
@@ -120,6 +126,7 @@ export default fp<AuthPluginOptions>(
         request.principal = await verify(credential);
       } catch (err) {
         if (!(err instanceof InvalidCredentialError)) throw err;
+        refused(credential.kind);
         await opts.failures.fail(request.ip);
         reply.header('www-authenticate', credential.challenge);
         throw new Unauthorized(err.message);
