@@ -82,11 +82,13 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(kube, { kubeconfig: config.kubeconfig, namespace: config.namespace, apikeyPrefix: config.apikeyPrefix });
   const metrics = createMetrics({ apiKeys: () => app.apikeys.size, apiKeysSynced: () => app.apikeys.ready });
   app.decorate('metrics', metrics);
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.config.audit === false) return;
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ method: request.method, route, code: reply.statusCode });
-    metrics.duration.observe({ route }, reply.elapsedTime / 1000);
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.routeOptions.config.audit !== false) {
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.requests.inc({ method: request.method, route, code: reply.statusCode });
+      metrics.duration.observe({ route }, reply.elapsedTime / 1000);
+    }
+    done();
   });
   const failures = redis
     ? redisFailureLimiter(redis, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs)
