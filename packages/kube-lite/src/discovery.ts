@@ -1,6 +1,7 @@
 /**
  * Discovery documents (`/version`, `/api`, `/apis`, APIResourceLists) and the minimal OpenAPI v3
- * documents kubectl reads to decide on server-side field validation.
+ * documents kubectl reads to decide on server-side field validation, and the OpenAPI v2 document
+ * it reads for client-side validation.
  */
 import { RESOURCE_TYPES, apiGroups, apiVersionOf, type ResourceType } from './registry.js';
 
@@ -104,6 +105,30 @@ function gvkName(type: ResourceType): string {
   return `${groupParts}.${type.version}.${type.kind}`;
 }
 
+const FIELD_VALIDATION_DESCRIPTION =
+  'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.';
+
+/** A kind's schema, the same in both documents: it accepts any fields and names its GVK. */
+function kindSchema(type: ResourceType): Record<string, unknown> {
+  return {
+    type: 'object',
+    description: `${type.kind} as served by kube-lite.`,
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
+    'x-kubernetes-preserve-unknown-fields': true,
+    'x-kubernetes-group-version-kind': [{ group: type.group, version: type.version, kind: type.kind }],
+  };
+}
+
+/** The collection and item paths of a kind (the same in both documents). */
+function kindPaths(type: ResourceType): { base: string; item: string } {
+  const base = `/${openApiPath(type.group, type.version)}${type.namespaced ? '/namespaces/{namespace}' : ''}/${type.plural}`;
+  return { base, item: `${base}/{name}` };
+}
+
 /**
  * A group-version's OpenAPI v3 document: every kind as a schema that accepts any fields
  * (`x-kubernetes-preserve-unknown-fields`), with the GVK extension and the `fieldValidation`
@@ -117,35 +142,24 @@ export function openApiV3Document(relative: string): object | undefined {
   const fieldValidation = {
     name: 'fieldValidation',
     in: 'query',
-    description: 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.',
+    description: FIELD_VALIDATION_DESCRIPTION,
     schema: { type: 'string', uniqueItems: true },
   };
   for (const type of types) {
     const name = gvkName(type);
-    const gvk = [{ group: type.group, version: type.version, kind: type.kind }];
-    schemas[name] = {
-      type: 'object',
-      description: `${type.kind} as served by kube-lite.`,
-      properties: {
-        apiVersion: { type: 'string' },
-        kind: { type: 'string' },
-        metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-      },
-      'x-kubernetes-preserve-unknown-fields': true,
-      'x-kubernetes-group-version-kind': gvk,
-    };
+    schemas[name] = kindSchema(type);
     const ref = { content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } };
-    const base = `/${relative}${type.namespaced ? '/namespaces/{namespace}' : ''}/${type.plural}`;
     const op = (verb: string): object => ({
       operationId: `${verb}${type.kind}`,
       parameters: [fieldValidation],
       requestBody: ref,
       responses: { '200': { description: 'OK', ...ref } },
       'x-kubernetes-action': verb,
-      'x-kubernetes-group-version-kind': gvk[0],
+      'x-kubernetes-group-version-kind': { group: type.group, version: type.version, kind: type.kind },
     });
+    const { base, item } = kindPaths(type);
     paths[base] = { post: op('post') };
-    paths[`${base}/{name}`] = { put: op('put'), patch: op('patch') };
+    paths[item] = { put: op('put'), patch: op('patch') };
   }
   return {
     openapi: '3.0.0',
@@ -153,6 +167,58 @@ export function openApiV3Document(relative: string): object | undefined {
     paths,
     components: { schemas },
   };
+}
+
+/**
+ * A schema as the API server publishes it in OpenAPI v2 (apiextensions-apiserver's
+ * `ToStructuralOpenAPIV2`): a node that preserves unknown fields loses its `properties` and
+ * `items`, because kubectl's client-side validation would otherwise reject the unknown fields.
+ */
+function toV2Schema(schema: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...schema };
+  if (out['x-kubernetes-preserve-unknown-fields'] === true) {
+    delete out.properties;
+    delete out.items;
+  } else if (out.properties) {
+    out.properties = Object.fromEntries(Object.entries(out.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [k, toV2Schema(v)]));
+  }
+  return out;
+}
+
+function pathParameter(name: string, description: string): object {
+  return { uniqueItems: true, type: 'string', description, name, in: 'path', required: true };
+}
+
+/**
+ * `/openapi/v2`: one Swagger 2.0 document for every group-version, with the same kinds,
+ * operations and `fieldValidation` parameter as the v3 documents. kubectl reads it (as protobuf,
+ * see `openapiv2.ts`) for client-side validation where the v3 documents do not apply: the items of
+ * a `v1` `List` are always validated against it. PATCH operations list no `consumes` on purpose:
+ * our schemas carry no patch merge keys, so kubectl must keep building strategic merge patches from
+ * its compiled-in types (as it does when the v3 document offers no strategic merge patch).
+ */
+export function openApiV2Document(): Record<string, unknown> {
+  const definitions: Record<string, object> = {};
+  const paths: Record<string, Record<string, object>> = {};
+  const fieldValidation = { uniqueItems: true, type: 'string', description: FIELD_VALIDATION_DESCRIPTION, name: 'fieldValidation', in: 'query' };
+  const namespace = pathParameter('namespace', 'object name and auth scope, such as for teams and projects');
+  for (const type of RESOURCE_TYPES) {
+    const name = gvkName(type);
+    definitions[name] = toV2Schema(kindSchema(type));
+    const ref = { $ref: `#/definitions/${name}` };
+    const op = (verb: string): object => ({
+      operationId: `${verb}${type.kind}`,
+      parameters: [{ name: 'body', in: 'body', required: true, schema: ref }, fieldValidation],
+      responses: { '200': { description: 'OK', schema: ref } },
+      'x-kubernetes-action': verb,
+      'x-kubernetes-group-version-kind': { group: type.group, version: type.version, kind: type.kind },
+    });
+    const { base, item } = kindPaths(type);
+    const scope = type.namespaced ? [namespace] : [];
+    paths[base] = { post: op('post'), parameters: scope };
+    paths[item] = { put: op('put'), patch: op('patch'), parameters: [pathParameter('name', `name of the ${type.kind}`), ...scope] };
+  }
+  return { swagger: '2.0', info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion }, paths, definitions };
 }
 
 export { apiVersionOf };

@@ -1,7 +1,7 @@
 /**
  * Decoding of `application/vnd.kubernetes.protobuf` request bodies for the built-in kinds
  * kubectl creates with its typed client (`kubectl create namespace|secret|configmap|serviceaccount|
- * role|rolebinding|clusterrole|clusterrolebinding|deployment|poddisruptionbudget`) and for
+ * role|rolebinding|clusterrole|clusterrolebinding|deployment|poddisruptionbudget|service`) and for
  * DeleteOptions (helm uninstall).
  * kubectl sends these as protobuf and does not fall back to JSON, so kube-lite reads them;
  * responses are always JSON, which kubectl accepts.
@@ -65,11 +65,13 @@ function fields(buf: Buffer): Field[] {
 
 /**
  * A field decoder: how one protobuf field maps to a JSON value. Plain scalars drop zero values
- * (Go writes every non-pointer field); `int?` and `bool?` are pointer fields, whose zero values
- * were set on purpose and are kept. `intOrString` is `k8s.io/apimachinery/pkg/util/intstr`.
+ * (Go writes every non-pointer field); `int?`, `bool?` and `string?` are pointer fields, whose
+ * zero values were set on purpose and are kept. `intOrString` is
+ * `k8s.io/apimachinery/pkg/util/intstr`: as a value field (ServicePort.targetPort) Go always writes
+ * it and its zero value (the integer 0) means unset; `intOrString?` is a pointer field, kept as sent.
  */
-type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'int?' | 'bool?';
-type Kind = Scalar | 'intOrString' | { repeated: Kind } | { map: 'string' | 'bytes' } | { message: Schema };
+type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'int?' | 'bool?' | 'string?';
+type Kind = Scalar | 'intOrString' | 'intOrString?' | { repeated: Kind } | { map: 'string' | 'bytes' } | { message: Schema };
 type Schema = Record<number, [string, Kind]>;
 
 const OWNER_REFERENCE: Schema = { 1: ['kind', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 5: ['apiVersion', 'string'], 6: ['controller', 'bool'], 7: ['blockOwnerDeletion', 'bool'] };
@@ -154,6 +156,65 @@ const POD_SPEC: Schema = {
   21: ['automountServiceAccountToken', 'bool?'],
 };
 
+/** `metav1.Condition`. */
+const CONDITION: Schema = {
+  1: ['type', 'string'],
+  2: ['status', 'string'],
+  3: ['observedGeneration', 'int'],
+  4: ['lastTransitionTime', 'time'],
+  5: ['reason', 'string'],
+  6: ['message', 'string'],
+};
+
+/**
+ * core/v1 Service, all of it (up to the v1.35 fields): `kubectl create service clusterip|nodeport|
+ * loadbalancer|externalname` fills in ports, selector, clusterIP, type and externalName, and Go
+ * writes the other non-pointer fields as zero values.
+ */
+const SERVICE_PORT: Schema = {
+  1: ['name', 'string'],
+  2: ['protocol', 'string'],
+  3: ['port', 'int'],
+  4: ['targetPort', 'intOrString'],
+  5: ['nodePort', 'int'],
+  6: ['appProtocol', 'string?'],
+};
+
+const SERVICE_SPEC: Schema = {
+  1: ['ports', { repeated: { message: SERVICE_PORT } }],
+  2: ['selector', { map: 'string' }],
+  3: ['clusterIP', 'string'],
+  4: ['type', 'string'],
+  5: ['externalIPs', { repeated: 'string' }],
+  7: ['sessionAffinity', 'string'],
+  8: ['loadBalancerIP', 'string'],
+  9: ['loadBalancerSourceRanges', { repeated: 'string' }],
+  10: ['externalName', 'string'],
+  11: ['externalTrafficPolicy', 'string'],
+  12: ['healthCheckNodePort', 'int'],
+  13: ['publishNotReadyAddresses', 'bool'],
+  14: ['sessionAffinityConfig', { message: { 1: ['clientIP', { message: { 1: ['timeoutSeconds', 'int?'] } }] } }],
+  17: ['ipFamilyPolicy', 'string?'],
+  18: ['clusterIPs', { repeated: 'string' }],
+  19: ['ipFamilies', { repeated: 'string' }],
+  20: ['allocateLoadBalancerNodePorts', 'bool?'],
+  21: ['loadBalancerClass', 'string?'],
+  22: ['internalTrafficPolicy', 'string?'],
+  23: ['trafficDistribution', 'string?'],
+};
+
+const LOAD_BALANCER_INGRESS: Schema = {
+  1: ['ip', 'string'],
+  2: ['hostname', 'string'],
+  3: ['ipMode', 'string?'],
+  4: ['ports', { repeated: { message: { 1: ['port', 'int'], 2: ['protocol', 'string'], 3: ['error', 'string?'] } } }],
+};
+
+const SERVICE_STATUS: Schema = {
+  1: ['loadBalancer', { message: { 1: ['ingress', { repeated: { message: LOAD_BALANCER_INGRESS } }] } }],
+  2: ['conditions', { repeated: { message: CONDITION } }],
+};
+
 const DELETE_OPTIONS: Schema = {
   1: ['gracePeriodSeconds', 'int'],
   2: ['preconditions', { message: { 1: ['uid', 'string'], 2: ['resourceVersion', 'string'] } }],
@@ -190,6 +251,11 @@ export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
     3: ['imagePullSecrets', { repeated: { message: LOCAL_OBJECT_REFERENCE } }],
     4: ['automountServiceAccountToken', 'bool?'],
   },
+  'v1/Service': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: ['spec', { message: SERVICE_SPEC }],
+    3: ['status', { message: SERVICE_STATUS }],
+  },
   'rbac.authorization.k8s.io/v1/Role': {
     1: ['metadata', { message: OBJECT_META }],
     2: ['rules', { repeated: { message: POLICY_RULE } }],
@@ -207,9 +273,9 @@ export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
       'spec',
       {
         message: {
-          1: ['minAvailable', 'intOrString'],
+          1: ['minAvailable', 'intOrString?'],
           2: ['selector', { message: LABEL_SELECTOR }],
-          3: ['maxUnavailable', 'intOrString'],
+          3: ['maxUnavailable', 'intOrString?'],
           4: ['unhealthyPodEvictionPolicy', 'string'],
         },
       },
@@ -224,7 +290,7 @@ export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
           1: ['replicas', 'int?'],
           2: ['selector', { message: LABEL_SELECTOR }],
           3: ['template', { message: { 1: ['metadata', { message: OBJECT_META }], 2: ['spec', { message: POD_SPEC }] } }],
-          4: ['strategy', { message: { 1: ['type', 'string'], 2: ['rollingUpdate', { message: { 1: ['maxUnavailable', 'intOrString'], 2: ['maxSurge', 'intOrString'] } }] } }],
+          4: ['strategy', { message: { 1: ['type', 'string'], 2: ['rollingUpdate', { message: { 1: ['maxUnavailable', 'intOrString?'], 2: ['maxSurge', 'intOrString?'] } }] } }],
           5: ['minReadySeconds', 'int'],
           6: ['revisionHistoryLimit', 'int?'],
           7: ['paused', 'bool'],
@@ -238,6 +304,7 @@ export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
 function decodeScalar(kind: Scalar, field: Field): unknown {
   switch (kind) {
     case 'string':
+    case 'string?':
       return (field.value as Buffer).toString('utf8');
     case 'bytes':
       return (field.value as Buffer).toString('base64');
@@ -291,12 +358,13 @@ function decodeMessage(buf: Buffer, schema: Schema, where: string): Record<strin
     }
     const [name, kind] = entry;
     const path = `${where}.${name}`;
-    if (kind === 'intOrString') {
-      out[name] = decodeIntOrString(field.value as Buffer);
+    if (kind === 'intOrString' || kind === 'intOrString?') {
+      const value = decodeIntOrString(field.value as Buffer);
+      if (kind === 'intOrString?' || value !== 0) out[name] = value;
     } else if (typeof kind === 'string') {
       const value = decodeScalar(kind, field);
       // Kubernetes' protobuf always writes non-pointer scalars; absent JSON fields arrive as zero values.
-      if (kind === 'int?' || kind === 'bool?' || (value !== '' && value !== 0 && value !== false && value !== EPOCH)) out[name] = value;
+      if (kind.endsWith('?') || (value !== '' && value !== 0 && value !== false && value !== EPOCH)) out[name] = value;
     } else if ('repeated' in kind) {
       const list = (out[name] as unknown[] | undefined) ?? [];
       const inner = kind.repeated;

@@ -7,8 +7,9 @@ import type { Duplex } from 'node:stream';
 import { parse as parseYaml } from 'yaml';
 import type { Api, WatchEvent } from './api.js';
 import type { Consoles, PodConsole } from './console.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, openApiV3Document, openApiV3Index, versionInfo } from './discovery.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, openApiV2Document, openApiV3Document, openApiV3Index, versionInfo } from './discovery.js';
 import { ExecServer, parseExecQuery } from './exec.js';
+import { serveOpenApiV2 } from './openapiv2.js';
 import { decodeProtobufObject } from './protobuf.js';
 import { RESOURCE_TYPES, apiVersionOf, typeKey, type KubeObject, type ResourceType } from './registry.js';
 import { badRequest, methodNotAllowed, notFound, StatusError, unauthorized, type Status } from './status.js';
@@ -143,6 +144,11 @@ export class Router {
     if (path === '/version') return sendJson(res, 200, versionInfo());
     if (path === '/api') return sendJson(res, 200, apiVersions(this.options.serverAddress()));
     if (path === '/apis') return sendJson(res, 200, apiGroupList());
+    if (path === '/openapi/v2') {
+      const answer = serveOpenApiV2(openApiV2Document(), req.headers.accept, req.headers['if-none-match']);
+      res.writeHead(answer.status, { ...answer.headers, 'Content-Length': answer.body.length }).end(answer.body);
+      return;
+    }
     if (path === '/openapi/v3') return sendJson(res, 200, openApiV3Index());
     if (path.startsWith('/openapi/v3/')) {
       const doc = openApiV3Document(path.slice('/openapi/v3/'.length));

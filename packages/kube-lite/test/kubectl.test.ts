@@ -47,6 +47,37 @@ t.test('kubectl creates a namespace and a secret from literals, and lists secret
   t.match(rows[0], /^key-one\s+Opaque\s+1\s+\d+s$/);
 });
 
+t.test('kubectl applies and creates a v1 List, whose items it validates against /openapi/v2', async (t) => {
+  const kube = await startForTest(t);
+  const secret = (name: string, value: string): object => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: 'default', labels: { from: 'list' } },
+    data: { key: Buffer.from(value).toString('base64') },
+  });
+  const list = (...items: object[]): string => JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
+
+  // kubectl validates a List's items on the client, against the OpenAPI v2 document, before sending anything.
+  const applied = await kubectlOk(t, kube, ['apply', '-f', '-'], list(secret('one', 'a'), secret('two', 'b')));
+  t.match(applied, 'secret/one created');
+  t.match(applied, 'secret/two created');
+  t.equal(await kubectlOk(t, kube, ['get', 'secrets', '-l', 'from=list', '-o', 'name']), 'secret/one\nsecret/two\n');
+  const again = await kubectlOk(t, kube, ['apply', '--validate=strict', '-f', '-'], list(secret('one', 'a'), secret('two', 'changed')));
+  t.match(again, 'secret/one unchanged');
+  t.match(again, 'secret/two configured');
+  t.equal(await kubectlOk(t, kube, ['get', 'secret', 'two', '-o', 'jsonpath={.data.key}']), Buffer.from('changed').toString('base64'));
+
+  t.match(await kubectlOk(t, kube, ['create', '-f', '-'], list(secret('three', 'c'))), 'secret/three created');
+  const twice = await kubectl(kube, ['create', '-f', '-'], list(secret('three', 'c')));
+  t.equal(twice.code, 1);
+  t.match(twice.stderr, 'secrets "three" already exists');
+
+  // What kubectl checks on its own still fails there: an item without a kind.
+  const kindless = await kubectl(kube, ['apply', '-f', '-'], list({ apiVersion: 'v1', metadata: { name: 'four' } }));
+  t.equal(kindless.code, 1);
+  t.match(kindless.stderr, "kind not set");
+});
+
 t.test('kubectl label adds and removes labels, and label selectors follow', async (t) => {
   const kube = await startForTest(t);
   await kubectlOk(t, kube, ['create', 'secret', 'generic', 'labelled', '--from-literal=a=b']);

@@ -54,6 +54,48 @@ t.test('discovery lists every group, version and resource with its verbs, scope 
   t.match((await request(kube, 'GET', '/version')).body, { major: '1', minor: '35' });
 });
 
+t.test('/openapi/v2 is served as the API server serves it: JSON, or protobuf for kubectl', async (t) => {
+  const kube = await startForTest(t);
+  const get = (accept?: string, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(`${kube.url}/openapi/v2`, { headers: accept === undefined ? headers : { Accept: accept, ...headers } });
+
+  const json = await get('application/json');
+  t.equal(json.headers.get('content-type'), 'application/json');
+  t.equal(json.headers.get('vary'), 'Accept');
+  const doc = (await json.json()) as {
+    swagger: string;
+    paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; 'x-kubernetes-group-version-kind'?: object }>>;
+    definitions: Record<string, Record<string, unknown>>;
+  };
+  t.equal(doc.swagger, '2.0');
+  // As the API server publishes a schema that keeps unknown fields: no properties, so kubectl accepts any field.
+  t.same(doc.definitions['io.k8s.api.core.v1.Secret'], {
+    type: 'object',
+    description: 'Secret as served by kube-lite.',
+    'x-kubernetes-preserve-unknown-fields': true,
+    'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'Secret' }],
+  });
+  t.ok(doc.definitions['dev.agones.v1.GameServer'], 'custom resources are described too');
+  const patch = doc.paths['/api/v1/namespaces/{namespace}/secrets/{name}']?.patch;
+  t.same(patch?.['x-kubernetes-group-version-kind'], { group: '', version: 'v1', kind: 'Secret' });
+  t.ok(patch?.parameters?.some((p) => p.name === 'fieldValidation' && p.in === 'query'), 'PATCH takes fieldValidation');
+  t.equal((await get(undefined)).headers.get('content-type'), 'application/json', 'JSON without an Accept header');
+
+  // client-go asks with the deprecated "@" spelling and gets the protobuf type back.
+  const proto = await get('application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+  t.equal(proto.status, 200);
+  t.equal(proto.headers.get('content-type'), 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  const bytes = Buffer.from(await proto.arrayBuffer());
+  t.same([...bytes.subarray(0, 5)], [0x0a, 0x03, 0x32, 0x2e, 0x30], 'Document.swagger (field 1) is "2.0"');
+  t.equal(proto.headers.get('etag'), json.headers.get('etag'), 'one ETag for both encodings, as kube-openapi computes it from the JSON');
+  t.equal((await get('application/json', { 'If-None-Match': json.headers.get('etag') ?? '' })).status, 304);
+  t.equal((await get('text/html')).status, 406);
+
+  // kubectl decodes it: explain's OpenAPI v2 output reads the kind's description from it.
+  const explained = await kubectlOk(t, kube, ['explain', 'secrets', '--output=plaintext-openapiv2']);
+  t.match(explained, /KIND:\s+Secret\s+VERSION:\s+v1\s+DESCRIPTION:\s+Secret as served by kube-lite\./);
+});
+
 t.test('kubectl api-resources shows the served resources', async (t) => {
   const kube = await startForTest(t);
   const out = await kubectlOk(t, kube, ['api-resources']);

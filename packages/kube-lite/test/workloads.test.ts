@@ -246,3 +246,60 @@ t.test('a protobuf body with a field kube-lite cannot decode is refused, never s
   t.equal(refused.status, 415);
   t.match(await refused.json(), { reason: 'UnsupportedMediaType', message: /field 8 of apps\/v1\/Deployment\.spec\.template\.spec\.containers/ });
 });
+
+t.test('kubectl create service sends protobuf, which arrives as the same command renders it in JSON', async (t) => {
+  const kube = await startForTest(t);
+  interface Rendered {
+    metadata: { labels: Record<string, string> };
+    spec: Record<string, unknown>;
+    status: unknown;
+  }
+  const cases = [
+    ['clusterip', 'web', '--tcp=80:8080'],
+    ['clusterip', 'headless', '--clusterip=None'],
+    ['nodeport', 'nodes', '--tcp=5678:8080', '--node-port=30080'],
+    ['loadbalancer', 'balanced', '--tcp=443:https,80'],
+    ['externalname', 'alias', '--external-name=db.example.com', '--tcp=5432'],
+  ];
+  for (const [type, name, ...flags] of cases) {
+    const args = ['create', 'service', type as string, name as string, ...flags];
+    const rendered = JSON.parse(await kubectlOk(t, kube, [...args, '--dry-run=client', '-o', 'json'])) as Rendered;
+    t.match(await kubectlOk(t, kube, args), `service/${name} created`);
+    const stored = JSON.parse(await kubectlOk(t, kube, ['get', 'service', name as string, '-o', 'json'])) as Rendered;
+    // Every field the command sets arrives as in JSON; the server adds the cluster IP.
+    for (const [field, value] of Object.entries(rendered.spec)) t.same(stored.spec[field], value, `${name}: spec.${field}`);
+    t.same(stored.metadata.labels, rendered.metadata.labels, `${name}: labels`);
+    t.same(stored.status, rendered.status, `${name}: status`);
+  }
+  const nodes = JSON.parse(await kubectlOk(t, kube, ['get', 'service', 'nodes', '-o', 'json'])) as { spec: unknown };
+  t.match(nodes.spec, { type: 'NodePort', ports: [{ name: '5678-8080', protocol: 'TCP', port: 5678, targetPort: 8080, nodePort: 30080 }], selector: { app: 'nodes' } });
+  const balanced = JSON.parse(await kubectlOk(t, kube, ['get', 'service', 'balanced', '-o', 'json'])) as { spec: { ports: unknown } };
+  t.same(balanced.spec.ports, [
+    { name: '443-https', protocol: 'TCP', port: 443, targetPort: 'https' },
+    { name: '80', protocol: 'TCP', port: 80, targetPort: 80 },
+  ], 'a named target port stays a string');
+  t.match(rows(await kubectlOk(t, kube, ['get', 'svc', 'web', 'headless'])), [
+    ['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE'],
+    ['web', 'ClusterIP', /^10\.96\.\d+\.\d+$/, '<none>', '80/TCP', /^\d+s$/],
+    ['headless', 'ClusterIP', 'None', '<none>', '<none>', /^\d+s$/],
+  ]);
+});
+
+t.test('a protobuf Service with a field kube-lite cannot decode is refused, never silently cut', async (t) => {
+  const kube = await startForTest(t);
+  const post = (spec: Buffer): Promise<Response> => {
+    const service = Buffer.concat([field(1, field(1, 'proto-svc')), field(2, spec), field(3, field(1))]);
+    const body = Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), field(1, field(1, 'v1'), field(2, 'Service')), field(2, service)]);
+    return fetch(`${kube.url}/api/v1/namespaces/default/services`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, body });
+  };
+  // A port with an unset targetPort (Go writes the zero IntOrString) gets the port's number, as in JSON.
+  const port = field(1, field(1, 'http'), field(2, 'TCP'), Buffer.from([0x18, 0x50]), field(4, Buffer.from([0x08, 0x00, 0x10, 0x00]), field(3)));
+  const plain = Buffer.concat([port, entry(2, 'app', 'x'), field(4, 'ClusterIP')]);
+  // Field 99 stands for a ServiceSpec field newer than kube-lite: empty it is a zero value, set it is refused.
+  const accepted = await post(Buffer.concat([plain, field(99)]));
+  t.equal(accepted.status, 201, 'an empty unknown field is a zero value and is skipped');
+  t.match(await accepted.json(), { spec: { ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 80 }], selector: { app: 'x' }, type: 'ClusterIP' }, status: { loadBalancer: {} } });
+  const refused = await post(Buffer.concat([plain, field(99, 'PreferSameZone')]));
+  t.equal(refused.status, 415);
+  t.match(await refused.json(), { reason: 'UnsupportedMediaType', message: /field 99 of v1\/Service\.spec/ });
+});
