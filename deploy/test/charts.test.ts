@@ -67,6 +67,14 @@ t.test('platform: one value pins the switch on the API server and the proxy alik
   t.same(eachContainer(unpinned).map(({ env }) => env.SERVICE_CLI_ACCESS_ENABLED), [undefined, undefined], 'unpinned: neither process is pinned');
 });
 
+t.test('platform: a development install without certificates is possible, but only when asked for', async (t) => {
+  const docs = await template(helm, 'platform', { ...full.platform, clusterProxy: { publicUrl: 'https://127.0.0.1:8443', tls: { insecureSkipVerify: true }, tunnelTls: { terminatedInFront: true } } });
+  const env = Object.fromEntries(eachContainer(docs).map(({ name, env }) => [name, env]));
+  t.equal(env['api-server']?.PROXY_INSECURE_SKIP_TLS_VERIFY, 'true', 'kubeconfigs skip verifying the self-signed certificate');
+  t.equal(env['cluster-proxy']?.TLS_CERT_FILE, undefined, 'the proxy generates its certificate');
+  t.equal(env['cluster-proxy']?.TUNNEL_TLS_CERT_FILE, undefined, 'the tunnel speaks h2c behind the terminating load balancer');
+});
+
 t.test('platform: the proxy finds the API server through the chart\'s own Service', async (t) => {
   const docs = await template(helm, 'platform', full.platform!);
   const proxy = eachContainer(docs).find((c) => c.name === 'cluster-proxy')!;
@@ -85,6 +93,8 @@ t.test('each chart refuses an unsafe or incomplete installation with a message s
     ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), replicaCount: 2 } }), /replicaCount must be 1/],
     ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), publicUrl: '' } }), /clusterProxy\.publicUrl/],
     ['platform', without(full.platform!, { cliAccess: { pinned: 'yes' } }), /cliAccess\.pinned must be/],
+    ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), tls: { existingSecret: '' } } }), /clusterProxy\.tls\.existingSecret .* is required/],
+    ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), tunnelTls: { existingSecret: '' } } }), /agents send their token on the tunnel port/],
     ['control-plane', without(full['control-plane']!, { auth: { modes: ['none'] } }), /development only/],
     ['control-plane', without(full['control-plane']!, { auth: { ...(full['control-plane']!.auth as object), basic: { user: 'admin', existingSecret: '' } } }), /auth\.basic\.existingSecret/],
     ['tunnel-agent', without(full['tunnel-agent']!, { agentToken: { existingSecret: '' } }), /agentToken\.existingSecret/],
