@@ -53,7 +53,12 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
   const binding = JSON.parse(await kubectl(['get', 'rolebinding', 'gsp-cp-gsp-control-plane-apikeys', '-n', 'gsp', '-o', 'json'])) as { subjects: { name: string }[]; roleRef: { name: string } };
   t.same(binding.subjects.map((s) => s.name), [account], 'the API-key Role is bound to the control plane\'s ServiceAccount');
   const role = JSON.parse(await kubectl(['get', 'role', binding.roleRef.name, '-n', 'gsp', '-o', 'json'])) as { rules: { resources: string[]; verbs: string[] }[] };
-  t.same(role.rules, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }]);
+  t.same(role.rules, [
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+  ]);
+  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-cp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[] };
+  t.same(agones.subjects.map((s) => `${s.namespace}/${s.name}`), [`gsp/${account}`], 'the control plane reads Agones objects in every namespace with its own ServiceAccount');
   const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
   t.same(impersonate.rules, [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }], 'the agent may only impersonate users');
   t.match(await kubectl(['get', 'configmap', 'gsp-cp-gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']), /fleet-operator/);
