@@ -106,3 +106,21 @@ t.test('each chart refuses an unsafe or incomplete installation with a message s
     t.match(result.stderr, message);
   }
 });
+
+t.test('each chart\'s values schema names a misspelt or mistyped value before anything renders', async (t) => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['control-plane', { ...full['control-plane'], replicas: 3 }, /additional properties 'replicas' not allowed/],
+    ['control-plane', { ...full['control-plane'], replicaCount: 'two' }, /at '\/replicaCount': got string, want integer/],
+    ['control-plane', { ...full['control-plane'], auth: { ...(full['control-plane']!.auth as object), modes: ['apikey', 'ldap'] } }, /at '\/auth\/modes\/1'/],
+    ['platform', { ...full.platform, flagsCacheTtl: 'ten seconds' }, /at '\/flagsCacheTtl'/],
+    ['platform', { ...full.platform, cliAccess: { staleMode: 'lenient' } }, /at '\/cliAccess\/staleMode'/],
+    ['platform', { ...full.platform, clusterProxy: { ...(full.platform!.clusterProxy as object), publicUrl: 'http://kubectl.example.com' } }, /at '\/clusterProxy\/publicUrl'/],
+    ['tunnel-agent', { ...full['tunnel-agent'], connectTimeout: 'soon' }, /at '\/connectTimeout'/],
+    ['tunnel-agent', { ...full['tunnel-agent'], proxyTunelUrl: 'https://typo:8444' }, /additional properties 'proxyTunelUrl' not allowed/],
+  ];
+  for (const [chart, values, message] of cases) {
+    const result = await helm.run(['template', 'gsp', chartDir(chart), ...valuesArgs(values)]);
+    t.not(result.code, 0, `${chart} refuses ${message.source}`);
+    t.match(result.stderr, message);
+  }
+});
