@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
+import { startKubeLite } from '@gsp/kube-lite';
 import { serveMetrics } from '@gsp/service-kit';
 import { BASIC_ADMIN, build, createKey, startKube } from './helper.js';
 
@@ -51,4 +55,18 @@ t.test('the metrics port counts requests by route template and status, refusals 
 
   const other = await fetch(metrics.url.replace('/metrics', '/api/v1/session'));
   t.equal(other.status, 404, 'the metrics port serves nothing else');
+});
+
+t.test('a replica whose key list is refused by the cluster is not ready and says so, rather than refuse every key while ready', async (t) => {
+  const kube = await startKubeLite({ port: 0, token: 'the-right-token' });
+  t.teardown(() => kube.close());
+  const dir = mkdtempSync(join(tmpdir(), 'cp-refused-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, readFileSync(kube.kubeconfigPath, 'utf8').replace('the-right-token', 'a-revoked-token'));
+  const { app } = await build(t, kube, { KUBECONFIG: kubeconfig });
+  const metrics = await serveMetrics(app.metrics.registry, 0, '127.0.0.1');
+  t.teardown(() => metrics.close());
+  t.equal((await app.inject({ url: '/readyz' })).statusCode, 503, 'not ready: the API key index was never loaded');
+  t.equal(value(await (await fetch(metrics.url)).text(), 'gsp_cp_api_keys_synced'), 0);
 });

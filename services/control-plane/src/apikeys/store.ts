@@ -55,6 +55,8 @@ export class ApiKeyStore {
   private readonly hashBySecret = new Map<string, string>();
   private readonly lastTouched = new Map<string, number>();
   private synced = false;
+  /** A list of the key Secrets has succeeded at least once. */
+  private listed = false;
   private stopped = false;
   private restartTimer: NodeJS.Timeout | undefined;
 
@@ -69,21 +71,22 @@ export class ApiKeyStore {
     this.informer = makeInformer(
       kubeConfig,
       `/api/v1/namespaces/${namespace}/secrets`,
-      () => this.core.listNamespacedSecret({ namespace, labelSelector: selector }),
+      () =>
+        this.core.listNamespacedSecret({ namespace, labelSelector: selector }).then((list) => {
+          this.listed = true;
+          return list;
+        }),
       selector,
     );
     this.informer.on('add', (s) => this.index(s));
     this.informer.on('update', (s) => this.index(s));
     this.informer.on('delete', (s) => this.unindex(s.metadata?.name ?? ''));
-    this.informer.on('connect', () => {
-      this.synced = true;
-    });
     this.informer.on('error', (err) => {
       if (this.stopped) return;
       this.log.warn({ err: { message: (err as Error)?.message } }, 'api key watch failed; restarting in 1 s');
       clearTimeout(this.restartTimer);
       this.restartTimer = setTimeout(() => {
-        if (!this.stopped) this.informer.start().catch(() => {});
+        if (!this.stopped) this.begin().catch(() => {});
       }, 1000);
     });
   }
@@ -93,9 +96,14 @@ export class ApiKeyStore {
   }
 
   async start(): Promise<void> {
+    await this.begin();
+  }
+
+  private async begin(): Promise<void> {
     await this.informer.start();
-    // start() resolves after the first list, whose items were emitted as `add`: the index is complete.
-    this.synced = true;
+    // start() resolves after the first list, whose items were emitted as `add`. It resolves
+    // after a failed list too (refused by RBAC, say): only a list that succeeded completes the index.
+    if (this.listed) this.synced = true;
   }
 
   async stop(): Promise<void> {
