@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { parseAllDocuments } from 'yaml';
 import { FLAGS } from '@gsp/flags-client';
 import { containerEnv, deployments, helmIn, load, podSpec, template, valuesArgs, chartDir } from './render.js';
 import type { Env, Manifest } from './render.js';
@@ -88,7 +89,7 @@ t.test('each chart refuses an unsafe or incomplete installation with a message s
   const without = (values: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => ({ ...values, ...patch });
   const refusals: [string, Record<string, unknown>, RegExp][] = [
     ['platform', without(full.platform!, { database: { existingSecret: '' } }), /database\.existingSecret/],
-    ['platform', without(full.platform!, { apiServer: { ...(full.platform!.apiServer as object), kubeconfig: { signingKey: { existingSecret: '' } } } }), /signingKey\.existingSecret is required with more than one/],
+    ['platform', without(full.platform!, { apiServer: { ...(full.platform!.apiServer as object), kubeconfig: { signingKey: { existingSecret: '' } } } }), /signingKey\.existingSecret is required: without a shared key/],
     ['platform', without(full.platform!, { apiServer: { ...(full.platform!.apiServer as object), auth: { jwtSecret: { existingSecret: '' }, oidc: { issuerUrl: '' } } } }), /set jwtSecret\.existingSecret, oidc\.issuerUrl/],
     ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), replicaCount: 2 } }), /replicaCount must be 1/],
     ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), publicUrl: '' } }), /clusterProxy\.publicUrl/],
@@ -98,6 +99,11 @@ t.test('each chart refuses an unsafe or incomplete installation with a message s
     ['control-plane', without(full['control-plane']!, { auth: { modes: ['none'] } }), /development only/],
     ['control-plane', without(full['control-plane']!, { auth: { ...(full['control-plane']!.auth as object), basic: { user: 'admin', existingSecret: '' } } }), /auth\.basic\.existingSecret/],
     ['tunnel-agent', without(full['tunnel-agent']!, { agentToken: { existingSecret: '' } }), /agentToken\.existingSecret/],
+    ['control-plane', without(full['control-plane']!, { extraEnv: [{ name: 'LOG_LEVEL', value: 'debug' }] }), /extraEnv: LOG_LEVEL is already set by the chart/],
+    ['platform', without(full.platform!, { apiServer: { ...(full.platform!.apiServer as object), extraEnv: [{ name: 'NODE_OPTIONS', value: '-' }, { name: 'NODE_OPTIONS', value: '+' }] } }), /extraEnv: NODE_OPTIONS is already set twice/],
+    ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), extraEnv: [{ name: 'DATABASE_URL', value: 'postgres://in-plain-sight' }] } }), /extraEnv: DATABASE_URL is already set by the chart/],
+    ['control-plane', without(full['control-plane']!, { metrics: { port: 8080 } }), /metrics\.port: 8080 is the API port/],
+    ['platform', without(full.platform!, { clusterProxy: { ...(full.platform!.clusterProxy as object), metrics: { port: 8444 } } }), /8443 and 8444 are the kubectl and tunnel ports/],
     ['tunnel-agent', without(full['tunnel-agent']!, { proxyTunnelUrl: 'http://proxy:8444' }), /proxyCa applies only to an https/],
   ];
   for (const [chart, values, message] of refusals) {
@@ -122,5 +128,35 @@ t.test('each chart\'s values schema names a misspelt or mistyped value before an
     const result = await helm.run(['template', 'gsp', chartDir(chart), ...valuesArgs(values)]);
     t.not(result.code, 0, `${chart} refuses ${message.source}`);
     t.match(result.stderr, message);
+  }
+});
+
+t.test('the longest release name Helm allows still gives DNS-label names, and extra variables that repeat nothing pass', async (t) => {
+  const release = 'a'.repeat(53);
+  for (const chart of Object.keys(full)) {
+    const values = { ...full[chart], ...(chart === 'platform' ? { apiServer: { ...(full.platform!.apiServer as object), extraEnv: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=200' }] } } : {}) };
+    const result = await helm.run(['template', release, chartDir(chart), ...valuesArgs(values)]);
+    t.equal(result.code, 0, result.stderr);
+    const docs = parseAllDocuments(result.stdout).map((doc) => doc.toJSON() as Manifest | null).filter((doc): doc is Manifest => doc !== null);
+    const tooLong = docs.filter((d) => ['Service', 'Deployment', 'ServiceAccount', 'ConfigMap', 'PodDisruptionBudget'].includes(d.kind) && !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(d.metadata.name));
+    t.same(tooLong.map((d) => `${d.kind}/${d.metadata.name}`), [], `${chart}: every Service, Deployment and account name is a DNS label of 63 characters or fewer`);
+  }
+});
+
+t.test('numbers given in a values file reach the service as the integers it reads, not 1e+06', async (t) => {
+  const docs = await template(helm, 'control-plane', { ...full['control-plane'], rateLimit: { max: 1_000_000, window: 60, authFailureLimit: 20 } });
+  const { env } = eachContainer(docs)[0]!;
+  t.equal(env.RATE_LIMIT_MAX, '1000000');
+  t.equal(env.RATE_LIMIT_WINDOW, '60', 'a bare number of seconds is a duration');
+  t.doesNotThrow(() => load('control-plane', env));
+});
+
+t.test('the same chart installs in two namespaces: cluster-wide objects carry the namespace in their names', async (t) => {
+  for (const chart of ['control-plane', 'tunnel-agent']) {
+    const names = async (namespace: string): Promise<string[]> =>
+      (await template(helm, chart, full[chart]!, namespace)).filter((d) => d.kind.startsWith('Cluster')).map((d) => d.metadata.name);
+    const [staging, production] = [await names('staging'), await names('production')];
+    t.ok(staging.length > 0, `${chart} has cluster-scoped objects`);
+    t.same(staging.filter((name) => production.includes(name)), [], `${chart}: no cluster-scoped name is shared between namespaces`);
   }
 });

@@ -57,9 +57,9 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
   ]);
-  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-cp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[] };
+  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-gsp-cp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[] };
   t.same(agones.subjects.map((s) => `${s.namespace}/${s.name}`), [`gsp/${account}`], 'the control plane reads Agones objects in every namespace with its own ServiceAccount');
-  const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
+  const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
   t.same(impersonate.rules, [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }], 'the agent may only impersonate users');
   t.match(await kubectl(['get', 'configmap', 'gsp-cp-gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']), /fleet-operator/);
   t.match(await kubectl(['get', 'pdb', '-n', 'gsp', '-o', 'name']), /gsp-gsp-platform-api-server/);

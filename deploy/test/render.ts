@@ -58,12 +58,14 @@ export function valuesArgs(values: Record<string, unknown>): string[] {
   return Object.entries(values).flatMap(([key, value]) => ['--set-json', `${key}=${JSON.stringify(value)}`]);
 }
 
-export async function template(helm: Helm, chart: string, values: Record<string, unknown>): Promise<Manifest[]> {
-  const result = await helm.run(['template', 'gsp', chartDir(chart), '--namespace', 'gsp', ...valuesArgs(values)]);
+/** Renders a chart; strict YAML (no duplicate keys), as kustomize or a linter would read it. */
+export async function template(helm: Helm, chart: string, values: Record<string, unknown>, namespace = 'gsp'): Promise<Manifest[]> {
+  const result = await helm.run(['template', 'gsp', chartDir(chart), '--namespace', namespace, ...valuesArgs(values)]);
   if (result.code !== 0) throw new Error(result.stderr.trim());
-  return parseAllDocuments(result.stdout)
-    .map((doc) => doc.toJSON() as Manifest | null)
-    .filter((doc): doc is Manifest => doc !== null);
+  const docs = parseAllDocuments(result.stdout);
+  const errors = docs.flatMap((doc) => doc.errors.map((e) => e.message));
+  if (errors.length > 0) throw new Error(`${chart} renders YAML a strict parser refuses: ${errors.join('; ')}`);
+  return docs.map((doc) => doc.toJSON() as Manifest | null).filter((doc): doc is Manifest => doc !== null);
 }
 
 interface EnvVar {

@@ -13,7 +13,8 @@ export interface MetricsSource {
  */
 export async function serveMetrics(metrics: MetricsSource, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
-    if (req.method !== 'GET' || req.url !== '/metrics') {
+    // Scrapers may add a query string (Prometheus' `params`); only the path decides.
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics is served here\n');
       return;
     }

@@ -53,6 +53,7 @@ t.test('the metrics port counts requests by route template and status, refusals 
   t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/apikeys/metrics-viewer', headers: BASIC_ADMIN })).statusCode, 204);
   t.equal(value(await scrape(), 'gsp_cp_api_keys'), 0, 'a revoked key leaves the index');
 
+  t.equal((await fetch(`${metrics.url}?name[]=gsp_cp_api_keys`)).status, 200, 'a scraper\'s query string is fine');
   const other = await fetch(metrics.url.replace('/metrics', '/api/v1/session'));
   t.equal(other.status, 404, 'the metrics port serves nothing else');
 });

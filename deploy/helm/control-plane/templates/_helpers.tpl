@@ -1,8 +1,9 @@
+{{/* Cut so that <fullname>-metrics, the longest Service name, stays a 63-character DNS label. */}}
 {{- define "gsp-control-plane.fullname" -}}
 {{- if contains .Chart.Name .Release.Name -}}
-{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- .Release.Name | trunc 55 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 55 | trimSuffix "-" -}}
 {{- end -}}
 {{- end -}}
 
@@ -23,5 +24,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- default (include "gsp-control-plane.fullname" .) .Values.serviceAccount.name -}}
 {{- else -}}
 {{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names). */}}
+{{- define "gsp.noDuplicateEnv" -}}
+{{- $names := dict -}}
+{{- range (index . 0) }}{{ $_ := set $names .name "chart" }}{{ end -}}
+{{- range (index . 1) -}}
+{{- if hasKey $names .name -}}
+{{- fail (printf "extraEnv: %s is already set%s; set it through its own value instead" .name (ternary " by the chart" " twice" (eq (get $names .name) "chart"))) -}}
+{{- end -}}
+{{- $_ := set $names .name "extra" -}}
 {{- end -}}
 {{- end -}}

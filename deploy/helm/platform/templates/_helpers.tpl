@@ -1,14 +1,14 @@
+{{/* Cut so that the longest name made from it, <fullname>-cluster-proxy-metrics, stays a 63-character DNS label. */}}
 {{- define "gsp-platform.fullname" -}}
 {{- if contains .Chart.Name .Release.Name -}}
-{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- .Release.Name | trunc 41 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 50 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 41 | trimSuffix "-" -}}
 {{- end -}}
 {{- end -}}
 
 {{- define "gsp-platform.labels" -}}
 app.kubernetes.io/part-of: {{ .Chart.Name }}
-app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
@@ -99,4 +99,16 @@ affinity:
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end -}}
+
+{{/* Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names). */}}
+{{- define "gsp.noDuplicateEnv" -}}
+{{- $names := dict -}}
+{{- range (index . 0) }}{{ $_ := set $names .name "chart" }}{{ end -}}
+{{- range (index . 1) -}}
+{{- if hasKey $names .name -}}
+{{- fail (printf "extraEnv: %s is already set%s; set it through its own value instead" .name (ternary " by the chart" " twice" (eq (get $names .name) "chart"))) -}}
+{{- end -}}
+{{- $_ := set $names .name "extra" -}}
+{{- end -}}
 {{- end -}}

@@ -25,3 +25,15 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name -}}
 {{- end -}}
 {{- end -}}
+
+{{/* Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names). */}}
+{{- define "gsp.noDuplicateEnv" -}}
+{{- $names := dict -}}
+{{- range (index . 0) }}{{ $_ := set $names .name "chart" }}{{ end -}}
+{{- range (index . 1) -}}
+{{- if hasKey $names .name -}}
+{{- fail (printf "extraEnv: %s is already set%s; set it through its own value instead" .name (ternary " by the chart" " twice" (eq (get $names .name) "chart"))) -}}
+{{- end -}}
+{{- $_ := set $names .name "extra" -}}
+{{- end -}}
+{{- end -}}
