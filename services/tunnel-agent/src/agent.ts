@@ -301,19 +301,30 @@ function dialWithin<T extends net.Socket>(socket: T, ms: number, ready: 'connect
   return socket;
 }
 
-/** Connect's session manager, with the connection's receive window widened to TUNNEL_WINDOW_BYTES (no http2.connect option does that). */
+/**
+ * Connect's session manager, with the connection's receive window widened to TUNNEL_WINDOW_BYTES
+ * (no http2.connect option does that), and an `error` listener that stays on every session.
+ * Connect's own listener comes off when it leaves a session, but a PING timer of its can still
+ * destroy that session with an error afterwards; with no listener left, that error would crash
+ * the agent. The same error already reaches the tunnel's stream, which is where it is handled.
+ */
 class WideWindowSessionManager extends Http2SessionManager {
-  private readonly widened = new WeakSet<Http2Session>();
+  private readonly seen = new WeakSet<Http2Session>();
 
   override async request(...args: Parameters<Http2SessionManager['request']>): Promise<ClientHttp2Stream> {
     const stream = await super.request(...args);
     const session = stream.session;
-    if (session && !this.widened.has(session)) {
-      this.widened.add(session);
+    if (session && !this.seen.has(session)) {
+      this.seen.add(session);
       session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
+      session.on('error', ignoreSessionError);
     }
     return stream;
   }
+}
+
+function ignoreSessionError(): void {
+  // Handled through the stream; see WideWindowSessionManager.
 }
 
 export interface TunnelAgent {
