@@ -74,12 +74,7 @@ const admitService: Admit = (obj, old) => {
 
 const admitPod: Admit = (obj) => {
   const spec = ((obj.spec as Record<string, unknown> | undefined) ??= {});
-  const containers = (spec.containers as { name?: string }[] | undefined) ?? [];
-  const problems: FieldProblem[] = [];
-  if (containers.length === 0) problems.push({ field: 'spec.containers', value: undefined, detail: '', reason: 'FieldValueRequired' });
-  containers.forEach((c, i) => {
-    if (!c.name) problems.push({ field: `spec.containers[${i}].name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
-  });
+  const problems = podSpecProblems(spec, 'spec');
   spec.restartPolicy ??= 'Always';
   spec.terminationGracePeriodSeconds ??= 30;
   obj.status ??= { phase: 'Pending', qosClass: 'BestEffort' };
@@ -144,6 +139,86 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 type Dict = Record<string, unknown>;
 const isDict = (value: unknown): value is Dict => value !== null && typeof value === 'object' && !Array.isArray(value);
 const dict = (value: unknown): Dict => (isDict(value) ? value : {});
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/**
+ * The part of ValidatePodSpec kube-lite applies, in its order: volume names are given and
+ * unique; containers are given, each named, with unique mount paths, and named unlike the other
+ * containers; init containers are named unlike every container before them.
+ */
+function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const required = (field: string): void => void problems.push({ field, value: undefined, detail: '', reason: 'FieldValueRequired' });
+  const duplicate = (field: string, value: unknown): void => void problems.push({ field, value, detail: '', reason: 'FieldValueDuplicate' });
+
+  const volumeNames = new Set<unknown>();
+  list(podSpec.volumes).forEach((raw, i) => {
+    const name = dict(raw).name;
+    // A volume with an error is not remembered, so a nameless one never counts as a duplicate.
+    if (name === undefined || name === '') required(`${at}.volumes[${i}].name`);
+    else if (volumeNames.has(name)) duplicate(`${at}.volumes[${i}].name`, name);
+    else volumeNames.add(name);
+  });
+
+  const commonProblems = (container: Dict, path: string): void => {
+    if (container.name === undefined || container.name === '') required(`${path}.name`);
+    const mountPaths = new Set<unknown>();
+    list(container.volumeMounts).forEach((raw, i) => {
+      const mountPath = dict(raw).mountPath ?? '';
+      if (mountPaths.has(mountPath)) problems.push({ field: `${path}.volumeMounts[${i}].mountPath`, value: mountPath, detail: 'must be unique' });
+      mountPaths.add(mountPath);
+    });
+  };
+
+  const containers = list(podSpec.containers);
+  const names = new Set<unknown>();
+  if (containers.length === 0) required(`${at}.containers`);
+  containers.forEach((raw, i) => {
+    const container = dict(raw);
+    commonProblems(container, `${at}.containers[${i}]`);
+    const name = container.name ?? '';
+    if (names.has(name)) duplicate(`${at}.containers[${i}].name`, name);
+    else names.add(name);
+  });
+  list(podSpec.initContainers).forEach((raw, i) => {
+    const container = dict(raw);
+    commonProblems(container, `${at}.initContainers[${i}]`);
+    const name = container.name ?? '';
+    if (names.has(name)) duplicate(`${at}.initContainers[${i}].name`, name);
+    else if (name !== '') names.add(name);
+  });
+  return problems;
+}
+
+/**
+ * `pod.GetWarningsForPodTemplate`'s warning about env lists that repeat a name: a later entry
+ * hides the earlier one unless it builds on it (`$(NAME)` inside a longer value), and apply
+ * would keep only one of them.
+ */
+function envWarnings(podSpec: Dict, at: string): string[] {
+  const warnings: string[] = [];
+  for (const kind of ['initContainers', 'containers', 'ephemeralContainers']) {
+    list(podSpec[kind]).forEach((raw, c) => {
+      const env = list(dict(raw).env);
+      if (env.length < 2) return;
+      const seen = new Set<string>();
+      env.forEach((rawVar, i) => {
+        const variable = dict(rawVar);
+        const name = typeof variable.name === 'string' ? variable.name : '';
+        if (!seen.has(name)) {
+          seen.add(name);
+          return;
+        }
+        const ref = `$(${name})`;
+        const value = typeof variable.value === 'string' ? variable.value : '';
+        if ((variable.valueFrom !== undefined && variable.valueFrom !== null) || value === ref || !value.includes(ref)) {
+          warnings.push(`${at}.${kind}[${c}].env[${i}]: hides previous definition of ${JSON.stringify(name)}, which may be dropped when using apply`);
+        }
+      });
+    });
+  }
+  return warnings;
+}
 
 /**
  * A Deployment as the apps/v1 defaulting and validation leave it. It is only stored: no
@@ -192,17 +267,11 @@ const admitDeployment: Admit = (obj, old) => {
       problems.push({ field: 'spec.selector', value: selector, detail: err.message });
     }
   }
+  problems.push(...podSpecProblems(podSpec, 'spec.template.spec'));
+  // ValidateDeploymentUpdate checks the selector after the whole spec.
   const oldSelector = (old?.spec as Dict | undefined)?.selector;
   if (old && JSON.stringify(oldSelector) !== JSON.stringify(spec.selector)) {
     problems.push({ field: 'spec.selector', value: spec.selector, detail: 'field is immutable' });
-  }
-  const containers = podSpec.containers;
-  if (!Array.isArray(containers) || containers.length === 0) {
-    problems.push({ field: 'spec.template.spec.containers', value: undefined, detail: '', reason: 'FieldValueRequired' });
-  } else {
-    containers.forEach((c: unknown, i) => {
-      if (!dict(c).name) problems.push({ field: `spec.template.spec.containers[${i}].name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
-    });
   }
   return problems;
 };
@@ -320,6 +389,21 @@ const ADMIT: Record<string, Admit> = {
 export function admit(type: ResourceType, obj: KubeObject, old: KubeObject | undefined): FieldProblem[] {
   const fn = ADMIT[`${type.group}/${type.plural}`];
   return fn ? fn(obj, old) : [];
+}
+
+/**
+ * The warnings the API server's registry strategies give for a valid write (sent as `Warning`
+ * headers; kubectl prints them). Pods are warned about on create only; Deployments on create
+ * and on updates that change the spec.
+ */
+export function warningsFor(type: ResourceType, obj: KubeObject, old: KubeObject | undefined): string[] {
+  const key = `${type.group}/${type.plural}`;
+  if (key === '/pods') return old ? [] : envWarnings(dict(obj.spec), 'spec');
+  if (key === 'apps/deployments') {
+    if (old && JSON.stringify(old.spec) === JSON.stringify(obj.spec)) return [];
+    return envWarnings(dict(dict(dict(obj.spec).template).spec), 'spec.template.spec');
+  }
+  return [];
 }
 
 /** Kinds whose objects carry metadata.generation (those with a spec). */

@@ -3,7 +3,8 @@
  * update, patch, delete and watch with the rules of the real API server's generic registry.
  */
 import { randomUUID } from 'node:crypto';
-import { admit, hasGeneration } from './admission.js';
+import { admit, hasGeneration, warningsFor } from './admission.js';
+import { checkApplyConfiguration } from './apply.js';
 import { mergePatch, jsonPatch, strategicMergePatch, PatchError, type Json } from './patch.js';
 import { RESOURCE_TYPES, apiVersionOf, typeKey, type KubeObject, type ResourceType } from './registry.js';
 import type { SelectorError} from './selectors.js';
@@ -44,6 +45,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** `status` to write only the status, `''` for the main resource. */
   subresource?: string;
+  /** Collects the warnings the API server would send (`Warning` headers) for this write. */
+  warnings?: string[];
 }
 
 export interface DeleteOptions {
@@ -221,6 +224,7 @@ export class Api {
     }
     const problems = admit(type, obj, undefined);
     this.validate(type, obj, problems);
+    options.warnings?.push(...warningsFor(type, obj, undefined));
     this.checkNamespace(type, meta.namespace, meta.name);
     if (this.store.get(typeKey(type), meta.namespace, meta.name)) throw alreadyExists(type, meta.name);
     meta.uid = randomUUID();
@@ -272,6 +276,7 @@ export class Api {
     if (options.subresource === 'status') next.metadata = { ...current.metadata };
     const problems = options.subresource === 'status' ? [] : admit(type, next, current);
     this.validate(type, next, problems);
+    if (options.subresource !== 'status') options.warnings?.push(...warningsFor(type, next, current));
     if (hasGeneration(type)) {
       meta.generation = current.metadata.generation ?? 1;
       if (specChanged(current, next)) meta.generation += 1;
@@ -293,6 +298,8 @@ export class Api {
   patch(type: ResourceType, namespace: string | undefined, name: string, contentType: string, body: unknown, options: WriteOptions = {}): KubeObject {
     const ns = type.namespaced ? namespace : undefined;
     const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    // Server-side apply converts what is applied to its typed form first, whether or not the object exists.
+    if (mediaType === 'application/apply-patch+yaml') checkApplyConfiguration(type, body);
     const current = this.store.get(typeKey(type), ns, name);
     if (!current && mediaType !== 'application/apply-patch+yaml') throw notFound(type, name);
     const base = (current ? this.decorate(type, current) : { apiVersion: apiVersionOf(type), kind: type.kind, metadata: {} }) as unknown as Json;

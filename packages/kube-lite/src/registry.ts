@@ -81,6 +81,13 @@ export interface ResourceType {
   generation?: boolean;
   /** Strategic-merge keys of lists in this kind, by dotted path (`spec.containers`). */
   mergeKeys?: Record<string, string>;
+  /**
+   * Server-side apply's associative lists (`x-kubernetes-list-type: map` in the API server's
+   * OpenAPI) and their key fields (`x-kubernetes-list-map-keys`), by dotted path. An apply
+   * configuration that repeats a key in one of them is refused (see `apply.ts`). Lists the API
+   * server treats as atomic (such as `imagePullSecrets`) are not named here.
+   */
+  listMapKeys?: Record<string, readonly string[]>;
   columns: Column[];
 }
 
@@ -233,6 +240,18 @@ export function selectorString(selector: unknown): string {
     .join(',');
 }
 
+/** The associative lists of a core/v1 PodSpec at `at`, as its OpenAPI schema declares them. */
+function podSpecListMapKeys(at: string): Record<string, readonly string[]> {
+  const keys: Record<string, readonly string[]> = { [`${at}.volumes`]: ['name'] };
+  for (const list of ['containers', 'initContainers']) {
+    keys[`${at}.${list}`] = ['name'];
+    keys[`${at}.${list}.env`] = ['name'];
+    keys[`${at}.${list}.ports`] = ['containerPort', 'protocol'];
+    keys[`${at}.${list}.volumeMounts`] = ['mountPath'];
+  }
+  return keys;
+}
+
 function num(value: unknown, fallback: number): number {
   return typeof value === 'number' ? value : fallback;
 }
@@ -284,6 +303,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       'spec.volumes': 'name',
       'spec.imagePullSecrets': 'name',
     },
+    listMapKeys: podSpecListMapKeys('spec'),
     columns: [
       nameColumn,
       col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.', (o) => {
@@ -323,6 +343,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     subresources: ['status'],
     statusSubresource: true,
     mergeKeys: { 'spec.ports': 'port' },
+    listMapKeys: { 'spec.ports': ['port', 'protocol'] },
     columns: [
       nameColumn,
       col('Type', 'string', 'The type of the service', (o) => str(path(o, 'spec', 'type'), 'ClusterIP')),
@@ -367,6 +388,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       'spec.template.spec.imagePullSecrets': 'name',
       'status.conditions': 'type',
     },
+    listMapKeys: podSpecListMapKeys('spec.template.spec'),
     columns: [
       nameColumn,
       col('Ready', 'string', 'Number of the pod with ready state', (o) =>

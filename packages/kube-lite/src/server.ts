@@ -69,9 +69,20 @@ export function resolvePath(pathname: string): Target | undefined {
   return { type, namespace: undefined, name: rest[1], subresource: rest[2] };
 }
 
-function sendJson(res: ServerResponse, code: number, body: unknown): void {
+/**
+ * A `Warning` header value as the API server writes it: code 299, no agent, the text quoted with
+ * `"` and `\\` escaped. Header strings are sent as latin1, so UTF-8 text is passed as its bytes.
+ */
+function warningHeader(text: string): string {
+  return Buffer.from(`299 - "${text.replace(/["\\]/g, '\\$&')}"`, 'utf8').toString('latin1');
+}
+
+function sendJson(res: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {
   const text = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  const headers: Record<string, string | number | string[]> = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' };
+  // The API server sends each distinct warning once.
+  if (warnings.length > 0) headers.Warning = [...new Set(warnings)].map(warningHeader);
+  res.writeHead(code, headers);
   res.end(text);
 }
 
@@ -233,7 +244,8 @@ export class Router {
         if (type.group === 'allocation.agones.dev') {
           return sendJson(res, 201, await this.allocate(namespace as string, body));
         }
-        return sendJson(res, 201, api.create(type, namespace, body, { dryRun }));
+        const warnings: string[] = [];
+        return sendJson(res, 201, api.create(type, namespace, body, { dryRun, warnings }), warnings);
       }
       if (method === 'DELETE') {
         verbAllowed('deletecollection');
@@ -255,16 +267,19 @@ export class Router {
       case 'GET':
         verbAllowed('get');
         return this.sendObject(req, res, url, type, api.get(type, namespace, name));
-      case 'PUT':
+      case 'PUT': {
         verbAllowed('update');
-        return sendJson(res, 200, api.update(type, namespace, name, await readBody(req), { dryRun }));
+        const warnings: string[] = [];
+        return sendJson(res, 200, api.update(type, namespace, name, await readBody(req), { dryRun, warnings }), warnings);
+      }
       case 'PATCH': {
         verbAllowed('patch');
         const contentType = req.headers['content-type'] ?? '';
         // Only an apply patch may create; it answers 201 then.
         const existed = api.store.get(typeKey(type), type.namespaced ? namespace : undefined, name) !== undefined;
-        const result = api.patch(type, namespace, name, contentType, await readBody(req), { dryRun });
-        return sendJson(res, existed ? 200 : 201, result);
+        const warnings: string[] = [];
+        const result = api.patch(type, namespace, name, contentType, await readBody(req), { dryRun, warnings });
+        return sendJson(res, existed ? 200 : 201, result, warnings);
       }
       case 'DELETE': {
         verbAllowed('delete');

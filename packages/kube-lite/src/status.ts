@@ -41,9 +41,18 @@ export class StatusError extends Error {
   }
 
   toStatus(): Status {
-    const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
-    if (this.details) status.details = this.details;
-    return status;
+    // Fields in the API server's order; an empty reason (StatusReasonUnknown, as for errors that
+    // are not API statuses) is left out.
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.details ? { details: this.details } : {}),
+      code: this.code,
+    };
   }
 }
 
@@ -75,7 +84,9 @@ export function invalid(type: ResourceType, name: string, causes: { field: strin
       ? `Required value${c.detail ? `: ${c.detail}` : ''}`
       : c.reason === 'FieldValueNotSupported'
         ? `Unsupported value: ${JSON.stringify(c.value)}: supported values: ${c.detail}`
-        : `Invalid value: ${JSON.stringify(c.value)}: ${c.detail}`;
+        : c.reason === 'FieldValueDuplicate'
+          ? `Duplicate value: ${JSON.stringify(c.value)}${c.detail ? `: ${c.detail}` : ''}`
+          : `Invalid value: ${JSON.stringify(c.value)}: ${c.detail}`;
   const parts = causes.map((c) => `${c.field}: ${describe(c)}`);
   const message = `${qualifiedKind} "${name}" is invalid: ${parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`}`;
   const d: StatusDetails = { name };

@@ -67,3 +67,25 @@ t.test('helm installs, upgrades and uninstalls a Deployment with its ServiceAcco
   t.equal(uninstall.code, 0, uninstall.stderr);
   t.equal(await kubectlOk(t, kube, ['get', ...objects, '-o', 'name', '--ignore-not-found']), '');
 });
+
+t.test('helm install fails, as on a real cluster, when the values repeat a container variable', async (t) => {
+  const kube = await startForTest(t);
+  const duplicate = ['--set', 'extraEnv[0].name=LOG_LEVEL', '--set', 'extraEnv[0].value=debug'];
+  // helm 4 applies server-side, and server-side apply refuses a list that repeats a key.
+  const install = await helm(kube, ['install', 'dup', workloadChart, ...duplicate]);
+  t.not(install.code, 0, 'helm install fails');
+  t.match(
+    install.stderr,
+    'Error: INSTALLATION FAILED: failed to create typed patch object (default/dup-api; apps/v1, Kind=Deployment): ' +
+      '.spec.template.spec.containers[name="api"].env: duplicate entries for key [name="LOG_LEVEL"]',
+  );
+  t.equal(await kubectlOk(t, kube, ['get', 'deployment', 'dup-api', '-o', 'name', '--ignore-not-found']), '', 'no Deployment was made');
+  t.match((await helm(kube, ['list', '--failed'])).stdout, /dup\s+default\s+1\s+.*failed/);
+
+  // Client-side apply (a plain create) lets the duplicate through, with the API server's warning.
+  const clientSide = await helm(kube, ['install', 'dup2', workloadChart, ...duplicate, '--server-side=false']);
+  t.equal(clientSide.code, 0, clientSide.stderr);
+  // helm logs it through klog, which quotes the text again.
+  t.match(clientSide.stderr, /Warning: spec\.template\.spec\.containers\[0\]\.env\[1\]: hides previous definition of \\"LOG_LEVEL\\", which may be dropped when using apply/);
+  t.equal(await kubectlOk(t, kube, ['get', 'deployment', 'dup2-api', '-o', 'jsonpath={.spec.template.spec.containers[0].env[*].value}']), 'info debug');
+});
