@@ -52,9 +52,29 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     reply.header('x-request-id', request.id);
   });
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }) : undefined;
+  // Commands fail at once while Redis is unreachable (no offline queue): the counters then fall
+  // back to this replica (failed sign-ins) or are skipped (the request budget), never a 500.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   if (redis) {
-    redis.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'redis error'));
+    let down = false;
+    redis.on('error', (err) => {
+      if (down) return;
+      down = true;
+      app.log.warn({ err: { message: err.message } }, 'redis unreachable: failed sign-ins are counted per replica and the request budget is not enforced until it is back');
+    });
+    redis.on('ready', () => {
+      if (down) app.log.info('redis reachable again: counters are shared by the replicas');
+      down = false;
+    });
+    // Start with shared counters when Redis answers soon; otherwise start anyway, degraded.
+    await new Promise<void>((resolve) => {
+      if (redis.status === 'ready') return resolve();
+      const timer = setTimeout(resolve, 2000);
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     app.addHook('onClose', async () => {
       await redis.quit().catch(() => redis.disconnect());
     });
@@ -91,7 +111,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     done();
   });
   const failures = redis
-    ? redisFailureLimiter(redis, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs)
+    ? redisFailureLimiter(redis, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs, (err) => app.log.debug({ err: { message: err.message } }, 'failure counter fell back to this replica'))
     : localFailureLimiter(config.rateLimit.authFailures, config.rateLimit.windowMs);
   await app.register(auth, { modes: config.modes, basic: config.basic, oidc: config.oidc, roles: config.roles, apikeyPrefix: config.apikeyPrefix, failures, refused: (reason) => metrics.authFailures.inc({ reason }) });
   // Registered after auth so its per-route onRequest hook runs once the caller is known.
@@ -99,7 +119,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     global: true,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
-    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:` } : {}),
+    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true } : {}),
     keyGenerator: (request) => (request.principal ? `${request.principal.method}:${request.principal.userId}` : `ip:${request.ip}`),
     errorResponseBuilder: (_request, context) => new TooManyRequests(`rate limit of ${context.max} requests per ${context.after} exceeded`),
   });

@@ -1,0 +1,59 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { ADMIN_USER, BASIC_ADMIN, build, redisPrefix, startKube, TEST_REDIS_URL, until } from './helper.js';
+
+const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+
+/** A TCP relay to the test Redis that can be cut, as a network partition or a Redis restart would. */
+async function cuttableRelay(target: URL) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut() {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+t.test('failed sign-ins are shared through Redis, and counted per replica while it is gone, never a 500', async (t) => {
+  const kube = await startKube(t);
+  const relay = await cuttableRelay(new URL(TEST_REDIS_URL));
+  t.teardown(() => relay.cut());
+  const env = { REDIS_URL: relay.url, REDIS_KEY_PREFIX: redisPrefix(), AUTH_FAILURE_LIMIT: '3' };
+  const [a, b] = [(await build(t, kube, env)).app, (await build(t, kube, env)).app];
+
+  const first = { remoteAddress: '10.0.0.1' };
+  await until('failures at one replica to block the address at the other', async () => {
+    await a.inject({ url: '/api/v1/session', headers: basic(ADMIN_USER, 'a-guess'), ...first });
+    return (await b.inject({ url: '/api/v1/session', headers: BASIC_ADMIN, ...first })).statusCode === 429 || undefined;
+  });
+  t.pass('the other replica refuses the address once the shared count is reached');
+
+  relay.cut();
+  const second = { remoteAddress: '10.0.0.2' };
+  const started = Date.now();
+  const ok = await b.inject({ url: '/api/v1/session', headers: BASIC_ADMIN, ...second });
+  t.equal(ok.statusCode, 200, 'the right password still signs in with Redis gone');
+  t.ok(Date.now() - started < 2000, 'without waiting for Redis');
+  for (let i = 0; i < 3; i++) t.equal((await b.inject({ url: '/api/v1/session', headers: basic(ADMIN_USER, `guess-${i}`), ...second })).statusCode, 401);
+  t.equal((await b.inject({ url: '/api/v1/session', headers: BASIC_ADMIN, ...second })).statusCode, 429, 'failures are still limited, by this replica alone');
+});
+
+t.test('a Redis that was never reachable does not stop sign-ins', async (t) => {
+  const kube = await startKube(t);
+  const { app } = await build(t, kube, { REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: redisPrefix() });
+  const res = await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN });
+  t.equal(res.statusCode, 200, 'signs in without Redis');
+});
