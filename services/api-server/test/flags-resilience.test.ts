@@ -1,3 +1,5 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -117,4 +119,43 @@ t.test('a client that never saw a value answers the built-in default, stale, whi
     await pool.end();
   });
   t.same(await client.cliAccess({ clusterId: 'c1' }), { value: true, source: 'default', envPinned: false, stale: true });
+});
+
+t.test('an API server whose Redis is down at start still starts and takes writes; the event is published once Redis is back', async (t) => {
+  // A free port with nothing on it yet: Redis "down". Later a relay to the real Redis takes it.
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const prefix = redisPrefix();
+  const started = Date.now();
+  const { app } = await build(t, { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: prefix });
+  t.ok(Date.now() - started < 15_000, 'it started instead of waiting for Redis');
+  const admin = await bearer(PLATFORM_ADMIN);
+  t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { value: false } })).statusCode, 200, 'a write is taken');
+  t.equal((await app.inject({ url: '/api/v1/platform/feature-flags', headers: admin })).statusCode, 200);
+
+  const listener = new Redis(TEST_REDIS_URL);
+  t.teardown(() => listener.disconnect());
+  const events: string[] = [];
+  listener.on('message', (_channel: string, message: string) => events.push(message));
+  await listener.subscribe(`${prefix}featureflags.updated`);
+
+  const target = new URL(TEST_REDIS_URL);
+  const sockets = new Set<net.Socket>();
+  const relay = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
+  t.teardown(() => {
+    relay.close();
+    for (const s of sockets) s.destroy();
+  });
+  const event = await until('the outbox event to reach Redis subscribers', () => events.find((e) => e.includes('"value":false')), 15_000);
+  t.match(JSON.parse(event), { value: false }, 'the write made while Redis was down was published, not lost');
 });
