@@ -12,7 +12,7 @@ import { problems } from '@gsp/service-kit';
 import audit from './plugins/audit.js';
 import kube from './plugins/kube.js';
 import auth from './plugins/auth.js';
-import { localFailureLimiter, redisFailureLimiter } from './auth/failures.js';
+import { localFailureLimiter, redisFailureLimiter, redisHealth } from './auth/failures.js';
 import { TooManyRequests } from './errors.js';
 import { createMetrics } from './metrics.js';
 import type { ControlPlaneMetrics } from './metrics.js';
@@ -22,6 +22,8 @@ import gameServerRoutes from './routes/gameservers/index.js';
 import apiKeyRoutes from './routes/apikeys/index.js';
 
 export const BODY_LIMIT = 16 * 1024;
+/** Longest wait for one Redis command; Redis answers in well under a millisecond when healthy. */
+export const REDIS_COMMAND_TIMEOUT_MS = 250;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,9 +54,16 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     reply.header('x-request-id', request.id);
   });
 
-  // Commands fail at once while Redis is unreachable (no offline queue): the counters then fall
-  // back to this replica (failed sign-ins) or are skipped (the request budget), never a 500.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  // While Redis is unreachable or stalls, the counters fall back to this replica (failed
+  // sign-ins) or are skipped (the request budget): never a 500, never a hung request. Commands
+  // fail at once while disconnected (no offline queue) and give up after REDIS_COMMAND_TIMEOUT_MS
+  // on a silent link; then the breaker leaves Redis alone for a few seconds.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, socketTimeout: 10_000 })
+    : undefined;
+  const health = redis
+    ? redisHealth(redis, 5000, (err) => app.log.warn({ err: { message: err.message } }, 'redis failed or stalled: failed sign-ins are counted per replica and the request budget is not enforced until it answers again'))
+    : undefined;
   if (redis) {
     let down = false;
     redis.on('error', (err) => {
@@ -67,14 +76,19 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
       down = false;
     });
     // Start with shared counters when Redis answers soon; otherwise start anyway, degraded.
-    await new Promise<void>((resolve) => {
-      if (redis.status === 'ready') return resolve();
-      const timer = setTimeout(resolve, 2000);
-      redis.once('ready', () => {
-        clearTimeout(timer);
-        resolve();
+    if (redis.status !== 'ready') {
+      await new Promise<void>((resolve) => {
+        const ready = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          redis.off('ready', ready);
+          resolve();
+        }, 2000);
+        redis.once('ready', ready);
       });
-    });
+    }
     app.addHook('onClose', async () => {
       await redis.quit().catch(() => redis.disconnect());
     });
@@ -111,7 +125,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     done();
   });
   const failures = redis
-    ? redisFailureLimiter(redis, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs, (err) => app.log.debug({ err: { message: err.message } }, 'failure counter fell back to this replica'))
+    ? redisFailureLimiter(redis, health!, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs)
     : localFailureLimiter(config.rateLimit.authFailures, config.rateLimit.windowMs);
   await app.register(auth, { modes: config.modes, basic: config.basic, oidc: config.oidc, roles: config.roles, apikeyPrefix: config.apikeyPrefix, failures, refused: (reason) => metrics.authFailures.inc({ reason }) });
   // Registered after auth so its per-route onRequest hook runs once the caller is known.
@@ -119,7 +133,8 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     global: true,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
-    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true } : {}),
+    // While the breaker is open the budget is not asked of Redis at all, so no request waits on it.
+    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true, allowList: () => !health!.usable() } : {}),
     keyGenerator: (request) => (request.principal ? `${request.principal.method}:${request.principal.userId}` : `ip:${request.ip}`),
     errorResponseBuilder: (_request, context) => new TooManyRequests(`rate limit of ${context.max} requests per ${context.after} exceeded`),
   });

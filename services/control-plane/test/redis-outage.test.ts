@@ -5,21 +5,30 @@ import { ADMIN_USER, BASIC_ADMIN, build, redisPrefix, startKube, TEST_REDIS_URL,
 
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 
-/** A TCP relay to the test Redis that can be cut, as a network partition or a Redis restart would. */
-async function cuttableRelay(target: URL) {
+/**
+ * A TCP relay to the test Redis that can go silent (bytes swallowed, connections kept open, as
+ * when a host dies or the network partitions) or be cut (connections closed, as a restart does).
+ */
+async function relayToRedis(target: URL) {
   const sockets = new Set<net.Socket>();
+  const state = { silent: false };
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 6379), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
+    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+      sockets.add(from);
+      from.on('error', () => undefined);
+      from.on('close', () => sockets.delete(from));
+      from.on('data', (chunk: Buffer) => {
+        if (!state.silent) to.write(chunk);
+      });
     }
-    client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    silence() {
+      state.silent = true;
+    },
     cut() {
       server.close();
       for (const s of sockets) s.destroy();
@@ -29,7 +38,7 @@ async function cuttableRelay(target: URL) {
 
 t.test('failed sign-ins are shared through Redis, and counted per replica while it is gone, never a 500', async (t) => {
   const kube = await startKube(t);
-  const relay = await cuttableRelay(new URL(TEST_REDIS_URL));
+  const relay = await relayToRedis(new URL(TEST_REDIS_URL));
   t.teardown(() => relay.cut());
   const env = { REDIS_URL: relay.url, REDIS_KEY_PREFIX: redisPrefix(), AUTH_FAILURE_LIMIT: '3' };
   const [a, b] = [(await build(t, kube, env)).app, (await build(t, kube, env)).app];
@@ -56,4 +65,20 @@ t.test('a Redis that was never reachable does not stop sign-ins', async (t) => {
   const { app } = await build(t, kube, { REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: redisPrefix() });
   const res = await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN });
   t.equal(res.statusCode, 200, 'signs in without Redis');
+});
+
+t.test('a Redis that goes silent without closing does not hang requests either', async (t) => {
+  const kube = await startKube(t);
+  const relay = await relayToRedis(new URL(TEST_REDIS_URL));
+  t.teardown(() => relay.cut());
+  const { app } = await build(t, kube, { REDIS_URL: relay.url, REDIS_KEY_PREFIX: redisPrefix(), AUTH_FAILURE_LIMIT: '3' });
+  t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).statusCode, 200, 'signed in with Redis answering');
+
+  relay.silence();
+  const client = { remoteAddress: '10.0.0.3' };
+  const started = Date.now();
+  t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN, ...client })).statusCode, 200, 'signed in with Redis silent');
+  t.ok(Date.now() - started < 5000, 'it did not wait for TCP to give up on the silent link (minutes)');
+  for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: '/api/v1/session', headers: basic(ADMIN_USER, `guess-${i}`), ...client })).statusCode, 401);
+  t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN, ...client })).statusCode, 429, 'failures are limited by this replica meanwhile');
 });

@@ -27,36 +27,52 @@ export function localFailureLimiter(max: number, windowMs: number): FailureLimit
   };
 }
 
+/** Whether Redis may be asked now: connected, and no command has failed or stalled lately. */
+export interface RedisHealth {
+  usable(): boolean;
+  /** A command failed or timed out: use the fallbacks for a while before trying Redis again. */
+  failed(err: Error): void;
+}
+
+/** A circuit breaker over one client: after a failure, Redis is left alone for `pauseMs`. */
+export function redisHealth(redis: Redis, pauseMs = 5000, onOutage: (err: Error) => void = () => undefined): RedisHealth {
+  let pausedUntil = 0;
+  return {
+    usable: () => redis.status === 'ready' && Date.now() >= pausedUntil,
+    failed(err) {
+      if (Date.now() >= pausedUntil) onOutage(err);
+      pausedUntil = Date.now() + pauseMs;
+    },
+  };
+}
+
 /**
- * Counts in Redis, so every replica sees every failure. While Redis cannot be reached, the
- * replica counts on its own (a per-replica limit, not none) instead of failing the request:
+ * Counts in Redis, so every replica sees every failure. While Redis cannot be used, the replica
+ * counts on its own (a per-replica limit, not none) instead of failing or stalling the request:
  * an outage of the counters must not take sign-ins down. Failures are always counted locally
  * too, so the fallback starts from what this replica has seen.
  */
-export function redisFailureLimiter(redis: Redis, prefix: string, max: number, windowMs: number, onOutage: (err: Error) => void = () => undefined): FailureLimiter {
+export function redisFailureLimiter(redis: Redis, health: RedisHealth, prefix: string, max: number, windowMs: number): FailureLimiter {
   const key = (ip: string) => `${prefix}authfail:${ip}`;
   const local = localFailureLimiter(max, windowMs);
-  // ioredis queues nothing while disconnected (enableOfflineQueue: false), so a command fails at
-  // once then; checking the status first also skips the attempt.
-  const usable = () => redis.status === 'ready';
   return {
     async blockedFor(ip) {
-      if (!usable()) return local.blockedFor(ip);
+      if (!health.usable()) return local.blockedFor(ip);
       try {
         const [count, ttl] = await Promise.all([redis.get(key(ip)), redis.pttl(key(ip))]);
         return Number(count ?? 0) >= max && ttl > 0 ? ttl : 0;
       } catch (err) {
-        onOutage(err as Error);
+        health.failed(err as Error);
         return local.blockedFor(ip);
       }
     },
     async fail(ip) {
       await local.fail(ip);
-      if (!usable()) return;
+      if (!health.usable()) return;
       try {
         await redis.multi().incr(key(ip)).pexpire(key(ip), windowMs, 'NX').exec();
       } catch (err) {
-        onOutage(err as Error);
+        health.failed(err as Error);
       }
     },
   };
