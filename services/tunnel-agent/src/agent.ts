@@ -304,9 +304,10 @@ function dialWithin<T extends net.Socket>(socket: T, ms: number, ready: 'connect
 /**
  * Connect's session manager, with the connection's receive window widened to TUNNEL_WINDOW_BYTES
  * (no http2.connect option does that), and an `error` listener that stays on every session.
- * Connect's own listener comes off when it leaves a session, but a PING timer of its can still
- * destroy that session with an error afterwards; with no listener left, that error would crash
- * the agent. The same error already reaches the tunnel's stream, which is where it is handled.
+ * Connect's own listener comes off when it leaves a session, but a late stream response can
+ * re-arm its PING timer afterwards, whose timeout destroys the session with an error; with no
+ * listener left, that error would crash the agent. The same error already reaches the tunnel's
+ * stream, which is where it is handled.
  */
 class WideWindowSessionManager extends Http2SessionManager {
   private readonly seen = new WeakSet<Http2Session>();
@@ -318,6 +319,10 @@ class WideWindowSessionManager extends Http2SessionManager {
       this.seen.add(session);
       session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
       session.on('error', ignoreSessionError);
+      // The same re-armed timer can ping a session destroyed meanwhile, and ping() then throws
+      // ERR_HTTP2_INVALID_SESSION inside a timer: answer "not sent" instead.
+      const ping = session.ping.bind(session);
+      session.ping = ((...args: Parameters<Http2Session['ping']>) => (session.destroyed ? false : ping(...args))) as Http2Session['ping'];
     }
     return stream;
   }
