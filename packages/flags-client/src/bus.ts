@@ -79,7 +79,6 @@ export class RedisFlagEventBus implements FlagEventBus {
   private readonly sub: Redis;
   private pub: Redis | undefined;
   private readonly handlers = new Set<{ event(event: FlagEvent): void; resync?(): void }>();
-  private connectedOnce = false;
 
   constructor(private readonly options: RedisBusOptions) {
     this.channel = `${options.prefix ?? ''}${FLAG_EVENTS_CHANNEL}`;
@@ -89,9 +88,11 @@ export class RedisFlagEventBus implements FlagEventBus {
       ...(options.connectionName ? { connectionName: `${options.connectionName}:sub` } : {}),
     });
     this.sub.on('error', (err: Error) => options.onError?.(err));
+    // Events published while this subscriber was not listening are lost to it: on every
+    // (re)connection, caches are dropped. That includes the first one, since a process may have
+    // started and cached values before Redis could be reached.
     this.sub.on('ready', () => {
-      if (this.connectedOnce) for (const h of this.handlers) h.resync?.();
-      this.connectedOnce = true;
+      for (const h of this.handlers) h.resync?.();
     });
     this.sub.on('message', (_channel: string, message: string) => {
       let parsed: unknown;
@@ -124,12 +125,17 @@ export class RedisFlagEventBus implements FlagEventBus {
       pub.on('error', (err: Error) => this.options.onError?.(err));
       return pub;
     })();
-    if (this.pub.status !== 'ready') await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('redis publisher not connected')), 2000);
-      this.pub!.once('ready', () => {
+    const pub = this.pub;
+    if (pub.status !== 'ready') await new Promise<void>((resolve, reject) => {
+      const ready = (): void => {
         clearTimeout(timer);
         resolve();
-      });
+      };
+      const timer = setTimeout(() => {
+        pub.off('ready', ready);
+        reject(new Error('redis publisher not connected'));
+      }, 2000);
+      pub.once('ready', ready);
     });
     await this.pub.publish(this.channel, JSON.stringify(event));
   }

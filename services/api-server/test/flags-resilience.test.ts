@@ -122,14 +122,27 @@ t.test('a client that never saw a value answers the built-in default, stale, whi
 });
 
 t.test('an API server whose Redis is down at start still starts and takes writes; the event is published once Redis is back', async (t) => {
-  // A free port with nothing on it yet: Redis "down". Later a relay to the real Redis takes it.
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  // A port that refuses Redis until `up`: connections are closed at once, then relayed to the real Redis.
+  const target = new URL(TEST_REDIS_URL);
+  const state = { up: false };
+  const sockets = new Set<net.Socket>();
+  const relay = net.createServer((client) => {
+    sockets.add(client);
+    client.on('error', () => undefined);
+    if (!state.up) return void client.destroy();
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    sockets.add(upstream);
+    upstream.on('error', () => undefined);
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    relay.close();
+    for (const s of sockets) s.destroy();
+  });
   const prefix = redisPrefix();
   const started = Date.now();
-  const { app } = await build(t, { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: prefix });
+  const { app } = await build(t, { REDIS_URL: `redis://127.0.0.1:${(relay.address() as AddressInfo).port}`, REDIS_KEY_PREFIX: prefix });
   t.ok(Date.now() - started < 15_000, 'it started instead of waiting for Redis');
   const admin = await bearer(PLATFORM_ADMIN);
   t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { value: false } })).statusCode, 200, 'a write is taken');
@@ -141,21 +154,7 @@ t.test('an API server whose Redis is down at start still starts and takes writes
   listener.on('message', (_channel: string, message: string) => events.push(message));
   await listener.subscribe(`${prefix}featureflags.updated`);
 
-  const target = new URL(TEST_REDIS_URL);
-  const sockets = new Set<net.Socket>();
-  const relay = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 6379), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
-  t.teardown(() => {
-    relay.close();
-    for (const s of sockets) s.destroy();
-  });
+  state.up = true;
   const event = await until('the outbox event to reach Redis subscribers', () => events.find((e) => e.includes('"value":false')), 15_000);
   t.match(JSON.parse(event), { value: false }, 'the write made while Redis was down was published, not lost');
 });
