@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import type { Test as Tap } from 'tap';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -121,8 +122,8 @@ t.test('a client that never saw a value answers the built-in default, stale, whi
   t.same(await client.cliAccess({ clusterId: 'c1' }), { value: true, source: 'default', envPinned: false, stale: true });
 });
 
-t.test('an API server whose Redis is down at start still starts and takes writes; the event is published once Redis is back', async (t) => {
-  // A port that refuses Redis until `up`: connections are closed at once, then relayed to the real Redis.
+/** A port that refuses Redis until `up()`: connections are closed at once, then relayed to the real Redis. */
+async function lateRedis(t: Tap) {
   const target = new URL(TEST_REDIS_URL);
   const state = { up: false };
   const sockets = new Set<net.Socket>();
@@ -140,21 +141,59 @@ t.test('an API server whose Redis is down at start still starts and takes writes
     relay.close();
     for (const s of sockets) s.destroy();
   });
-  const prefix = redisPrefix();
-  const started = Date.now();
-  const { app } = await build(t, { REDIS_URL: `redis://127.0.0.1:${(relay.address() as AddressInfo).port}`, REDIS_KEY_PREFIX: prefix });
-  t.ok(Date.now() - started < 15_000, 'it started instead of waiting for Redis');
-  const admin = await bearer(PLATFORM_ADMIN);
-  t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { value: false } })).statusCode, 200, 'a write is taken');
-  t.equal((await app.inject({ url: '/api/v1/platform/feature-flags', headers: admin })).statusCode, 200);
+  return {
+    url: `redis://127.0.0.1:${(relay.address() as AddressInfo).port}`,
+    up() {
+      state.up = true;
+    },
+  };
+}
 
+/** Collects what is published on one prefix's flag channel. */
+async function channelListener(t: Tap, prefix: string): Promise<string[]> {
   const listener = new Redis(TEST_REDIS_URL);
   t.teardown(() => listener.disconnect());
   const events: string[] = [];
   listener.on('message', (_channel: string, message: string) => events.push(message));
   await listener.subscribe(`${prefix}featureflags.updated`);
+  return events;
+}
 
-  state.up = true;
+t.test('an API server whose Redis is down at start still starts and takes writes; the event is published once Redis is back', async (t) => {
+  const redis = await lateRedis(t);
+  const prefix = redisPrefix();
+  const started = Date.now();
+  const { app } = await build(t, { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix });
+  t.ok(Date.now() - started < 15_000, 'it started instead of waiting for Redis');
+  const admin = await bearer(PLATFORM_ADMIN);
+  t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { value: false } })).statusCode, 200, 'a write is taken');
+  t.equal((await app.inject({ url: '/api/v1/platform/feature-flags', headers: admin })).statusCode, 200);
+
+  const events = await channelListener(t, prefix);
+  redis.up();
   const event = await until('the outbox event to reach Redis subscribers', () => events.find((e) => e.includes('"value":false')), 15_000);
   t.match(JSON.parse(event), { value: false }, 'the write made while Redis was down was published, not lost');
+});
+
+t.test('a client that cached values before its Redis was reachable drops them when it first connects, not a TTL later', async (t) => {
+  const prefix = redisPrefix();
+  const { app, databaseUrl } = await build(t, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix });
+  const admin = await bearer(PLATFORM_ADMIN);
+  const redis = await lateRedis(t);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const reader = createFlagsClient({ pool, redisUrl: redis.url, redisPrefix: prefix, ttlMs: 120_000, env: {} });
+  t.teardown(async () => {
+    await reader.close();
+    await pool.end();
+  });
+  t.equal((await reader.cliAccess({})).value, true, 'cached while the reader has no Redis');
+
+  const events = await channelListener(t, prefix);
+  t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { value: false } })).statusCode, 200);
+  await until('the change to be published while the reader cannot hear it', () => events.find((e) => e.includes('"value":false')), 10_000);
+  t.equal((await reader.cliAccess({})).value, true, 'the reader missed it');
+
+  redis.up();
+  await until('the reader to drop its cache on connecting', async () => ((await reader.cliAccess({})).value === false ? true : undefined), 10_000, 20);
+  t.pass('the reader sees the change within seconds of reaching Redis, with a TTL of two minutes');
 });
