@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import t from 'tap';
 import type { Test } from 'tap';
-import { startStack, until } from './stack.js';
+import { fakeApiServer, startStack, until } from './stack.js';
 import type { Stack } from './stack.js';
 
 /** The most any test here lets through before calling it unbounded. */
@@ -18,7 +17,7 @@ const BOUND = 64 * 1024 * 1024;
 async function endlessApiServer(t: Test) {
   const state = { written: 0, uploaded: 0, reading: false, uploads: [] as http.IncomingMessage[] };
   const chunk = Buffer.alloc(64 * 1024, 'x');
-  const server = http.createServer((req, res) => {
+  const url = await fakeApiServer(t, (req, res) => {
     if (req.url?.startsWith('/endless')) {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       const pump = () => {
@@ -35,14 +34,9 @@ async function endlessApiServer(t: Test) {
       if (state.reading) req.resume();
     } else res.end('small');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
   return {
     state,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     startReading() {
       state.reading = true;
       for (const req of state.uploads) req.resume();

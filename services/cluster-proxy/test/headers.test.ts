@@ -1,11 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import t from 'tap';
-import { startStack } from './stack.js';
+import { fakeApiServer, startStack } from './stack.js';
 
 t.test('headers cross the tunnel as sent: repeats and order kept, hop headers and credentials dropped, the caller impersonated', async (t) => {
   let seen: string[] = [];
-  const apiServer = http.createServer((req, res) => {
+  const apiUrl = await fakeApiServer(t, (req, res) => {
     seen = req.rawHeaders;
     res.writeHead(200, [
       'Content-Type', 'application/json',
@@ -17,13 +16,8 @@ t.test('headers cross the tunnel as sent: repeats and order kept, hop headers an
     ]);
     res.end('{}');
   });
-  await new Promise<void>((resolve) => apiServer.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    apiServer.closeAllConnections();
-    apiServer.close();
-  });
   const stack = await startStack(t, { clusters: 0 });
-  const { id, token } = await stack.addCluster('echo', `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`);
+  const { id, token } = await stack.addCluster('echo', apiUrl);
 
   const req = stack.proxyRequest(id, '/api/v1/namespaces', token);
   req.setHeader('Accept', 'application/json');

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import https from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
@@ -82,6 +83,17 @@ const say = (level: string) => (obj: object, msg: string) => {
   if (debug) console.error(`[agent ${level}] ${msg} ${JSON.stringify(obj)}`);
 };
 const quiet = { info: say('info'), warn: say('warn'), error: say('error') };
+
+/** A stand-in Kubernetes API server answering with `handler` on a free port, closed with the test; resolves with its URL. */
+export async function fakeApiServer(t: Test, handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 /** api-server, cluster-proxy, a kube-lite and a tunnel agent per cluster, all real and on free ports. */
 export async function startStack(t: Test, options: StackOptions = {}): Promise<Stack> {

@@ -1,10 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { startStack } from './stack.js';
+import { fakeApiServer, startStack } from './stack.js';
 
 t.test('an API server that drops an upload half-way: kubectl gets a 502, and the agent serves on', async (t) => {
-  const apiServer = http.createServer((req, res) => {
+  const apiUrl = await fakeApiServer(t, (req, res) => {
     if (req.url?.startsWith('/drop')) {
       // The first piece of the body arrives, then the connection is gone without an answer.
       req.once('data', () => req.socket.destroy());
@@ -12,13 +10,8 @@ t.test('an API server that drops an upload half-way: kubectl gets a 502, and the
     }
     res.end('small');
   });
-  await new Promise<void>((resolve) => apiServer.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    apiServer.closeAllConnections();
-    apiServer.close();
-  });
   const stack = await startStack(t, { clusters: 0 });
-  const { id, token } = await stack.addCluster('dropper', `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`);
+  const { id, token } = await stack.addCluster('dropper', apiUrl);
   const req = stack.proxyRequest(id, '/drop', token, 'POST');
   const status = await new Promise<number | string>((resolve) => {
     req.on('response', (r) => {
