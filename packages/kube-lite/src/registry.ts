@@ -252,6 +252,16 @@ function podSpecListMapKeys(at: string): Record<string, readonly string[]> {
   return keys;
 }
 
+/**
+ * A pod spec's strategic-merge keys at `at`: each associative list merges on its first key
+ * field, and `imagePullSecrets` (atomic for apply) merges on `name`.
+ */
+function podSpecMergeKeys(at: string): Record<string, string> {
+  const keys: Record<string, string> = { [`${at}.imagePullSecrets`]: 'name' };
+  for (const [path, fields] of Object.entries(podSpecListMapKeys(at))) keys[path] = fields[0] as string;
+  return keys;
+}
+
 function num(value: unknown, fallback: number): number {
   return typeof value === 'number' ? value : fallback;
 }
@@ -375,19 +385,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     categories: ['all'],
     subresources: ['status', 'scale'],
     statusSubresource: true,
-    mergeKeys: {
-      'spec.template.spec.containers': 'name',
-      'spec.template.spec.initContainers': 'name',
-      'spec.template.spec.containers.env': 'name',
-      'spec.template.spec.containers.ports': 'containerPort',
-      'spec.template.spec.containers.volumeMounts': 'mountPath',
-      'spec.template.spec.initContainers.env': 'name',
-      'spec.template.spec.initContainers.ports': 'containerPort',
-      'spec.template.spec.initContainers.volumeMounts': 'mountPath',
-      'spec.template.spec.volumes': 'name',
-      'spec.template.spec.imagePullSecrets': 'name',
-      'status.conditions': 'type',
-    },
+    mergeKeys: { ...podSpecMergeKeys('spec.template.spec'), 'status.conditions': 'type' },
     listMapKeys: podSpecListMapKeys('spec.template.spec'),
     columns: [
       nameColumn,
