@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import swagger from '@fastify/swagger';
@@ -37,6 +37,17 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Where audit lines go; standard output unless a test captures them. */
   auditStream?: Writable;
+}
+
+/**
+ * Whose request budget a request spends: an API key's own (by its hash, so a key created again
+ * under a revoked key's name starts afresh), else the user's, else the address's.
+ */
+function budgetKey(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal === null) return `ip:${request.ip}`;
+  if (principal.apiKey !== undefined) return `apikey:${principal.apiKey.sha256}`;
+  return `${principal.method}:${principal.userId}`;
 }
 
 /** Builds the control plane; tests build it the same way with their own config, logger and audit stream. */
@@ -135,7 +146,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     timeWindow: config.rateLimit.windowMs,
     // While the breaker is open the budget is not asked of Redis at all, so no request waits on it.
     ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true, allowList: () => !health!.usable() } : {}),
-    keyGenerator: (request) => (request.principal ? `${request.principal.method}:${request.principal.userId}` : `ip:${request.ip}`),
+    keyGenerator: budgetKey,
     errorResponseBuilder: (_request, context) => new TooManyRequests(`rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
 

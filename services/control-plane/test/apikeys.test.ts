@@ -1,12 +1,47 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
+import { generateKey } from '../src/apikeys/keys.js';
+import type { ApiKeyIdentity } from '../src/apikeys/store.js';
 import { BASIC_ADMIN, build, createKey, kubectl, startKube, until } from './helper.js';
 
 const kube = await startKube(t);
 
 interface SecretJson {
   type: string;
-  metadata: { name: string; labels: Record<string, string> };
+  metadata: { name: string; labels: Record<string, string>; annotations?: Record<string, string> };
   data: Record<string, string>;
+}
+
+const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** The status of GET /api/v1/session with an API key. */
+async function withKey(app: FastifyInstance, key: string): Promise<number> {
+  return (await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } })).statusCode;
+}
+
+async function revoke(app: FastifyInstance, name: string): Promise<number> {
+  return (await app.inject({ method: 'DELETE', url: `/api/v1/apikeys/${name}`, headers: BASIC_ADMIN })).statusCode;
+}
+
+/** The revocations one replica reports for keys named `name`, as they come. */
+function revocations(t: { teardown(fn: () => unknown): void }, app: FastifyInstance, name: string): ApiKeyIdentity[] {
+  const seen: ApiKeyIdentity[] = [];
+  t.teardown(
+    app.apikeys.onRevoked((key) => {
+      if (key.name === name) seen.push(key);
+    }),
+  );
+  return seen;
+}
+
+/**
+ * Creates a key at `from` and waits for `at` to authenticate it. A watch delivers events in
+ * order, so every event about key Secrets that came before has then reached `at` too.
+ */
+async function barrier(from: FastifyInstance, at: FastifyInstance, name: string): Promise<void> {
+  const key = await createKey(from, name, 'viewer');
+  await until(`the barrier key ${name}`, async () => (await withKey(at, key)) === 200);
 }
 
 const getSecret = async (name: string): Promise<SecretJson> => {
@@ -114,4 +149,100 @@ t.test('using a key records lastUsedAt on the Secret, visible in the list', asyn
     return (res.json() as { items: { name: string; lastUsedAt?: string }[] }).items.find((i) => i.name === 'used' && i.lastUsedAt);
   });
   t.ok(Date.parse(item.lastUsedAt as string) <= Date.now());
+});
+
+t.test('the create response warns that the API never shows the key again, and promises no more', async (t) => {
+  const { app } = await build(t, kube);
+  const payload = { name: 'warned' };
+  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload });
+  const { warning } = res.json() as { warning: string };
+  t.equal(warning, 'Store this key now: it is shown only once, in this response; the API never shows it again.');
+  t.notMatch(warning, /cannot be retrieved/, 'whoever may read Secrets in the namespace can read it');
+});
+
+t.test('a key Secret carries the SHA-256 of the key as an annotation, kept when its use is stamped', async (t) => {
+  const { app } = await build(t, kube);
+  const key = await createKey(app, 'hashed', 'viewer');
+  const secret = await getSecret('gsp-apikey-hashed');
+  t.equal(secret.metadata.annotations?.['gsp.dev/apikey-sha256'], sha256(key), 'hex SHA-256 of the returned key');
+  const labels = { 'gsp.dev/apikey': 'true', 'gsp.dev/created-by': 'root' };
+  t.same(secret.metadata.labels, labels, 'the labels are unchanged');
+
+  // How tooling finds the Secret of a leaked key, without decoding any value.
+  const path = String.raw`{range .items[*]}{.metadata.annotations.gsp\.dev/apikey-sha256} {.metadata.name}{"\n"}{end}`;
+  const run = await kubectl(kube, ['get', 'secrets', '-l', 'gsp.dev/apikey=true', '-o', `jsonpath=${path}`]);
+  t.equal(run.code, 0, run.stderr);
+  t.ok(run.stdout.split('\n').includes(`${sha256(key)} gsp-apikey-hashed`), 'kubectl lists it by hash');
+
+  await withKey(app, key);
+  const stamped = await until('lastUsedAt on the Secret', async () => {
+    const s = await getSecret('gsp-apikey-hashed');
+    return s.metadata.annotations?.['gsp.dev/last-used-at'] ? s : undefined;
+  });
+  t.equal(stamped.metadata.annotations?.['gsp.dev/apikey-sha256'], sha256(key));
+});
+
+t.test('revoking a key through the API tells subscribers on every replica which key, within 2 s', async (t) => {
+  const a = await build(t, kube);
+  const b = await build(t, kube);
+  const [atA, atB] = [revocations(t, a.app, 'watched'), revocations(t, b.app, 'watched')];
+  const key = await createKey(a.app, 'watched', 'viewer');
+  await until('instance b to learn the key', async () => (await withKey(b.app, key)) === 200);
+  t.same([atA, atB], [[], []], 'nothing is revoked by creating and using a key');
+
+  t.equal(await revoke(a.app, 'watched'), 204);
+  await until('both replicas to report it', () => atA.length > 0 && atB.length > 0, 2000);
+  await barrier(b.app, a.app, 'watched-barrier');
+  const revoked = { name: 'watched', sha256: sha256(key) };
+  t.same(atA, [revoked], 'once, at the replica that revoked it, although its watch reports the deletion too');
+  t.same(atB, [revoked], 'once, at the other replica');
+});
+
+t.test('a key Secret deleted with kubectl is reported by every replica within 2 s', async (t) => {
+  const a = await build(t, kube);
+  const b = await build(t, kube);
+  const [atA, atB] = [revocations(t, a.app, 'kubectl-revoked'), revocations(t, b.app, 'kubectl-revoked')];
+  const key = await createKey(a.app, 'kubectl-revoked', 'viewer');
+  await until('instance b to learn the key', async () => (await withKey(b.app, key)) === 200);
+  const run = await kubectl(kube, ['-n', 'default', 'delete', 'secret', 'gsp-apikey-kubectl-revoked']);
+  t.equal(run.code, 0, run.stderr);
+  await until('both replicas to report it', () => atA.length > 0 && atB.length > 0, 2000);
+  const revoked = { name: 'kubectl-revoked', sha256: sha256(key) };
+  t.same([atA, atB], [[revoked], [revoked]]);
+});
+
+t.test('a key Secret given a new value reports the old key revoked; a stamped use reports nothing', async (t) => {
+  const { app } = await build(t, kube);
+  const seen = revocations(t, app, 'replaced');
+  const key = await createKey(app, 'replaced', 'viewer');
+  t.equal(await withKey(app, key), 200);
+  await until('the stamped use to come back through the watch', async () => {
+    const { items } = (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as {
+      items: { name: string; lastUsedAt?: string }[];
+    };
+    return items.some((i) => i.name === 'replaced' && i.lastUsedAt);
+  });
+  t.same(seen, [], 'an update that keeps the value is no revocation');
+
+  const value = generateKey('gsp');
+  const patch = JSON.stringify({ data: { key: Buffer.from(value).toString('base64') } });
+  const run = await kubectl(kube, ['patch', 'secret', 'gsp-apikey-replaced', '--type=merge', '-p', patch]);
+  t.equal(run.code, 0, run.stderr);
+  await until('the replacement to be reported', () => seen.length > 0, 2000);
+  t.same(seen, [{ name: 'replaced', sha256: sha256(key) }]);
+  t.equal(await withKey(app, key), 401, 'the old value is refused');
+  t.equal(await withKey(app, value), 200, 'the new one works');
+});
+
+t.test('a key revoked and created again under its name reports the old key only; the new one works', async (t) => {
+  const a = await build(t, kube);
+  const b = await build(t, kube);
+  const seen = revocations(t, a.app, 'again');
+  const old = await createKey(a.app, 'again', 'viewer');
+  t.equal(await revoke(a.app, 'again'), 204);
+  const renewed = await createKey(a.app, 'again', 'viewer');
+  // Once a key created at b works at a, the watch has brought a the old Secret's deletion too.
+  await barrier(b.app, a.app, 'again-barrier');
+  t.same(seen, [{ name: 'again', sha256: sha256(old) }]);
+  t.equal(await withKey(a.app, renewed), 200);
 });

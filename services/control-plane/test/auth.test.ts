@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { ADMIN_USER, BASIC_ADMIN, build, createKey, startKube, until } from './helper.js';
+import { ADMIN_USER, BASIC_ADMIN, build, createKey, redisPrefix, startKube, TEST_REDIS_URL, until } from './helper.js';
 
 const kube = await startKube(t);
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
@@ -91,6 +91,25 @@ t.test('each credential has its own request budget, answered with 429 and Retry-
   t.match(limited.headers['content-type'], /application\/problem\+json/);
   t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).statusCode, 200, 'another credential is not affected');
 });
+
+for (const [counters, redis] of [
+  ['this replica', {}],
+  ['Redis', { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() }],
+] as const) {
+  t.test(`a key revoked and created again under its name starts with a fresh budget (${counters})`, async (t) => {
+    // Three requests each: the admin creates, revokes and creates again; the first key spends its budget.
+    const { app } = await build(t, kube, { RATE_LIMIT_MAX: '3', ...redis });
+    const name = `rotated-${counters === 'Redis' ? 'redis' : 'local'}`;
+    const session = async (key: string) =>
+      (await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } })).statusCode;
+    const first = await createKey(app, name, 'viewer');
+    for (let i = 0; i < 3; i++) t.equal(await session(first), 200);
+    t.equal(await session(first), 429, 'the first key spent its budget');
+    const revoked = await app.inject({ method: 'DELETE', url: `/api/v1/apikeys/${name}`, headers: BASIC_ADMIN });
+    t.equal(revoked.statusCode, 204);
+    t.equal(await session(await createKey(app, name, 'viewer')), 200, 'the new key under the same name');
+  });
+}
 
 t.test('the session route tells callers who they are', async (t) => {
   const { app } = await build(t, kube);

@@ -113,3 +113,35 @@ t.test('a namespaced role sees only its namespaces in cluster-wide lists', async
   t.same(await names(key), ['gs-games']);
   t.same(await names(admin), ['gs-games', 'gs-other']);
 });
+
+const KEY_MANAGER = `roles:
+  key-manager:
+    inherits: viewer
+    permissions:
+      - resource: apikeys
+        verbs: [list, create, delete]
+`;
+
+t.test('a role that may revoke keys cannot revoke a key of a role it does not cover', async (t) => {
+  const kube = await startKube(t);
+  const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
+  writeFileSync(file, KEY_MANAGER);
+  const { app } = await build(t, kube, { RBAC_ROLES_FILE: file });
+  const manager = await createKey(app, 'manager', 'key-manager');
+  const admin = await createKey(app, 'above', 'admin');
+  await createKey(app, 'beside', 'operator');
+  await createKey(app, 'below', 'viewer');
+  const revoke = (name: string, key: string) =>
+    app.inject({ method: 'DELETE', url: `/api/v1/apikeys/${name}`, headers: { 'x-api-key': key } });
+
+  const upward = await revoke('above', manager);
+  t.equal(upward.statusCode, 403);
+  t.match(upward.headers['content-type'], /application\/problem\+json/);
+  const detail = 'role key-manager may not revoke API key above with role admin: only keys of roles it covers';
+  t.match(upward.json(), { detail });
+  const adminStill = await app.inject({ url: '/api/v1/apikeys', headers: { 'x-api-key': admin } });
+  t.equal(adminStill.statusCode, 200, 'the admin key still works');
+  t.equal((await revoke('beside', manager)).statusCode, 403, 'nor sideways');
+  t.equal((await revoke('below', manager)).statusCode, 204, 'a viewer key it may');
+  t.equal((await revoke('above', admin)).statusCode, 204, 'an admin may');
+});

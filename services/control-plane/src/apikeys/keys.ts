@@ -52,9 +52,13 @@ export function isWellFormedKey(prefix: string, key: string): boolean {
   return checksum(body.slice(0, -CHECKSUM_LENGTH)) === body.slice(-CHECKSUM_LENGTH);
 }
 
-/** The index key: keys are high-entropy, so a plain SHA-256 is enough and never stores the key itself. */
+/**
+ * A key's identity: the hex SHA-256 of its value. Keys are high-entropy, so a plain hash is
+ * enough; it indexes the keys, keys the request budget, names revoked keys and is annotated on
+ * the Secret, so nothing but the Secret's data ever holds the key itself.
+ */
 export function hashKey(key: string): string {
-  return hash('sha256', key, 'base64url');
+  return hash('sha256', key, 'hex');
 }
 
 /** A username in label-value syntax (<= 63 characters of [A-Za-z0-9._-], alphanumeric at both ends). */

@@ -1,4 +1,4 @@
-import { CoreV1Api, makeInformer } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, makeInformer, setHeaderOptions } from '@kubernetes/client-node';
 import type { Informer, KubeConfig, V1Secret } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
 import { hashKey } from './keys.js';
@@ -6,6 +6,11 @@ import { hashKey } from './keys.js';
 export const APIKEY_LABEL = 'gsp.dev/apikey';
 export const CREATED_BY_LABEL = 'gsp.dev/created-by';
 export const LAST_USED_ANNOTATION = 'gsp.dev/last-used-at';
+/**
+ * Hex SHA-256 of the key value, so tooling can match a leaked key without decoding values. An
+ * annotation, not a label: 64 hex characters exceed the 63 a label value may hold.
+ */
+export const SHA256_ANNOTATION = 'gsp.dev/apikey-sha256';
 const LAST_USED_EVERY_MS = 5 * 60_000;
 
 export interface ApiKeyMetadata {
@@ -17,17 +22,32 @@ export interface ApiKeyMetadata {
   expiresAt?: string;
 }
 
+/** Which key: its name and the hex SHA-256 of its value (never the value itself). */
+export interface ApiKeyIdentity {
+  name: string;
+  sha256: string;
+}
+
 export interface ApiKeyRecord extends ApiKeyMetadata {
+  sha256: string;
   lastUsedAt?: string;
 }
 
+/** A key Secret as the API server has it now; `record` is undefined when its data cannot be read. */
+export interface StoredKey {
+  uid: string;
+  record: ApiKeyRecord | undefined;
+}
+
 export class AlreadyExistsError extends Error {}
+/** The Secret was replaced between reading and deleting it; what was checked is no longer what is there. */
+export class ReplacedError extends Error {}
 
 function decode(value: string | undefined): string | undefined {
   return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
 }
 
-function parseRecord(secret: V1Secret): { hash: string; record: ApiKeyRecord } | undefined {
+function parseRecord(secret: V1Secret): ApiKeyRecord | undefined {
   const key = decode(secret.data?.key);
   const raw = decode(secret.data?.metadata);
   if (key === undefined || raw === undefined) return undefined;
@@ -39,20 +59,24 @@ function parseRecord(secret: V1Secret): { hash: string; record: ApiKeyRecord } |
   }
   if (typeof meta.name !== 'string' || typeof meta.role !== 'string') return undefined;
   const lastUsedAt = secret.metadata?.annotations?.[LAST_USED_ANNOTATION];
-  return { hash: hashKey(key), record: { ...meta, ...(lastUsedAt ? { lastUsedAt } : {}) } };
+  // Hashed from the data, not read from the annotation: a Secret written by hand may lack it or lie.
+  return { ...meta, sha256: hashKey(key), ...(lastUsedAt ? { lastUsedAt } : {}) };
 }
 
 /**
  * API keys as Secrets in the control plane's namespace. Reads come from an informer-fed index
  * (hash of the key -> record), never from the API server per request, so a revocation by any
- * replica or by kubectl reaches every replica as one watch event.
+ * replica or by kubectl reaches every replica as one watch event, and its `onRevoked` listeners.
  */
 export class ApiKeyStore {
   private readonly core: CoreV1Api;
   private readonly informer: Informer<V1Secret>;
   private readonly byHash = new Map<string, ApiKeyRecord>();
-  /** Secret name -> hash, to drop the right entry on update and delete. */
-  private readonly hashBySecret = new Map<string, string>();
+  /** Secret name -> the Secret indexed under it, to drop the right entry on update and delete. */
+  private readonly bySecret = new Map<string, { uid: string; sha256: string }>();
+  /** Secrets this replica deleted whose watch event has not come yet: late events about them are stale. */
+  private readonly deleted = new Set<string>();
+  private readonly revokedListeners = new Set<(key: ApiKeyIdentity) => void>();
   private readonly lastTouched = new Map<string, number>();
   private synced = false;
   /** A list of the key Secrets has succeeded at least once. */
@@ -80,7 +104,11 @@ export class ApiKeyStore {
     );
     this.informer.on('add', (s) => this.index(s));
     this.informer.on('update', (s) => this.index(s));
-    this.informer.on('delete', (s) => this.unindex(s.metadata?.name ?? ''));
+    this.informer.on('delete', (s) => {
+      const uid = s.metadata?.uid ?? '';
+      if (this.deleted.delete(uid)) return;
+      this.unindex(s.metadata?.name ?? '', uid);
+    });
     this.informer.on('error', (err) => {
       if (this.stopped) return;
       this.log.warn({ err: { message: (err as Error)?.message } }, 'api key watch failed; restarting in 1 s');
@@ -121,20 +149,52 @@ export class ApiKeyStore {
     return this.byHash.size;
   }
 
-  private index(secret: V1Secret): void {
-    const name = secret.metadata?.name ?? '';
-    this.unindex(name);
-    const parsed = parseRecord(secret);
-    if (!parsed) return;
-    this.byHash.set(parsed.hash, parsed.record);
-    this.hashBySecret.set(name, parsed.hash);
+  /**
+   * Calls `listener` once for each key that stops authenticating because its Secret was deleted
+   * or its value replaced, by this replica, another one or kubectl (each replica learns it from
+   * its own watch). Expiry is not an event: holders of a key check its `expiresAt` themselves.
+   * Returns the unsubscribe function.
+   */
+  onRevoked(listener: (key: ApiKeyIdentity) => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => {
+      this.revokedListeners.delete(listener);
+    };
   }
 
-  private unindex(secretName: string): void {
-    const hash = this.hashBySecret.get(secretName);
-    if (hash === undefined) return;
-    this.byHash.delete(hash);
-    this.hashBySecret.delete(secretName);
+  private index(secret: V1Secret): void {
+    const name = secret.metadata?.name ?? '';
+    const uid = secret.metadata?.uid ?? '';
+    if (this.deleted.has(uid)) return;
+    const record = parseRecord(secret);
+    const current = this.bySecret.get(name);
+    // The same key again (a use stamped, a relist): fresher metadata, and no revocation.
+    if (current !== undefined && record !== undefined && current.sha256 === record.sha256) {
+      this.byHash.set(record.sha256, record);
+      this.bySecret.set(name, { uid, sha256: record.sha256 });
+      return;
+    }
+    if (current !== undefined) this.unindex(name, current.uid);
+    if (record === undefined) return;
+    this.byHash.set(record.sha256, record);
+    this.bySecret.set(name, { uid, sha256: record.sha256 });
+  }
+
+  /** Drops the key indexed under `secretName`, unless that is by now another Secret than `uid`. */
+  private unindex(secretName: string, uid: string): void {
+    const current = this.bySecret.get(secretName);
+    if (current === undefined || current.uid !== uid) return;
+    const record = this.byHash.get(current.sha256);
+    this.byHash.delete(current.sha256);
+    this.bySecret.delete(secretName);
+    const revoked: ApiKeyIdentity = { name: record?.name ?? secretName, sha256: current.sha256 };
+    for (const listener of this.revokedListeners) {
+      try {
+        listener(revoked);
+      } catch (err) {
+        this.log.error({ err, key: revoked.name }, 'an API key revocation listener failed');
+      }
+    }
   }
 
   /** The record of a key value, from memory. */
@@ -146,12 +206,28 @@ export class ApiKeyStore {
     return [...this.byHash.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /** The key's Secret as the API server has it now (not the index, which may lag behind). */
+  async get(name: string): Promise<StoredKey | undefined> {
+    try {
+      const secret = await this.core.readNamespacedSecret({ namespace: this.namespace, name: this.secretName(name) });
+      if (secret.metadata?.labels?.[APIKEY_LABEL] !== 'true') return undefined;
+      return { uid: secret.metadata.uid ?? '', record: parseRecord(secret) };
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw err;
+    }
+  }
+
   async create(key: string, meta: ApiKeyMetadata, createdByLabel: string): Promise<void> {
     try {
       const created = await this.core.createNamespacedSecret({
         namespace: this.namespace,
         body: {
-          metadata: { name: this.secretName(meta.name), labels: { [APIKEY_LABEL]: 'true', ...(createdByLabel ? { [CREATED_BY_LABEL]: createdByLabel } : {}) } },
+          metadata: {
+            name: this.secretName(meta.name),
+            labels: { [APIKEY_LABEL]: 'true', ...(createdByLabel ? { [CREATED_BY_LABEL]: createdByLabel } : {}) },
+            annotations: { [SHA256_ANNOTATION]: hashKey(key) },
+          },
           type: 'Opaque',
           data: { key: Buffer.from(key).toString('base64'), metadata: Buffer.from(JSON.stringify(meta)).toString('base64') },
         },
@@ -164,16 +240,23 @@ export class ApiKeyStore {
     }
   }
 
-  /** False when there was no such key. */
-  async delete(name: string): Promise<boolean> {
+  /**
+   * Deletes the key's Secret if it is still the one `get` returned (`uid`), so a check made on
+   * that Secret holds for what is deleted. False when there is no such Secret.
+   */
+  async delete(name: string, uid: string): Promise<boolean> {
     try {
-      await this.core.deleteNamespacedSecret({ namespace: this.namespace, name: this.secretName(name) });
+      const body = { preconditions: { uid } };
+      await this.core.deleteNamespacedSecret({ namespace: this.namespace, name: this.secretName(name), body });
     } catch (err) {
-      if ((err as { code?: number }).code === 404) return false;
+      const code = (err as { code?: number }).code;
+      if (code === 404) return false;
+      if (code === 409) throw new ReplacedError(`API key ${name} was replaced while being revoked`);
       throw err;
     }
-    // Drop it here at once; the watch event does the same on every other replica.
-    this.unindex(this.secretName(name));
+    // Dropped here at once; the watch event does the same on every other replica.
+    this.deleted.add(uid);
+    this.unindex(this.secretName(name), uid);
     return true;
   }
 
@@ -183,12 +266,11 @@ export class ApiKeyStore {
     const last = Math.max(this.lastTouched.get(record.name) ?? 0, record.lastUsedAt ? Date.parse(record.lastUsedAt) : 0);
     if (now - last < LAST_USED_EVERY_MS) return;
     this.lastTouched.set(record.name, now);
+    // A merge patch sets this one annotation and keeps the others (the key's SHA-256 among them).
+    const body = { metadata: { annotations: { [LAST_USED_ANNOTATION]: new Date(now).toISOString() } } };
+    const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     this.core
-      .patchNamespacedSecret({
-        namespace: this.namespace,
-        name: this.secretName(record.name),
-        body: [{ op: 'add', path: `/metadata/annotations`, value: { [LAST_USED_ANNOTATION]: new Date(now).toISOString() } }],
-      })
+      .patchNamespacedSecret({ namespace: this.namespace, name: this.secretName(record.name), body }, mergePatch)
       .catch((err: unknown) => this.log.warn({ err: { message: (err as Error).message }, key: record.name }, 'could not record the last use of an API key'));
   }
 }

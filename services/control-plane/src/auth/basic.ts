@@ -9,7 +9,9 @@ const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ENTRIES = 1000;
 
 export interface BasicVerifier {
-  verify(user: string, password: string): Promise<Principal>;
+  /** The principal when this client address proved these credentials in the last minute, without bcrypt. */
+  known(user: string, password: string, address: string): Principal | undefined;
+  verify(user: string, password: string, address: string): Promise<Principal>;
 }
 
 function digest(value: string): Buffer {
@@ -18,37 +20,43 @@ function digest(value: string): Buffer {
 
 /**
  * HTTP Basic against one configured user. A plaintext password is hashed here and dropped;
- * successful checks are remembered for at most a minute under an HMAC of the credential (with
- * a key that never leaves this process), so repeated requests skip bcrypt's ~60 ms.
+ * successful checks are remembered for a minute after their last use under an HMAC of the
+ * client address and the credential (with a key that never leaves this process), so repeated
+ * requests skip bcrypt's ~60 ms.
+ *
+ * Remembered per address because a remembered credential passes the failed sign-in limit (its
+ * holder is not locked out by someone else's failures): keyed by the credential alone, anyone
+ * could try passwords against the cache at memory speed while the user is active.
  */
 export async function createBasicVerifier(config: BasicConfig): Promise<BasicVerifier> {
   const hash = config.passwordHash ?? (await bcrypt.hash(config.password as string, BCRYPT_COST));
   const userDigest = digest(config.user);
   const cacheKey = randomBytes(32);
   const verified = new Map<string, number>();
-  // Concurrent requests with the same credential share one bcrypt compare instead of queueing 50 of them.
-  const inflight = new Map<string, Promise<boolean>>();
   const principal: Principal = { userId: config.user, username: config.user, role: config.role, method: 'basic' };
+  // A Basic user id cannot contain a colon, nor an address a newline: the text is unambiguous.
+  const keyOf = (user: string, password: string, address: string) =>
+    createHmac('sha256', cacheKey).update(`${address}\n${user}:${password}`).digest('base64url');
 
   return {
-    async verify(user, password) {
-      // A Basic user id cannot contain a colon, so `user:password` is unambiguous.
-      const key = createHmac('sha256', cacheKey).update(`${user}:${password}`).digest('base64url');
-      const now = Date.now();
+    known(user, password, address) {
+      const key = keyOf(user, password, address);
       const until = verified.get(key);
-      if (until !== undefined && until > now) return principal;
-      if (until !== undefined) verified.delete(key);
-      let check = inflight.get(key);
-      if (check === undefined) {
-        // Compare digests so the comparison takes the same time whatever the lengths.
-        const userOk = timingSafeEqual(digest(user), userDigest);
-        check = bcrypt.compare(password, hash).then((passwordOk) => userOk && passwordOk);
-        inflight.set(key, check);
-        void check.finally(() => inflight.delete(key)).catch(() => {});
-      }
-      if (!(await check)) throw new InvalidCredentialError('the user name or password is wrong');
-      if (verified.size >= CACHE_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
+      if (until === undefined) return undefined;
+      verified.delete(key);
+      const now = Date.now();
+      if (until <= now) return undefined;
+      // Re-inserted last, so the map's first entry is always the least recently used.
       verified.set(key, now + CACHE_TTL_MS);
+      return principal;
+    },
+    async verify(user, password, address) {
+      // Compare digests so the comparison takes the same time whatever the lengths.
+      const userOk = timingSafeEqual(digest(user), userDigest);
+      const passwordOk = await bcrypt.compare(password, hash);
+      if (!(userOk && passwordOk)) throw new InvalidCredentialError('the user name or password is wrong');
+      if (verified.size >= CACHE_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
+      verified.set(keyOf(user, password, address), Date.now() + CACHE_TTL_MS);
       return principal;
     },
   };

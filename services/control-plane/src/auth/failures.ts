@@ -1,30 +1,68 @@
 import type { Redis } from 'ioredis';
 
-/** Failed authentication attempts per client IP in a fixed window, shared through Redis when there is one. */
+/** One attempt taken from a client address's allowance before its credential is verified. */
+export interface Reservation {
+  /** Milliseconds until the address may try again (this attempt is refused), or 0. */
+  readonly blockedFor: number;
+  /** The credential was good: the attempt no longer counts against the address. */
+  release(): void;
+}
+
+/**
+ * Failed authentication attempts per client IP in a fixed window, shared through Redis when
+ * there is one. Each attempt is reserved atomically before its credential is verified, so however
+ * many arrive at once, no more than the limit are verified per window; a failed attempt keeps
+ * its reservation, a good one gives it back.
+ */
 export interface FailureLimiter {
-  /** Milliseconds until the IP may try again, or 0. */
-  blockedFor(ip: string): Promise<number>;
-  fail(ip: string): Promise<void>;
+  reserve(ip: string): Promise<Reservation>;
+}
+
+/** Addresses remembered per replica before the table is dropped (a flood of spoofed sources). */
+const MAX_ADDRESSES = 100_000;
+
+const refused = (blockedFor: number): Reservation => ({ blockedFor, release: () => undefined });
+
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+function localWindows(max: number, windowMs: number) {
+  const windows = new Map<string, Window>();
+  const current = (ip: string, now: number): Window => {
+    let w = windows.get(ip);
+    if (w === undefined || w.resetAt <= now) {
+      if (windows.size >= MAX_ADDRESSES) windows.clear();
+      w = { count: 0, resetAt: now + windowMs };
+      windows.set(ip, w);
+    }
+    return w;
+  };
+  const take = (ip: string, w: Window) => {
+    w.count++;
+    return () => {
+      if (w.count > 0) w.count--;
+      if (w.count === 0 && windows.get(ip) === w) windows.delete(ip);
+    };
+  };
+  return {
+    reserve(ip: string): Reservation {
+      const now = Date.now();
+      const w = current(ip, now);
+      if (w.count >= max) return refused(w.resetAt - now);
+      return { blockedFor: 0, release: take(ip, w) };
+    },
+    /** Counts an attempt Redis allowed without checking it here, so a fallback starts from what this replica saw. */
+    mirror(ip: string): () => void {
+      return take(ip, current(ip, Date.now()));
+    },
+  };
 }
 
 export function localFailureLimiter(max: number, windowMs: number): FailureLimiter {
-  const windows = new Map<string, { count: number; resetAt: number }>();
-  return {
-    async blockedFor(ip) {
-      const w = windows.get(ip);
-      const now = Date.now();
-      if (!w || w.resetAt <= now) return 0;
-      return w.count >= max ? w.resetAt - now : 0;
-    },
-    async fail(ip) {
-      const now = Date.now();
-      const w = windows.get(ip);
-      if (!w || w.resetAt <= now) {
-        if (windows.size > 100_000) windows.clear();
-        windows.set(ip, { count: 1, resetAt: now + windowMs });
-      } else w.count++;
-    },
-  };
+  const local = localWindows(max, windowMs);
+  return { reserve: async (ip) => local.reserve(ip) };
 }
 
 /** Whether Redis may be asked now: connected, and no command has failed or stalled lately. */
@@ -47,33 +85,53 @@ export function redisHealth(redis: Redis, pauseMs = 5000, onOutage: (err: Error)
 }
 
 /**
- * Counts in Redis, so every replica sees every failure. While Redis cannot be used, the replica
+ * Check and count in one step, so parallel attempts cannot all pass the check before any is
+ * counted: 0 when the attempt is taken, else the milliseconds the address must wait.
+ */
+const RESERVE = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then return ttl end
+end
+redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2], 'NX')
+return 0`;
+
+/** Gives an attempt back; never below zero, and never creating a key without an expiry. */
+const RELEASE = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
+/**
+ * Counts in Redis, so every replica sees every attempt. While Redis cannot be used, the replica
  * counts on its own (a per-replica limit, not none) instead of failing or stalling the request:
- * an outage of the counters must not take sign-ins down. Failures are always counted locally
+ * an outage of the counters must not take sign-ins down. Attempts are always counted locally
  * too, so the fallback starts from what this replica has seen.
  */
 export function redisFailureLimiter(redis: Redis, health: RedisHealth, prefix: string, max: number, windowMs: number): FailureLimiter {
   const key = (ip: string) => `${prefix}authfail:${ip}`;
-  const local = localFailureLimiter(max, windowMs);
+  const local = localWindows(max, windowMs);
   return {
-    async blockedFor(ip) {
-      if (!health.usable()) return local.blockedFor(ip);
+    async reserve(ip) {
+      if (!health.usable()) return local.reserve(ip);
+      let wait: number;
       try {
-        const [count, ttl] = await Promise.all([redis.get(key(ip)), redis.pttl(key(ip))]);
-        return Number(count ?? 0) >= max && ttl > 0 ? ttl : 0;
+        wait = Number(await redis.eval(RESERVE, 1, key(ip), max, windowMs));
       } catch (err) {
         health.failed(err as Error);
-        return local.blockedFor(ip);
+        return local.reserve(ip);
       }
-    },
-    async fail(ip) {
-      await local.fail(ip);
-      if (!health.usable()) return;
-      try {
-        await redis.multi().incr(key(ip)).pexpire(key(ip), windowMs, 'NX').exec();
-      } catch (err) {
-        health.failed(err as Error);
-      }
+      if (wait > 0) return refused(wait);
+      const mirrored = local.mirror(ip);
+      return {
+        blockedFor: 0,
+        release() {
+          mirrored();
+          // Not awaited: the caller is through; a release lost to an outage only over-counts.
+          if (health.usable()) redis.eval(RELEASE, 1, key(ip)).catch((err: Error) => health.failed(err));
+        },
+      };
     },
   };
 }

@@ -44,6 +44,8 @@ interface Discovered {
 }
 
 export interface OidcVerifier {
+  /** The principal of a token verified in the last minute (and not expired since), without any work. */
+  known(token: string): Principal | undefined;
   verify(token: string): Promise<Principal>;
   /** Runs discovery now (at start), so a wrong issuer shows in the log early. */
   discover(): Promise<void>;
@@ -91,21 +93,27 @@ export function createOidcVerifier(config: OidcConfig, roles: Roles): OidcVerifi
     };
   }
 
+  const cacheKey = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+  function known(key: string, now: number): Principal | undefined {
+    const hit = cache.get(key);
+    if (hit === undefined) return undefined;
+    cache.delete(key);
+    if (hit.until <= now) return undefined;
+    cache.set(key, hit);
+    return hit.principal;
+  }
+
   return {
     async discover() {
       await discover();
     },
+    known: (token) => known(cacheKey(token), Date.now()),
     async verify(token) {
       const now = Date.now();
-      const key = createHash('sha256').update(token).digest('base64url');
-      const hit = cache.get(key);
-      if (hit) {
-        cache.delete(key);
-        if (hit.until > now) {
-          cache.set(key, hit);
-          return hit.principal;
-        }
-      }
+      const key = cacheKey(token);
+      const hit = known(key, now);
+      if (hit !== undefined) return hit;
       const { principal, exp } = await verifyUncached(token);
       const until = Math.min(now + CACHE_TTL_MS, exp);
       if (until > now) {

@@ -1,3 +1,5 @@
+import type { ApiKeyIdentity } from '../apikeys/store.js';
+
 export type AuthMethod = 'none' | 'apikey' | 'oidc' | 'basic';
 
 /** Who made a request. `role` is undefined for an authenticated caller without a mapped role. */
@@ -7,6 +9,11 @@ export interface Principal {
   username: string;
   role: string | undefined;
   method: AuthMethod;
+  /**
+   * The API key that authenticated the request: what its request budget is keyed by, and what a
+   * revocation names. A name alone is not enough: a key revoked and created again keeps it.
+   */
+  apiKey?: ApiKeyIdentity;
 }
 
 /** A credential that is present but not acceptable; the message is safe to show the caller. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { AuthMode, BasicConfig, OidcConfig } from '../config.js';
@@ -8,6 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import type { FailureLimiter } from '../auth/failures.js';
 import type { AuthFailure } from '../metrics.js';
 import { isWellFormedKey } from '../apikeys/keys.js';
+import type { ApiKeyRecord } from '../apikeys/store.js';
 import { allowedNamespaces, authorize } from '../rbac/roles.js';
 import type { Permission, Roles } from '../rbac/roles.js';
 import type { Scope } from '../routes/table.js';
@@ -46,7 +48,9 @@ const ANONYMOUS: Principal = { userId: 'anonymous', username: 'anonymous', role:
 /**
  * Authentication chain in `onRequest`: API key, bearer token, Basic. The first provider whose
  * credential is present decides; a present but invalid credential is a 401 and never falls
- * through. Authorization is attached per route from `config.permission` by one `onRoute` hook.
+ * through. A credential not already known good takes one attempt from its client address's
+ * failed sign-in limit before it is verified, and gives it back when it proves good.
+ * Authorization is attached per route from `config.permission` by one `onRoute` hook.
  */
 export default fp<AuthPluginOptions>(
   async (app, opts) => {
@@ -81,27 +85,101 @@ export default fp<AuthPluginOptions>(
       return undefined;
     }
 
-    async function verify(credential: Credential): Promise<Principal> {
+    /** The user and password of a Basic header, or undefined when it is malformed. */
+    function basicPair(value: string): { user: string; password: string } | undefined {
+      const decoded = Buffer.from(/^Basic +(\S+)\s*$/i.exec(value)?.[1] ?? '', 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+    }
+
+    const bearerToken = (value: string) => /^Bearer +(\S+)\s*$/i.exec(value)?.[1];
+
+    const apiKeyRecord = (key: string): ApiKeyRecord | undefined =>
+      isWellFormedKey(opts.apikeyPrefix, key) ? app.apikeys.lookup(key) : undefined;
+    const expired = (record: ApiKeyRecord) =>
+      record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now();
+
+    function apiKeyPrincipal(record: ApiKeyRecord): Principal {
+      app.apikeys.touch(record);
+      const { name, role, sha256 } = record;
+      return { userId: name, username: name, role, method: 'apikey', apiKey: { name, sha256 } };
+    }
+
+    /**
+     * The principal of a credential already known good, found without verifying anything: a
+     * current API key, or a token or Basic password verified lately (Basic: from this address).
+     */
+    function known(credential: Credential, address: string): Principal | undefined {
       switch (credential.kind) {
         case 'apikey': {
-          const record = isWellFormedKey(opts.apikeyPrefix, credential.value) ? app.apikeys.lookup(credential.value) : undefined;
-          if (!record) throw new InvalidCredentialError('the API key is not valid');
-          if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now()) throw new InvalidCredentialError('the API key has expired');
-          app.apikeys.touch(record);
-          return { userId: record.name, username: record.name, role: record.role, method: 'apikey' };
+          const record = apiKeyRecord(credential.value);
+          return record === undefined || expired(record) ? undefined : apiKeyPrincipal(record);
         }
         case 'bearer': {
-          const token = /^Bearer +(\S+)\s*$/i.exec(credential.value)?.[1];
+          const token = bearerToken(credential.value);
+          return token === undefined ? undefined : oidc?.known(token);
+        }
+        case 'basic': {
+          const pair = basicPair(credential.value);
+          return pair === undefined ? undefined : basic?.known(pair.user, pair.password, address);
+        }
+      }
+    }
+
+    async function verify(credential: Credential, address: string): Promise<Principal> {
+      switch (credential.kind) {
+        case 'apikey': {
+          const record = apiKeyRecord(credential.value);
+          if (!record) throw new InvalidCredentialError('the API key is not valid');
+          if (expired(record)) throw new InvalidCredentialError('the API key has expired');
+          return apiKeyPrincipal(record);
+        }
+        case 'bearer': {
+          const token = bearerToken(credential.value);
           if (token === undefined || !oidc) throw new InvalidCredentialError('the bearer token is malformed');
           return oidc.verify(token);
         }
         case 'basic': {
-          const decoded = Buffer.from(/^Basic +(\S+)\s*$/i.exec(credential.value)?.[1] ?? '', 'base64').toString('utf8');
-          const colon = decoded.indexOf(':');
-          if (colon < 0 || !basic) throw new InvalidCredentialError('the Basic credentials are malformed');
-          return basic.verify(decoded.slice(0, colon), decoded.slice(colon + 1));
+          const pair = basicPair(credential.value);
+          if (pair === undefined || !basic) throw new InvalidCredentialError('the Basic credentials are malformed');
+          return basic.verify(pair.user, pair.password, address);
         }
       }
+    }
+
+    type Outcome = { principal: Principal } | { blockedFor: number };
+
+    /**
+     * One attempt: reserved against the address's failure limit before verifying (atomically,
+     * so parallel guesses cannot all pass the check before any is counted), given back if good.
+     */
+    async function attempt(credential: Credential, address: string): Promise<Outcome> {
+      const reservation = await opts.failures.reserve(address);
+      if (reservation.blockedFor > 0) return { blockedFor: reservation.blockedFor };
+      try {
+        const principal = await verify(credential, address);
+        reservation.release();
+        return { principal };
+      } catch (err) {
+        // Only a rejected credential counts as a failure, not an error of ours.
+        if (!(err instanceof InvalidCredentialError)) reservation.release();
+        throw err;
+      }
+    }
+
+    // Identical concurrent attempts from one address share one reservation and one verification,
+    // so a client's burst of parallel requests on a cold cache is not refused by its own limit.
+    const pending = new Map<string, Promise<Outcome>>();
+
+    function shared(credential: Credential, address: string): Promise<Outcome> {
+      const id = createHash('sha256').update(`${address}\n${credential.kind}\n${credential.value}`).digest('base64url');
+      let outcome = pending.get(id);
+      if (outcome === undefined) {
+        outcome = attempt(credential, address);
+        pending.set(id, outcome);
+        void outcome.finally(() => pending.delete(id)).catch(() => undefined);
+      }
+      return outcome;
     }
 
     app.addHook('onRequest', async (request, reply) => {
@@ -116,21 +194,28 @@ export default fp<AuthPluginOptions>(
         reply.header('www-authenticate', challenges);
         throw new Unauthorized(`authentication is required (${challenges.map((c) => c.split(' ')[0]).join(', ')})`);
       }
-      const wait = await opts.failures.blockedFor(request.ip);
-      if (wait > 0) {
-        refused('blocked');
-        reply.header('retry-after', String(Math.ceil(wait / 1000)));
-        throw new TooManyRequests('too many failed authentication attempts from this address; try again later');
+      // Before the failure limit: someone else's failed attempts from the same address (a client
+      // retrying a revoked key, say) must not lock out the holder of a good credential.
+      const principal = known(credential, request.ip);
+      if (principal !== undefined) {
+        request.principal = principal;
+        return;
       }
+      let outcome: Outcome;
       try {
-        request.principal = await verify(credential);
+        outcome = await shared(credential, request.ip);
       } catch (err) {
         if (!(err instanceof InvalidCredentialError)) throw err;
         refused(credential.kind);
-        await opts.failures.fail(request.ip);
         reply.header('www-authenticate', credential.challenge);
         throw new Unauthorized(err.message);
       }
+      if ('blockedFor' in outcome) {
+        refused('blocked');
+        reply.header('retry-after', String(Math.ceil(outcome.blockedFor / 1000)));
+        throw new TooManyRequests('too many failed authentication attempts from this address; try again later');
+      }
+      request.principal = outcome.principal;
     });
 
     app.addHook('onRoute', (route) => {

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { routeOf } from '../table.js';
 import { generateKey, toLabelValue } from '../../apikeys/keys.js';
-import { AlreadyExistsError } from '../../apikeys/store.js';
+import { AlreadyExistsError, ReplacedError } from '../../apikeys/store.js';
 import type { ApiKeyMetadata } from '../../apikeys/store.js';
 import type { Roles } from '../../rbac/roles.js';
 import { parseDuration } from '@gsp/service-kit';
@@ -33,7 +33,8 @@ const KeyItem = Type.Object({
   lastUsedAt: Type.Optional(Type.String()),
 });
 
-const WARNING = 'Store this key now: it is shown only once and cannot be retrieved again.';
+// Only what the API promises: the value stays in the key's Secret, readable by whoever may read Secrets there.
+const WARNING = 'Store this key now: it is shown only once, in this response; the API never shows it again.';
 
 const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, opts) => {
   const store = app.apikeys;
@@ -92,7 +93,25 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
     ...routeOf('deleteApiKey'),
     schema: { params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 63 }) }) },
     handler: async (request, reply) => {
-      if (!(await store.delete(request.params.name))) throw new NotFound(`API key ${request.params.name} not found`);
+      const caller = request.principal;
+      if (!caller?.role) throw new Unauthorized('authentication is required');
+      const { name } = request.params;
+      // Read from the API server, not the index: a replica still syncing must not skip the check below.
+      const stored = await store.get(name);
+      if (stored === undefined) throw new NotFound(`API key ${name} not found`);
+      // The rule of creation: only a key whose role the caller's covers. A role this configuration
+      // does not know (or metadata that cannot be read) grants nothing, so any key manager may revoke it.
+      const role = stored.record?.role;
+      if (role !== undefined && opts.roles.has(role) && !opts.roles.covers(caller.role, role)) {
+        const rule = 'only keys of roles it covers';
+        throw new Forbidden(`role ${caller.role} may not revoke API key ${name} with role ${role}: ${rule}`);
+      }
+      try {
+        if (!(await store.delete(name, stored.uid))) throw new NotFound(`API key ${name} not found`);
+      } catch (err) {
+        if (err instanceof ReplacedError) throw new Conflict(`${err.message}; try again`);
+        throw err;
+      }
       return reply.code(204).send();
     },
   });
