@@ -12,7 +12,19 @@ import type { ClientHttp2Stream, Http2Session } from 'node:http2';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { TunnelService } from '@gsp/tunnel-proto';
 import type { AgentFrameSchema, AgentMessageSchema, Open, ProxyFrame } from '@gsp/tunnel-proto';
-import { BatchQueue, codeLabel, drainingWriter, frameDataBytes, fromHeaderBlock, toHeaderBlock, useNodeTextEncoding, Valve, TUNNEL_PING_INTERVAL_MS, TUNNEL_WINDOW_BYTES } from '@gsp/tunnel-proto';
+import {
+  BatchQueue,
+  codeLabel,
+  drainingWriter,
+  frameDataBytes,
+  fromHeaderBlock,
+  HeaderBlockError,
+  toHeaderBlock,
+  useNodeTextEncoding,
+  Valve,
+  TUNNEL_PING_INTERVAL_MS,
+  TUNNEL_WINDOW_BYTES,
+} from '@gsp/tunnel-proto';
 import type { KubeTarget } from './kube.js';
 
 type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;
@@ -82,6 +94,20 @@ const EMPTY = new Uint8Array(0);
 const latin1 = (raw: readonly (Buffer | string)[]): string[] => raw.map((b) => (typeof b === 'string' ? b : b.toString('latin1')));
 
 /**
+ * The API server's answer headers as a block, or undefined once `fail` has sent the stream an
+ * error frame: a header the tunnel cannot carry as it is (a line break, say) is refused, not rewritten.
+ */
+function answerHeaders(raw: readonly string[], fail: (message: string) => void): string | undefined {
+  try {
+    return toHeaderBlock(raw);
+  } catch (err) {
+    if (!(err instanceof HeaderBlockError)) throw err;
+    fail(`the Kubernetes API answered with headers the tunnel cannot carry: ${err.message}`);
+    return undefined;
+  }
+}
+
+/**
  * Writes to `target` (the request body, an upgraded socket); while it cannot take more, the
  * proxy pauses the stream's source, and resumes it once `target` has drained.
  */
@@ -147,8 +173,13 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
           onHeaders(status, raw, resume) {
             resumeAnswer = resume;
             if (status < 200) return true; // 1xx: the final answer follows
+            const headers = answerHeaders(latin1(raw), fail);
+            if (headers === undefined) {
+              abortUpstream?.();
+              return false;
+            }
             events.response?.(status);
-            const value = { status, headers: toHeaderBlock(latin1(raw)), body: EMPTY, end: false };
+            const value = { status, headers, body: EMPTY, end: false };
             send({ streamId, kind: { case: 'response', value } });
             head = { value, batch: out.taken };
             return true;
@@ -243,9 +274,14 @@ function serveUpgrade(
   const writeBody = bodyWriter(streamId, send);
   request.on('response', (res) => {
     source = res;
+    const headers = answerHeaders(res.rawHeaders, fail);
+    if (headers === undefined) {
+      request.destroy();
+      return;
+    }
     events.response?.(res.statusCode ?? 502);
     // The API server refused the upgrade: relay its answer as a plain response.
-    send({ streamId, kind: { case: 'response', value: { status: res.statusCode ?? 502, headers: toHeaderBlock(res.rawHeaders) } } });
+    send({ streamId, kind: { case: 'response', value: { status: res.statusCode ?? 502, headers } } });
     res.on('data', forward);
     res.on('end', () => {
       send({ streamId, kind: { case: 'end', value: {} } });
@@ -254,10 +290,15 @@ function serveUpgrade(
     res.on('error', (err) => fail(err.message));
   });
   request.on('upgrade', (res, upgraded, head) => {
+    const headers = answerHeaders(res.rawHeaders, fail);
+    if (headers === undefined) {
+      upgraded.destroy();
+      return;
+    }
     events.response?.(101);
     socket = source = upgraded;
     if (answer.closed) upgraded.pause();
-    send({ streamId, kind: { case: 'response', value: { status: 101, headers: toHeaderBlock(res.rawHeaders) } } });
+    send({ streamId, kind: { case: 'response', value: { status: 101, headers } } });
     if (head.length > 0) send({ streamId, kind: { case: 'data', value: head } });
     upgraded.on('data', forward);
     upgraded.on('end', () => {
