@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
 import { startEmbeddedPostgres } from '../services/api-server/src/db/embedded.js';
+import { DEFAULT_JWT_AUDIENCE } from '../services/api-server/src/config.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = join(root, '.data');
@@ -24,6 +25,7 @@ function persistentSecret(name: string): string {
 }
 
 const jwtSecret = process.env.AUTH_JWT_SECRET ?? persistentSecret('dev-jwt-secret');
+const jwtAudience = process.env.AUTH_JWT_AUDIENCE ?? DEFAULT_JWT_AUDIENCE;
 const devAdmin = 'dev-admin';
 const apiPort = process.env.API_SERVER_PORT ?? '8081';
 const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -114,6 +116,7 @@ startService('control-plane', {
 startService('api-server', {
   PORT: apiPort,
   AUTH_JWT_SECRET: jwtSecret,
+  AUTH_JWT_AUDIENCE: jwtAudience,
   DATABASE_URL: databaseUrl,
   PROXY_PUBLIC_URL: 'https://127.0.0.1:8443',
   // The local proxy has a self-signed certificate.
@@ -133,8 +136,9 @@ try {
 const token = await new SignJWT({})
   .setProtectedHeader({ alg: 'HS256' })
   .setSubject(devAdmin)
+  .setAudience(jwtAudience)
   .setIssuedAt()
-  .setExpirationTime('7d')
+  .setExpirationTime('12h')
   .sign(new TextEncoder().encode(jwtSecret));
 
 // A development tenant and cluster whose agent runs here against kube-lite.
@@ -185,7 +189,8 @@ control-plane ${controlPlaneUrl}  (Basic admin:${basicPassword}; try: curl -u ad
 proxy        https://127.0.0.1:8443 (kubectl), tunnel :8444, metrics http://127.0.0.1:9090/metrics, agent http://127.0.0.1:8090/readyz
 cluster      ${process.env.KUBECONFIG ? `KUBECONFIG=${kubeconfig}` : `kube-lite http://127.0.0.1:${kubePort} (kubectl --kubeconfig ${kubeconfig} get namespaces)`}
 
-Development platform-admin token (subject "${devAdmin}", valid 7 days; the secret is in .data/dev-jwt-secret):
+Development platform-admin token (subject "${devAdmin}", audience "${jwtAudience}", expires in 12 hours;
+restart for a new one; the secret is in .data/dev-jwt-secret):
   export TOKEN=${token}
 
 Turn kubectl access off for the whole platform, then back on:

@@ -20,6 +20,8 @@ const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const toggles = Number(process.env.BENCH_TOGGLES ?? 200);
 const evaluations = Number(process.env.BENCH_EVALUATIONS ?? 5_000_000);
 const secret = randomBytes(32).toString('base64url');
+// Set on the server too, so an AUTH_JWT_AUDIENCE in the caller's environment cannot break the run.
+const audience = 'gsp-bench';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 const prefix = `${schema}:`;
 
@@ -37,7 +39,17 @@ const port = await new Promise<number>((resolve) => {
 });
 const apiUrl = `http://127.0.0.1:${port}`;
 const server = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', fileURLToPath(new URL('../../../services/api-server/src/server.ts', import.meta.url))], {
-  env: { ...process.env, DATABASE_URL: url.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, AUTH_JWT_SECRET: secret, PLATFORM_ADMINS: 'bench', PORT: String(port), LOG_LEVEL: 'warn' },
+  env: {
+    ...process.env,
+    DATABASE_URL: url.toString(),
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    AUTH_JWT_SECRET: secret,
+    AUTH_JWT_AUDIENCE: audience,
+    PLATFORM_ADMINS: 'bench',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 // Whatever happens below, the API server does not outlive the benchmark.
@@ -53,7 +65,12 @@ for (;;) {
 const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
 const client = createFlagsClient({ pool, redisUrl, redisPrefix: prefix, ttlMs: 60_000, env: {} });
 await client.ready();
-const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('bench').setExpirationTime('1h').sign(new TextEncoder().encode(secret));
+const token = await new SignJWT({})
+  .setProtectedHeader({ alg: 'HS256' })
+  .setSubject('bench')
+  .setAudience(audience)
+  .setExpirationTime('1h')
+  .sign(new TextEncoder().encode(secret));
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

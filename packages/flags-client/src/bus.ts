@@ -1,50 +1,38 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 
-/** What a committed flag write announces (the outbox payload plus its event id). */
-export interface FlagEvent {
-  /** Outbox event id; absent for in-process notifications that bypass the outbox. */
-  id?: string;
-  flag: string;
-  actor: string;
-  scope: { type: 'platform'; platformId?: string } | { type: 'cluster'; org: string; clusterId: string };
-  value: boolean | null;
+export interface EventHandlers {
+  /** A payload as published; consumers check its shape (`isFlagEvent`, `isAccessEvent`). */
+  event(payload: unknown): void;
+  /** Called when events may have been missed (a reconnect): drop everything cached. */
+  resync?(): void;
 }
 
-export interface FlagEventBus {
+/**
+ * The platform's event transport: the API server's outbox relay publishes committed events,
+ * every process subscribes to the types whose caches it keeps. `type` is an event name from
+ * `@gsp/platform-contract`; on Redis it is also the channel (behind the key prefix).
+ */
+export interface EventBus {
   /** Resolves once the event is handed to the transport; rejects if it could not be. */
-  publish(event: FlagEvent): Promise<void>;
-  /** `resync` is called when events may have been missed (a reconnect). Returns unsubscribe. */
-  subscribe(handlers: { event(event: FlagEvent): void; resync?(): void }): () => void;
+  publish(type: string, payload: object): Promise<void>;
+  /** Returns unsubscribe. */
+  subscribe(type: string, handlers: EventHandlers): () => void;
   close(): Promise<void>;
 }
 
-export const FLAG_EVENTS_CHANNEL = 'featureflags.updated';
-
-export function isFlagEvent(value: unknown): value is FlagEvent {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  const scope = v.scope as Record<string, unknown> | undefined;
-  return (
-    typeof v.flag === 'string' &&
-    typeof scope === 'object' &&
-    scope !== null &&
-    (scope.type === 'platform' || (scope.type === 'cluster' && typeof scope.clusterId === 'string'))
-  );
-}
-
 /** Invalidation inside one process: used when no Redis is configured. */
-export class LocalFlagEventBus implements FlagEventBus {
+export class LocalEventBus implements EventBus {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
-  async publish(event: FlagEvent): Promise<void> {
-    this.emitter.emit('event', event);
+  async publish(type: string, payload: object): Promise<void> {
+    this.emitter.emit(type, payload);
   }
 
-  subscribe(handlers: { event(event: FlagEvent): void; resync?(): void }): () => void {
-    const listener = (event: FlagEvent) => handlers.event(event);
-    this.emitter.on('event', listener);
-    return () => this.emitter.off('event', listener);
+  subscribe(type: string, handlers: EventHandlers): () => void {
+    const listener = (payload: unknown) => handlers.event(payload);
+    this.emitter.on(type, listener);
+    return () => this.emitter.off(type, listener);
   }
 
   async close(): Promise<void> {
@@ -52,16 +40,16 @@ export class LocalFlagEventBus implements FlagEventBus {
   }
 }
 
-let processBus: LocalFlagEventBus | undefined;
+let processBus: LocalEventBus | undefined;
 /** The one in-process bus shared by every writer and client of this process. */
-export function processLocalBus(): LocalFlagEventBus {
-  processBus ??= new LocalFlagEventBus();
+export function processLocalBus(): LocalEventBus {
+  processBus ??= new LocalEventBus();
   return processBus;
 }
 
 export interface RedisBusOptions {
   url: string;
-  /** Prefix for the channel name, so tests and tenants of one Redis never cross. */
+  /** Prefix for channel names, so tests and tenants of one Redis never cross. */
   prefix?: string;
   /** Redis CLIENT SETNAME base; connections are named `<name>:sub` and `<name>:pub`. */
   connectionName?: string;
@@ -74,14 +62,15 @@ export interface RedisBusOptions {
  * The publisher does not queue while disconnected: a publish then fails, so the outbox relay
  * leaves the event undelivered and tries again.
  */
-export class RedisFlagEventBus implements FlagEventBus {
-  readonly channel: string;
+export class RedisEventBus implements EventBus {
+  private readonly prefix: string;
   private readonly sub: Redis;
   private pub: Redis | undefined;
-  private readonly handlers = new Set<{ event(event: FlagEvent): void; resync?(): void }>();
+  /** Handlers by channel; a channel is subscribed with its first handler (ioredis resubscribes after a reconnect). */
+  private readonly handlers = new Map<string, Set<EventHandlers>>();
 
   constructor(private readonly options: RedisBusOptions) {
-    this.channel = `${options.prefix ?? ''}${FLAG_EVENTS_CHANNEL}`;
+    this.prefix = options.prefix ?? '';
     this.sub = new Redis(options.url, {
       maxRetriesPerRequest: null,
       retryStrategy: (times) => Math.min(50 * 2 ** times, 2000),
@@ -92,19 +81,24 @@ export class RedisFlagEventBus implements FlagEventBus {
     // (re)connection, caches are dropped. That includes the first one, since a process may have
     // started and cached values before Redis could be reached.
     this.sub.on('ready', () => {
-      for (const h of this.handlers) h.resync?.();
+      for (const set of this.handlers.values()) for (const h of set) h.resync?.();
     });
-    this.sub.on('message', (_channel: string, message: string) => {
+    this.sub.on('message', (channel: string, message: string) => {
+      const set = this.handlers.get(channel);
+      if (!set) return;
       let parsed: unknown;
       try {
         parsed = JSON.parse(message);
       } catch {
         return;
       }
-      if (!isFlagEvent(parsed)) return;
-      for (const h of this.handlers) h.event(parsed);
+      for (const h of set) h.event(parsed);
     });
-    this.sub.subscribe(this.channel).catch((err: Error) => options.onError?.(err));
+  }
+
+  /** The Redis channel of an event type. */
+  channel(type: string): string {
+    return `${this.prefix}${type}`;
   }
 
   /** Resolves once the subscription is active (useful before the first write in tests). */
@@ -114,7 +108,7 @@ export class RedisFlagEventBus implements FlagEventBus {
     await this.sub.ping().catch(() => {});
   }
 
-  async publish(event: FlagEvent): Promise<void> {
+  async publish(type: string, payload: object): Promise<void> {
     this.pub ??= (() => {
       const pub = new Redis(this.options.url, {
         enableOfflineQueue: false,
@@ -137,12 +131,18 @@ export class RedisFlagEventBus implements FlagEventBus {
       }, 2000);
       pub.once('ready', ready);
     });
-    await this.pub.publish(this.channel, JSON.stringify(event));
+    await this.pub.publish(this.channel(type), JSON.stringify(payload));
   }
 
-  subscribe(handlers: { event(event: FlagEvent): void; resync?(): void }): () => void {
-    this.handlers.add(handlers);
-    return () => this.handlers.delete(handlers);
+  subscribe(type: string, handlers: EventHandlers): () => void {
+    const channel = this.channel(type);
+    let set = this.handlers.get(channel);
+    if (!set) {
+      this.handlers.set(channel, (set = new Set()));
+      this.sub.subscribe(channel).catch((err: Error) => this.options.onError?.(err));
+    }
+    set.add(handlers);
+    return () => set.delete(handlers);
   }
 
   async close(): Promise<void> {

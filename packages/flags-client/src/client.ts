@@ -5,8 +5,10 @@ import { FLAGS, CLI_ACCESS_ENABLED } from './registry.js';
 import type { FlagDefinition } from './registry.js';
 import { readEnvPin, resolveFlag } from './evaluate.js';
 import type { FlagSource } from './evaluate.js';
-import { processLocalBus, RedisFlagEventBus } from './bus.js';
-import type { FlagEvent, FlagEventBus } from './bus.js';
+import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
+import type { FlagEvent } from '@gsp/platform-contract';
+import { processLocalBus, RedisEventBus } from './bus.js';
+import type { EventBus } from './bus.js';
 import { FlagsClientError } from './errors.js';
 import { createOfrepResolver } from './ofrep.js';
 import type { OfrepResolver, OfrepResolverOptions } from './ofrep.js';
@@ -66,7 +68,7 @@ export interface FlagsClientOptions {
   /** Prometheus registry for the client's metrics. */
   registry?: Registry | undefined;
   /** A transport of one's own (overrides `redisUrl`). */
-  bus?: FlagEventBus | undefined;
+  bus?: EventBus | undefined;
   /**
    * `SERVICE_FLAGS_PROVIDER=ofrep`: flags not in the registry (product and rollout flags) are
    * resolved by this OFREP service. Registry flags, the kill switch among them, never are.
@@ -95,7 +97,7 @@ export class FlagsClient {
   private readonly storeTimeoutMs: number;
   private readonly retryAfterMs: number;
   private readonly log: Logger;
-  private readonly bus: FlagEventBus;
+  private readonly bus: EventBus;
   private readonly ownsBus: boolean;
   private readonly unsubscribe: () => void;
   private readonly flags = new Map<string, FlagDefinition>();
@@ -142,7 +144,7 @@ export class FlagsClient {
       this.bus = options.bus;
       this.ownsBus = false;
     } else if (options.redisUrl) {
-      this.bus = new RedisFlagEventBus({
+      this.bus = new RedisEventBus({
         url: options.redisUrl,
         prefix: options.redisPrefix,
         connectionName: options.redisConnectionName,
@@ -153,7 +155,12 @@ export class FlagsClient {
       this.bus = processLocalBus();
       this.ownsBus = false;
     }
-    this.unsubscribe = this.bus.subscribe({ event: (e) => this.onEvent(e), resync: () => this.invalidateAll() });
+    this.unsubscribe = this.bus.subscribe(FLAG_UPDATED_EVENT, {
+      event: (e) => {
+        if (isFlagEvent(e)) this.onEvent(e);
+      },
+      resync: () => this.invalidateAll(),
+    });
 
     if (options.registry) {
       const registers = [options.registry];
@@ -164,14 +171,17 @@ export class FlagsClient {
     }
   }
 
-  /** The transport this client listens on (the API server publishes its outbox through it). */
-  get eventBus(): FlagEventBus {
+  /**
+   * The transport this client listens on; the API server's relay publishes its outbox through
+   * it, and the proxy subscribes to access events on it (one Redis subscriber per process).
+   */
+  get eventBus(): EventBus {
     return this.bus;
   }
 
   /** Waits until cross-process invalidation is live (Redis subscribed). */
   async ready(): Promise<void> {
-    if (this.bus instanceof RedisFlagEventBus) await this.bus.ready();
+    if (this.bus instanceof RedisEventBus) await this.bus.ready();
   }
 
   evaluate(key: string, context: EvaluationContext = {}): Promise<Evaluation> {

@@ -8,5 +8,5 @@ export { createOfrepResolver } from './ofrep.js';
 export type { OfrepContext, OfrepResolution, OfrepResolver, OfrepResolverOptions } from './ofrep.js';
 export { FlagsClientError } from './errors.js';
 export type { FlagsClientErrorCode } from './errors.js';
-export { FLAG_EVENTS_CHANNEL, LocalFlagEventBus, RedisFlagEventBus, isFlagEvent, processLocalBus } from './bus.js';
-export type { FlagEvent, FlagEventBus, RedisBusOptions } from './bus.js';
+export { LocalEventBus, RedisEventBus, processLocalBus } from './bus.js';
+export type { EventBus, EventHandlers, RedisBusOptions } from './bus.js';

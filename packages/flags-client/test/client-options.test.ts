@@ -1,6 +1,7 @@
 import t from 'tap';
 import pg from 'pg';
-import { createFlagsClient, FlagsClientError, InvalidEnvPinError, LocalFlagEventBus, isFlagEvent } from '@gsp/flags-client';
+import { createFlagsClient, FlagsClientError, InvalidEnvPinError, LocalEventBus } from '@gsp/flags-client';
+import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
 
 // A pool that is never connected: these behaviours must not touch the store at all.
 const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none', connectionTimeoutMillis: 100 });
@@ -14,8 +15,8 @@ t.test('bad options fail at construction with a precise message', async (t) => {
 });
 
 t.test('a pinned flag is answered from the environment without reading the store', async (t) => {
-  const off = createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'false' }, bus: new LocalFlagEventBus() });
-  const on = createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'TRUE' }, bus: new LocalFlagEventBus() });
+  const off = createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'false' }, bus: new LocalEventBus() });
+  const on = createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'TRUE' }, bus: new LocalEventBus() });
   t.same(await off.cliAccess({ clusterId: 'x' }), { value: false, source: 'env', envPinned: true, stale: false });
   t.same(await on.evaluate('cli_access.enabled'), { value: true, source: 'env', envPinned: true, stale: false });
   await off.close();
@@ -23,21 +24,21 @@ t.test('a pinned flag is answered from the environment without reading the store
 });
 
 t.test('unknown flags and closed clients reject with a code the caller can switch on', async (t) => {
-  const client = createFlagsClient({ pool, bus: new LocalFlagEventBus() });
+  const client = createFlagsClient({ pool, bus: new LocalEventBus() });
   await t.rejects(client.evaluate('no.such.flag'), { code: 'ERR_FLAG_UNKNOWN' });
   await client.close();
   await t.rejects(client.evaluate('cli_access.enabled'), new FlagsClientError('ERR_FLAGS_CLOSED', 'the flags client is closed'));
 });
 
 t.test('change listeners hear platform and cluster events for their flag, and can unsubscribe', async (t) => {
-  const bus = new LocalFlagEventBus();
+  const bus = new LocalEventBus();
   const client = createFlagsClient({ pool, bus });
   const heard: unknown[] = [];
   const off = client.onChange('cli_access.enabled', (change) => heard.push(change));
-  await bus.publish({ flag: 'cli_access.enabled', actor: 'a', scope: { type: 'cluster', org: 'o', clusterId: 'c1' }, value: false });
-  await bus.publish({ flag: 'cli_access.enabled', actor: 'a', scope: { type: 'platform' }, value: null });
+  await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'a', scope: { type: 'cluster', org: 'o', clusterId: 'c1' }, value: false });
+  await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'a', scope: { type: 'platform' }, value: null });
   off();
-  await bus.publish({ flag: 'cli_access.enabled', actor: 'a', scope: { type: 'platform' }, value: true });
+  await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'a', scope: { type: 'platform' }, value: true });
   t.same(heard, [
     { key: 'cli_access.enabled', scope: { type: 'cluster', clusterId: 'c1' } },
     { key: 'cli_access.enabled', scope: { type: 'platform' } },

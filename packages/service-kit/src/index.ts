@@ -9,3 +9,5 @@ export { problems, sendProblem } from './problems.js';
 export type { Problem, ProblemsOptions } from './problems.js';
 export { serveMetrics } from './metrics.js';
 export type { MetricsSource } from './metrics.js';
+export { LoadingCache } from './cache.js';
+export type { CachedValue, LoadingCacheOptions } from './cache.js';

@@ -9,6 +9,7 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import { DEFAULT_JWT_AUDIENCE } from '../src/config.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -28,7 +29,13 @@ const ports = await new Promise<Ports>((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
 });
 
-const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('bench-admin').setExpirationTime('1h').sign(new TextEncoder().encode(secret));
+// servers.ts leaves AUTH_JWT_AUDIENCE unset, so the server expects the default audience.
+const token = await new SignJWT({})
+  .setProtectedHeader({ alg: 'HS256' })
+  .setSubject('bench-admin')
+  .setAudience(DEFAULT_JWT_AUDIENCE)
+  .setExpirationTime('1h')
+  .sign(new TextEncoder().encode(secret));
 const auth = { authorization: `Bearer ${token}` };
 
 async function run(name: string, opts: autocannon.Options): Promise<number> {

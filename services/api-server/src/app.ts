@@ -11,7 +11,7 @@ import db from './plugins/db.js';
 import auth from './plugins/auth.js';
 import metrics from './plugins/metrics.js';
 import flags from './plugins/flags.js';
-import { PLATFORM_ADMIN_ROLE, platformResource } from './auth/permissions.js';
+import { PLATFORM_ADMIN_ROLE, platformResource } from '@gsp/platform-contract';
 import featureFlagRoutes from './routes/feature-flags/index.js';
 import tenantRoutes from './routes/tenants/index.js';
 import auditRoutes from './routes/audit/index.js';
@@ -49,7 +49,7 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
   });
   await app.register(metrics);
   await app.register(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await app.register(auth, { platformId: config.platformId, jwtSecret: config.jwtSecret, oidc: config.oidc });
+  await app.register(auth, { platformId: config.platformId, jwt: config.jwt, oidc: config.oidc });
   await app.register(flags, {
     platformId: config.platformId,
     envPins: config.envPins,

@@ -21,7 +21,8 @@ export interface ApiServerConfig {
   /** `SERVICE_FLAGS_PROVIDER=ofrep`: flags outside the registry are resolved by this OFREP service. */
   ofrep: { url: string; headers: Record<string, string> } | undefined;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
-  jwtSecret: Uint8Array | undefined;
+  /** HS256 bearer tokens (development and tests); `audience` is what their `aud` must include. */
+  jwt: { secret: Uint8Array; audience: string } | undefined;
   platformAdmins: readonly string[];
   logLevel: string;
   /** Where kubectl reaches the cluster proxy; kubeconfig servers are `${proxyPublicUrl}/clusters/{id}`. */
@@ -36,6 +37,9 @@ export interface ApiServerConfig {
 }
 
 export { ConfigError };
+
+/** The `aud` HS256 tokens must carry unless `AUTH_JWT_AUDIENCE` names another. */
+export const DEFAULT_JWT_AUDIENCE = 'gsp-api';
 
 const PLATFORM_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
@@ -87,6 +91,10 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   if (issuerUrl === undefined && secret === undefined) {
     throw new ConfigError('AUTH_JWT_SECRET', 'set AUTH_JWT_SECRET or AUTH_OIDC_ISSUER_URL: at least one bearer-token verifier is required');
   }
+  const jwtAudience = nonEmpty(env, 'AUTH_JWT_AUDIENCE');
+  if (jwtAudience !== undefined && secret === undefined) {
+    throw new ConfigError('AUTH_JWT_AUDIENCE', 'applies to HS256 tokens only, and AUTH_JWT_SECRET is not set');
+  }
 
   const platformAdmins = (nonEmpty(env, 'PLATFORM_ADMINS') ?? '')
     .split(',')
@@ -116,7 +124,10 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     outboxRelayEnabled: relayRaw === 'true',
     ofrep: provider === 'ofrep' && ofrepUrl !== undefined ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} } : undefined,
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
-    jwtSecret: secret === undefined ? undefined : new TextEncoder().encode(secret),
+    jwt:
+      secret === undefined
+        ? undefined
+        : { secret: new TextEncoder().encode(secret), audience: jwtAudience ?? DEFAULT_JWT_AUDIENCE },
     platformAdmins,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     proxyPublicUrl: parseUrl(env, 'PROXY_PUBLIC_URL', ['http:', 'https:']) ?? 'https://127.0.0.1:8443',

@@ -12,6 +12,12 @@ t.test('defaults apply when only a token verifier is configured', async (t) => {
   const config = loadConfig({ AUTH_JWT_SECRET: SECRET });
   t.match(config, { port: 8081, host: '127.0.0.1', databaseUrl: undefined, platformId: 'default', flagsCacheTtlMs: 10_000, oidc: undefined, platformAdmins: [] });
   t.equal(config.envPins.size, 0);
+  t.equal(config.jwt?.audience, 'gsp-api');
+});
+
+t.test('AUTH_JWT_AUDIENCE sets the audience of HS256 tokens', async (t) => {
+  const config = loadConfig({ AUTH_JWT_SECRET: SECRET, AUTH_JWT_AUDIENCE: 'gsp-api-staging' });
+  t.equal(config.jwt?.audience, 'gsp-api-staging');
 });
 
 t.test('each bad setting is refused with a message naming the variable', async (t) => {
@@ -33,6 +39,8 @@ t.test('each bad setting is refused with a message naming the variable', async (
     [{ AUTH_JWT_SECRET: SECRET, OUTBOX_POLL_INTERVAL: '1ms' }, 'OUTBOX_POLL_INTERVAL'],
     [{ AUTH_JWT_SECRET: SECRET, OUTBOX_RELAY_ENABLED: 'yes' }, 'OUTBOX_RELAY_ENABLED'],
     [{ AUTH_JWT_SECRET_FILE: '/nonexistent/secret' }, 'AUTH_JWT_SECRET_FILE'],
+    // An HS256 audience without an HS256 secret would have no effect.
+    [{ AUTH_OIDC_ISSUER_URL: 'https://i.example', AUTH_OIDC_AUDIENCE: 'x', AUTH_JWT_AUDIENCE: 'y' }, 'AUTH_JWT_AUDIENCE'],
   ];
   for (const [env, variable] of cases) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', variable }, `${JSON.stringify(env)} names ${variable}`);
@@ -43,7 +51,7 @@ t.test('secrets can come from files mounted by Kubernetes', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'api-config-'));
   writeFileSync(join(dir, 'secret'), `${SECRET}\n`);
   const config = loadConfig({ AUTH_JWT_SECRET_FILE: join(dir, 'secret') });
-  t.equal(new TextDecoder().decode(config.jwtSecret), SECRET);
+  t.equal(new TextDecoder().decode(config.jwt?.secret), SECRET);
 });
 
 t.test('durations, pins and admin lists are parsed', async (t) => {

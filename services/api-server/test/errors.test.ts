@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
-import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, token } from './helper.js';
+import { bearer, build, JWT_AUDIENCE, PLATFORM_ADMIN, registerCluster, seedTenant, token } from './helper.js';
 
 const FLAG = 'cli_access.enabled';
 const platformUrl = `/api/v1/platform/feature-flags/${FLAG}`;
@@ -31,7 +31,13 @@ t.test('errors', async (t) => {
 
   t.test('a token signed with another secret is 401 invalid_token', async (t) => {
     const { SignJWT } = await import('jose');
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(PLATFORM_ADMIN).setExpirationTime('1h').sign(new TextEncoder().encode('another-secret-that-is-32-bytes-long!!'));
+    // Valid in every claim, so only the signature is wrong.
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(PLATFORM_ADMIN)
+      .setAudience(JWT_AUDIENCE)
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('another-secret-that-is-32-bytes-long!!'));
     const res = await app.inject({ method: 'PUT', url: platformUrl, headers: { authorization: `Bearer ${forged}` }, payload: { value: false } });
     isProblem(t, res, 401);
     t.match(res.headers['www-authenticate'], /error="invalid_token"/);

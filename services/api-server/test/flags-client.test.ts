@@ -2,7 +2,8 @@ import t from 'tap';
 import pg from 'pg';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createFlagsClient, LocalFlagEventBus } from '@gsp/flags-client';
+import { createFlagsClient, LocalEventBus } from '@gsp/flags-client';
+import { FLAG_UPDATED_EVENT } from '@gsp/platform-contract';
 import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from './helper.js';
 
 t.test('the flags client against the API server\'s store', async (t) => {
@@ -16,7 +17,7 @@ t.test('the flags client against the API server\'s store', async (t) => {
   t.teardown(() => pool.end());
 
   t.test('concurrent misses for the same scope share one query', async (t) => {
-    const client = createFlagsClient({ pool, env: {}, bus: new LocalFlagEventBus() });
+    const client = createFlagsClient({ pool, env: {}, bus: new LocalEventBus() });
     queries = 0;
     const results = await Promise.all(Array.from({ length: 50 }, () => client.cliAccess({ clusterId: cluster.id })));
     t.equal(queries, 1, 'one store read for 50 evaluations');
@@ -27,7 +28,7 @@ t.test('the flags client against the API server\'s store', async (t) => {
   });
 
   t.test('a cluster override wins over the platform default, and each invalidation drops only what it must', async (t) => {
-    const bus = new LocalFlagEventBus();
+    const bus = new LocalEventBus();
     const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
     await app.inject({ method: 'PUT', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin, payload: { value: false } });
     await app.inject({ method: 'PUT', url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`, headers: admin, payload: { value: true } });
@@ -36,20 +37,20 @@ t.test('the flags client against the API server\'s store', async (t) => {
 
     await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`, headers: admin });
     t.equal((await client.cliAccess({ clusterId: cluster.id })).value, true, 'cached until told');
-    await bus.publish({ flag: 'cli_access.enabled', actor: 'x', scope: { type: 'cluster', org: 'acme', clusterId: cluster.id }, value: null });
+    await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'x', scope: { type: 'cluster', org: 'acme', clusterId: cluster.id }, value: null });
     t.same(await client.cliAccess({ clusterId: cluster.id }), { value: false, source: 'platform', envPinned: false, stale: false }, 'a cluster event drops that cluster');
 
     await app.inject({ method: 'DELETE', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin });
-    await bus.publish({ flag: 'cli_access.enabled', actor: 'x', scope: { type: 'platform' }, value: null });
+    await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'x', scope: { type: 'platform' }, value: null });
     t.same(await client.cliAccess({ clusterId: cluster.id }), { value: true, source: 'default', envPinned: false, stale: false }, 'a platform event drops every cluster too');
     await client.close();
   });
 
   t.test('an invalidation that arrives during a read is not undone by that read', async (t) => {
-    const bus = new LocalFlagEventBus();
+    const bus = new LocalEventBus();
     const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
     const reading = client.cliAccess({});
-    await bus.publish({ flag: 'cli_access.enabled', actor: 'x', scope: { type: 'platform' }, value: false });
+    await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'x', scope: { type: 'platform' }, value: false });
     await reading;
     await app.inject({ method: 'PUT', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin, payload: { value: false } });
     // Without the epoch check the read above would have cached the old value for a minute.
@@ -77,7 +78,7 @@ t.test('with an OFREP provider, product flags come from it and the kill switch n
   t.teardown(() => new Promise<void>((resolve) => remote.close(() => resolve())));
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   t.teardown(() => pool.end());
-  const client = createFlagsClient({ pool, env: {}, bus: new LocalFlagEventBus(), ofrep: { url: `http://127.0.0.1:${(remote.address() as AddressInfo).port}` } });
+  const client = createFlagsClient({ pool, env: {}, bus: new LocalEventBus(), ofrep: { url: `http://127.0.0.1:${(remote.address() as AddressInfo).port}` } });
   t.teardown(() => client.close());
 
   t.same(await client.evaluate('lobby.new-ui', { org: 'acme' }), { value: true, source: 'provider', envPinned: false, stale: false });

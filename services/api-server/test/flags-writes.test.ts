@@ -52,7 +52,7 @@ t.test('a cluster write records the cluster scope in audit and outbox', async (t
   const cluster = await registerCluster(app, 'acme', 'eu-1');
   const res = await app.inject({ method: 'PUT', url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/${FLAG}`, headers: await bearer('olga'), payload: { value: false } });
   t.equal(res.statusCode, 200);
-  const { rows } = await app.pg.query(`SELECT scope_key, payload FROM outbox_events`);
+  const { rows } = await app.pg.query(`SELECT scope_key, payload FROM outbox_events WHERE event_type = 'featureflags.updated'`);
   t.same(rows, [{ scope_key: `cluster:${cluster.id}`, payload: { flag: FLAG, actor: 'olga', scope: { type: 'cluster', org: 'acme', clusterId: cluster.id }, value: false } }]);
 });
 

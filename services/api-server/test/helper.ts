@@ -5,12 +5,14 @@ import type { Socket } from 'node:net';
 import { SignJWT } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { DEFAULT_JWT_AUDIENCE, loadConfig } from '../src/config.js';
 
 type Tap = { teardown(fn: () => unknown): void };
 
 export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long';
+/** The `aud` of the HS256 tokens `token` signs: the server's default, as `build` leaves AUTH_JWT_AUDIENCE unset. */
+export const JWT_AUDIENCE = DEFAULT_JWT_AUDIENCE;
 export const PLATFORM_ADMIN = 'platform-root';
 
 /** A schema of its own per test file, so files running in parallel never see each other's rows. */
@@ -53,6 +55,7 @@ export async function token(subject: string, claims: Record<string, unknown> = {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(subject)
+    .setAudience(JWT_AUDIENCE)
     .setIssuedAt()
     .setExpirationTime(expiresIn)
     .sign(new TextEncoder().encode(JWT_SECRET));

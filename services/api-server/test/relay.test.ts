@@ -2,18 +2,19 @@ import t from 'tap';
 import pg from 'pg';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RedisFlagEventBus } from '@gsp/flags-client';
-import type { FlagEvent } from '@gsp/flags-client';
-import { OutboxRelay } from '../src/flags/relay.js';
+import { RedisEventBus } from '@gsp/flags-client';
+import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
+import type { FlagEvent } from '@gsp/platform-contract';
+import { OutboxRelay } from '../src/outbox/relay.js';
 import { bearer, build, PLATFORM_ADMIN, redisPrefix, registerCluster, seedTenant, TEST_REDIS_URL, until } from './helper.js';
 
 const quiet = { warn() {}, debug() {} };
 const url = '/api/v1/platform/feature-flags/cli_access.enabled';
 
 async function listen(t: { teardown(fn: () => unknown): void }, prefix: string): Promise<FlagEvent[]> {
-  const bus = new RedisFlagEventBus({ url: TEST_REDIS_URL, prefix });
+  const bus = new RedisEventBus({ url: TEST_REDIS_URL, prefix });
   const seen: FlagEvent[] = [];
-  bus.subscribe({ event: (e) => seen.push(e) });
+  bus.subscribe(FLAG_UPDATED_EVENT, { event: (e) => isFlagEvent(e) && seen.push(e) });
   await bus.ready();
   t.teardown(() => bus.close());
   return seen;
@@ -40,7 +41,7 @@ t.test('a relay killed between publish and mark redelivers the event after resta
   const afterCrash = await app.pg.query('SELECT delivered_at FROM outbox_events WHERE id = $1', [id]);
   t.equal(afterCrash.rows[0].delivered_at, null, 'but never marked the event delivered');
 
-  const bus = new RedisFlagEventBus({ url: TEST_REDIS_URL, prefix });
+  const bus = new RedisEventBus({ url: TEST_REDIS_URL, prefix });
   t.teardown(() => bus.close());
   const relay = new OutboxRelay({ pool: app.pg, bus, log: quiet, pollIntervalMs: 50 });
   t.teardown(() => relay.stop());
@@ -59,12 +60,21 @@ t.test('two relays running together deliver every event, each marked once, in or
   const admin = await bearer(PLATFORM_ADMIN);
   await seedTenant(app, 'acme', { ops: 'operator' });
   const cluster = await registerCluster(app, 'acme', 'one');
+  // Seeding the tenant announced its members; only the flag writes below are counted.
+  await app.pg.query('DELETE FROM outbox_events');
 
   const relays = [0, 1].map(() => {
     const pool = new pg.Pool({ connectionString: (app.pg as unknown as { options: { connectionString: string } }).options.connectionString });
-    const bus = new RedisFlagEventBus({ url: TEST_REDIS_URL, prefix });
+    const bus = new RedisEventBus({ url: TEST_REDIS_URL, prefix });
     const published: string[] = [];
-    const counting = { publish: async (e: FlagEvent) => { await bus.publish(e); published.push(e.id!); }, subscribe: bus.subscribe.bind(bus), close: bus.close.bind(bus) };
+    const counting = {
+      publish: async (type: string, e: object) => {
+        await bus.publish(type, e);
+        published.push((e as FlagEvent).id!);
+      },
+      subscribe: bus.subscribe.bind(bus),
+      close: bus.close.bind(bus),
+    };
     const relay = new OutboxRelay({ pool, bus: counting, log: quiet, pollIntervalMs: 20, batchSize: 7 });
     t.teardown(async () => {
       await relay.stop();

@@ -1,10 +1,7 @@
 import { hash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { FlagsClient } from '@gsp/flags-client';
-
-export const CLI_ACCESS_DISABLED = 'CLI access is disabled by platform policy';
-export const KUBECONFIG_AUDIENCE = 'gsp-cluster-proxy';
-export const KUBECONFIG_ISSUER = 'gsp-api-server';
+import { CLI_ACCESS_DISABLED, hasControlCharacters, KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from '@gsp/platform-contract';
 
 export type StaleMode = 'best_effort' | 'strict';
 
@@ -64,6 +61,10 @@ export function createTokenVerifier(apiServerUrl: string): (token: string, clust
         throw err;
       }
       if (typeof payload.sub !== 'string' || payload.sub === '') throw new AccessDenied('the token names no subject');
+      // The subject becomes Impersonate-User at the cluster: a line break in it would be a header of its own.
+      if (hasControlCharacters(payload.sub) || (typeof payload.cluster === 'string' && hasControlCharacters(payload.cluster))) {
+        throw new AccessDenied('the token carries control characters in its claims');
+      }
       entry = { subject: payload.sub, cluster: payload.cluster, until: Math.min(now + VERIFIED_TTL_MS, (payload.exp ?? Infinity) * 1000) };
       if (verified.size >= VERIFIED_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
       verified.set(key, entry);

@@ -17,6 +17,8 @@ export interface ClusterProxyConfig {
   flagEnv: Readonly<Record<string, string>>;
   staleMode: StaleMode;
   apiServerUrl: string;
+  /** The platform admins' resource is `platform:<PLATFORM_ID>`, as on the API server. */
+  platformId: string;
   /** How often the watcher re-checks live tunnels besides change notifications. */
   watchIntervalMs: number;
   /** How often each agent's connection is pinged; no answer within half of it drops the tunnel. */
@@ -57,6 +59,10 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
   if (staleMode !== 'best_effort' && staleMode !== 'strict') {
     throw new ConfigError('SERVICE_CLI_ACCESS_STALE_MODE', `must be "best_effort" or "strict", got ${JSON.stringify(staleMode)}`);
   }
+  const platformId = nonEmpty(env, 'PLATFORM_ID') ?? 'default';
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(platformId) || platformId.length > 63) {
+    throw new ConfigError('PLATFORM_ID', 'must be a DNS label (lowercase letters, digits and dashes), the same as the API server\'s');
+  }
   const watchIntervalMs = durationVar(env, 'TUNNEL_WATCH_INTERVAL', 2000, 10);
   const pingIntervalMs = durationVar(env, 'TUNNEL_PING_INTERVAL', 30_000, 100);
   return {
@@ -73,6 +79,7 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
     flagEnv,
     staleMode,
     apiServerUrl,
+    platformId,
     watchIntervalMs,
     pingIntervalMs,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',

@@ -9,6 +9,8 @@ export interface ProxyMetrics {
   tunnelConnections: Counter<'result'>;
   /** Live tunnels closed because the switch turned off. */
   tunnelsClosedBySwitch: Counter;
+  /** Live tunnels and streams closed because a right ended (member removed, cluster deleted, agent token rotated). */
+  closedByRevocation: Counter<'what' | 'reason'>;
   /** Times a slow kubectl client made the proxy pause a stream at the agent. */
   streamPauses: Counter;
 }
@@ -30,6 +32,12 @@ export function createMetrics(liveTunnels: () => number): ProxyMetrics {
     requests: new Counter({ name: 'gsp_proxy_requests_total', help: 'kubectl requests by kind and the status answered', labelNames: ['kind', 'code'], registers }),
     tunnelConnections: new Counter({ name: 'gsp_proxy_tunnel_connections_total', help: 'Tunnel connection attempts by result', labelNames: ['result'], registers }),
     tunnelsClosedBySwitch: new Counter({ name: 'gsp_proxy_tunnels_closed_by_switch_total', help: 'Live tunnels closed because CLI access turned off', registers }),
+    closedByRevocation: new Counter({
+      name: 'gsp_proxy_closed_by_revocation_total',
+      help: 'Live tunnels and kubectl streams closed because the right to them ended',
+      labelNames: ['what', 'reason'],
+      registers,
+    }),
     streamPauses: new Counter({ name: 'gsp_proxy_stream_pauses_total', help: 'Streams paused at the agent because the kubectl client read slower than the cluster answered', registers }),
   };
 }

@@ -12,6 +12,10 @@ import type { ClusterProxyConfig } from './config.js';
 import { generateSelfSignedCertificate, serveMetrics } from '@gsp/service-kit';
 import type { Server as HttpsServer } from 'node:https';
 import { AccessDenied, createSwitch, createTokenVerifier } from './access.js';
+import { Rights } from './rights.js';
+import type { Right } from './rights.js';
+import { ACCESS_CHANGED_EVENT, isAccessEvent } from '@gsp/platform-contract';
+import type { Tunnel } from './tunnel/tunnel.js';
 import { TunnelRegistry } from './tunnel/tunnel.js';
 import { createMetrics } from './metrics.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -30,13 +34,15 @@ export interface ClusterProxy {
   registry: TunnelRegistry;
   metrics: ProxyMetrics;
   flags: FlagsClient;
-  /** Re-checks every live tunnel now and closes those whose switch is off. */
+  rights: Rights;
+  /** Re-checks every live tunnel and stream now and closes those whose switch is off or whose right ended. */
   sweep(): Promise<void>;
   listen(): Promise<{ url: string; tunnelUrl: string; metricsUrl: string }>;
   close(): Promise<void>;
 }
 
 const CLUSTER_PATH = /^\/clusters\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+const REASONS: Readonly<Record<Exclude<Right, { allowed: true }>['status'], string>> = { 403: 'Forbidden', 404: 'NotFound', 503: 'ServiceUnavailable' };
 
 class ProxyRefusal extends Error {
   constructor(readonly statusCode: number, message: string, readonly reason: string, readonly headers: Record<string, string> = {}) {
@@ -76,6 +82,7 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     logger: app.log,
   });
   const cliAccess = createSwitch(flags, config.staleMode);
+  const rights = new Rights({ db: pool, platformId: config.platformId, ttlMs: config.flagsCacheTtlMs, staleMode: config.staleMode });
   const verifyToken = createTokenVerifier(config.apiServerUrl);
   const registry = new TunnelRegistry();
   const metrics = createMetrics(() => registry.all().length);
@@ -95,8 +102,11 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       if (err instanceof AccessDenied) throw new ProxyRefusal(401, err.message, 'Unauthorized', { 'www-authenticate': 'Bearer error="invalid_token"' });
       throw err;
     }
+    // The switch first: while it is off (or, in strict mode, unknown) kubectl hears the policy.
     const decision = await cliAccess(clusterId);
     if (!decision.allowed) throw new ProxyRefusal(410, decision.message, 'Gone');
+    const right = await rights.kubectl(clusterId, user);
+    if (!right.allowed) throw new ProxyRefusal(right.status, right.message, REASONS[right.status]);
     const tunnel = registry.get(clusterId);
     if (!tunnel) throw new ProxyRefusal(502, `cluster ${clusterId} has no connected tunnel agent; check that the agent runs and can reach the proxy`, 'BadGateway');
     return { tunnel, path: `${match[2] ?? '/'}${match[3] ?? ''}`, user };
@@ -170,15 +180,42 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
 
   let sweeping: Promise<void> | undefined;
   let again = false;
-  async function sweepOnce(): Promise<void> {
-    for (const tunnel of registry.all()) {
-      const decision = await cliAccess(tunnel.clusterId);
-      if (!decision.allowed && !tunnel.closed) {
-        app.log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
-        metrics.tunnelsClosedBySwitch.inc();
-        tunnel.close(decision.message, new ConnectError(decision.message, Code.Unavailable));
+  /** Closes a tunnel whose cluster was deleted or whose agent token was replaced; the agent's reconnect is then refused. */
+  function revokeTunnel(tunnel: Tunnel, reason: 'cluster_deleted' | 'agent_token_rotated'): void {
+    if (tunnel.closed) return;
+    const message =
+      reason === 'cluster_deleted' ? `cluster ${tunnel.clusterId} was deleted from the platform` : `the agent token of cluster ${tunnel.clusterId} was rotated`;
+    app.log.info({ clusterId: tunnel.clusterId, reason }, 'closing tunnel: its right ended');
+    metrics.closedByRevocation.inc({ what: 'tunnel', reason });
+    tunnel.close(message, new ConnectError(message, Code.Unauthenticated));
+  }
+
+  async function sweepTunnel(tunnel: Tunnel): Promise<void> {
+    // A store that cannot be read closes nothing here (requests are refused meanwhile in strict mode).
+    const cluster = await rights.cluster(tunnel.clusterId).catch(() => null);
+    if (cluster === undefined) return revokeTunnel(tunnel, 'cluster_deleted');
+    if (cluster !== null && cluster.agentTokenHash !== tunnel.agentTokenHash) return revokeTunnel(tunnel, 'agent_token_rotated');
+    const decision = await cliAccess(tunnel.clusterId);
+    if (!decision.allowed && !tunnel.closed) {
+      app.log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
+      metrics.tunnelsClosedBySwitch.inc();
+      tunnel.close(decision.message, new ConnectError(decision.message, Code.Unavailable));
+      return;
+    }
+    for (const subject of tunnel.subjects()) {
+      const right = await rights.kubectl(tunnel.clusterId, subject);
+      // Only a right that has ended closes streams; an unreadable store (503) leaves them be.
+      if (right.allowed || right.status === 503) continue;
+      const closed = tunnel.closeStreamsOf(subject, right.message);
+      if (closed > 0) {
+        app.log.info({ clusterId: tunnel.clusterId, subject, streams: closed }, 'closing streams: the subject lost access');
+        metrics.closedByRevocation.inc({ what: 'stream', reason: 'member' }, closed);
       }
     }
+  }
+
+  async function sweepOnce(): Promise<void> {
+    for (const tunnel of registry.all()) await sweepTunnel(tunnel);
   }
   /** Coalesces: at most one sweep runs, and one more follows if asked for meanwhile. */
   function sweep(): Promise<void> {
@@ -200,7 +237,21 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     })();
     return sweeping;
   }
-  const unsubscribe = flags.onChange(CLI_ACCESS_ENABLED, () => void sweep());
+  const unsubscribeFlags = flags.onChange(CLI_ACCESS_ENABLED, () => void sweep());
+  // A membership change, a deleted cluster or a rotated agent token: drop what it may have changed
+  // and re-check every live tunnel and stream against the store (a tunnel whose agent already came
+  // back with the new token compares equal and stays).
+  const unsubscribeAccess = flags.eventBus.subscribe(ACCESS_CHANGED_EVENT, {
+    event(event) {
+      if (!isAccessEvent(event)) return;
+      rights.forget(event);
+      void sweep();
+    },
+    resync() {
+      rights.forgetAll();
+      void sweep();
+    },
+  });
   const timer = setInterval(() => void sweep(), config.watchIntervalMs);
   timer.unref();
 
@@ -210,6 +261,7 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     registry,
     metrics,
     flags,
+    rights,
     sweep,
     async listen() {
       const url = await app.listen({ port: config.port, host: config.host });
@@ -224,7 +276,8 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     async close() {
       clearInterval(timer);
       await metricsServer?.close();
-      unsubscribe();
+      unsubscribeFlags();
+      unsubscribeAccess();
       for (const tunnel of registry.all()) tunnel.close('the proxy is shutting down', new ConnectError('the proxy is shutting down', Code.Unavailable));
       await new Promise<void>((resolve) => {
         if (!tunnelServer.listening) return resolve();

@@ -24,7 +24,7 @@ t.test("the agent's /readyz follows the tunnel; /healthz only says the process r
   const bad = await buildAgentApp(env('not-the-agent-token'), false);
   t.teardown(() => bad.close());
   await until('a refused attempt', () => (bad.agent.lastError ? true : undefined));
-  t.equal(bad.agent.lastError?.rawMessage, 'unknown agent token: register the cluster and use the token it returned');
+  t.equal(bad.agent.lastError?.rawMessage, 'unknown agent token: register the cluster (or rotate its token) and use the token it returned');
   const notReady = await bad.app.inject('/readyz');
   t.equal(notReady.statusCode, 503);
   t.match(notReady.json(), { connected: false });

@@ -1,6 +1,14 @@
-import type http from 'node:http';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import t from 'tap';
+import { forwardRequest, forwardUpgrade } from '../src/kube/forward.js';
+import { createMetrics } from '../src/metrics.js';
+import type { StreamHandlers, Tunnel, TunnelStream } from '../src/tunnel/tunnel.js';
 import { fakeApiServer, startStack } from './stack.js';
+
+const pairs = (raw: string[]): [string, string][] =>
+  raw.flatMap((v, i) => (i % 2 ? [] : [[v.toLowerCase(), raw[i + 1] as string] as [string, string]]));
 
 t.test('headers cross the tunnel as sent: repeats and order kept, hop headers and credentials dropped, the caller impersonated', async (t) => {
   let seen: string[] = [];
@@ -30,7 +38,6 @@ t.test('headers cross the tunnel as sent: repeats and order kept, hop headers an
   });
   res.resume();
   t.equal(res.statusCode, 200);
-  const pairs = (raw: string[]): [string, string][] => raw.flatMap((v, i) => (i % 2 ? [] : [[v.toLowerCase(), raw[i + 1] as string] as [string, string]]));
   const answered = pairs(res.rawHeaders);
   t.same(
     answered.filter(([n]) => n === 'warning' || n === 'x-trace').map(([, v]) => v),
@@ -45,4 +52,101 @@ t.test('headers cross the tunnel as sent: repeats and order kept, hop headers an
   t.ok(sent.some(([n, v]) => n === 'impersonate-user' && v === 'olivia'), 'the caller is impersonated');
   t.notOk(sent.some(([n]) => n === 'impersonate-group'), "the caller's own impersonation is dropped");
   t.notOk(sent.some(([n, v]) => n === 'authorization' && v.includes(token)), 'the kubeconfig token never reaches the cluster');
+});
+
+t.test("a caller's impersonation, request-header identity and credentials never reach the cluster", async (t) => {
+  let seen: string[] = [];
+  const apiUrl = await fakeApiServer(t, (req, res) => {
+    seen = req.rawHeaders;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  });
+  const stack = await startStack(t, { clusters: 0 });
+  const { id, token } = await stack.addCluster('spoof', apiUrl);
+
+  const req = stack.proxyRequest(id, '/api/v1/namespaces', token);
+  // Each is read by kube-apiserver as who the caller is (Impersonate-*, and X-Remote-* under
+  // request-header authentication) or as a credential of its own.
+  const forged: [string, string][] = [
+    ['Impersonate-Group', 'system:masters'],
+    ['Impersonate-Uid', '0'],
+    ['Impersonate-Extra-scopes', 'all'],
+    ['X-Remote-User', 'admin'],
+    ['X-Remote-Group', 'system:masters'],
+    ['X-Remote-Extra-foo', 'bar'],
+    ['Proxy-Authorization', 'Basic YWRtaW46YWRtaW4='],
+  ];
+  for (const [name, value] of forged) req.setHeader(name, value);
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    req.on('response', resolve);
+    req.on('error', reject);
+    req.end();
+  });
+  res.resume();
+  t.equal(res.statusCode, 200);
+
+  const sent = pairs(seen);
+  const impersonation = sent.filter(([n]) => n.startsWith('impersonate-'));
+  t.same(impersonation, [['impersonate-user', 'olivia']], 'exactly one impersonation header: the caller');
+  t.same(sent.filter(([n]) => n.startsWith('x-remote-')), [], 'no request-header identity');
+  t.same(sent.filter(([n]) => n === 'proxy-authorization'), [], 'no proxy credentials');
+  const credentials = sent.filter(([n]) => n === 'authorization');
+  t.same(credentials, [['authorization', 'Bearer agent-own-credential']], "only the agent's own credential");
+});
+
+/** A stand-in tunnel that records whether a stream was opened and fails it at once. */
+function recordingTunnel(): { tunnel: Tunnel; opened: string[] } {
+  const opened: string[] = [];
+  const open = (...args: unknown[]): TunnelStream => {
+    opened.push(args[2] as string);
+    queueMicrotask(() => (args.at(-1) as StreamHandlers).onError('no agent here'));
+    return { write: () => true, whenDrained() {}, end() {}, cancel() {}, pause() {}, resume() {} };
+  };
+  return { tunnel: { open } as unknown as Tunnel, opened };
+}
+
+const INJECTED = 'mallory-x\r\nImpersonate-Group: system:masters';
+
+t.test('a request whose headers cannot cross the tunnel gets a 400 Status, and no stream is opened', async (t) => {
+  const { tunnel, opened } = recordingTunnel();
+  const metrics = createMetrics(() => 0);
+  const server = http.createServer((req, res) => forwardRequest(tunnel, req, res, '/api', INJECTED, metrics));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
+  t.equal(res.status, 400);
+  t.equal(res.headers.get('content-type'), 'application/json');
+  const body: unknown = await res.json();
+  t.match(body, { kind: 'Status', status: 'Failure', code: 400, reason: 'BadRequest', message: /impersonate-user/ });
+  t.same(opened, [], 'nothing reached the tunnel');
+  t.match(await metrics.registry.getSingleMetricAsString('gsp_proxy_requests_total'), /kind="request",code="400"/);
+});
+
+t.test('an upgrade whose headers cannot cross the tunnel gets a 400 Status, and no stream is opened', async (t) => {
+  const { tunnel, opened } = recordingTunnel();
+  const metrics = createMetrics(() => 0);
+  const server = http.createServer();
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
+    forwardUpgrade(tunnel, req, socket, head, '/api', INJECTED, metrics),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const { port } = server.address() as AddressInfo;
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const headers = { connection: 'Upgrade', upgrade: 'websocket' };
+    const req = http.request({ port, host: '127.0.0.1', path: '/api', headers });
+    req.on('response', resolve);
+    req.on('upgrade', () => reject(new Error('upgraded')));
+    req.on('error', reject);
+    req.end();
+  });
+  let body = '';
+  for await (const chunk of res) body += String(chunk);
+  t.equal(res.statusCode, 400);
+  t.match(JSON.parse(body), { kind: 'Status', code: 400, reason: 'BadRequest' });
+  t.same(opened, [], 'nothing reached the tunnel');
+  t.match(await metrics.registry.getSingleMetricAsString('gsp_proxy_requests_total'), /kind="upgrade",code="400"/);
 });

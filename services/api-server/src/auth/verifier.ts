@@ -1,14 +1,17 @@
 import { createHash, createSecretKey } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import type { JWTPayload } from 'jose';
+import { hasControlCharacters } from '@gsp/platform-contract';
 
 export interface Principal {
+  /** `<issuer>#<sub>` for OIDC tokens, the plain `sub` for HS256 tokens; role bindings name this. */
   subject: string;
   claims: JWTPayload;
 }
 
 export interface VerifierOptions {
-  jwtSecret?: Uint8Array | undefined;
+  /** HS256 tokens (development and tests): signed with `secret`, `aud` must include `audience`. */
+  jwt?: { secret: Uint8Array; audience: string } | undefined;
   /** `jwksCooldownMs`: the least time between two key-set fetches triggered by unknown key ids. */
   oidc?: { issuerUrl: string; audience: string; jwksCooldownMs?: number } | undefined;
 }
@@ -62,7 +65,7 @@ export function createTokenVerifier(options: VerifierOptions): (token: string) =
   let discovery: Promise<Discovered> | undefined;
   const cache = new VerifiedTokenCache();
   // A KeyObject verifies faster than raw bytes, which jose would import on every call.
-  const secretKey = options.jwtSecret ? createSecretKey(options.jwtSecret) : undefined;
+  const hs256 = options.jwt ? { key: createSecretKey(options.jwt.secret), audience: options.jwt.audience } : undefined;
 
   function discover(issuerUrl: string, cooldownDuration: number): Promise<Discovered> {
     discovery ??= (async () => {
@@ -98,22 +101,50 @@ export function createTokenVerifier(options: VerifierOptions): (token: string) =
       throw new InvalidTokenError('the bearer token is not a JWT');
     }
     try {
-      let payload: JWTPayload;
-      if (alg === 'HS256' && secretKey) {
-        ({ payload } = await jwtVerify(token, secretKey, { algorithms: ['HS256'], clockTolerance: CLOCK_TOLERANCE_S }));
-      } else if (options.oidc && alg !== undefined && !alg.startsWith('HS') && alg !== 'none') {
-        const { issuer, jwks } = await discover(options.oidc.issuerUrl, options.oidc.jwksCooldownMs ?? 30_000);
-        ({ payload } = await jwtVerify(token, jwks, { issuer, audience: options.oidc.audience, clockTolerance: CLOCK_TOLERANCE_S }));
-      } else {
-        throw new InvalidTokenError(`tokens signed with ${alg ?? 'no algorithm'} are not accepted`);
+      // Every token must expire: without `exp` a leaked token would be valid forever.
+      const requiredClaims = ['exp'];
+      if (alg === 'HS256' && hs256) {
+        const { payload } = await jwtVerify(token, hs256.key, {
+          algorithms: ['HS256'],
+          audience: hs256.audience,
+          requiredClaims,
+          clockTolerance: CLOCK_TOLERANCE_S,
+        });
+        const sub = subjectOf(payload);
+        // `#` marks an OIDC subject; an HS256 token must not be able to name one.
+        if (sub.includes('#')) throw new InvalidTokenError('the subject of an HS256 token may not contain "#"');
+        return { subject: sub, claims: payload };
       }
-      if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('the token has no subject');
-      return { subject: payload.sub, claims: payload };
+      if (options.oidc && alg !== undefined && !alg.startsWith('HS') && alg !== 'none') {
+        const { issuer, jwks } = await discover(options.oidc.issuerUrl, options.oidc.jwksCooldownMs ?? 30_000);
+        const { payload } = await jwtVerify(token, jwks, {
+          issuer,
+          audience: options.oidc.audience,
+          requiredClaims,
+          clockTolerance: CLOCK_TOLERANCE_S,
+        });
+        // A `sub` is unique only within its issuer (OIDC Core 2). `<issuer>#<sub>` is the name
+        // kube-apiserver gives OIDC users too; jose has checked that `iss` is exactly `issuer`.
+        return { subject: `${issuer}#${subjectOf(payload)}`, claims: payload };
+      }
+      throw new InvalidTokenError(`tokens signed with ${alg ?? 'no algorithm'} are not accepted`);
     } catch (err) {
       if (err instanceof InvalidTokenError) throw err;
       if (err instanceof joseErrors.JWTExpired) throw new InvalidTokenError('the token has expired');
+      // Raised only after the signature checked out, so naming the claim tells the caller nothing secret.
+      if (err instanceof joseErrors.JWTClaimValidationFailed) {
+        const problem = err.reason === 'missing' ? 'missing' : 'not accepted';
+        throw new InvalidTokenError(`the token's "${err.claim}" claim is ${problem}`);
+      }
       if (err instanceof joseErrors.JOSEError) throw new InvalidTokenError('the token could not be verified');
       throw err;
     }
   }
+}
+
+function subjectOf(payload: JWTPayload): string {
+  if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('the token has no subject');
+  // The subject is written into role bindings and kubeconfigs and becomes Impersonate-User at a cluster.
+  if (hasControlCharacters(payload.sub)) throw new InvalidTokenError('the token\'s subject contains control characters');
+  return payload.sub;
 }

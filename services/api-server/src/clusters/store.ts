@@ -1,8 +1,11 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { ACCESS_CHANGED_EVENT, hashAgentToken, newAgentToken } from '@gsp/platform-contract';
+import type { AccessEvent } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { insertAudit } from '../audit/store.js';
+import { enqueueEvent } from '../outbox/enqueue.js';
 
 export interface Cluster {
   id: string;
@@ -12,8 +15,6 @@ export interface Cluster {
   createdAt: string;
 }
 
-export const hashAgentToken = (token: string): string => createHash('sha256').update(token).digest('hex');
-
 interface ClusterRow {
   id: string;
   org: string;
@@ -22,15 +23,16 @@ interface ClusterRow {
   created_at: Date;
 }
 
+const COLUMNS = 'id, org, name, created_by, created_at';
 const toCluster = (r: ClusterRow): Cluster => ({ id: r.id, org: r.org, name: r.name, createdBy: r.created_by, createdAt: r.created_at.toISOString() });
 
 export async function findCluster(db: Queryable, org: string, id: string): Promise<Cluster | undefined> {
-  const { rows } = await db.query<ClusterRow>('SELECT id, org, name, created_by, created_at FROM clusters WHERE org = $1 AND id = $2', [org, id]);
+  const { rows } = await db.query<ClusterRow>(`SELECT ${COLUMNS} FROM clusters WHERE org = $1 AND id = $2`, [org, id]);
   return rows[0] && toCluster(rows[0]);
 }
 
 export async function listClusters(db: Queryable, org: string): Promise<Cluster[]> {
-  const { rows } = await db.query<ClusterRow>('SELECT id, org, name, created_by, created_at FROM clusters WHERE org = $1 ORDER BY name', [org]);
+  const { rows } = await db.query<ClusterRow>(`SELECT ${COLUMNS} FROM clusters WHERE org = $1 ORDER BY name`, [org]);
   return rows.map(toCluster);
 }
 
@@ -39,11 +41,11 @@ export class DuplicateClusterError extends Error {}
 /** Registers a cluster; the agent token is returned once and only its hash is stored. */
 export async function registerCluster(pool: pg.Pool, org: string, name: string, actor: string, requestId: string): Promise<Cluster & { agentToken: string }> {
   const id = randomUUID();
-  const agentToken = `gspat_${randomBytes(32).toString('base64url')}`;
+  const agentToken = newAgentToken();
   try {
     return await withTransaction(pool, async (tx) => {
       const { rows } = await tx.query<ClusterRow>(
-        'INSERT INTO clusters (id, org, name, agent_token_hash, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING id, org, name, created_by, created_at',
+        `INSERT INTO clusters (id, org, name, agent_token_hash, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
         [id, org, name, hashAgentToken(agentToken), actor],
       );
       await insertAudit(tx, { action: 'clusters.registered', actor, resource: `cluster:${id}`, details: { org, name }, requestId });
@@ -55,11 +57,34 @@ export async function registerCluster(pool: pg.Pool, org: string, name: string, 
   }
 }
 
+/** The proxy closes the cluster's tunnel and refuses kubectl for it when this commits. */
 export async function deleteCluster(pool: pg.Pool, org: string, id: string, actor: string, requestId: string): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
     const { rowCount } = await tx.query('DELETE FROM clusters WHERE org = $1 AND id = $2', [org, id]);
     if (rowCount === 0) return false;
     await insertAudit(tx, { action: 'clusters.deleted', actor, resource: `cluster:${id}`, details: { org }, requestId });
+    const event: AccessEvent = { kind: 'cluster-deleted', org, clusterId: id, actor };
+    await enqueueEvent(tx, ACCESS_CHANGED_EVENT, `cluster:${id}`, event);
     return true;
+  });
+}
+
+/**
+ * Replaces the cluster's agent token; the new one is returned once. The old token stops
+ * authenticating at commit, and the proxy closes the tunnel it opened when the event arrives.
+ */
+export async function rotateAgentToken(pool: pg.Pool, org: string, id: string, actor: string, requestId: string): Promise<(Cluster & { agentToken: string }) | undefined> {
+  const agentToken = newAgentToken();
+  return withTransaction(pool, async (tx) => {
+    const { rows } = await tx.query<ClusterRow>(`UPDATE clusters SET agent_token_hash = $3 WHERE org = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+      org,
+      id,
+      hashAgentToken(agentToken),
+    ]);
+    if (!rows[0]) return undefined;
+    await insertAudit(tx, { action: 'clusters.agent_token.rotated', actor, resource: `cluster:${id}`, details: { org }, requestId });
+    const event: AccessEvent = { kind: 'agent-token-rotated', org, clusterId: id, actor };
+    await enqueueEvent(tx, ACCESS_CHANGED_EVENT, `cluster:${id}`, event);
+    return { ...toCluster(rows[0]), agentToken };
   });
 }

@@ -4,9 +4,8 @@ import type { FlagDefinition, FlagSource, FlagsClient } from '@gsp/flags-client'
 import { withTransaction } from '../db/tx.js';
 import type { Queryable } from '../db/tx.js';
 import { insertAudit } from '../audit/store.js';
-import { outboxChannel } from './relay.js';
-
-
+import { enqueueEvent } from '../outbox/enqueue.js';
+import { FLAG_UPDATED_EVENT } from '@gsp/platform-contract';
 
 export type FlagScope = { type: 'platform' } | { type: 'cluster'; org: string; clusterId: string };
 
@@ -37,8 +36,6 @@ export interface WriteRequest {
   requestId: string;
 }
 
-export const OUTBOX_EVENT = 'featureflags.updated';
-
 export function scopeKey(scope: FlagScope): string {
   return scope.type === 'platform' ? 'platform' : `cluster:${scope.clusterId}`;
 }
@@ -56,22 +53,6 @@ export class FlagService {
     private readonly envPins: ReadonlyMap<string, boolean>,
     private readonly platformId: string,
   ) {}
-
-  /**
-   * The relay's NOTIFY channel; the schema is fixed per pool, so it is looked up once, on the
-   * caller's own connection (a second pool connection could deadlock a full pool of writers).
-   */
-  private channel: Promise<string> | undefined;
-  private notifyChannel(db: Queryable): Promise<string> {
-    this.channel ??= db.query<{ schema: string }>('SELECT current_schema() AS schema').then(
-      (r) => outboxChannel(r.rows[0]!.schema),
-      (err: unknown) => {
-        this.channel = undefined;
-        throw err;
-      },
-    );
-    return this.channel;
-  }
 
   private async stored(db: Queryable, clusterId: string | undefined): Promise<StoredRow[]> {
     const { rows } = await db.query<StoredRow>('SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1', [clusterId ?? null]);
@@ -134,13 +115,7 @@ export class FlagService {
         details: { flag: req.flag.key, scope, value: req.value },
         requestId: req.requestId,
       });
-      await tx.query('INSERT INTO outbox_events (event_type, scope_key, payload) VALUES ($1, $2, $3)', [
-        OUTBOX_EVENT,
-        key,
-        JSON.stringify({ flag: req.flag.key, actor: req.actor, scope, value: req.value }),
-      ]);
-      // Delivered at commit: wakes the outbox relay within milliseconds.
-      await tx.query(`SELECT pg_notify($1, '')`, [await this.notifyChannel(tx)]);
+      await enqueueEvent(tx, FLAG_UPDATED_EVENT, key, { flag: req.flag.key, actor: req.actor, scope, value: req.value });
       const r = this.resolve(req.flag, await this.stored(tx, clusterId ?? undefined), clusterId ?? undefined);
       return { key: req.flag.key, scope: req.scope, value: req.value, effective: r.value, source: r.source, envPinned: r.envPinned };
     });

@@ -2,10 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { exportJWK, generateKeyPair, importPKCS8, SignJWT } from 'jose';
 import type { JWK } from 'jose';
+import { KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from '@gsp/platform-contract';
 
-/** The audience of kubeconfig tokens; the cluster proxy accepts no other. */
-export const KUBECONFIG_AUDIENCE = 'gsp-cluster-proxy';
-export const KUBECONFIG_ISSUER = 'gsp-api-server';
 
 export interface KubeconfigSigner {
   /** The public keys for `/.well-known/jwks.json`. */

@@ -1,11 +1,10 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import type pg from 'pg';
 import { createTokenVerifier, InvalidTokenError } from '../auth/verifier.js';
 import type { Principal, VerifierOptions } from '../auth/verifier.js';
-import { authorize, isPlatformAdmin, platformResource, tenantResource } from '../auth/permissions.js';
-import type { Permission, RoleBinding } from '../auth/permissions.js';
-import { Forbidden, NotFound, Unauthorized } from '../errors.js';
+import { authorize, hasControlCharacters, isPlatformAdmin, platformResource, readBindings, tenantResource } from '@gsp/platform-contract';
+import type { Permission, RoleBinding } from '@gsp/platform-contract';
+import { BadRequest, Forbidden, NotFound, Unauthorized } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,12 +32,6 @@ const REALM = 'Bearer realm="gsp-api"';
 export function actorOf(request: FastifyRequest): string {
   if (!request.principal) throw new Unauthorized('a bearer token is required');
   return request.principal.subject;
-}
-
-/** The subject's role bindings on the given resources (one indexed query). */
-export async function loadBindings(pool: pg.Pool, subject: string, resources: string[]): Promise<RoleBinding[]> {
-  const { rows } = await pool.query<RoleBinding>('SELECT role, resource FROM role_bindings WHERE subject = $1 AND resource = ANY($2)', [subject, resources]);
-  return rows;
 }
 
 export default fp<AuthPluginOptions>(
@@ -74,8 +67,10 @@ export default fp<AuthPluginOptions>(
         const principal = request.principal;
         if (!principal) throw new Unauthorized('a bearer token is required');
         const org = (request.params as { org?: string } | undefined)?.org;
+        // The permission check runs before params validation and reads the org from the database.
+        if (org !== undefined && hasControlCharacters(org)) throw new BadRequest('params/org must not contain control characters');
         const resources = org === undefined ? [platform] : [platform, tenantResource(org)];
-        const bindings = await loadBindings(app.pg, principal.subject, resources);
+        const bindings = await readBindings(app.pg, principal.subject, resources);
         request.bindings = bindings;
         if (!authorize(bindings, opts.platformId, permission, org)) {
           throw new Forbidden(org === undefined ? `this requires the platform admin role` : `this requires permission ${permission} in tenant ${org}`);

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { createFlagsClient } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import { FlagService } from '../flags/service.js';
-import { OutboxRelay } from '../flags/relay.js';
+import { OutboxRelay } from '../outbox/relay.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

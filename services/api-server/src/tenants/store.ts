@@ -1,9 +1,10 @@
 import type pg from 'pg';
+import { ACCESS_CHANGED_EVENT, tenantResource } from '@gsp/platform-contract';
+import type { AccessEvent, TenantRole } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { insertAudit } from '../audit/store.js';
-import { tenantResource } from '../auth/permissions.js';
-import type { TenantRole } from '../auth/permissions.js';
+import { enqueueEvent } from '../outbox/enqueue.js';
 
 export interface Member {
   subject: string;
@@ -13,6 +14,12 @@ export interface Member {
 export async function listMembers(db: Queryable, org: string): Promise<Member[]> {
   const { rows } = await db.query<Member>('SELECT subject, role FROM role_bindings WHERE resource = $1 ORDER BY subject', [tenantResource(org)]);
   return rows;
+}
+
+/** Every membership change is announced: the proxy drops what it cached and re-checks the subject's live streams. */
+function announce(tx: Queryable, org: string, subject: string, role: TenantRole | null, actor: string): Promise<void> {
+  const event: AccessEvent = { kind: 'member', org, subject, role, actor };
+  return enqueueEvent(tx, ACCESS_CHANGED_EVENT, tenantResource(org), event);
 }
 
 /** Sets a member's role, creating the tenant on its first member. */
@@ -25,6 +32,7 @@ export async function putMember(pool: pg.Pool, org: string, member: Member, acto
       [member.subject, tenantResource(org), member.role],
     );
     await insertAudit(tx, { action: 'tenants.members.set', actor, resource: tenantResource(org), details: { ...member }, requestId });
+    await announce(tx, org, member.subject, member.role, actor);
   });
 }
 
@@ -33,6 +41,7 @@ export async function deleteMember(pool: pg.Pool, org: string, subject: string, 
     const { rowCount } = await tx.query('DELETE FROM role_bindings WHERE subject = $1 AND resource = $2', [subject, tenantResource(org)]);
     if (rowCount === 0) return false;
     await insertAudit(tx, { action: 'tenants.members.removed', actor, resource: tenantResource(org), details: { subject }, requestId });
+    await announce(tx, org, subject, null, actor);
     return true;
   });
 }

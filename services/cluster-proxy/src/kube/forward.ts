@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { drainingWriter, fromHeaderBlock, toHeaderBlock, Valve } from '@gsp/tunnel-proto';
+import { drainingWriter, fromHeaderBlock, HeaderBlockError, toHeaderBlock, Valve } from '@gsp/tunnel-proto';
 import type { Tunnel, TunnelStream } from '../tunnel/tunnel.js';
 import type { ProxyMetrics } from '../metrics.js';
 
@@ -9,19 +9,38 @@ import type { ProxyMetrics } from '../metrics.js';
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization']);
 
 /**
+ * Who the caller is, as kube-apiserver reads it: impersonation, and request-header authentication
+ * (X-Remote-User, X-Remote-Group, X-Remote-Extra-*). Only the proxy says who the caller is.
+ */
+const IDENTITY_PREFIXES = ['impersonate-', 'x-remote-'];
+
+/**
  * The request's headers for the agent as a header block: no hop headers, no caller-chosen
- * impersonation, the caller as Impersonate-User. `raw` is Node's `rawHeaders`.
+ * identity, the caller as Impersonate-User. `raw` is Node's `rawHeaders`. Throws
+ * HeaderBlockError when a header (the subject, say) cannot cross the tunnel as it is.
  */
 export function requestHeaders(raw: readonly string[], user: string, upgrade: string | undefined): string {
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] as string).toLowerCase();
-    if (HOP.has(name) || name.startsWith('impersonate-')) continue;
+    if (HOP.has(name) || IDENTITY_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     out.push(name, raw[i + 1] as string);
   }
   if (upgrade !== undefined) out.push('connection', 'Upgrade', 'upgrade', upgrade);
   out.push('impersonate-user', user);
   return toHeaderBlock(out);
+}
+
+type Encoded = { headers: string } | { refusal: string };
+
+/** `requestHeaders`, or a 400 `Status` body when they cannot cross the tunnel: the caller's error, not the proxy's. */
+function encodeRequestHeaders(raw: readonly string[], user: string, upgrade: string | undefined): Encoded {
+  try {
+    return { headers: requestHeaders(raw, user, upgrade) };
+  } catch (err) {
+    if (!(err instanceof HeaderBlockError)) throw err;
+    return { refusal: JSON.stringify(status(400, `the request cannot be forwarded: ${err.message}`, 'BadRequest')) };
+  }
 }
 
 /** The answer's headers as a flat `[name, value, ...]` list (what `writeHead` takes as is), without hop headers. */
@@ -64,6 +83,14 @@ function feed(source: NodeJS.ReadableStream, stream: TunnelStream, valve: Valve)
 
 /** Forwards a plain request through the tunnel and streams the answer back. */
 export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: ServerResponse, path: string, user: string, metrics: ProxyMetrics): void {
+  const encoded = encodeRequestHeaders(req.rawHeaders, user, undefined);
+  if ('refusal' in encoded) {
+    metrics.requests.inc({ kind: 'request', code: 400 });
+    // Exactly `application/json`, as kube-apiserver sends (see the proxy's own refusals).
+    res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(encoded.refusal) });
+    res.end(encoded.refusal);
+    return;
+  }
   let finished = false;
   const write = answerWriter(() => stream, metrics);
   // RFC 9112 6.3: a request has a body only with Content-Length or Transfer-Encoding.
@@ -75,7 +102,7 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
         () => req.resume(),
       )
     : undefined;
-  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, undefined), !hasBody, {
+  const stream = tunnel.open(req.method ?? 'GET', path, encoded.headers, !hasBody, user, {
     onResponse(status, headers) {
       res.writeHead(status, responseHeaders(headers, false));
       // The body usually follows in the same batch of frames: hold the socket until the batch
@@ -115,6 +142,14 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
 
 /** Forwards an upgrade (kubectl exec, attach, port-forward over WebSocket) as raw bytes after the 101. */
 export function forwardUpgrade(tunnel: Tunnel, req: IncomingMessage, socket: Duplex, head: Buffer, path: string, user: string, metrics: ProxyMetrics): void {
+  const encoded = encodeRequestHeaders(req.rawHeaders, user, req.headers.upgrade ?? 'websocket');
+  if ('refusal' in encoded) {
+    metrics.requests.inc({ kind: 'upgrade', code: 400 });
+    const length = Buffer.byteLength(encoded.refusal);
+    const status400 = `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${length}`;
+    socket.end(`${status400}\r\nconnection: close\r\n\r\n${encoded.refusal}`);
+    return;
+  }
   let answered = false;
   let finished = false;
   const write = answerWriter(() => stream, metrics);
@@ -122,7 +157,7 @@ export function forwardUpgrade(tunnel: Tunnel, req: IncomingMessage, socket: Dup
     () => socket.pause(),
     () => socket.resume(),
   );
-  const stream = tunnel.open(req.method ?? 'GET', path, requestHeaders(req.rawHeaders, user, req.headers.upgrade ?? 'websocket'), false, {
+  const stream = tunnel.open(req.method ?? 'GET', path, encoded.headers, false, user, {
     onResponse(code, headers) {
       answered = true;
       const upgraded = code === 101;

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
+import { clusterOfAgentToken, hashAgentToken } from '@gsp/platform-contract';
 import { codeLabel, TunnelService } from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
@@ -18,17 +18,17 @@ export interface TunnelServiceOptions {
   metrics: ProxyMetrics;
 }
 
-const hashAgentToken = (token: string): string => createHash('sha256').update(token).digest('hex');
-
-async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<string> {
+/** The cluster the agent's token opens, and the token's hash (a rotation makes the tunnel stale). */
+async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<{ clusterId: string; tokenHash: string }> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.requestHeader.get('authorization') ?? '');
   if (!match?.[1]) throw new ConnectError('an agent token is required (authorization: Bearer <token>)', Code.Unauthenticated);
-  const { rows } = await pool.query<{ id: string }>('SELECT id FROM clusters WHERE agent_token_hash = $1', [hashAgentToken(match[1])]);
-  const id = rows[0]?.id;
-  if (id === undefined) throw new ConnectError('unknown agent token: register the cluster and use the token it returned', Code.Unauthenticated);
+  const cluster = await clusterOfAgentToken(pool, match[1]);
+  if (cluster === undefined) {
+    throw new ConnectError('unknown agent token: register the cluster (or rotate its token) and use the token it returned', Code.Unauthenticated);
+  }
   const claimed = ctx.requestHeader.get('x-gsp-cluster-id');
-  if (claimed && claimed !== id) throw new ConnectError(`the agent token belongs to another cluster than ${claimed}`, Code.PermissionDenied);
-  return id;
+  if (claimed && claimed !== cluster.id) throw new ConnectError(`the agent token belongs to another cluster than ${claimed}`, Code.PermissionDenied);
+  return { clusterId: cluster.id, tokenHash: hashAgentToken(match[1]) };
 }
 
 export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter) => void {
@@ -36,8 +36,9 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
     router.service(TunnelService, {
       async *connect(requests: AsyncIterable<AgentMessage>, ctx: HandlerContext): AsyncIterable<MessageInitShape<typeof ProxyMessageSchema>> {
         let clusterId: string;
+        let tokenHash: string;
         try {
-          clusterId = await authenticate(opts.pool, ctx);
+          ({ clusterId, tokenHash } = await authenticate(opts.pool, ctx));
         } catch (err) {
           opts.metrics.tunnelConnections.inc({ result: err instanceof ConnectError ? codeLabel(Code[err.code]) : 'error' });
           throw err;
@@ -49,7 +50,7 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         }
         opts.metrics.tunnelConnections.inc({ result: 'accepted' });
 
-        const tunnel = new Tunnel(clusterId);
+        const tunnel = new Tunnel(clusterId, tokenHash);
         opts.registry.add(tunnel);
         opts.log.info({ clusterId }, 'tunnel connected');
         const onAbort = () => tunnel.close('the agent disconnected');

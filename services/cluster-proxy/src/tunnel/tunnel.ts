@@ -28,16 +28,25 @@ export interface TunnelStream {
   resume(): void;
 }
 
+/** A stream's handlers and the subject it was opened for (whose rights it lives on). */
+interface OpenStream extends StreamHandlers {
+  subject: string;
+}
+
 /** One connected agent: many kubectl requests multiplexed over its bidi stream. */
 export class Tunnel {
   /** Frames for the agent, sent in batches (one `ProxyMessage` each). */
   readonly outgoing = new BatchQueue<ProxyFrameInit>({ sizeOf: frameDataBytes });
-  private readonly streams = new Map<number, StreamHandlers>();
+  private readonly streams = new Map<number, OpenStream>();
   private nextId = 1;
   private closedWith: string | undefined;
   readonly connectedAt = Date.now();
 
-  constructor(readonly clusterId: string) {}
+  /** `agentTokenHash`: the token the agent authenticated with; a rotation makes it stale. */
+  constructor(
+    readonly clusterId: string,
+    readonly agentTokenHash: string,
+  ) {}
 
   get closed(): boolean {
     return this.closedWith !== undefined;
@@ -47,15 +56,35 @@ export class Tunnel {
     return this.streams.size;
   }
 
-  /** `end`: the request has no body (then `write` and `end` must not be called). */
-  open(method: string, path: string, headers: string, end: boolean, handlers: StreamHandlers): TunnelStream {
+  /** The subjects of the live streams. */
+  subjects(): Set<string> {
+    const subjects = new Set<string>();
+    for (const s of this.streams.values()) subjects.add(s.subject);
+    return subjects;
+  }
+
+  /** Ends every live stream of `subject` (a watch, logs, exec) whose right to the cluster has ended. */
+  closeStreamsOf(subject: string, reason: string): number {
+    let closed = 0;
+    for (const [streamId, s] of this.streams) {
+      if (s.subject !== subject) continue;
+      this.streams.delete(streamId);
+      this.outgoing.push({ streamId, kind: { case: 'cancel', value: {} } });
+      s.onError(reason);
+      closed += 1;
+    }
+    return closed;
+  }
+
+  /** `end`: the request has no body (then `write` and `end` must not be called). `subject`: whose request it is. */
+  open(method: string, path: string, headers: string, end: boolean, subject: string, handlers: StreamHandlers): TunnelStream {
     const streamId = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     if (this.closedWith !== undefined) {
       queueMicrotask(() => handlers.onError(this.closedWith ?? 'tunnel closed'));
       return { write: () => true, whenDrained() {}, end() {}, cancel() {}, pause() {}, resume() {} };
     }
-    this.streams.set(streamId, handlers);
+    this.streams.set(streamId, { ...handlers, subject });
     this.outgoing.push({ streamId, kind: { case: 'open', value: { method, path, headers, end } } });
     return {
       write: (chunk) => {

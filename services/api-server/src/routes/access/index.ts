@@ -6,8 +6,8 @@ import { Gone, NotFound } from '../../errors.js';
 import { actorOf } from '../../plugins/auth.js';
 import { renderKubeconfig } from '../../kubeconfig/signer.js';
 import type { KubeconfigSigner } from '../../kubeconfig/signer.js';
+import { CLI_ACCESS_DISABLED, KUBECTL_PERMISSION } from '@gsp/platform-contract';
 
-export const CLI_ACCESS_DISABLED = 'CLI access is disabled by platform policy';
 
 export interface AccessRoutesOptions {
   proxyPublicUrl: string;
@@ -42,7 +42,7 @@ const accessRoutes: FastifyPluginAsyncTypebox<AccessRoutesOptions> = async (app,
   app.get(
     '/api/v1/tenants/:org/clusters/:id/kubeconfig',
     {
-      config: { permission: 'clusters.register' },
+      config: { permission: KUBECTL_PERMISSION },
       schema: { tags, params: ClusterParams, description: 'A kubeconfig (application/yaml) with a short-lived token for the caller.', response: { ...problemResponses, 410: Type.Ref('Problem') } },
     },
     async (request, reply) => {

@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Forbidden } from '../../errors.js';
-import { isPlatformAdmin, platformResource, tenantResource, tenantRole } from '../../auth/permissions.js';
-import { actorOf, loadBindings } from '../../plugins/auth.js';
+import { isPlatformAdmin, platformResource, readBindings, tenantResource, tenantRole } from '@gsp/platform-contract';
+import { actorOf } from '../../plugins/auth.js';
 import { findCluster } from '../../clusters/store.js';
 import { ifNoneMatchMatches, OfrepRequestError, parseContext, requestContext, strongEtag, toEvaluationSuccess } from './evaluation.js';
 import type { OfrepContext } from './evaluation.js';
@@ -55,7 +55,7 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
   /** A context naming a tenant needs a role in it; one naming a cluster needs that cluster to exist there. */
   const checkAccess = async (request: FastifyRequest, context: OfrepContext): Promise<void> => {
     if (context.org === undefined) return;
-    const rows = await loadBindings(app.pg, actorOf(request), [platformResource(platformId), tenantResource(context.org)]);
+    const rows = await readBindings(app.pg, actorOf(request), [platformResource(platformId), tenantResource(context.org)]);
     if (!isPlatformAdmin(rows, platformId) && tenantRole(rows, context.org) === undefined) throw new Forbidden(`no role in tenant ${context.org}`);
     if (context.clusterId !== undefined && !(await findCluster(app.pg, context.org, context.clusterId))) {
       throw new OfrepRequestError(400, 'INVALID_CONTEXT', `cluster ${context.clusterId} does not exist in tenant ${context.org}`);

@@ -2,13 +2,13 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../plugins/auth.js';
 import { Conflict, NotFound } from '../../errors.js';
-import { ClusterParams, Dns1123Label, OrgParams, problemResponses } from '../../schemas.js';
+import { ClusterParams, Dns1123Label, OrgParams, problemResponses, Subject } from '../../schemas.js';
 import { deleteMember, listMembers, putMember } from '../../tenants/store.js';
-import { deleteCluster, DuplicateClusterError, findCluster, listClusters, registerCluster } from '../../clusters/store.js';
+import { deleteCluster, DuplicateClusterError, findCluster, listClusters, registerCluster, rotateAgentToken } from '../../clusters/store.js';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
 const Member = Type.Object({ subject: Type.String(), role: Role });
-const MemberParams = Type.Object({ org: Dns1123Label, subject: Type.String({ minLength: 1, maxLength: 255 }) });
+const MemberParams = Type.Object({ org: Dns1123Label, subject: Subject });
 const ClusterSchema = Type.Object({ id: Type.String(), name: Type.String(), org: Type.String(), createdBy: Type.String(), createdAt: Type.String() });
 
 const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -89,6 +89,24 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
       }
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/v1/tenants/:org/clusters/:id/agent-token',
+    {
+      config: { permission: 'clusters.register' },
+      schema: {
+        tags,
+        params: ClusterParams,
+        description: 'Replaces the agent token: the new one is shown once; the old one stops working and its live tunnel is closed.',
+        response: { 200: Type.Object({ ...ClusterSchema.properties, agentToken: Type.String({ description: 'shown once; only its hash is stored' }) }), ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const cluster = await rotateAgentToken(app.pg, request.params.org, request.params.id, actorOf(request), request.id);
+      if (!cluster) throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
+      return reply.header('cache-control', 'no-store').send(cluster);
     },
   );
 };

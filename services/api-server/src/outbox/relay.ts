@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { FlagEvent, FlagEventBus } from '@gsp/flags-client';
+import { OUTBOX_CHANNEL_PREFIX } from './enqueue.js';
+import type { EventBus } from '@gsp/flags-client';
 
 export interface RelayLogger {
   warn(obj: object, msg: string): void;
@@ -8,7 +9,7 @@ export interface RelayLogger {
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;
-  bus: FlagEventBus;
+  bus: EventBus;
   log: RelayLogger;
   /** Safety-net poll; NOTIFY normally wakes the relay within milliseconds. */
   pollIntervalMs?: number;
@@ -16,7 +17,7 @@ export interface OutboxRelayOptions {
 }
 
 /** The NOTIFY channel of the outbox in the current schema (schemas do not share relays). */
-export const outboxChannel = (schema: string): string => `featureflags_outbox_${schema}`.slice(0, 63);
+export const outboxChannel = (schema: string): string => `${OUTBOX_CHANNEL_PREFIX}${schema}`.slice(0, 63);
 
 /**
  * Publishes committed outbox events in id order and marks them delivered (at least once).
@@ -121,12 +122,12 @@ export class OutboxRelay {
         await client.query('ROLLBACK');
         return 'busy';
       }
-      const { rows } = await client.query<{ id: string; payload: Omit<FlagEvent, 'id'> }>(
-        'SELECT id, payload FROM outbox_events WHERE delivered_at IS NULL ORDER BY id LIMIT $1',
+      const { rows } = await client.query<{ id: string; event_type: string; payload: object }>(
+        'SELECT id, event_type, payload FROM outbox_events WHERE delivered_at IS NULL ORDER BY id LIMIT $1',
         [this.batchSize],
       );
       for (const row of rows) {
-        await this.options.bus.publish({ ...row.payload, id: row.id });
+        await this.options.bus.publish(row.event_type, { ...row.payload, id: row.id });
         await client.query('UPDATE outbox_events SET delivered_at = now() WHERE id = $1 AND delivered_at IS NULL', [row.id]);
       }
       await client.query('COMMIT');

@@ -1,4 +1,4 @@
-/** Permissions a route can require. */
+/** Permissions on the platform API; the proxy checks `KUBECTL_PERMISSION` on every kubectl request. */
 export type Permission =
   | 'platform.admin'
   | 'tenant.read'
@@ -41,3 +41,6 @@ export function authorize(bindings: readonly RoleBinding[], platformId: string, 
   const role = tenantRole(bindings, org);
   return role !== undefined && TENANT_ROLE_PERMISSIONS[role].includes(permission);
 }
+
+/** Downloading a kubeconfig and using it: tenant admins and operators (and platform admins). */
+export const KUBECTL_PERMISSION: Permission = 'clusters.register';

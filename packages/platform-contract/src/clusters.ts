@@ -1,0 +1,46 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { QueryResult, QueryResultRow } from 'pg';
+import type { RoleBinding } from './permissions.js';
+
+/** A `pg.Pool`, a pool client or a transaction: anything that runs one query. */
+export interface Queryable {
+  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/** Agent tokens are shown once at registration or rotation; only this hash is stored. */
+export const hashAgentToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export const newAgentToken = (): string => `gspat_${randomBytes(32).toString('base64url')}`;
+
+/** The cluster an agent token opens, if any. */
+export async function clusterOfAgentToken(db: Queryable, token: string): Promise<{ id: string; org: string } | undefined> {
+  const { rows } = await db.query<{ id: string; org: string }>('SELECT id, org FROM clusters WHERE agent_token_hash = $1', [
+    hashAgentToken(token),
+  ]);
+  return rows[0];
+}
+
+/** What the proxy must know of a cluster to keep serving it: its tenant and its current agent token. */
+export interface ClusterState {
+  org: string;
+  agentTokenHash: string;
+}
+
+/** `undefined` once the cluster is deleted. */
+export async function readClusterState(db: Queryable, clusterId: string): Promise<ClusterState | undefined> {
+  const { rows } = await db.query<{ org: string; agent_token_hash: string }>(
+    'SELECT org, agent_token_hash FROM clusters WHERE id = $1',
+    [clusterId],
+  );
+  const row = rows[0];
+  return row && { org: row.org, agentTokenHash: row.agent_token_hash };
+}
+
+/** A subject's role bindings on the given resources (one indexed query). */
+export async function readBindings(db: Queryable, subject: string, resources: readonly string[]): Promise<RoleBinding[]> {
+  const { rows } = await db.query<RoleBinding>('SELECT role, resource FROM role_bindings WHERE subject = $1 AND resource = ANY($2)', [
+    subject,
+    resources,
+  ]);
+  return rows;
+}

@@ -1,0 +1,17 @@
+export { CLI_ACCESS_DISABLED, KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from './kubeconfig.js';
+export { CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS_PATTERN, hasControlCharacters } from './identifiers.js';
+export {
+  KUBECTL_PERMISSION,
+  PLATFORM_ADMIN_ROLE,
+  TENANT_ROLES,
+  authorize,
+  isPlatformAdmin,
+  platformResource,
+  tenantResource,
+  tenantRole,
+} from './permissions.js';
+export type { Permission, RoleBinding, TenantRole } from './permissions.js';
+export { clusterOfAgentToken, hashAgentToken, newAgentToken, readBindings, readClusterState } from './clusters.js';
+export type { ClusterState, Queryable } from './clusters.js';
+export { ACCESS_CHANGED_EVENT, FLAG_UPDATED_EVENT, isAccessEvent, isFlagEvent } from './events.js';
+export type { AccessChange, AccessEvent, FlagEvent, FlagEventScope } from './events.js';
