@@ -11,3 +11,5 @@ export { serveMetrics } from './metrics.js';
 export type { MetricsSource } from './metrics.js';
 export { LoadingCache } from './cache.js';
 export type { CachedValue, LoadingCacheOptions } from './cache.js';
+export { applyHttpTimeouts, httpTimeouts } from './http.js';
+export type { HttpTimeouts } from './http.js';
