@@ -26,12 +26,23 @@ export function httpTimeouts(env: Env): HttpTimeouts {
   };
 }
 
-/** Applies `t` to a Node HTTP(S) server (what Fastify's `serverFactory` returns, or `app.server`). */
+/**
+ * Applies `t` to a Node HTTP(S) server (what Fastify's `serverFactory` returns, or `app.server`),
+ * before it listens.
+ */
 export function applyHttpTimeouts(
-  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number },
+  server: {
+    headersTimeout: number;
+    requestTimeout: number;
+    keepAliveTimeout: number;
+    connectionsCheckingInterval?: number;
+  },
   t: HttpTimeouts,
 ): void {
   server.headersTimeout = t.headersTimeoutMs;
   server.requestTimeout = t.requestTimeoutMs;
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
+  // Node looks for expired requests only this often (30 s by default, read when listening starts),
+  // so a stalled client would otherwise hold its connection up to 30 s past the timeout.
+  server.connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(t.headersTimeoutMs / 4)));
 }

@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { describeValidation } from './validation.js';
+import type { FieldError } from './validation.js';
 
 export interface Problem {
   type: string;
@@ -8,36 +10,101 @@ export interface Problem {
   status: number;
   detail: string;
   requestId: string;
+  /** On a 400 for bad input: each field that failed, with its JSON Pointer (RFC 9457 §3's extension member). */
+  errors?: FieldError[];
 }
+
+/** `Retry-After` of a 503 unless the service says otherwise: long enough for a timeout to pass. */
+const DEFAULT_RETRY_AFTER_SECONDS = 2;
 
 function slug(status: number): string {
   return (STATUS_CODES[status] ?? 'error').toLowerCase().replace(/[^a-z0-9]+/g, '-');
 }
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, status: number, detail: string): FastifyReply {
-  const problem: Problem = { type: `urn:gsp:problem:${slug(status)}`, title: STATUS_CODES[status] ?? 'Error', status, detail, requestId: request.id };
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  detail: string,
+  errors?: readonly FieldError[],
+): FastifyReply {
+  const title = STATUS_CODES[status] ?? 'Error';
+  const problem: Problem = { type: `urn:gsp:problem:${slug(status)}`, title, status, detail, requestId: request.id };
+  if (errors !== undefined && errors.length > 0) problem.errors = [...errors];
+  // A 503 is temporary by definition: say when to come back.
+  if (status === 503 && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
+  }
   return reply.code(status).type('application/problem+json').send(problem);
+}
+
+/**
+ * A request refused by a check of the service's own rather than by its schema (one that must run
+ * before the schema does): answered like a schema failure, 400 with `errors`.
+ */
+export class InvalidRequestError extends Error {
+  readonly statusCode = 400;
+  readonly code = 'ERR_INVALID_REQUEST';
+  readonly errors: readonly FieldError[];
+
+  constructor(errors: readonly FieldError[]) {
+    super(errors.map((e) => e.detail).join('; '));
+    this.name = 'InvalidRequestError';
+    this.errors = errors;
+  }
 }
 
 export interface ProblemsOptions {
   /** The code prefix of the service's own errors (`API_`, `CP_`): their 5xx messages are written for clients. */
   ownCodePrefix: string;
+  /**
+   * Recognises an error that means a dependency is unavailable or too slow (a refused connection,
+   * a timeout) and returns what to tell the client: answered 503 with `Retry-After` instead of 500.
+   */
+  unavailable?: ((error: Error) => string | undefined) | undefined;
+  /** `Retry-After` of every 503, in seconds. Default 2. */
+  retryAfterSeconds?: number | undefined;
 }
+
+const SCHEMA_PARTS = new Set(['body', 'params', 'querystring', 'headers']);
 
 /** Renders every error as RFC 9457 problem+json; 5xx details stay in the log, never in the body. */
 export const problems = fp<ProblemsOptions>(
   async (app, opts) => {
+    const retryAfter = String(opts.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
+    if (!/^\d+$/.test(retryAfter)) {
+      throw new Error(`problems: retryAfterSeconds must be a whole number of seconds, got ${retryAfter}`);
+    }
+
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      let status = error.validation ? 400 : (error.statusCode ?? 500);
+      if (error.validation) {
+        const part = error.validationContext ?? 'body';
+        const route = request.routeOptions.schema as Record<string, unknown> | undefined;
+        const errors = describeValidation(error.validation, part, SCHEMA_PARTS.has(part) ? route?.[part] : undefined);
+        const detail = errors.length > 0 ? errors.map((e) => e.detail).join('; ') : error.message;
+        return sendProblem(request, reply, 400, detail, errors);
+      }
+      if (error instanceof InvalidRequestError) return sendProblem(request, reply, 400, error.message, error.errors);
+      // Kubernetes clients put the HTTP status in `code`; only a string can be one of our codes.
+      const code = typeof error.code === 'string' ? error.code : '';
+      let status = error.statusCode ?? 500;
       if (status < 400 || status > 599) status = 500;
       if (status >= 500) {
+        const unavailable = opts.unavailable?.(error);
+        if (unavailable !== undefined) {
+          request.log.warn({ err: { message: error.message, code: error.code } }, 'dependency unavailable');
+          if (!reply.hasHeader('retry-after')) reply.header('retry-after', retryAfter);
+          return sendProblem(request, reply, 503, unavailable);
+        }
         request.log.error({ err: error }, 'request failed');
+        // A 503 is temporary by definition: say when to come back, unless the route already did.
+        if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', retryAfter);
         // Our own declared errors carry messages written for clients; anything else may leak internals.
-        if (!error.code?.startsWith(opts.ownCodePrefix)) {
+        if (!code.startsWith(opts.ownCodePrefix)) {
           return sendProblem(request, reply, status, `The server could not complete the request; quote request id ${request.id} when reporting it.`);
         }
       }
-      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
         return sendProblem(request, reply, 415, `send the body as application/json (got ${request.headers['content-type'] ?? 'no content type'})`);
       }
       return sendProblem(request, reply, status, error.message);

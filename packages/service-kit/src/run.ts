@@ -5,18 +5,37 @@ export interface RunningService {
   log?: { info(obj: object, msg: string): void };
 }
 
+export interface RunServiceOptions<C> {
+  /**
+   * The ports the service listens on, by the variable each came from (`{ PORT: config.port }`):
+   * a port that cannot be bound at start is reported as that variable's configuration error.
+   */
+  ports?: (config: C) => Readonly<Record<string, number>>;
+}
+
 /** How long a shutdown may take before the process gives up on it and exits with 1. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /**
- * The life of a service process: load the configuration (a ConfigError is printed as
- * `<name>: invalid configuration: <message>`, without a stack, and exits with 1), start, and
- * on SIGINT or SIGTERM close and exit with 0 (1 when closing fails or outlasts 10 s).
+ * The life of a service process: load the configuration and start (a ConfigError, or a port of
+ * `options.ports` that is busy or not permitted, is printed as `<name>: invalid configuration:
+ * <message>`, without a stack, and exits with 1), and on SIGINT or SIGTERM close and exit with 0
+ * (1 when closing fails or outlasts 10 s).
  */
-export async function runService<C>(name: string, load: () => C, start: (config: C) => Promise<RunningService>): Promise<void> {
-  let config: C;
+export async function runService<C>(
+  name: string,
+  load: () => C,
+  start: (config: C) => Promise<RunningService>,
+  options: RunServiceOptions<C> = {},
+): Promise<void> {
+  let service: RunningService;
   try {
-    config = load();
+    const config = load();
+    const ports = options.ports?.(config) ?? {};
+    checkDistinctPorts(ports);
+    service = await start(config).catch((err: unknown) => {
+      throw bindError(err, ports) ?? err;
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`${name}: invalid configuration: ${err.message}`);
@@ -24,7 +43,6 @@ export async function runService<C>(name: string, load: () => C, start: (config:
     }
     throw err;
   }
-  const service = await start(config);
   let closing = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -38,4 +56,28 @@ export async function runService<C>(name: string, load: () => C, start: (config:
       );
     });
   }
+}
+
+/** Two variables naming one port would fail at the second listen: say so before starting. */
+function checkDistinctPorts(ports: Readonly<Record<string, number>>): void {
+  const seen = new Map<number, string>();
+  for (const [variable, port] of Object.entries(ports)) {
+    const other = seen.get(port);
+    // Port 0 asks the system for a free port each time, so it may repeat.
+    if (other !== undefined && port !== 0) throw new ConfigError(variable, `must differ from ${other} (both are ${port})`);
+    seen.set(port, variable);
+  }
+}
+
+/** A listen that failed on a port of `ports` as the ConfigError of its variable; undefined for anything else. */
+function bindError(err: unknown, ports: Readonly<Record<string, number>>): ConfigError | undefined {
+  const e = err as Partial<NodeJS.ErrnoException> & { address?: unknown; port?: unknown };
+  if (e?.syscall !== 'listen' || typeof e.port !== 'number') return undefined;
+  const variable = Object.entries(ports).find(([, port]) => port === e.port)?.[0];
+  if (variable === undefined) return undefined;
+  const host = typeof e.address === 'string' ? e.address : '';
+  const where = `${host.includes(':') ? `[${host}]` : host}:${e.port}`;
+  if (e.code === 'EADDRINUSE') return new ConfigError(variable, `${where} is already in use`);
+  if (e.code === 'EACCES') return new ConfigError(variable, `${where} may not be bound by this user (below 1024 needs privileges)`);
+  return undefined;
 }

@@ -1,0 +1,237 @@
+import http from 'node:http';
+import fc from 'fast-check';
+
+/** The parts of an OpenAPI 3 document the fuzzer reads. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, OpenApiOperation | unknown>>;
+}
+
+interface OpenApiOperation {
+  parameters?: { name: string; in: string; schema?: JsonSchema }[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+}
+
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  enum?: unknown[];
+  const?: unknown;
+}
+
+/** One route of the document: its method, its path template and what it takes. */
+export interface Operation {
+  method: string;
+  /** `/api/v1/tenants/{org}/members/{subject}` */
+  path: string;
+  query: string[];
+  /** Field names of a JSON body, when the route takes one. */
+  bodyFields: string[] | undefined;
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+
+export function operationsOf(doc: OpenApiDocument): Operation[] {
+  const ops: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, value] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue;
+      const op = value as OpenApiOperation;
+      const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+      const schema = op.requestBody?.content?.['application/json']?.schema;
+      ops.push({ method: method.toUpperCase(), path, query, bodyFields: schema ? Object.keys(schema.properties ?? {}) : undefined });
+    }
+  }
+  return ops;
+}
+
+/** A request as it goes on the wire: the path is raw (already percent-encoded, or deliberately not). */
+export interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The route it was generated from, for messages. */
+  route: string;
+}
+
+/** Path segments a careless server trips over, raw as they go on the wire. */
+const HOSTILE_SEGMENTS = [
+  '%zz',
+  '%',
+  '%E0%A4%A',
+  '%00',
+  'a%00b',
+  '%0D%0AX-Injected:%201',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%C0%AF',
+  '%FF%FE',
+  '%7F',
+  '%C2%85',
+  'x'.repeat(300),
+  '%20',
+  'ñ',
+  '%F0%9F%92%A9',
+  '{id}',
+  '-',
+  '0',
+  'default',
+];
+
+const segment = (plausible: readonly string[]): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...plausible) },
+    { weight: 2, arbitrary: fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/) },
+    { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(encodeURIComponent) },
+  );
+
+const jsonValue = fc.jsonValue({ maxDepth: 3 });
+const wrongTyped = fc.oneof(fc.constant(null), fc.integer(), fc.double(), fc.boolean(), fc.string({ maxLength: 50 }), fc.array(fc.integer(), { maxLength: 3 }), fc.object({ maxDepth: 1 }));
+const hostileString = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 60 }),
+  fc.constantFrom('', ' ', '\u0000', 'a\r\nb', '100000000d', '-1', '1e309', 'NaN', '__proto__', 'constructor', 'x'.repeat(2000)),
+);
+
+/** A body: random JSON, the route's own fields with any values, or bytes that are not JSON at all. */
+function bodyOf(fields: string[] | undefined): fc.Arbitrary<string | undefined> {
+  const shaped =
+    fields && fields.length > 0
+      ? fc
+          .dictionary(fc.oneof(fc.constantFrom(...fields), fc.constantFrom('extra', '__proto__', '')), fc.oneof(wrongTyped, hostileString), {
+            maxKeys: fields.length + 2,
+          })
+          .map((o) => JSON.stringify(o))
+      : fc.constant('{}');
+  return fc.oneof(
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 4, arbitrary: shaped },
+    { weight: 2, arbitrary: jsonValue.map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', '\u0000', 'null', '[]', '"', '{"value": tru}', 'x'.repeat(20_000)) },
+  );
+}
+
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/problem+json',
+  'multipart/form-data; boundary=x',
+  'garbage',
+];
+
+const ACCEPTS = ['*/*', 'application/json', 'text/event-stream', 'application/yaml', 'text/html', 'application/xml;q=0.1', '', 'x/y;q=abc'];
+
+export interface FuzzOptions {
+  /** Credentials that pass, so most requests reach the handler. */
+  credentials: Record<string, string>[];
+  /** Values worth trying in path segments (an existing org, a known id). */
+  plausible?: string[];
+}
+
+/** Requests for the routes of `ops`: hostile paths, odd queries, bodies of any shape, odd headers, good and bad credentials. */
+export function requests(ops: Operation[], options: FuzzOptions): fc.Arbitrary<FuzzRequest> {
+  const plausible = options.plausible && options.plausible.length > 0 ? options.plausible : ['default'];
+  const credential = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...options.credentials) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Record<string, string>>(
+        {},
+        { authorization: 'Bearer ' },
+        { authorization: 'Bearer not.a.jwt' },
+        { authorization: 'Basic !!!' },
+        { authorization: 'Basic ' + Buffer.from('\u0000:\u0000').toString('base64') },
+        { 'x-api-key': 'gsp_' },
+        { authorization: 'Negotiate abc' },
+      ),
+    },
+  );
+  return fc.constantFrom(...ops).chain((op) => {
+    const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+    return fc
+      .record({
+        segments: fc.tuple(...names.map(() => segment(plausible))),
+        query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...(op.query.length ? op.query : ['q'])), fc.constantFrom('x', '%zz', '')), hostileString), {
+          maxLength: 3,
+        }),
+        body: op.method === 'GET' || op.method === 'DELETE' ? fc.constant(undefined) : bodyOf(op.bodyFields),
+        contentType: fc.constantFrom(...CONTENT_TYPES),
+        accept: fc.constantFrom(...ACCEPTS),
+        credential,
+        extra: fc.constantFrom<Record<string, string>>({}, { 'if-none-match': '"x"' }, { 'content-encoding': 'gzip' }, { 'x-request-id': '\u00ff' }, { 'x-forwarded-for': 'garbage' }),
+      })
+      .map(({ segments, query, body, contentType, accept, credential, extra }) => {
+        let i = 0;
+        const path = op.path.replace(/\{[^}]+\}/g, () => segments[i++] as string);
+        const search = query.map(([k, v]) => `${encodeURIComponent(k)}=${k === '%zz' ? '%zz' : encodeURIComponent(v)}`).join('&');
+        const headers: Record<string, string> = { ...credential, ...extra };
+        if (accept !== '') headers.accept = accept;
+        if (body !== undefined) headers['content-type'] = contentType;
+        // Latin-1 only: Node's client refuses other characters in a header value.
+        for (const [k, v] of Object.entries(headers)) headers[k] = v.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
+        return { method: op.method, path: search ? `${path}?${search}` : path, headers, ...(body === undefined ? {} : { body }), route: `${op.method} ${op.path}` };
+      });
+  });
+}
+
+export interface FuzzResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * Sends one request over real HTTP (keep-alive through `agent`) and reads the whole answer, with a
+ * deadline. A kept-alive socket the server closed just before it was reused is retried once on a
+ * new one, as Node's documentation advises (`reusedSocket`): that race is the client's, not a fault.
+ */
+export async function send(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutMs = 10_000): Promise<FuzzResponse> {
+  try {
+    return await sendOnce(baseUrl, req, agent, timeoutMs);
+  } catch (err) {
+    if (!(err instanceof ReusedSocketClosed)) throw err;
+    return sendOnce(baseUrl, req, agent, timeoutMs);
+  }
+}
+
+class ReusedSocketClosed extends Error {}
+
+function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutMs: number): Promise<FuzzResponse> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const r = http.request(
+      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent, timeout: timeoutMs },
+      (res) => {
+        // A stream that was accepted (server-sent events) is judged by its status line alone.
+        if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) {
+          resolve({ status: 200, headers: res.headers, body: '' });
+          return r.destroy();
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    r.on('error', (err: NodeJS.ErrnoException) => {
+      if (r.reusedSocket && (err.code === 'ECONNRESET' || err.message === 'socket hang up')) return reject(new ReusedSocketClosed());
+      reject(new Error(`${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`));
+    });
+    r.end(req.body);
+  });
+}
+
+/** What is wrong with an answer: a 5xx, or an error that is not problem+json. Undefined when it is fine. */
+export function problemWithAnswer(res: FuzzResponse): string | undefined {
+  if (res.status >= 500) return `answered ${res.status}: ${res.body.slice(0, 300)}`;
+  if (res.status >= 400 && !String(res.headers['content-type'] ?? '').startsWith('application/problem+json')) {
+    return `answered ${res.status} as ${String(res.headers['content-type'])}: ${res.body.slice(0, 300)}`;
+  }
+  return undefined;
+}
