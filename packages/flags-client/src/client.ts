@@ -164,9 +164,9 @@ export class FlagsClient {
 
     if (options.registry) {
       const registers = [options.registry];
-      this.staleServed = new Counter({ name: 'flags_client_stale_evaluations_total', help: 'Evaluations answered with a stale value because the flag store could not be read', registers });
-      this.storeUp = new Gauge({ name: 'flags_client_store_up', help: '1 while the flag store answers, 0 during an outage', registers });
-      this.invalidations = new Counter({ name: 'flags_client_invalidations_total', help: 'Cache invalidations by scope', labelNames: ['scope'], registers });
+      this.staleServed = new Counter({ name: 'gsp_flags_stale_evaluations_total', help: 'Evaluations answered with a stale value because the flag store could not be read', registers });
+      this.storeUp = new Gauge({ name: 'gsp_flags_store_up', help: '1 while the flag store answers, 0 during an outage', registers });
+      this.invalidations = new Counter({ name: 'gsp_flags_invalidations_total', help: 'Cache invalidations by scope', labelNames: ['scope'], registers });
       this.storeUp.set(1);
     }
   }

@@ -1,4 +1,5 @@
-export { CLI_ACCESS_DISABLED, KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from './kubeconfig.js';
+export { CLI_ACCESS_DISABLED, cliAccessDisabledMessage, KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from './kubeconfig.js';
+export type { CliAccessSource } from './kubeconfig.js';
 export { CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS_PATTERN, hasControlCharacters } from './identifiers.js';
 export {
   KUBECTL_PERMISSION,
