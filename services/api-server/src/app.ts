@@ -6,9 +6,10 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiServerConfig } from './config.js';
 import { ProblemSchema } from './schemas.js';
-import { problems } from '@gsp/service-kit';
+import { applyHttpTimeouts, clientErrorHandler, frameworkErrors, problems } from '@gsp/service-kit';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from './db/availability.js';
 import db from './plugins/db.js';
-import auth from './plugins/auth.js';
+import auth, { SECURITY_SCHEME } from './plugins/auth.js';
 import metrics from './plugins/metrics.js';
 import flags from './plugins/flags.js';
 import { PLATFORM_ADMIN_ROLE, platformResource } from '@gsp/platform-contract';
@@ -29,7 +30,11 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
     // A first start of the embedded PostgreSQL runs initdb, which can take many seconds on a busy machine.
     pluginTimeout: 60_000,
     genReqId: () => randomUUID(),
+    // Malformed percent-encoding and bytes that are not HTTP get problem+json like everything else.
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  applyHttpTimeouts(app.server, config.http);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   // Only JSON bodies are accepted; anything else is 415 rather than a confusing 400.
   app.removeContentTypeParser('text/plain');
@@ -38,17 +43,31 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
   });
 
   app.addSchema(ProblemSchema);
-  await app.register(problems, { ownCodePrefix: 'API_' });
+  await app.register(problems, {
+    ownCodePrefix: 'API_',
+    // A stalled or unreachable database is a 503 the client may retry, never a 500.
+    unavailable: (err) => (isDatabaseUnavailable(err) ? DATABASE_UNAVAILABLE : undefined),
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
+  });
   await app.register(swagger, {
+    // Shared schemas keep their $id as their name in components.schemas (`Problem`, not `def-0`).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: { title: 'GSP platform API', version: '1.0.0', description: 'Feature flags (the CLI-access kill switch), tenants and clusters.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
+      components: { securitySchemes: { [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ [SECURITY_SCHEME]: [] }],
     },
   });
   await app.register(metrics);
-  await app.register(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await app.register(db, {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   await app.register(auth, { platformId: config.platformId, jwt: config.jwt, oidc: config.oidc });
   await app.register(flags, {
     platformId: config.platformId,

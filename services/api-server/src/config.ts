@@ -1,5 +1,14 @@
-import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
-import type { Env } from '@gsp/service-kit';
+import {
+  ConfigError,
+  durationVar,
+  httpTimeouts,
+  nonEmpty,
+  parsePort,
+  parseUrl,
+  readFileVar,
+  readSecret,
+} from '@gsp/service-kit';
+import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { FLAGS, readEnvPin, InvalidEnvPinError } from '@gsp/flags-client';
 
 export interface ApiServerConfig {
@@ -8,6 +17,12 @@ export interface ApiServerConfig {
   /** Unset means: start an embedded PostgreSQL under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** `DATABASE_CONNECT_TIMEOUT`: opening a connection, or waiting for a free one in the pool. */
+  databaseConnectTimeoutMs: number;
+  /** `DATABASE_STATEMENT_TIMEOUT`: one statement, and a transaction left idle (its client gone silent). */
+  databaseStatementTimeoutMs: number;
+  /** How long a client may take to send a request: `HTTP_HEADERS_TIMEOUT`, `HTTP_REQUEST_TIMEOUT`, `HTTP_KEEP_ALIVE_TIMEOUT`. */
+  http: HttpTimeouts;
   platformId: string;
   /** Env pins by flag key, for flags whose pinning variable is set. */
   envPins: ReadonlyMap<string, boolean>;
@@ -114,6 +129,9 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: nonEmpty(env, 'DATA_DIR') ?? '.data',
+    databaseConnectTimeoutMs: durationVar(env, 'DATABASE_CONNECT_TIMEOUT', 2000, 100),
+    databaseStatementTimeoutMs: durationVar(env, 'DATABASE_STATEMENT_TIMEOUT', 5000, 100),
+    http: httpTimeouts(env),
     platformId,
     envPins,
     flagsCacheTtlMs,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { TString } from 'typebox';
+import type { TSchema, TString } from 'typebox';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '@gsp/platform-contract';
 
 export const ProblemSchema = Type.Object(
@@ -9,12 +9,28 @@ export const ProblemSchema = Type.Object(
     status: Type.Integer(),
     detail: Type.String(),
     requestId: Type.String(),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          in: Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('query'), Type.Literal('header')]),
+          pointer: Type.String({ description: 'RFC 6901 JSON Pointer to the field in that part, as a URI fragment: `#/role`' }),
+          detail: Type.String({ description: 'what is wrong, naming what is allowed' }),
+        }),
+        { description: 'on a 400 for bad input: each field that failed' },
+      ),
+    ),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details' },
 );
 
 /** DNS-1123 label: tenant (org) names and cluster names. */
-export const Dns1123Label = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' });
+export const Dns1123Label = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  // Said instead of the pattern when a value does not match (see @gsp/service-kit's problems).
+  errorMessage: 'must be a DNS label: lower-case letters, digits and "-", starting and ending with a letter or digit',
+});
 
 /**
  * An identifier a caller names (a subject, an org, a cluster id): 1 to `maxLength` characters, no
@@ -22,7 +38,13 @@ export const Dns1123Label = Type.String({ minLength: 1, maxLength: 63, pattern: 
  * break would start a header of the caller's choosing; PostgreSQL refuses a NUL.
  */
 export function SafeIdentifier(maxLength: number, description: string): TString {
-  return Type.String({ minLength: 1, maxLength, pattern: NO_CONTROL_CHARACTERS_PATTERN, description });
+  return Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: NO_CONTROL_CHARACTERS_PATTERN,
+    errorMessage: 'must not contain control characters',
+    description,
+  });
 }
 
 /** A member's subject, as the identity provider names the user (the token's `sub`). */
@@ -32,9 +54,29 @@ const Org = SafeIdentifier(253, 'the tenant; no control characters');
 export const OrgParams = Type.Object({ org: Org });
 export const ClusterParams = Type.Object({ org: Org, id: SafeIdentifier(64, 'the cluster id; no control characters') });
 
+/** An error answer as documented and serialized: `application/problem+json` with the Problem schema. */
+export function problem(description: string, headers?: Record<string, TSchema>) {
+  const content = { 'application/problem+json': { schema: Type.Ref('Problem') } };
+  return { description, ...(headers ? { headers } : {}), content };
+}
+
+/** 503 while the database cannot answer; `Retry-After` says when to try again. */
+export const unavailableResponse = problem(
+  'the database is unavailable or too slow to answer; retry after `Retry-After` seconds',
+  { 'Retry-After': Type.Integer({ description: 'seconds to wait before retrying' }) },
+);
+
+/** The errors of a route that needs a bearer token and a permission, and reads the database. */
 export const problemResponses = {
-  400: Type.Ref('Problem'),
-  401: Type.Ref('Problem'),
-  403: Type.Ref('Problem'),
-  404: Type.Ref('Problem'),
+  400: problem('bad input: `detail` says what is allowed, `errors` names each field'),
+  401: problem('no bearer token, or one that is not valid (see `WWW-Authenticate`)'),
+  403: problem('the caller does not have the permission'),
+  404: problem('no such tenant, cluster, member or flag'),
+  503: unavailableResponse,
+};
+
+/** The errors of a route that takes a JSON body, besides `problemResponses`. */
+export const bodyProblemResponses = {
+  413: problem('the body is larger than 16 KiB'),
+  415: problem('the body is not `application/json`'),
 };

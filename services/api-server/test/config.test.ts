@@ -39,12 +39,27 @@ t.test('each bad setting is refused with a message naming the variable', async (
     [{ AUTH_JWT_SECRET: SECRET, OUTBOX_POLL_INTERVAL: '1ms' }, 'OUTBOX_POLL_INTERVAL'],
     [{ AUTH_JWT_SECRET: SECRET, OUTBOX_RELAY_ENABLED: 'yes' }, 'OUTBOX_RELAY_ENABLED'],
     [{ AUTH_JWT_SECRET_FILE: '/nonexistent/secret' }, 'AUTH_JWT_SECRET_FILE'],
+    [{ AUTH_JWT_SECRET: SECRET, DATABASE_CONNECT_TIMEOUT: '0' }, 'DATABASE_CONNECT_TIMEOUT'],
+    [{ AUTH_JWT_SECRET: SECRET, DATABASE_STATEMENT_TIMEOUT: 'forever' }, 'DATABASE_STATEMENT_TIMEOUT'],
+    [{ AUTH_JWT_SECRET: SECRET, HTTP_HEADERS_TIMEOUT: '10ms' }, 'HTTP_HEADERS_TIMEOUT'],
+    [{ AUTH_JWT_SECRET: SECRET, HTTP_REQUEST_TIMEOUT: 'never' }, 'HTTP_REQUEST_TIMEOUT'],
     // An HS256 audience without an HS256 secret would have no effect.
     [{ AUTH_OIDC_ISSUER_URL: 'https://i.example', AUTH_OIDC_AUDIENCE: 'x', AUTH_JWT_AUDIENCE: 'y' }, 'AUTH_JWT_AUDIENCE'],
   ];
   for (const [env, variable] of cases) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', variable }, `${JSON.stringify(env)} names ${variable}`);
   }
+});
+
+t.test('database and client timeouts have documented defaults and take durations', async (t) => {
+  const defaults = loadConfig({ AUTH_JWT_SECRET: SECRET });
+  t.equal(defaults.databaseConnectTimeoutMs, 2000);
+  t.equal(defaults.databaseStatementTimeoutMs, 5000);
+  t.same(defaults.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 });
+  const set = loadConfig({ AUTH_JWT_SECRET: SECRET, DATABASE_CONNECT_TIMEOUT: '500ms', DATABASE_STATEMENT_TIMEOUT: '1.5s', HTTP_HEADERS_TIMEOUT: '2s' });
+  t.equal(set.databaseConnectTimeoutMs, 500);
+  t.equal(set.databaseStatementTimeoutMs, 1500);
+  t.equal(set.http.headersTimeoutMs, 2000);
 });
 
 t.test('secrets can come from files mounted by Kubernetes', async (t) => {

@@ -89,6 +89,36 @@ t.test('errors', async (t) => {
     t.equal(untouched.json().flags[0].source, 'default', 'no rejected write was stored');
   });
 
+  t.test('an unknown role names the roles there are, once, with a pointer to the field', async (t) => {
+    const res = await app.inject({ method: 'PUT', url: '/api/v1/tenants/acme/members/eve', headers: admin, payload: { role: 'owner' } });
+    isProblem(t, res, 400);
+    t.equal(res.json().detail, 'role must be one of admin, operator, viewer');
+    t.same(res.json().errors, [{ in: 'body', pointer: '#/role', detail: 'role must be one of admin, operator, viewer' }]);
+  });
+
+  t.test('an extra field is named as unknown, and a wrong type says which type', async (t) => {
+    const extra = await app.inject({ method: 'PUT', url: platformUrl, headers: admin, payload: { value: true, extra: 1 } });
+    isProblem(t, extra, 400);
+    t.equal(extra.json().detail, 'unknown field "extra"');
+    t.same(extra.json().errors, [{ in: 'body', pointer: '#/extra', detail: 'unknown field "extra"' }]);
+    const wrong = await app.inject({ method: 'PUT', url: clusterFlagUrl, headers: admin, payload: { value: 'false' } });
+    isProblem(t, wrong, 400, /^value must be a boolean$/);
+    isProblem(t, await app.inject({ method: 'PUT', url: platformUrl, headers: admin, payload: {} }), 400, /^value is required$/);
+  });
+
+  t.test('a bad path parameter says what is allowed instead of echoing the pattern', async (t) => {
+    const label = await app.inject({ method: 'PUT', url: '/api/v1/tenants/Bad_Name/members/ada', headers: admin, payload: { role: 'admin' } });
+    isProblem(t, label, 400, /^org must be a DNS label: lower-case letters, digits and "-"/);
+    t.same(label.json().errors.map((e: { in: string; pointer: string }) => [e.in, e.pointer]), [['path', '#/org']]);
+    const control = await app.inject({ url: `/api/v1/tenants/acme/clusters/${cluster.id}%01`, headers: admin });
+    isProblem(t, control, 400, /^id must not contain control characters$/);
+    const nul = await app.inject({ url: '/api/v1/tenants/ac%00me/clusters', headers: admin });
+    isProblem(t, nul, 400, /^org must not contain control characters$/);
+    t.same(nul.json().errors, [{ in: 'path', pointer: '#/org', detail: 'org must not contain control characters' }]);
+    isProblem(t, await app.inject({ url: '/api/v1/platform/audit?limit=0', headers: admin }), 400, /^limit must be at least 1$/);
+    t.notMatch(label.body + control.body, /\^\[|\\u0000/, 'no regular expression in the answer');
+  });
+
   t.test('a body that is not JSON is 415', async (t) => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
       isProblem(t, await app.inject({ method: 'PUT', url: platformUrl, headers: { ...admin, 'content-type': contentType }, payload: 'value=false' }), 415);

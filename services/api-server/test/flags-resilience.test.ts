@@ -100,8 +100,8 @@ t.test('a client that has seen a value keeps answering it, stale, while Postgres
   t.same(stale, { value: false, source: 'platform', envPinned: false, stale: true }, 'the last value seen, marked stale');
   for (let i = 0; i < 50; i++) t.equal((await client.cliAccess({})).value, false);
   t.equal(warnings.length, 1, 'the outage is logged once');
-  t.match(await registry.getSingleMetricAsString('flags_client_stale_evaluations_total'), /flags_client_stale_evaluations_total \d+/);
-  t.match(await registry.getSingleMetricAsString('flags_client_store_up'), /flags_client_store_up 0/);
+  t.match(await registry.getSingleMetricAsString('gsp_flags_stale_evaluations_total'), /gsp_flags_stale_evaluations_total \d+/);
+  t.match(await registry.getSingleMetricAsString('gsp_flags_store_up'), /gsp_flags_store_up 0/);
 
   link.restore();
   await until('fresh answers again', async () => ((await client.cliAccess({})).stale ? undefined : true), 5000);

@@ -80,45 +80,101 @@ export async function registerCluster(app: FastifyInstance, org: string, name: s
   return res.json();
 }
 
-/**
- * A TCP proxy in front of PostgreSQL that a test can cut, to make the database unreachable
- * the way a network partition does (connections reset, new ones refused).
- */
-export async function cuttableDatabaseUrl(t: Tap, databaseUrl: string): Promise<{ url: string; cut(): void; restore(): void }> {
-  const target = new URL(databaseUrl);
+/** A link a test breaks on purpose, between a client and a real server. */
+export interface FaultyLink {
+  /** Resets every connection and refuses new ones, the way a partition the OS notices does. */
+  cut(): void;
+  /**
+   * Takes every byte and forwards none, in either direction, and closes nothing: a silent
+   * partition. New connections are accepted and get nothing back either.
+   */
+  stall(): void;
+  /** Delivers what a stall held back, in order (as TCP retransmission would), then relays as before. */
+  restore(): void;
+}
+
+/** A TCP relay to `host:port` that a test can cut or stall; returns the port clients should use instead. */
+export async function faultyRelay(t: Tap, host: string, port: number): Promise<FaultyLink & { port: number }> {
+  let mode: 'up' | 'cut' | 'stalled' = 'up';
+  // Per connection: what a stall held back, as chunks for one side, or that side's end (null).
+  const held = new Map<Socket, Array<{ to: Socket; chunk: Buffer | null }>>();
   const sockets = new Set<Socket>();
-  let cutOff = false;
   const server = createServer((client) => {
-    if (cutOff) return client.destroy();
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    client.on('error', () => {});
+    if (mode === 'cut') return void client.destroy();
+    const upstream = connect(port, host);
+    upstream.on('error', () => {});
+    const backlog: Array<{ to: Socket; chunk: Buffer | null }> = [];
+    held.set(client, backlog);
+    const forward = (from: Socket, to: Socket) => {
+      sockets.add(from);
+      from.on('data', (chunk: Buffer) => (mode === 'stalled' ? backlog.push({ to, chunk }) : to.write(chunk)));
+      from.on('close', () => {
+        sockets.delete(from);
+        if (mode === 'stalled') return void backlog.push({ to, chunk: null });
+        held.delete(client);
+        to.destroy();
+      });
+    };
+    forward(client, upstream);
+    forward(upstream, client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
   const address = server.address();
-  const url = new URL(databaseUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String(typeof address === 'object' && address ? address.port : 0);
   return {
-    url: url.toString(),
+    port: typeof address === 'object' && address ? address.port : 0,
     cut() {
-      cutOff = true;
+      mode = 'cut';
       for (const s of sockets) s.destroy();
+      held.clear();
+    },
+    stall() {
+      mode = 'stalled';
     },
     restore() {
-      cutOff = false;
+      mode = 'up';
+      const backlogs = [...held.values()];
+      held.clear();
+      for (const backlog of backlogs) {
+        for (const { to, chunk } of backlog.splice(0)) {
+          if (to.destroyed) continue;
+          if (chunk === null) to.end();
+          else to.write(chunk);
+        }
+      }
     },
   };
+}
+
+/**
+ * A relay in front of PostgreSQL that a test can cut (connections reset, new ones refused, as in
+ * a network partition) or stall (nothing answers, nothing closes, as with a hung server or a
+ * silently dropped route).
+ */
+export async function cuttableDatabaseUrl(t: Tap, databaseUrl: string): Promise<FaultyLink & { url: string }> {
+  const target = new URL(databaseUrl);
+  const link = await faultyRelay(t, target.hostname, Number(target.port || 5432));
+  const url = new URL(databaseUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(link.port);
+  return { url: url.toString(), cut: link.cut, stall: link.stall, restore: link.restore };
+}
+
+/** The same relay in front of Redis. */
+export async function cuttableRedisUrl(t: Tap, redisUrl: string): Promise<FaultyLink & { url: string }> {
+  const target = new URL(redisUrl);
+  const link = await faultyRelay(t, target.hostname, Number(target.port || 6379));
+  const url = new URL(redisUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(link.port);
+  return { url: url.toString(), cut: link.cut, stall: link.stall, restore: link.restore };
 }
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

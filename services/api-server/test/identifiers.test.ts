@@ -98,3 +98,34 @@ t.test('an identifier schema accepts exactly the strings without control charact
     t.pass(what);
   }
 });
+
+t.test('a NUL or another control character in an OFREP context is INVALID_CONTEXT (400), not a 500', async (t) => {
+  const { app } = await build(t);
+  await seedTenant(app, 'acme', { alice: 'viewer' });
+  const { id } = await registerCluster(app, 'acme', 'eu-west');
+  for (const subject of [PLATFORM_ADMIN, 'alice']) {
+    const headers = await bearer(subject);
+    const contexts: Array<[Record<string, string>, string]> = [
+      [{ org: 'ac\u0000me' }, 'org'],
+      [{ org: 'acme\r\n' }, 'org'],
+      [{ org: 'acme', clusterId: `${id}\u0000` }, 'clusterId'],
+      [{ org: 'acme', clusterId: '\u009b' }, 'clusterId'],
+      [{ targetingKey: 'user-1\u0000' }, 'targetingKey'],
+    ];
+    for (const [context, field] of contexts) {
+      const single = await app.inject({ method: 'POST', url: '/ofrep/v1/evaluate/flags/cli_access.enabled', headers, payload: { context } });
+      t.equal(single.statusCode, 400, `${subject}: single ${JSON.stringify(context)}`);
+      t.same(single.json(), { key: 'cli_access.enabled', errorCode: 'INVALID_CONTEXT', errorDetails: `context.${field} must not contain control characters` });
+      const bulk = await app.inject({ method: 'POST', url: '/ofrep/v1/evaluate/flags', headers, payload: { context } });
+      t.equal(bulk.statusCode, 400, `${subject}: bulk ${JSON.stringify(context)}`);
+      t.same(bulk.json(), { errorCode: 'INVALID_CONTEXT', errorDetails: `context.${field} must not contain control characters` });
+    }
+    for (const query of ['org=ac%00me', `org=acme&clusterId=${id}%00`]) {
+      const stream = await app.inject({ url: `/ofrep/v1/events?${query}`, headers });
+      t.equal(stream.statusCode, 400, `${subject}: event stream ?${query}`);
+      t.match(stream.json(), { errorCode: 'INVALID_CONTEXT', errorDetails: /must not contain control characters/ });
+    }
+  }
+  const { rows } = await app.pg.query('SELECT 1');
+  t.equal(rows.length, 1, 'the database is still fine');
+});

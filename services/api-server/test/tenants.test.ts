@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { bearer, build, PLATFORM_ADMIN, seedTenant } from './helper.js';
+import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from './helper.js';
 
 t.test('tenants, members and clusters', async (t) => {
   const { app } = await build(t);
@@ -72,5 +72,111 @@ t.test('tenants, members and clusters', async (t) => {
     t.equal((await app.pg.query('SELECT count(*)::int AS n FROM feature_flags')).rows[0].n, 0);
     const actions = (await app.inject({ url: '/api/v1/platform/audit?limit=3', headers: admin })).json().items.map((i: { action: string }) => i.action);
     t.equal(actions[0], 'clusters.deleted');
+  });
+});
+
+t.test('a tenant keeps one admin', async (t) => {
+  const { app } = await build(t);
+  const admin = await bearer(PLATFORM_ADMIN);
+  await seedTenant(app, 'acme', { ada: 'admin', otto: 'operator' });
+  const ada = await bearer('ada');
+  const member = (subject: string) => `/api/v1/tenants/acme/members/${subject}`;
+
+  t.test('removing the last admin is 409 and says why; nothing changes', async (t) => {
+    for (const headers of [ada, admin]) {
+      const res = await app.inject({ method: 'DELETE', url: member('ada'), headers });
+      t.equal(res.statusCode, 409);
+      t.match(res.headers['content-type'], /^application\/problem\+json/);
+      t.equal(res.json().detail, 'ada is the last admin of tenant acme, and a tenant must keep one admin: make another member admin first');
+    }
+    const members = (await app.inject({ url: '/api/v1/tenants/acme/members', headers: ada })).json().members;
+    t.same(members, [
+      { subject: 'ada', role: 'admin' },
+      { subject: 'otto', role: 'operator' },
+    ]);
+  });
+
+  t.test('downgrading the last admin is 409 too', async (t) => {
+    for (const role of ['operator', 'viewer']) {
+      const res = await app.inject({ method: 'PUT', url: member('ada'), headers: ada, payload: { role } });
+      t.equal(res.statusCode, 409, role);
+      t.match(res.json().detail, /last admin of tenant acme/);
+    }
+  });
+
+  t.test('with a second admin, either may step down, but not both', async (t) => {
+    t.equal((await app.inject({ method: 'PUT', url: member('otto'), headers: ada, payload: { role: 'admin' } })).statusCode, 200);
+    t.equal((await app.inject({ method: 'PUT', url: member('ada'), headers: ada, payload: { role: 'viewer' } })).statusCode, 200);
+    t.equal((await app.inject({ method: 'DELETE', url: member('otto'), headers: await bearer('otto') })).statusCode, 409);
+  });
+
+  t.test('two admins removing each other at once leave one admin', async (t) => {
+    await seedTenant(app, 'race', { a1: 'admin', a2: 'admin' });
+    const [one, two] = await Promise.all([
+      app.inject({ method: 'DELETE', url: '/api/v1/tenants/race/members/a2', headers: await bearer('a1') }),
+      app.inject({ method: 'DELETE', url: '/api/v1/tenants/race/members/a1', headers: await bearer('a2') }),
+    ]);
+    t.same([one.statusCode, two.statusCode].sort(), [204, 409]);
+    const { rows } = await app.pg.query("SELECT subject FROM role_bindings WHERE resource = 'tenant:race' AND role = 'admin'");
+    t.equal(rows.length, 1, 'exactly one admin remains');
+  });
+});
+
+t.test("a tenant admin reads the tenant's audit rows, and only those", async (t) => {
+  const { app } = await build(t);
+  const admin = await bearer(PLATFORM_ADMIN);
+  await seedTenant(app, 'acme', { ada: 'admin', otto: 'operator', vic: 'viewer' });
+  await seedTenant(app, 'globex', { gus: 'admin' });
+  const cluster = await registerCluster(app, 'acme', 'eu-west');
+  const otto = await bearer('otto');
+  const flagUrl = `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`;
+  t.equal((await app.inject({ method: 'PUT', url: flagUrl, headers: otto, payload: { value: false } })).statusCode, 200);
+  t.equal((await app.inject({ method: 'POST', url: `/api/v1/tenants/acme/clusters/${cluster.id}/agent-token`, headers: otto })).statusCode, 200);
+  const doomed = await registerCluster(app, 'acme', 'doomed');
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${doomed.id}`, headers: otto })).statusCode, 204);
+  await registerCluster(app, 'globex', 'elsewhere');
+  t.equal((await app.inject({ method: 'PUT', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin, payload: { value: true } })).statusCode, 200);
+
+  const ada = await bearer('ada');
+  const res = await app.inject({ url: '/api/v1/tenants/acme/audit', headers: ada });
+  t.equal(res.statusCode, 200);
+  const items: Array<{ id: string; action: string; resource: string }> = res.json().items;
+  t.same(
+    items.map((i) => i.action),
+    [
+      'clusters.deleted',
+      'clusters.registered',
+      'clusters.agent_token.rotated',
+      'featureflags.set',
+      'clusters.registered',
+      'tenants.members.set',
+      'tenants.members.set',
+      'tenants.members.set',
+    ],
+    "members, clusters (also a deleted one) and cluster flags of acme, newest first; nothing of globex or the platform",
+  );
+  t.ok(items.every((i) => i.resource === 'tenant:acme' || i.resource.startsWith('cluster:')));
+  t.equal(res.json().nextCursor, null);
+
+  t.test('pages like the platform audit', async (t) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Array<{ id: string }>; nextCursor: string | null } = (
+        await app.inject({ url: `/api/v1/tenants/acme/audit?limit=3${cursor ? `&cursor=${cursor}` : ''}`, headers: ada })
+      ).json();
+      t.ok(page.items.length <= 3);
+      seen.push(...page.items.map((i) => i.id));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    t.same(seen, items.map((i) => i.id));
+  });
+
+  t.test('operators, viewers and other tenants\' admins may not read it; a platform admin may', async (t) => {
+    for (const subject of ['otto', 'vic', 'gus']) {
+      t.equal((await app.inject({ url: '/api/v1/tenants/acme/audit', headers: await bearer(subject) })).statusCode, 403, subject);
+    }
+    t.equal((await app.inject({ url: '/api/v1/tenants/acme/audit', headers: admin })).statusCode, 200);
+    t.equal((await app.inject({ url: '/api/v1/tenants/globex/audit', headers: await bearer('gus') })).json().items.length, 2);
   });
 });

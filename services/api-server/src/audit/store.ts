@@ -5,31 +5,47 @@ export interface AuditRecord {
   actor: string;
   /** What was acted on: `platform:<id>`, `tenant:<org>`, `cluster:<id>`. */
   resource: string;
+  /** The tenant the row belongs to (its members, its clusters and their flags): what its admins may read. */
+  org?: string | undefined;
   details: Record<string, unknown>;
   requestId: string | undefined;
 }
 
-export interface AuditRow extends AuditRecord {
+export interface AuditRow extends Omit<AuditRecord, 'org'> {
   id: string;
   createdAt: string;
 }
 
 export async function insertAudit(db: Queryable, record: AuditRecord): Promise<void> {
-  await db.query('INSERT INTO audit_events (action, actor, resource, details, request_id) VALUES ($1, $2, $3, $4, $5)', [
+  const sql = 'INSERT INTO audit_events (action, actor, resource, org, details, request_id) VALUES ($1, $2, $3, $4, $5, $6)';
+  await db.query(sql, [
     record.action,
     record.actor,
     record.resource,
+    record.org ?? null,
     JSON.stringify(record.details),
     record.requestId ?? null,
   ]);
 }
 
-/** Newest first; `beforeId` continues after the last row of the previous page. */
-export async function listAudit(db: Queryable, limit: number, beforeId: bigint | undefined): Promise<AuditRow[]> {
+const SELECT = 'SELECT id, action, actor, resource, details, request_id, created_at FROM audit_events';
+
+/** Newest first; `beforeId` continues after the last row of the previous page; `org` keeps one tenant's rows. */
+export async function listAudit(
+  db: Queryable,
+  limit: number,
+  beforeId: bigint | undefined,
+  org?: string,
+): Promise<AuditRow[]> {
+  const before = '($1::bigint IS NULL OR id < $1::bigint)';
+  // Two statements rather than "$3 IS NULL OR org = $3", so the tenant's read always uses audit_events_by_org.
+  const [sql, params] =
+    org === undefined
+      ? [`${SELECT} WHERE ${before} ORDER BY id DESC LIMIT $2`, [beforeId?.toString() ?? null, limit]]
+      : [`${SELECT} WHERE org = $3 AND ${before} ORDER BY id DESC LIMIT $2`, [beforeId?.toString() ?? null, limit, org]];
   const { rows } = await db.query<{ id: string; action: string; actor: string; resource: string; details: Record<string, unknown>; request_id: string | null; created_at: Date }>(
-    `SELECT id, action, actor, resource, details, request_id, created_at FROM audit_events
-      WHERE ($1::bigint IS NULL OR id < $1::bigint) ORDER BY id DESC LIMIT $2`,
-    [beforeId?.toString() ?? null, limit],
+    sql,
+    params,
   );
   return rows.map((r) => ({
     id: r.id,

@@ -48,7 +48,8 @@ export async function registerCluster(pool: pg.Pool, org: string, name: string, 
         `INSERT INTO clusters (id, org, name, agent_token_hash, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
         [id, org, name, hashAgentToken(agentToken), actor],
       );
-      await insertAudit(tx, { action: 'clusters.registered', actor, resource: `cluster:${id}`, details: { org, name }, requestId });
+      const resource = `cluster:${id}`;
+      await insertAudit(tx, { action: 'clusters.registered', actor, resource, org, details: { org, name }, requestId });
       return { ...toCluster(rows[0]!), agentToken };
     });
   } catch (err) {
@@ -62,7 +63,7 @@ export async function deleteCluster(pool: pg.Pool, org: string, id: string, acto
   return withTransaction(pool, async (tx) => {
     const { rowCount } = await tx.query('DELETE FROM clusters WHERE org = $1 AND id = $2', [org, id]);
     if (rowCount === 0) return false;
-    await insertAudit(tx, { action: 'clusters.deleted', actor, resource: `cluster:${id}`, details: { org }, requestId });
+    await insertAudit(tx, { action: 'clusters.deleted', actor, resource: `cluster:${id}`, org, details: { org }, requestId });
     const event: AccessEvent = { kind: 'cluster-deleted', org, clusterId: id, actor };
     await enqueueEvent(tx, ACCESS_CHANGED_EVENT, `cluster:${id}`, event);
     return true;
@@ -82,7 +83,8 @@ export async function rotateAgentToken(pool: pg.Pool, org: string, id: string, a
       hashAgentToken(agentToken),
     ]);
     if (!rows[0]) return undefined;
-    await insertAudit(tx, { action: 'clusters.agent_token.rotated', actor, resource: `cluster:${id}`, details: { org }, requestId });
+    const resource = `cluster:${id}`;
+    await insertAudit(tx, { action: 'clusters.agent_token.rotated', actor, resource, org, details: { org }, requestId });
     const event: AccessEvent = { kind: 'agent-token-rotated', org, clusterId: id, actor };
     await enqueueEvent(tx, ACCESS_CHANGED_EVENT, `cluster:${id}`, event);
     return { ...toCluster(rows[0]), agentToken };

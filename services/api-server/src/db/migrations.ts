@@ -67,4 +67,16 @@ CREATE TABLE outbox_events (
 CREATE INDEX outbox_events_undelivered ON outbox_events (id) WHERE delivered_at IS NULL;
 `,
   },
+  {
+    name: '002_audit_by_tenant',
+    sql: `
+-- The tenant a row belongs to, so its admins can page through their own rows:
+-- \`tenant:<org>\` rows (members) and \`cluster:<id>\` rows (registration, deletion, agent
+-- tokens, cluster flags), which name the org in details (flags: in details.scope).
+ALTER TABLE audit_events ADD COLUMN org text;
+UPDATE audit_events SET org = substr(resource, length('tenant:') + 1) WHERE resource LIKE 'tenant:%';
+UPDATE audit_events SET org = coalesce(details->>'org', details->'scope'->>'org') WHERE resource LIKE 'cluster:%';
+CREATE INDEX audit_events_by_org ON audit_events (org, id DESC) WHERE org IS NOT NULL;
+`,
+  },
 ];

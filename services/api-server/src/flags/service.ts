@@ -112,6 +112,7 @@ export class FlagService {
         action: req.value === null ? 'featureflags.cleared' : 'featureflags.set',
         actor: req.actor,
         resource: req.scope.type === 'platform' ? `platform:${this.platformId}` : `cluster:${req.scope.clusterId}`,
+        org: req.scope.type === 'cluster' ? req.scope.org : undefined,
         details: { flag: req.flag.key, scope, value: req.value },
         requestId: req.requestId,
       });

@@ -4,7 +4,8 @@ import { createTokenVerifier, InvalidTokenError } from '../auth/verifier.js';
 import type { Principal, VerifierOptions } from '../auth/verifier.js';
 import { authorize, hasControlCharacters, isPlatformAdmin, platformResource, readBindings, tenantResource } from '@gsp/platform-contract';
 import type { Permission, RoleBinding } from '@gsp/platform-contract';
-import { BadRequest, Forbidden, NotFound, Unauthorized } from '../errors.js';
+import { InvalidRequestError } from '@gsp/service-kit';
+import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,6 +28,9 @@ export interface AuthPluginOptions extends VerifierOptions {
 }
 
 const REALM = 'Bearer realm="gsp-api"';
+
+/** The OpenAPI security scheme of bearer tokens (`components.securitySchemes`). */
+export const SECURITY_SCHEME = 'bearer';
 
 /** The authenticated subject of a request on a non-public route. */
 export function actorOf(request: FastifyRequest): string {
@@ -61,6 +65,12 @@ export default fp<AuthPluginOptions>(
 
     app.addHook('onRoute', (route) => {
       const permission = route.config?.permission;
+      // The OpenAPI document says, per operation, whether it needs a token and which permission.
+      route.schema = {
+        ...route.schema,
+        security: route.config?.public ? [] : [{ [SECURITY_SCHEME]: [] }],
+        ...(permission === undefined ? {} : { 'x-permission': permission }),
+      };
       if (permission === undefined) return;
       const createsTenant = route.config?.createsTenant === true;
       const check = async (request: FastifyRequest) => {
@@ -68,7 +78,10 @@ export default fp<AuthPluginOptions>(
         if (!principal) throw new Unauthorized('a bearer token is required');
         const org = (request.params as { org?: string } | undefined)?.org;
         // The permission check runs before params validation and reads the org from the database.
-        if (org !== undefined && hasControlCharacters(org)) throw new BadRequest('params/org must not contain control characters');
+        if (org !== undefined && hasControlCharacters(org)) {
+          const detail = 'org must not contain control characters';
+          throw new InvalidRequestError([{ in: 'path', pointer: '#/org', detail }]);
+        }
         const resources = org === undefined ? [platform] : [platform, tenantResource(org)];
         const bindings = await readBindings(app.pg, principal.subject, resources);
         request.bindings = bindings;

@@ -12,9 +12,15 @@ export default fp(
   async (app) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+    // `gsp_api_` like the other services' `gsp_cp_`, `gsp_proxy_`, `gsp_agent_`; `code` like the control plane's.
+    const requests = new Counter({
+      name: 'gsp_api_requests_total',
+      help: 'HTTP requests by method, route template and status',
+      labelNames: ['method', 'route', 'code'],
+      registers: [registry],
+    });
     const duration = new Histogram({
-      name: 'http_request_duration_seconds',
+      name: 'gsp_api_request_duration_seconds',
       help: 'HTTP request latency by route',
       labelNames: ['method', 'route'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
@@ -23,7 +29,7 @@ export default fp(
     app.decorate('metrics', registry);
     app.addHook('onResponse', async (request, reply) => {
       const route = request.routeOptions.url ?? 'unmatched';
-      requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+      requests.inc({ method: request.method, route, code: String(reply.statusCode) });
       duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     });
   },

@@ -22,25 +22,50 @@ function announce(tx: Queryable, org: string, subject: string, role: TenantRole 
   return enqueueEvent(tx, ACCESS_CHANGED_EVENT, tenantResource(org), event);
 }
 
+/** The change would leave the tenant without an admin, and nobody could manage its members again. */
+export class LastAdminError extends Error {
+  constructor(org: string, subject: string) {
+    super(
+      `${subject} is the last admin of tenant ${org}, and a tenant must keep one admin: make another member admin first`,
+    );
+    this.name = 'LastAdminError';
+  }
+}
+
+/**
+ * Refuses taking `subject`'s admin role away when no other admin would remain. The tenant row is
+ * locked until commit, so two admins demoting each other at once cannot both succeed.
+ */
+async function keepAnAdmin(tx: Queryable, org: string, subject: string): Promise<void> {
+  await tx.query('SELECT 1 FROM tenants WHERE org = $1 FOR UPDATE', [org]);
+  const admins = "SELECT subject FROM role_bindings WHERE resource = $1 AND role = 'admin'";
+  const { rows } = await tx.query<{ subject: string }>(admins, [tenantResource(org)]);
+  if (rows.some((r) => r.subject === subject) && rows.length === 1) throw new LastAdminError(org, subject);
+}
+
 /** Sets a member's role, creating the tenant on its first member. */
 export async function putMember(pool: pg.Pool, org: string, member: Member, actor: string, requestId: string): Promise<void> {
   await withTransaction(pool, async (tx) => {
     await tx.query('INSERT INTO tenants (org) VALUES ($1) ON CONFLICT DO NOTHING', [org]);
+    if (member.role !== 'admin') await keepAnAdmin(tx, org, member.subject);
     await tx.query(
       `INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3)
        ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role`,
       [member.subject, tenantResource(org), member.role],
     );
-    await insertAudit(tx, { action: 'tenants.members.set', actor, resource: tenantResource(org), details: { ...member }, requestId });
+    const resource = tenantResource(org);
+    await insertAudit(tx, { action: 'tenants.members.set', actor, resource, org, details: { ...member }, requestId });
     await announce(tx, org, member.subject, member.role, actor);
   });
 }
 
 export async function deleteMember(pool: pg.Pool, org: string, subject: string, actor: string, requestId: string): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
+    await keepAnAdmin(tx, org, subject);
     const { rowCount } = await tx.query('DELETE FROM role_bindings WHERE subject = $1 AND resource = $2', [subject, tenantResource(org)]);
     if (rowCount === 0) return false;
-    await insertAudit(tx, { action: 'tenants.members.removed', actor, resource: tenantResource(org), details: { subject }, requestId });
+    const resource = tenantResource(org);
+    await insertAudit(tx, { action: 'tenants.members.removed', actor, resource, org, details: { subject }, requestId });
     await announce(tx, org, subject, null, actor);
     return true;
   });

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ClusterParams, problemResponses } from '../../schemas.js';
+import { ClusterParams, problem, problemResponses } from '../../schemas.js';
 import { findCluster } from '../../clusters/store.js';
 import { Gone, NotFound } from '../../errors.js';
 import { actorOf } from '../../plugins/auth.js';
 import { renderKubeconfig } from '../../kubeconfig/signer.js';
 import type { KubeconfigSigner } from '../../kubeconfig/signer.js';
-import { CLI_ACCESS_DISABLED, KUBECTL_PERMISSION } from '@gsp/platform-contract';
+import { cliAccessDisabledMessage, KUBECTL_PERMISSION } from '@gsp/platform-contract';
 
 
 export interface AccessRoutesOptions {
@@ -17,6 +17,11 @@ export interface AccessRoutesOptions {
 }
 
 const tags = ['access'];
+const Jwk = Type.Object(
+  { kty: Type.Optional(Type.String()), kid: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+const Jwks = Type.Object({ keys: Type.Array(Jwk) }, { description: 'a JWK Set (RFC 7517)' });
 const CliAccess = Type.Object({ enabled: Type.Boolean(), source: Type.String(), envPinned: Type.Boolean() });
 
 const accessRoutes: FastifyPluginAsyncTypebox<AccessRoutesOptions> = async (app, opts) => {
@@ -24,7 +29,14 @@ const accessRoutes: FastifyPluginAsyncTypebox<AccessRoutesOptions> = async (app,
 
   app.get(
     '/.well-known/jwks.json',
-    { config: { public: true }, schema: { tags, description: 'Keys that verify kubeconfig tokens (read by the cluster proxy).' } },
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        description: 'Keys that verify kubeconfig tokens (read by the cluster proxy).',
+        response: { 200: Jwks },
+      },
+    },
     async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(opts.signer.jwks),
   );
 
@@ -43,13 +55,26 @@ const accessRoutes: FastifyPluginAsyncTypebox<AccessRoutesOptions> = async (app,
     '/api/v1/tenants/:org/clusters/:id/kubeconfig',
     {
       config: { permission: KUBECTL_PERMISSION },
-      schema: { tags, params: ClusterParams, description: 'A kubeconfig (application/yaml) with a short-lived token for the caller.', response: { ...problemResponses, 410: Type.Ref('Problem') } },
+      schema: {
+        tags,
+        params: ClusterParams,
+        description: 'A kubeconfig (application/yaml) with a short-lived token for the caller.',
+        response: {
+          200: { description: 'a kubeconfig for kubectl', content: { 'application/yaml': { schema: Type.String() } } },
+          ...problemResponses,
+          410: problem('kubectl access to this cluster is turned off (`cli_access.enabled`)'),
+        },
+      },
     },
     async (request, reply) => {
       const cluster = await findCluster(app.pg, request.params.org, request.params.id);
       if (!cluster) throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
       const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
-      if (!access.value) throw new Gone(`${CLI_ACCESS_DISABLED}; kubeconfig downloads for cluster ${cluster.id} are disabled`);
+      if (!access.value) {
+        // The kill switch is a registry flag, never resolved by an OFREP provider.
+        const source = access.source === 'provider' ? 'default' : access.source;
+        throw new Gone(`${cliAccessDisabledMessage(cluster.id, source, 'the API server')}; kubeconfig downloads are disabled`);
+      }
       const subject = actorOf(request);
       const { token } = await opts.signer.issue(subject, cluster.id);
       const body = renderKubeconfig({

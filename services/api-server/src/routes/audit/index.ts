@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
+import type { Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BadRequest } from '../../errors.js';
-import { problemResponses } from '../../schemas.js';
+import { OrgParams, problemResponses } from '../../schemas.js';
 import { listAudit } from '../../audit/store.js';
 
 const AuditItem = Type.Object({
@@ -21,25 +22,45 @@ function decodeCursor(cursor: string): bigint {
   return BigInt(match[1]);
 }
 
+const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 64, description: 'the `nextCursor` of the previous page' })),
+});
+const Page = Type.Object({ items: Type.Array(AuditItem), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+
+/** The platform's audit rows and each tenant's share of them, newest first, one page at a time. */
 const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const page = async (query: Static<typeof PageQuery>, org?: string) => {
+    const { limit = 50, cursor } = query;
+    // One extra row tells whether another page exists.
+    const rows = await listAudit(app.pg, limit + 1, cursor === undefined ? undefined : decodeCursor(cursor), org);
+    const items = rows.slice(0, limit);
+    const last = items.at(-1);
+    return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+  };
+
   app.get(
     '/api/v1/platform/audit',
     {
       config: { permission: 'platform.admin' },
+      schema: { tags: ['audit'], querystring: PageQuery, response: { 200: Page, ...problemResponses } },
+    },
+    async (request) => page(request.query),
+  );
+
+  app.get(
+    '/api/v1/tenants/:org/audit',
+    {
+      config: { permission: 'members.manage' },
       schema: {
         tags: ['audit'],
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })), cursor: Type.Optional(Type.String({ maxLength: 64 })) }),
-        response: { 200: Type.Object({ items: Type.Array(AuditItem), nextCursor: Type.Union([Type.String(), Type.Null()]) }), ...problemResponses },
+        description: "The tenant's rows: its members, its clusters (registration, deletion, agent tokens) and their flags.",
+        params: OrgParams,
+        querystring: PageQuery,
+        response: { 200: Page, ...problemResponses },
       },
     },
-    async (request) => {
-      const { limit = 50, cursor } = request.query;
-      // One extra row tells whether another page exists.
-      const rows = await listAudit(app.pg, limit + 1, cursor === undefined ? undefined : decodeCursor(cursor));
-      const items = rows.slice(0, limit);
-      const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
-    },
+    async (request) => page(request.query, request.params.org),
   );
 };
 

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../plugins/auth.js';
 import { NotFound } from '../../errors.js';
-import { ClusterParams, problemResponses } from '../../schemas.js';
+import { bodyProblemResponses, ClusterParams, problemResponses } from '../../schemas.js';
 import { findCluster } from '../../clusters/store.js';
 import type { FlagScope } from '../../flags/service.js';
 
@@ -52,7 +52,15 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/api/v1/platform/feature-flags/:flag',
-    { config: { permission: 'platform.admin' }, schema: { tags, params: FlagParams, body: SetBody, response: { 200: WriteResultSchema, ...problemResponses } } },
+    {
+      config: { permission: 'platform.admin' },
+      schema: {
+        tags,
+        params: FlagParams,
+        body: SetBody,
+        response: { 200: WriteResultSchema, ...problemResponses, ...bodyProblemResponses },
+      },
+    },
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
       return app.flags.write({ flag, scope: { type: 'platform' }, value: request.body.value, actor: actorOf(request), requestId: request.id });
@@ -82,7 +90,15 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/api/v1/tenants/:org/clusters/:id/feature-flags/:flag',
-    { config: { permission: 'clusters.register' }, schema: { tags, params: ClusterFlagParams, body: SetBody, response: { 200: WriteResultSchema, ...problemResponses } } },
+    {
+      config: { permission: 'clusters.register' },
+      schema: {
+        tags,
+        params: ClusterFlagParams,
+        body: SetBody,
+        response: { 200: WriteResultSchema, ...problemResponses, ...bodyProblemResponses },
+      },
+    },
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'cluster');
       const scope = await clusterScope(request.params.org, request.params.id);

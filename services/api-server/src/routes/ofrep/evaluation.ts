@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { hasControlCharacters } from '@gsp/platform-contract';
 import type { DetailedEvaluation } from '@gsp/flags-client';
 import type { EvaluationErrorCode, EvaluationSuccess, OfrepReason } from './schemas.js';
 
@@ -30,6 +31,8 @@ function optionalString(context: Record<string, unknown>, name: string, maxLengt
   const value = context[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) throw invalid(`context.${name} must be a string of 1 to ${maxLength} characters`);
+  // These name tenants, clusters and users: PostgreSQL refuses a NUL, and none holds a control character.
+  if (hasControlCharacters(value)) throw invalid(`context.${name} must not contain control characters`);
   return value;
 }
 
@@ -49,6 +52,9 @@ export function requestContext(body: unknown): unknown {
 export function parseContext(context: unknown): OfrepContext {
   if (!isPlainObject(context)) throw invalid('context must be an object');
   if (context.targetingKey !== undefined && typeof context.targetingKey !== 'string') throw invalid('context.targetingKey must be a string');
+  if (typeof context.targetingKey === 'string' && hasControlCharacters(context.targetingKey)) {
+    throw invalid('context.targetingKey must not contain control characters');
+  }
   const org = optionalString(context, 'org', 253);
   const clusterId = optionalString(context, 'clusterId', 64);
   if (clusterId !== undefined && org === undefined) throw invalid('context.clusterId requires context.org, the tenant the cluster belongs to');

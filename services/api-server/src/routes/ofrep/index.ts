@@ -3,6 +3,7 @@ import type { FlagChange } from '@gsp/flags-client';
 import { Type } from 'typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { describeValidation } from '@gsp/service-kit';
 import { Forbidden } from '../../errors.js';
 import { isPlatformAdmin, platformResource, readBindings, tenantResource, tenantRole } from '@gsp/platform-contract';
 import { actorOf } from '../../plugins/auth.js';
@@ -10,7 +11,8 @@ import { findCluster } from '../../clusters/store.js';
 import { ifNoneMatchMatches, OfrepRequestError, parseContext, requestContext, strongEtag, toEvaluationSuccess } from './evaluation.js';
 import type { OfrepContext } from './evaluation.js';
 import { EventStream } from './event-stream.js';
-import { BulkResponses, EventStreamQuery, SingleResponses } from './schemas.js';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../db/availability.js';
+import { BulkResponses, EventStreamQuery, EventStreamResponses, SingleResponses } from './schemas.js';
 import type { BulkEvaluationSuccess } from './schemas.js';
 
 export interface OfrepRoutesOptions {
@@ -45,8 +47,17 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
     // The spec gives these no body; the WWW-Authenticate header set by the auth hook stays.
     if (status === 401 || status === 403) return reply.code(status).send();
     if (error.code?.startsWith('FST_ERR_CTP_')) return failure('PARSE_ERROR', error.message);
-    if (error.validation) return failure('INVALID_CONTEXT', error.message);
+    if (error.validation) {
+      const fields = describeValidation(error.validation, error.validationContext);
+      return failure('INVALID_CONTEXT', fields.length > 0 ? fields.map((f) => f.detail).join('; ') : error.message);
+    }
     if (status < 500) return failure('GENERAL', error.message);
+    if (isDatabaseUnavailable(error)) {
+      // OFREP's general error shape; the status and Retry-After say it is worth retrying.
+      request.log.warn({ err: { message: error.message } }, 'OFREP request failed: database unavailable');
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return reply.code(503).send({ errorDetails: DATABASE_UNAVAILABLE });
+    }
     request.log.error({ err: error }, 'OFREP request failed');
     return reply.code(500).send({ errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.` });
   });
@@ -128,6 +139,7 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
         description:
           'Advertised in `eventStreams` of the bulk evaluation; authenticated with the same bearer token. Sends `data: {"type":"refetchEvaluation"}` when a committed write may have changed a value for this context, and a comment line as heartbeat.',
         querystring: EventStreamQuery,
+        response: EventStreamResponses,
       },
     },
     async (request, reply) => {

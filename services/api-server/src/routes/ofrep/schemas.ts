@@ -58,6 +58,12 @@ export interface SseEventData {
 
 const noBody = (description: string) => Type.Null({ description });
 
+/** Not in OFREP's list, which has no status for a store that cannot answer; `Retry-After` says when to try again. */
+const Unavailable = Type.Object(
+  { errorDetails: Type.Optional(Type.String()) },
+  { description: 'the database is unavailable or too slow; retry after Retry-After seconds' },
+);
+
 export const SingleResponses = {
   200: EvaluationSuccess,
   400: EvaluationFailure,
@@ -65,6 +71,7 @@ export const SingleResponses = {
   403: noBody('the context names a tenant the caller has no role in; no body'),
   404: FlagNotFound,
   500: GeneralErrorResponse,
+  503: Unavailable,
 };
 
 export const BulkResponses = {
@@ -74,6 +81,19 @@ export const BulkResponses = {
   401: SingleResponses[401],
   403: SingleResponses[403],
   500: GeneralErrorResponse,
+  503: Unavailable,
+};
+
+export const EventStreamResponses = {
+  200: {
+    description: 'Server-Sent Events: `refetchEvaluation` messages and heartbeat comments',
+    content: { 'text/event-stream': { schema: Type.String() } },
+  },
+  400: BulkEvaluationFailure,
+  401: SingleResponses[401],
+  403: SingleResponses[403],
+  500: GeneralErrorResponse,
+  503: Unavailable,
 };
 
 export const EventStreamQuery = Type.Object({

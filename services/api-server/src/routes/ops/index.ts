@@ -1,6 +1,11 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ServiceUnavailable } from '../../errors.js';
+import { databaseAnswers } from '../../db/availability.js';
+import { unavailableResponse } from '../../schemas.js';
+
+/** `/readyz` answers within this, database stalled or not (Kubernetes' default probe timeout is 1 s; ours allow 2 s). */
+export const READY_TIMEOUT_MS = 1500;
 
 const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const config = { public: true };
@@ -8,14 +13,23 @@ const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/healthz', { config, schema: { tags: ['operations'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
 
-  app.get('/readyz', { config, schema: { tags: ['operations'] } }, async () => {
-    try {
-      await app.pg.query('SELECT 1');
-    } catch {
-      throw new ServiceUnavailable('the database cannot be reached');
-    }
-    return { status: 'ready' };
-  });
+  app.get(
+    '/readyz',
+    {
+      config,
+      schema: {
+        tags: ['operations'],
+        description: `200 while the database answers within ${READY_TIMEOUT_MS} ms, else 503 (with Retry-After).`,
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: unavailableResponse },
+      },
+    },
+    async () => {
+      // Bounded on its own: a probe must answer before the orchestrator's probe timeout, whatever the pool waits for.
+      const answers = await databaseAnswers(app.pg, READY_TIMEOUT_MS);
+      if (!answers) throw new ServiceUnavailable('the database cannot be reached');
+      return { status: 'ready' as const };
+    },
+  );
 
   app.get('/metrics', { config, schema: hide }, async (_request, reply) => {
     return reply.type(app.metrics.contentType).send(await app.metrics.metrics());

@@ -2,14 +2,33 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../plugins/auth.js';
 import { Conflict, NotFound } from '../../errors.js';
-import { ClusterParams, Dns1123Label, OrgParams, problemResponses, Subject } from '../../schemas.js';
-import { deleteMember, listMembers, putMember } from '../../tenants/store.js';
+import {
+  bodyProblemResponses,
+  ClusterParams,
+  Dns1123Label,
+  OrgParams,
+  problem,
+  problemResponses,
+  Subject,
+} from '../../schemas.js';
+import { deleteMember, LastAdminError, listMembers, putMember } from '../../tenants/store.js';
 import { deleteCluster, DuplicateClusterError, findCluster, listClusters, registerCluster, rotateAgentToken } from '../../clusters/store.js';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
 const Member = Type.Object({ subject: Type.String(), role: Role });
 const MemberParams = Type.Object({ org: Dns1123Label, subject: Subject });
+const lastAdmin = problem('the change would leave the tenant without an admin');
+const AgentToken = Type.String({ description: 'shown once; only its hash is stored' });
 const ClusterSchema = Type.Object({ id: Type.String(), name: Type.String(), org: Type.String(), createdBy: Type.String(), createdAt: Type.String() });
+
+async function lastAdminIsConflict<T>(change: Promise<T>): Promise<T> {
+  try {
+    return await change;
+  } catch (err) {
+    if (err instanceof LastAdminError) throw new Conflict(err.message);
+    throw err;
+  }
+}
 
 const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['tenants'];
@@ -24,21 +43,43 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/tenants/:org/members/:subject',
     {
       config: { permission: 'members.manage', createsTenant: true },
-      schema: { tags, params: MemberParams, body: Type.Object({ role: Role }, { additionalProperties: false }), response: { 200: Type.Object({ org: Type.String(), ...Member.properties }), ...problemResponses } },
+      schema: {
+        tags,
+        params: MemberParams,
+        body: Type.Object({ role: Role }, { additionalProperties: false }),
+        description: 'Sets the role; 409 when it would take away the tenant\'s last admin.',
+        response: {
+          200: Type.Object({ org: Type.String(), ...Member.properties }),
+          ...problemResponses,
+          ...bodyProblemResponses,
+          409: lastAdmin,
+        },
+      },
     },
     async (request) => {
       const { org, subject } = request.params;
-      await putMember(app.pg, org, { subject, role: request.body.role }, actorOf(request), request.id);
+      const role = request.body.role;
+      await lastAdminIsConflict(putMember(app.pg, org, { subject, role }, actorOf(request), request.id));
       return { org, subject, role: request.body.role };
     },
   );
 
   app.delete(
     '/api/v1/tenants/:org/members/:subject',
-    { config: { permission: 'members.manage' }, schema: { tags, params: MemberParams, response: { 204: Type.Null(), ...problemResponses } } },
+    {
+      config: { permission: 'members.manage' },
+      schema: {
+        tags,
+        params: MemberParams,
+        description: 'Removes the member; 409 for the tenant\'s last admin.',
+        response: { 204: Type.Null({ description: 'removed' }), ...problemResponses, 409: lastAdmin },
+      },
+    },
     async (request, reply) => {
       const { org, subject } = request.params;
-      if (!(await deleteMember(app.pg, org, subject, actorOf(request), request.id))) throw new NotFound(`${subject} is not a member of tenant ${org}`);
+      if (!(await lastAdminIsConflict(deleteMember(app.pg, org, subject, actorOf(request), request.id)))) {
+        throw new NotFound(`${subject} is not a member of tenant ${org}`);
+      }
       return reply.code(204).send(null);
     },
   );
@@ -57,7 +98,12 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         params: OrgParams,
         body: Type.Object({ name: Dns1123Label }, { additionalProperties: false }),
-        response: { 201: Type.Object({ ...ClusterSchema.properties, agentToken: Type.String({ description: 'shown once; only its hash is stored' }) }), ...problemResponses, 409: Type.Ref('Problem') },
+        response: {
+          201: Type.Object({ ...ClusterSchema.properties, agentToken: AgentToken }),
+          ...problemResponses,
+          ...bodyProblemResponses,
+          409: problem('a cluster of that name exists in the tenant'),
+        },
       },
     },
     async (request, reply) => {
@@ -83,7 +129,10 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/api/v1/tenants/:org/clusters/:id',
-    { config: { permission: 'clusters.register' }, schema: { tags, params: ClusterParams, response: { 204: Type.Null(), ...problemResponses } } },
+    {
+      config: { permission: 'clusters.register' },
+      schema: { tags, params: ClusterParams, response: { 204: Type.Null({ description: 'deleted' }), ...problemResponses } },
+    },
     async (request, reply) => {
       if (!(await deleteCluster(app.pg, request.params.org, request.params.id, actorOf(request), request.id))) {
         throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);

@@ -1,0 +1,92 @@
+import t from 'tap';
+import { build } from './helper.js';
+
+interface Media {
+  schema?: Record<string, unknown>;
+}
+interface Response {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, Media>;
+}
+interface Operation {
+  security?: Array<Record<string, string[]>>;
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, Response>;
+  'x-permission'?: string;
+}
+
+/** Routes anyone may call; every other one needs a bearer token. */
+const PUBLIC = new Set(['GET /healthz', 'GET /readyz', 'GET /.well-known/jwks.json']);
+/** What succeeds with something other than 200 and a JSON body. */
+const SUCCESS: Readonly<Record<string, [status: string, mediaType: string | undefined]>> = {
+  'POST /api/v1/tenants/{org}/clusters': ['201', 'application/json'],
+  'DELETE /api/v1/tenants/{org}/members/{subject}': ['204', undefined],
+  'DELETE /api/v1/tenants/{org}/clusters/{id}': ['204', undefined],
+  'GET /api/v1/tenants/{org}/clusters/{id}/kubeconfig': ['200', 'application/yaml'],
+  'GET /ofrep/v1/events': ['200', 'text/event-stream'],
+};
+
+t.test('every operation in /openapi.json documents its security, its success and its errors', async (t) => {
+  const { app } = await build(t);
+  const doc = (await app.inject('/openapi.json')).json() as {
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown> };
+  };
+  t.ok(doc.components.schemas.Problem, 'the Problem schema is a named component');
+  const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
+  );
+  t.ok(operations.length >= 20, `${operations.length} operations`);
+
+  for (const [name, op] of operations) {
+    t.test(name, async (t) => {
+      const ofrep = name.includes(' /ofrep/');
+      const isPublic = PUBLIC.has(name);
+
+      t.same(op.security, isPublic ? [] : [{ bearer: [] }], isPublic ? 'public: security []' : 'a bearer token');
+
+      const statuses = Object.keys(op.responses);
+      const successes = statuses.filter((s) => s.startsWith('2'));
+      const [status, mediaType] = SUCCESS[name] ?? ['200', 'application/json'];
+      t.same(successes, [status], `succeeds with ${status}`);
+      const success = op.responses[status]!;
+      if (mediaType === undefined) {
+        t.equal(success.content, undefined, 'no body');
+      } else {
+        t.same(Object.keys(success.content ?? {}), [mediaType], `the body is ${mediaType}`);
+        t.ok(Object.keys(success.content?.[mediaType]?.schema ?? {}).length > 0, 'with a schema');
+      }
+
+      const errors = statuses.filter((s) => Number(s) >= 400);
+      if (!isPublic) t.ok(errors.includes('401'), 'documents 401');
+      if (op['x-permission'] !== undefined || ofrep) t.ok(errors.includes('403'), 'documents 403');
+      if ((op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined) t.ok(errors.includes('400'), 'documents 400 for bad input');
+      if (op.requestBody !== undefined) t.ok(errors.includes('413') && errors.includes('415'), 'documents 413 and 415 for bodies');
+      // Checking a permission reads the database, so every such route can find it unavailable.
+      if (op['x-permission'] !== undefined || ofrep || name === 'GET /readyz') {
+        t.ok(errors.includes('503'), 'documents 503');
+        t.ok(op.responses['503']?.headers?.['Retry-After'] ?? ofrep, 'with Retry-After');
+      }
+      for (const code of errors) {
+        const content = op.responses[code]!.content;
+        if (ofrep && (code === '401' || code === '403')) {
+          t.equal(content, undefined, `${code}: no body, as OFREP says`);
+        } else if (ofrep) {
+          t.ok(content?.['application/json']?.schema, `${code}: OFREP's JSON error shape`);
+        } else {
+          t.same(content, { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }, `${code}: problem+json`);
+        }
+      }
+    });
+  }
+});
+
+t.test('a documented error is what the route answers', async (t) => {
+  const { app } = await build(t);
+  const res = await app.inject({ url: '/api/v1/tenants/acme/clusters/x/kubeconfig' });
+  t.equal(res.statusCode, 401);
+  t.match(res.headers['content-type'], /^application\/problem\+json/);
+  t.match(res.json(), { type: String, title: String, status: 401, detail: String, requestId: String });
+});
