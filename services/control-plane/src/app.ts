@@ -8,12 +8,14 @@ import { Redis } from 'ioredis';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ControlPlaneConfig } from './config.js';
-import { problems } from '@gsp/service-kit';
+import { applyHttpTimeouts, clientErrorHandler, problems, sendProblem } from '@gsp/service-kit';
 import audit from './plugins/audit.js';
 import kube from './plugins/kube.js';
 import auth from './plugins/auth.js';
 import { localFailureLimiter, redisFailureLimiter, redisHealth } from './auth/failures.js';
+import { clientErrorStatus, frameworkProblem, seenOf } from './early-errors.js';
 import { TooManyRequests } from './errors.js';
+import type { Retryable } from './errors.js';
 import { createMetrics } from './metrics.js';
 import type { ControlPlaneMetrics } from './metrics.js';
 import opsRoutes from './routes/ops/index.js';
@@ -58,7 +60,26 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     genReqId: () => randomUUID(),
     // Off unless configured: a believed X-Forwarded-For would let clients dodge the per-IP failure limit.
     trustProxy: config.trustProxy,
+    // Refused before routing, so before any hook (the audit's among them): audited here, then
+    // answered as problem+json like every service's.
+    frameworkErrors: (error, request, reply) => {
+      app.auditRequest(request, reply);
+      // sendProblem, not reply.send(error): this reply's context has Fastify's default error handler.
+      const { status, detail } = frameworkProblem(error, request.url);
+      if (status >= 500) request.log.error({ err: error }, 'request could not be routed');
+      reply.header('x-request-id', request.id);
+      sendProblem(request, reply, status, detail);
+    },
+    clientErrorHandler: (error, socket) => {
+      if (error.code !== 'ECONNRESET' && !socket.destroyed) {
+        const seen = seenOf((error as { rawPacket?: unknown }).rawPacket);
+        const status = clientErrorStatus(error.code);
+        app.auditUnparsed({ ...seen, clientIP: socket.remoteAddress ?? '', status, requestId: randomUUID() }, socket);
+      }
+      clientErrorHandler(error, socket);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  applyHttpTimeouts(app.server, config.http);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.removeContentTypeParser('text/plain');
   app.addHook('onSend', async (request, reply) => {
@@ -110,6 +131,11 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   }
 
   await app.register(problems, { ownCodePrefix: 'CP_' });
+  // An error that says when to try again (the cluster unreachable or throttling us) says it in Retry-After.
+  app.addHook('onError', async (_request, reply, error) => {
+    const retryAfter = (error as Retryable).retryAfter;
+    if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+  });
   await app.register(audit, { stream: options.auditStream ?? process.stdout });
   await app.register(swagger, {
     openapi: {
@@ -124,7 +150,8 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
       },
     },
   });
-  await app.register(kube, { kubeconfig: config.kubeconfig, namespace: config.namespace, apikeyPrefix: config.apikeyPrefix });
+  const { kubeconfig, namespace, apikeyPrefix } = config;
+  await app.register(kube, { kubeconfig, namespace, apikeyPrefix, ...config.kube });
   const metrics = createMetrics({ apiKeys: () => app.apikeys.size, apiKeysSynced: () => app.apikeys.ready });
   app.decorate('metrics', metrics);
   app.addHook('onResponse', (request, reply, done) => {

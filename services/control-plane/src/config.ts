@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
-import type { Env } from '@gsp/service-kit';
+import { ConfigError, durationVar, httpTimeouts, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
+import type { Env, HttpTimeouts } from '@gsp/service-kit';
+import { MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT } from './apikeys/keys.js';
+import type { KubeBounds } from './kube/client.js';
 import { loadRoles, RoleDefinitionError } from './rbac/roles.js';
 import type { Roles } from './rbac/roles.js';
 
@@ -34,6 +36,10 @@ export interface ControlPlaneConfig {
   oidc: OidcConfig | undefined;
   /** Unset: in-cluster configuration. */
   kubeconfig: string | undefined;
+  /** KUBE_REQUEST_TIMEOUT and KUBE_WATCH_TIMEOUT. */
+  kube: KubeBounds;
+  /** HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT: how long a client may take. */
+  http: HttpTimeouts;
   namespace: string;
   apikeyPrefix: string;
   apikeyMaxTtlMs: number | undefined;
@@ -172,20 +178,33 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     };
   }
 
+  const apikeyMaxTtlMs = durationVar(env, 'APIKEY_MAX_TTL', undefined);
+  if (apikeyMaxTtlMs !== undefined && apikeyMaxTtlMs > MAX_KEY_TTL_MS) {
+    const raw = JSON.stringify(nonEmpty(env, 'APIKEY_MAX_TTL'));
+    throw new ConfigError('APIKEY_MAX_TTL', `must be at most ${MAX_KEY_TTL_TEXT}, got ${raw}`);
+  }
+
   const apikeyPrefix = nonEmpty(env, 'APIKEY_PREFIX') ?? 'gsp';
   if (!/^[a-z][a-z0-9]{0,15}$/.test(apikeyPrefix)) throw new ConfigError('APIKEY_PREFIX', 'must be 1-16 lower-case letters and digits, starting with a letter');
 
   return {
     port: parsePort(env, 'PORT', 8080),
-    metricsPort: parsePort(env, 'METRICS_PORT', 9090),
+    // Not 9090: the cluster proxy's default, and both run on one host under `npm start`.
+    metricsPort: parsePort(env, 'METRICS_PORT', 9091),
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     modes,
     basic,
     oidc,
     kubeconfig: readKubeconfig(env),
+    kube: {
+      requestTimeoutMs: durationVar(env, 'KUBE_REQUEST_TIMEOUT', 10_000, 100),
+      // Whole seconds: it is the watch's timeoutSeconds.
+      watchTimeoutMs: Math.round(durationVar(env, 'KUBE_WATCH_TIMEOUT', 60_000, 1000) / 1000) * 1000,
+    },
+    http: httpTimeouts(env),
     namespace: readNamespace(env, options.serviceAccountNamespaceFile ?? SERVICE_ACCOUNT_NAMESPACE),
     apikeyPrefix,
-    apikeyMaxTtlMs: durationVar(env, 'APIKEY_MAX_TTL', undefined),
+    apikeyMaxTtlMs,
     roles,
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'gsp-cp:',

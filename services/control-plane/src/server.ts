@@ -13,4 +13,4 @@ await runService('control-plane', () => loadConfig(), async (config) => {
     },
     log: app.log,
   };
-});
+}, { ports: (config) => ({ PORT: config.port, METRICS_PORT: config.metricsPort }) });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { generateKey } from '../src/apikeys/keys.js';
 import type { ApiKeyIdentity } from '../src/apikeys/store.js';
-import { BASIC_ADMIN, build, createKey, kubectl, startKube, until } from './helper.js';
+import { BASIC_ADMIN, build, createKey, createKeySecret, kubectl, startKube, until } from './helper.js';
 
 const kube = await startKube(t);
 
@@ -100,6 +100,24 @@ t.test('a key created with expiresIn carries expiresAt and stops working once ex
   t.ok(Date.parse(expiresAt) > Date.now());
   await until('the key to expire', async () => (await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': key } })).statusCode === 401, 3000);
   t.pass('expired keys are rejected');
+});
+
+t.test('an expiresIn no date can hold, or of zero, is a 400 naming the field and the allowed range', async (t) => {
+  const { app } = await build(t, kube);
+  for (const expiresIn of ['100000000d', '99999999999999999999d', '36501d', '0s']) {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'forever', expiresIn } });
+    t.equal(res.statusCode, 400, `expiresIn ${expiresIn}`);
+    t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+    t.equal((res.json() as { detail: string }).detail, `expiresIn must be a duration from 1s to 36500d, such as 30d; got "${expiresIn}"`);
+  }
+  const longest = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'century', expiresIn: '36500d' } });
+  t.equal(longest.statusCode, 201, 'a hundred years is allowed');
+  t.ok(Date.parse((longest.json() as { expiresAt: string }).expiresAt) > Date.now() + 99 * 365 * 86_400_000);
+
+  const capped = await build(t, kube, { APIKEY_MAX_TTL: '7d' });
+  const res = await capped.app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'too-long', expiresIn: '8d' } });
+  t.equal(res.statusCode, 400);
+  t.match(res.json(), { detail: /^expiresIn must be a duration from 1s to 604800s \(APIKEY_MAX_TTL\)/ });
 });
 
 t.test('APIKEY_MAX_TTL caps expiresIn', async (t) => {
@@ -245,4 +263,31 @@ t.test('a key revoked and created again under its name reports the old key only;
   await barrier(b.app, a.app, 'again-barrier');
   t.same(seen, [{ name: 'again', sha256: sha256(old) }]);
   t.equal(await withKey(a.app, renewed), 200);
+});
+
+t.test('a created key is no longer marked pending once its value has been sent', async (t) => {
+  const { app } = await build(t, kube);
+  await createKey(app, 'confirmed', 'viewer');
+  const secret = await until('the pending mark to be removed', async () => {
+    const s = await getSecret('gsp-apikey-confirmed');
+    return s.metadata.annotations?.['gsp.dev/apikey-pending'] === undefined ? s : undefined;
+  });
+  t.ok(secret.metadata.annotations?.['gsp.dev/apikey-sha256'], 'the other annotations stay');
+});
+
+t.test('a key Secret still marked pending, as a create whose answer was lost leaves it, authenticates nowhere', async (t) => {
+  const a = await build(t, kube);
+  const b = await build(t, kube);
+  const value = generateKey('gsp');
+  await createKeySecret(kube, 'unseen', value, { pending: true, role: 'admin' });
+  await barrier(b.app, a.app, 'unseen-barrier-a');
+  await barrier(a.app, b.app, 'unseen-barrier-b');
+  t.same([await withKey(a.app, value), await withKey(b.app, value)], [401, 401], 'refused by both replicas');
+  const listed = (await a.app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as { items: { name: string }[] };
+  t.notOk(listed.items.some((i) => i.name === 'unseen'), 'and not listed');
+
+  const confirmed = await kubectl(kube, ['-n', 'default', 'annotate', 'secret', 'gsp-apikey-unseen', 'gsp.dev/apikey-pending-']);
+  t.equal(confirmed.code, 0, confirmed.stderr);
+  await until('both replicas to accept it once the mark is gone', async () => (await withKey(a.app, value)) === 200 && (await withKey(b.app, value)) === 200);
+  t.pass('the mark is what keeps it out');
 });

@@ -28,10 +28,10 @@ const rolesFile = (text: string) => {
   return file;
 };
 
-t.test('the defaults: port 8080, metrics on 9090, namespace default, prefix gsp', async (t) => {
+t.test('the defaults: port 8080, metrics on 9091 (not the proxy\'s 9090), namespace default, prefix gsp', async (t) => {
   const config = load({});
   t.equal(config.port, 8080);
-  t.equal(config.metricsPort, 9090);
+  t.equal(config.metricsPort, 9091);
   t.equal(load({ METRICS_PORT: '9191' }).metricsPort, 9191);
   refuses(t, { METRICS_PORT: 'ninety' }, 'METRICS_PORT', /./);
   t.equal(config.namespace, 'default');
@@ -79,6 +79,27 @@ t.test('a roles file with an unknown inherited role, an unknown verb or a cycle 
 t.test('a custom role from the roles file can be mapped to', async (t) => {
   const config = load({ AUTH_MODE: 'basic', AUTH_BASIC_USER: 'u', AUTH_BASIC_PASSWORD: 'p', AUTH_BASIC_ROLE: 'games-ops', RBAC_ROLES_FILE: rolesFile('roles:\n  games-ops:\n    inherits: [viewer]\n    permissions: [{resource: gameservers, verbs: [execute], namespaces: [games]}]\n') });
   t.equal(config.basic?.role, 'games-ops');
+});
+
+t.test('Kubernetes calls are bounded: 10 s per call and 60 s per watch unless configured, and nonsense refuses to start', async (t) => {
+  t.same(load({}).kube, { requestTimeoutMs: 10_000, watchTimeoutMs: 60_000 });
+  t.same(load({ KUBE_REQUEST_TIMEOUT: '2500ms', KUBE_WATCH_TIMEOUT: '5m' }).kube, { requestTimeoutMs: 2500, watchTimeoutMs: 300_000 });
+  refuses(t, { KUBE_REQUEST_TIMEOUT: 'soon' }, 'KUBE_REQUEST_TIMEOUT', /must be a duration/);
+  refuses(t, { KUBE_REQUEST_TIMEOUT: '10ms' }, 'KUBE_REQUEST_TIMEOUT', /at least 100 ms/);
+  refuses(t, { KUBE_WATCH_TIMEOUT: '500ms' }, 'KUBE_WATCH_TIMEOUT', /at least 1000 ms/);
+});
+
+t.test('clients get 10 s for their headers and 30 s for their request unless configured', async (t) => {
+  t.same(load({}).http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 });
+  t.same(load({ HTTP_HEADERS_TIMEOUT: '2s', HTTP_REQUEST_TIMEOUT: '1m', HTTP_KEEP_ALIVE_TIMEOUT: '5s' }).http, { headersTimeoutMs: 2000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5000 });
+  refuses(t, { HTTP_HEADERS_TIMEOUT: 'never' }, 'HTTP_HEADERS_TIMEOUT', /must be a duration/);
+  refuses(t, { HTTP_REQUEST_TIMEOUT: '0' }, 'HTTP_REQUEST_TIMEOUT', /at least/);
+});
+
+t.test('an API key lifetime beyond 36500 days refuses to start', async (t) => {
+  t.equal(load({ APIKEY_MAX_TTL: '36500d' }).apikeyMaxTtlMs, 36_500 * 86_400_000);
+  refuses(t, { APIKEY_MAX_TTL: '36501d' }, 'APIKEY_MAX_TTL', /at most 36500d/);
+  refuses(t, { APIKEY_MAX_TTL: '100000000d' }, 'APIKEY_MAX_TTL', /at most 36500d/);
 });
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));

@@ -1,5 +1,9 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -97,4 +101,99 @@ export function kubectl(kube: KubeLite, args: string[]): Promise<{ code: number;
       },
     );
   });
+}
+
+/**
+ * A TCP relay in front of a dependency that a test can break the two ways networks break: `cut`
+ * resets every connection and refuses new ones (a restart, a closed port); `stall` swallows the
+ * bytes and keeps the connections open (a dead host, a partition), in both directions or only
+ * the answers (the request arrives and is acted on, the reply is lost). `heal` mends it for the
+ * bytes that come after.
+ */
+export interface Relay {
+  host: string;
+  port: number;
+  cut(): void;
+  stall(which?: 'both' | 'answers'): void;
+  heal(): void;
+}
+
+export async function startRelay(t: Tap, target: { host: string; port: number }): Promise<Relay> {
+  const sockets = new Set<net.Socket>();
+  let state: 'open' | 'cut' | 'both' | 'answers' = 'open';
+  const server = net.createServer((client) => {
+    if (state === 'cut') return void client.destroy();
+    const upstream = net.connect(target.port, target.host);
+    for (const [from, to, answers] of [[client, upstream, false], [upstream, client, true]] as const) {
+      sockets.add(from);
+      from.on('error', () => undefined);
+      const swallowed = () => state === 'both' || (state === 'answers' && answers);
+      from.on('close', () => {
+        sockets.delete(from);
+        // A stalled link passes no news of a closed connection either.
+        if (!swallowed()) to.destroy();
+      });
+      from.on('data', (chunk: Buffer) => {
+        if (!swallowed()) to.write(chunk);
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return {
+    host: '127.0.0.1',
+    port: (server.address() as AddressInfo).port,
+    cut() {
+      state = 'cut';
+      for (const s of sockets) s.destroy();
+    },
+    stall(which = 'both') {
+      state = which;
+    },
+    heal() {
+      state = 'open';
+    },
+  };
+}
+
+/** A kubeconfig for `kube` that reaches it through `relay`. */
+export function relayedKubeconfig(t: Tap, kube: KubeLite, relay: Relay): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-relayed-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(file, readFileSync(kube.kubeconfigPath, 'utf8').replaceAll(kube.url, `http://${relay.host}:${relay.port}`));
+  return file;
+}
+
+/**
+ * Creates the Secret of key `name` with kubectl, as the API does once the key was shown, or
+ * (`pending`) as a create whose answer was lost leaves it.
+ */
+export async function createKeySecret(kube: KubeLite, name: string, value: string, options: { pending?: boolean; role?: string } = {}): Promise<void> {
+  const meta = { name, role: options.role ?? 'viewer', userId: 'root', username: 'root', createdAt: new Date().toISOString() };
+  const annotations = options.pending ? { 'gsp.dev/apikey-pending': 'true' } : {};
+  const dir = mkdtempSync(join(tmpdir(), 'cp-key-secret-'));
+  const file = join(dir, 'secret.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'Opaque',
+      metadata: { name: `gsp-apikey-${name}`, labels: { 'gsp.dev/apikey': 'true' }, annotations },
+      data: { key: Buffer.from(value).toString('base64'), metadata: Buffer.from(JSON.stringify(meta)).toString('base64') },
+    }),
+  );
+  try {
+    const run = await kubectl(kube, ['-n', 'default', 'create', '-f', file]);
+    if (run.code !== 0) throw new Error(`kubectl create secret gsp-apikey-${name}: ${run.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,45 +1,20 @@
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { ADMIN_USER, BASIC_ADMIN, build, redisPrefix, startKube, TEST_REDIS_URL } from './helper.js';
+import type { Test } from 'tap';
+import { ADMIN_USER, BASIC_ADMIN, build, redisPrefix, startKube, startRelay, TEST_REDIS_URL } from './helper.js';
+import type { Relay } from './helper.js';
 
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 
-/**
- * A TCP relay to the test Redis that can go silent (bytes swallowed, connections kept open, as
- * when a host dies or the network partitions) or be cut (connections closed, as a restart does).
- */
-async function relayToRedis(target: URL) {
-  const sockets = new Set<net.Socket>();
-  const state = { silent: false };
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 6379), target.hostname);
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
-      sockets.add(from);
-      from.on('error', () => undefined);
-      from.on('close', () => sockets.delete(from));
-      from.on('data', (chunk: Buffer) => {
-        if (!state.silent) to.write(chunk);
-      });
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    silence() {
-      state.silent = true;
-    },
-    cut() {
-      server.close();
-      for (const s of sockets) s.destroy();
-    },
-  };
+/** A relay to the test Redis (see `startRelay`: `cut` as a restart does, `stall` as a dead host does). */
+async function relayToRedis(t: Test): Promise<Relay & { url: string }> {
+  const target = new URL(TEST_REDIS_URL);
+  const relay = await startRelay(t, { host: target.hostname, port: Number(target.port || 6379) });
+  return Object.assign(relay, { url: `redis://${relay.host}:${relay.port}` });
 }
 
 t.test('failed sign-ins are shared through Redis, and counted per replica while it is gone, never a 500', async (t) => {
   const kube = await startKube(t);
-  const relay = await relayToRedis(new URL(TEST_REDIS_URL));
-  t.teardown(() => relay.cut());
+  const relay = await relayToRedis(t);
   const env = { REDIS_URL: relay.url, REDIS_KEY_PREFIX: redisPrefix(), AUTH_FAILURE_LIMIT: '3' };
   const [a, b] = [(await build(t, kube, env)).app, (await build(t, kube, env)).app];
 
@@ -71,12 +46,11 @@ t.test('a Redis that was never reachable does not stop sign-ins', async (t) => {
 
 t.test('a Redis that goes silent without closing does not hang requests either', async (t) => {
   const kube = await startKube(t);
-  const relay = await relayToRedis(new URL(TEST_REDIS_URL));
-  t.teardown(() => relay.cut());
+  const relay = await relayToRedis(t);
   const { app } = await build(t, kube, { REDIS_URL: relay.url, REDIS_KEY_PREFIX: redisPrefix(), AUTH_FAILURE_LIMIT: '3' });
   t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).statusCode, 200, 'signed in with Redis answering');
 
-  relay.silence();
+  relay.stall();
   const client = { remoteAddress: '10.0.0.3' };
   const started = Date.now();
   t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN, ...client })).statusCode, 200, 'signed in with Redis silent');

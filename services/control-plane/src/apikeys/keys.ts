@@ -66,3 +66,7 @@ export function toLabelValue(value: string): string {
   const cleaned = value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 63).replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
   return cleaned;
 }
+
+/** The longest lifetime a key may be given (expiresIn, APIKEY_MAX_TTL): a hundred years is "never" enough. */
+export const MAX_KEY_TTL_MS = 36_500 * 86_400_000;
+export const MAX_KEY_TTL_TEXT = '36500d';

@@ -1,6 +1,8 @@
-import { CoreV1Api, PatchStrategy, makeInformer, setHeaderOptions } from '@kubernetes/client-node';
-import type { Informer, KubeConfig, V1Secret } from '@kubernetes/client-node';
+import { ListWatch, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { CoreV1Api, Informer, V1Secret, Watch } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
+import { ClusterUnavailable, Conflict, NotFound } from '../errors.js';
+import { BackgroundRetries } from '../kube/retry.js';
 import { hashKey } from './keys.js';
 
 export const APIKEY_LABEL = 'gsp.dev/apikey';
@@ -11,6 +13,12 @@ export const LAST_USED_ANNOTATION = 'gsp.dev/last-used-at';
  * annotation, not a label: 64 hex characters exceed the 63 a label value may hold.
  */
 export const SHA256_ANNOTATION = 'gsp.dev/apikey-sha256';
+/**
+ * On a key Secret whose value has not been shown to anyone yet: such a key never authenticates.
+ * Removed once the create response has been sent; a create whose answer was lost leaves the
+ * Secret pending, and it is deleted in the background.
+ */
+export const PENDING_ANNOTATION = 'gsp.dev/apikey-pending';
 const LAST_USED_EVERY_MS = 5 * 60_000;
 
 export interface ApiKeyMetadata {
@@ -37,6 +45,13 @@ export interface ApiKeyRecord extends ApiKeyMetadata {
 export interface StoredKey {
   uid: string;
   record: ApiKeyRecord | undefined;
+}
+
+/** A key Secret just created, still pending: `ApiKeyStore.confirm` once its value was sent, else `abandon`. */
+export interface PendingKey {
+  readonly name: string;
+  readonly uid: string;
+  readonly secret: V1Secret;
 }
 
 export class AlreadyExistsError extends Error {}
@@ -69,7 +84,6 @@ function parseRecord(secret: V1Secret): ApiKeyRecord | undefined {
  * replica or by kubectl reaches every replica as one watch event, and its `onRevoked` listeners.
  */
 export class ApiKeyStore {
-  private readonly core: CoreV1Api;
   private readonly informer: Informer<V1Secret>;
   private readonly byHash = new Map<string, ApiKeyRecord>();
   /** Secret name -> the Secret indexed under it, to drop the right entry on update and delete. */
@@ -78,45 +92,69 @@ export class ApiKeyStore {
   private readonly deleted = new Set<string>();
   private readonly revokedListeners = new Set<(key: ApiKeyIdentity) => void>();
   private readonly lastTouched = new Map<string, number>();
+  /** Pending Secrets whose value this replica has sent to their creator: they authenticate here already. */
+  private readonly shownHere = new Set<string>();
+  private readonly background: BackgroundRetries;
   private synced = false;
   /** A list of the key Secrets has succeeded at least once. */
   private listed = false;
   private stopped = false;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** The watch is failing: logged once until it works again. */
+  private watchFailing = false;
 
   constructor(
-    kubeConfig: KubeConfig,
+    private readonly core: CoreV1Api,
+    watch: Watch,
     private readonly namespace: string,
     private readonly prefix: string,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.background = new BackgroundRetries(log);
     const selector = `${APIKEY_LABEL}=true`;
-    this.informer = makeInformer(
-      kubeConfig,
+    this.informer = new ListWatch(
       `/api/v1/namespaces/${namespace}/secrets`,
+      watch,
       () =>
         this.core.listNamespacedSecret({ namespace, labelSelector: selector }).then((list) => {
           this.listed = true;
+          this.watchWorks();
           return list;
         }),
+      false,
       selector,
     );
-    this.informer.on('add', (s) => this.index(s));
-    this.informer.on('update', (s) => this.index(s));
+    this.informer.on('add', (s) => {
+      this.watchWorks();
+      this.index(s);
+    });
+    this.informer.on('update', (s) => {
+      this.watchWorks();
+      this.index(s);
+    });
     this.informer.on('delete', (s) => {
+      this.watchWorks();
       const uid = s.metadata?.uid ?? '';
+      this.shownHere.delete(uid);
       if (this.deleted.delete(uid)) return;
       this.unindex(s.metadata?.name ?? '', uid);
     });
     this.informer.on('error', (err) => {
       if (this.stopped) return;
-      this.log.warn({ err: { message: (err as Error)?.message } }, 'api key watch failed; restarting in 1 s');
+      if (!this.watchFailing) {
+        this.log.warn({ err: { message: (err as Error)?.message } }, 'api key watch failed; restarting every second until it works');
+      }
+      this.watchFailing = true;
       clearTimeout(this.restartTimer);
       this.restartTimer = setTimeout(() => {
         if (!this.stopped) this.begin().catch(() => {});
       }, 1000);
     });
+  }
+
+  private watchWorks(): void {
+    if (this.watchFailing) this.log.info('api key watch works again');
+    this.watchFailing = false;
   }
 
   secretName(name: string): string {
@@ -138,6 +176,8 @@ export class ApiKeyStore {
     this.stopped = true;
     clearTimeout(this.restartTimer);
     await this.informer.stop();
+    // A key shown in a response just before shutdown is still confirmed (one last, bounded attempt).
+    await this.background.stop();
   }
 
   get ready(): boolean {
@@ -166,7 +206,8 @@ export class ApiKeyStore {
     const name = secret.metadata?.name ?? '';
     const uid = secret.metadata?.uid ?? '';
     if (this.deleted.has(uid)) return;
-    const record = parseRecord(secret);
+    const pending = secret.metadata?.annotations?.[PENDING_ANNOTATION] !== undefined && !this.shownHere.has(uid);
+    const record = pending ? undefined : parseRecord(secret);
     const current = this.bySecret.get(name);
     // The same key again (a use stamped, a relist): fresher metadata, and no revocation.
     if (current !== undefined && record !== undefined && current.sha256 === record.sha256) {
@@ -213,31 +254,100 @@ export class ApiKeyStore {
       if (secret.metadata?.labels?.[APIKEY_LABEL] !== 'true') return undefined;
       return { uid: secret.metadata.uid ?? '', record: parseRecord(secret) };
     } catch (err) {
-      if ((err as { code?: number }).code === 404) return undefined;
+      if (err instanceof NotFound) return undefined;
       throw err;
     }
   }
 
-  async create(key: string, meta: ApiKeyMetadata, createdByLabel: string): Promise<void> {
+  /**
+   * Creates the key's Secret, pending: it authenticates only once `confirm`ed, after its value
+   * was sent to the caller. When the answer is lost (timeout, connection cut, cluster failing),
+   * the Secret may or may not exist: if it does, it is removed in the background, and until
+   * then it authenticates nowhere, so a key nobody saw is never valid.
+   */
+  async create(key: string, meta: ApiKeyMetadata, createdByLabel: string): Promise<PendingKey> {
+    const name = this.secretName(meta.name);
+    const sha256 = hashKey(key);
+    let created: V1Secret;
     try {
-      const created = await this.core.createNamespacedSecret({
+      created = await this.core.createNamespacedSecret({
         namespace: this.namespace,
         body: {
           metadata: {
-            name: this.secretName(meta.name),
+            name,
             labels: { [APIKEY_LABEL]: 'true', ...(createdByLabel ? { [CREATED_BY_LABEL]: createdByLabel } : {}) },
-            annotations: { [SHA256_ANNOTATION]: hashKey(key) },
+            annotations: { [SHA256_ANNOTATION]: sha256, [PENDING_ANNOTATION]: 'true' },
           },
           type: 'Opaque',
           data: { key: Buffer.from(key).toString('base64'), metadata: Buffer.from(JSON.stringify(meta)).toString('base64') },
         },
       });
-      // Usable at once on this replica; the watch event brings it to the others.
-      this.index(created);
     } catch (err) {
-      if ((err as { code?: number }).code === 409) throw new AlreadyExistsError(`an API key named ${meta.name} already exists`);
+      if (err instanceof Conflict) throw new AlreadyExistsError(`an API key named ${meta.name} already exists`);
+      if (err instanceof ClusterUnavailable) this.removeUnseen(meta.name, { sha256 });
       throw err;
     }
+    return { name: meta.name, uid: created.metadata?.uid ?? '', secret: created };
+  }
+
+  /**
+   * The key's value has been sent to its creator: it authenticates on this replica at once, and
+   * everywhere once the pending mark is off its Secret (retried in the background; the uid in the
+   * patch makes sure it is still that Secret).
+   */
+  confirm(pending: PendingKey): void {
+    this.shownHere.add(pending.uid);
+    this.index(pending.secret);
+    const body = { metadata: { uid: pending.uid, annotations: { [PENDING_ANNOTATION]: null } } };
+    const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+    const forget = (): void => {
+      this.shownHere.delete(pending.uid);
+      this.unindex(this.secretName(pending.name), pending.uid);
+    };
+    this.background.run(
+      `confirm API key ${pending.name}`,
+      async () => {
+        try {
+          // Kept in shownHere until the Secret is deleted: the watch may still bring the pending version.
+          const name = this.secretName(pending.name);
+          this.index(await this.core.patchNamespacedSecret({ namespace: this.namespace, name, body }, mergePatch));
+        } catch (err) {
+          // Deleted or replaced meanwhile: revoked before it was confirmed.
+          if (err instanceof NotFound || err instanceof Conflict) return forget();
+          throw err;
+        }
+      },
+      forget,
+    );
+  }
+
+  /** The key's value never reached its creator (the connection closed first): its Secret goes. */
+  abandon(pending: PendingKey): void {
+    this.removeUnseen(pending.name, { uid: pending.uid });
+  }
+
+  /** Deletes the pending Secret of key `name` if it is the one meant (by uid, or by the key's hash). */
+  private removeUnseen(name: string, which: { uid: string } | { sha256: string }): void {
+    const secretName = this.secretName(name);
+    this.background.run(`remove the API key ${name} that nobody saw`, async () => {
+      let secret: V1Secret;
+      try {
+        secret = await this.core.readNamespacedSecret({ namespace: this.namespace, name: secretName });
+      } catch (err) {
+        if (err instanceof NotFound) return;
+        throw err;
+      }
+      const uid = secret.metadata?.uid ?? '';
+      const annotations = secret.metadata?.annotations ?? {};
+      const ours = 'uid' in which ? uid === which.uid : annotations[SHA256_ANNOTATION] === which.sha256;
+      if (!ours || annotations[PENDING_ANNOTATION] === undefined) return;
+      try {
+        await this.core.deleteNamespacedSecret({ namespace: this.namespace, name: secretName, body: { preconditions: { uid } } });
+      } catch (err) {
+        if (err instanceof NotFound || err instanceof Conflict) return;
+        throw err;
+      }
+    });
   }
 
   /**
@@ -249,9 +359,8 @@ export class ApiKeyStore {
       const body = { preconditions: { uid } };
       await this.core.deleteNamespacedSecret({ namespace: this.namespace, name: this.secretName(name), body });
     } catch (err) {
-      const code = (err as { code?: number }).code;
-      if (code === 404) return false;
-      if (code === 409) throw new ReplacedError(`API key ${name} was replaced while being revoked`);
+      if (err instanceof NotFound) return false;
+      if (err instanceof Conflict) throw new ReplacedError(`API key ${name} was replaced while being revoked`);
       throw err;
     }
     // Dropped here at once; the watch event does the same on every other replica.

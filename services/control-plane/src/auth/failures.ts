@@ -72,7 +72,11 @@ export interface RedisHealth {
   failed(err: Error): void;
 }
 
-/** A circuit breaker over one client: after a failure, Redis is left alone for `pauseMs`. */
+/**
+ * A circuit breaker over one client: after a failure, Redis is left alone for `pauseMs`. A command
+ * that timed out also drops the connection: whatever became of its bytes, the replies that follow
+ * on that connection can no longer be matched to their commands, so a fresh one is opened.
+ */
 export function redisHealth(redis: Redis, pauseMs = 5000, onOutage: (err: Error) => void = () => undefined): RedisHealth {
   let pausedUntil = 0;
   return {
@@ -80,6 +84,7 @@ export function redisHealth(redis: Redis, pauseMs = 5000, onOutage: (err: Error)
     failed(err) {
       if (Date.now() >= pausedUntil) onOutage(err);
       pausedUntil = Date.now() + pauseMs;
+      if (/timed out/i.test(err.message) && redis.status === 'ready') redis.disconnect(true);
     },
   };
 }

@@ -1,5 +1,32 @@
 import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Writable } from 'node:stream';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Audits a request Fastify answers before any hook runs (a URL it cannot decode), so that
+     * one, too, has its line; every other request is audited by this plugin's onRequest hook.
+     */
+    auditRequest(request: FastifyRequest, reply: FastifyReply): void;
+    /**
+     * Audits a request Node refused (not HTTP, headers too large, too slow) from what was seen of
+     * it, unless Fastify already has the request on that connection (a body that came too slowly):
+     * that one's own line records it.
+     */
+    auditUnparsed(seen: UnparsedRequest, socket: object): void;
+  }
+}
+
+/** What is known of a request Node refused before Fastify saw it. */
+export interface UnparsedRequest {
+  method: string;
+  path: string;
+  clientIP: string;
+  userAgent: string;
+  status: number;
+  requestId: string;
+}
 
 export interface AuditPluginOptions {
   /** Where audit lines go: standard output in production, a capture in tests. */
@@ -32,13 +59,23 @@ const CLIENT_CLOSED = 499;
  */
 export default fp<AuditPluginOptions>(
   async (app, opts) => {
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config.audit === false) return;
+    const write = (line: AuditLine): void => {
+      opts.stream.write(`${JSON.stringify(line)}\n`);
+    };
+    /** Connections with a request whose line is still to be written. */
+    const inFlight = new WeakSet<object>();
+    function auditRequest(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
+      // A flag rather than writableFinished, which light-my-request (app.inject) never sets.
+      let finished = false;
+      reply.raw.once('finish', () => (finished = true));
+      const socket: object | null = request.raw.socket;
+      if (socket) inFlight.add(socket);
       reply.raw.once('close', () => {
-        const finished = reply.raw.writableFinished;
+        if (socket) inFlight.delete(socket);
         const status = finished ? reply.raw.statusCode : CLIENT_CLOSED;
-        const principal = request.principal;
+        // Undefined, not null, on a request answered before the lifecycle (no decorators there).
+        const principal = request.principal ?? null;
         const line: AuditLine = {
           timestamp: new Date().toISOString(),
           level: 'audit',
@@ -54,8 +91,30 @@ export default fp<AuditPluginOptions>(
           authMethod: principal?.method ?? '',
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         };
-        opts.stream.write(`${JSON.stringify(line)}\n`);
+        write(line);
       });
+    }
+    app.decorate('auditRequest', auditRequest);
+    app.decorate('auditUnparsed', (seen: UnparsedRequest, socket: object) => {
+      if (inFlight.has(socket)) return;
+      write({
+        timestamp: new Date().toISOString(),
+        level: 'audit',
+        user: '',
+        role: '',
+        method: seen.method,
+        path: seen.path.split('?')[0] ?? '',
+        clientIP: seen.clientIP,
+        userAgent: seen.userAgent.slice(0, 256),
+        result: 'failure',
+        status: seen.status,
+        requestId: seen.requestId,
+        authMethod: '',
+        durationMs: 0,
+      });
+    });
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.routeOptions.config.audit !== false) auditRequest(request, reply);
     });
   },
   { name: 'audit' },

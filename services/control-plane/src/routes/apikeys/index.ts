@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { routeOf } from '../table.js';
-import { generateKey, toLabelValue } from '../../apikeys/keys.js';
+import { generateKey, MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT, toLabelValue } from '../../apikeys/keys.js';
 import { AlreadyExistsError, ReplacedError } from '../../apikeys/store.js';
-import type { ApiKeyMetadata } from '../../apikeys/store.js';
+import type { ApiKeyMetadata, PendingKey } from '../../apikeys/store.js';
 import type { Roles } from '../../rbac/roles.js';
 import { parseDuration } from '@gsp/service-kit';
 import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from '../../errors.js';
@@ -68,23 +68,32 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
       if (!opts.roles.has(role)) throw new BadRequest(`unknown role ${JSON.stringify(role)}`);
       if (!opts.roles.covers(caller.role, role)) throw new Forbidden(`role ${caller.role} may not create a key with role ${role}`);
       const now = new Date();
-      let expiresAt: string | undefined;
-      if (expiresIn !== undefined) {
-        const ttl = parseDuration(expiresIn) ?? 0;
-        if (ttl <= 0) throw new BadRequest('expiresIn must be a positive duration such as 30d');
-        if (opts.maxTtlMs !== undefined && ttl > opts.maxTtlMs) throw new BadRequest(`expiresIn exceeds the maximum lifetime of ${opts.maxTtlMs / 1000} s (APIKEY_MAX_TTL)`);
-        expiresAt = new Date(now.getTime() + ttl).toISOString();
-      } else if (opts.maxTtlMs !== undefined) {
-        expiresAt = new Date(now.getTime() + opts.maxTtlMs).toISOString();
+      const maxTtlMs = opts.maxTtlMs ?? MAX_KEY_TTL_MS;
+      const ttlMs = expiresIn === undefined ? opts.maxTtlMs : parseDuration(expiresIn);
+      if (expiresIn !== undefined && (ttlMs === undefined || ttlMs < 1000 || ttlMs > maxTtlMs)) {
+        const limit = opts.maxTtlMs === undefined ? MAX_KEY_TTL_TEXT : `${opts.maxTtlMs / 1000}s (APIKEY_MAX_TTL)`;
+        throw new BadRequest(`expiresIn must be a duration from 1s to ${limit}, such as 30d; got ${JSON.stringify(expiresIn)}`);
       }
+      const expiresAt = ttlMs === undefined ? undefined : new Date(now.getTime() + ttlMs).toISOString();
       const meta: ApiKeyMetadata = { name, role, userId: caller.userId, username: caller.username, createdAt: now.toISOString(), ...(expiresAt ? { expiresAt } : {}) };
       const key = generateKey(opts.keyPrefix);
+      let pending: PendingKey;
       try {
-        await store.create(key, meta, toLabelValue(caller.username));
+        pending = await store.create(key, meta, toLabelValue(caller.username));
       } catch (err) {
         if (err instanceof AlreadyExistsError) throw new Conflict(err.message);
         throw err;
       }
+      // The key becomes valid once its value has been handed over, never before: a response
+      // that is not sent in full leaves a key nobody saw, and that one is removed.
+      let sent = false;
+      reply.raw.once('finish', () => {
+        sent = reply.statusCode === 201;
+        if (sent) store.confirm(pending);
+      });
+      reply.raw.once('close', () => {
+        if (!sent) store.abandon(pending);
+      });
       return reply.code(201).send({ name, role, createdAt: meta.createdAt, ...(expiresAt ? { expiresAt } : {}), key, warning: WARNING });
     },
   });

@@ -18,10 +18,6 @@ function summary(o: KubeObject) {
   return { name: o.metadata?.name ?? '', namespace: o.metadata?.namespace ?? '', labels: o.metadata?.labels ?? {}, spec: o.spec ?? {}, status: o.status ?? {} };
 }
 
-function isNotFound(err: unknown): boolean {
-  return (err as { code?: number }).code === 404;
-}
-
 const AGONES = { group: 'agones.dev', version: 'v1' };
 
 /**
@@ -51,7 +47,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     try {
       return (await custom.getNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name })) as KubeObject;
     } catch (err) {
-      if (isNotFound(err)) throw new NotFound(`game server ${namespace}/${name} not found`);
+      if (err instanceof NotFound) throw new NotFound(`game server ${namespace}/${name} not found`);
       throw err;
     }
   }
@@ -77,7 +73,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         await custom.deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name });
       } catch (err) {
-        if (isNotFound(err)) throw new NotFound(`game server ${namespace}/${name} not found`);
+        if (err instanceof NotFound) throw new NotFound(`game server ${namespace}/${name} not found`);
         throw err;
       }
       return reply.code(204).send();
