@@ -1,7 +1,13 @@
 import { hash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { FlagsClient } from '@gsp/flags-client';
-import { CLI_ACCESS_DISABLED, hasControlCharacters, KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from '@gsp/platform-contract';
+import {
+  CLI_ACCESS_DISABLED,
+  cliAccessDisabledMessage,
+  hasControlCharacters,
+  KUBECONFIG_AUDIENCE,
+  KUBECONFIG_ISSUER,
+} from '@gsp/platform-contract';
 
 export type StaleMode = 'best_effort' | 'strict';
 
@@ -19,9 +25,13 @@ export function createSwitch(flags: FlagsClient, staleMode: StaleMode): (cluster
   return async (clusterId) => {
     const e = await flags.cliAccess({ clusterId });
     if (!e.envPinned && e.stale && staleMode === 'strict') {
-      return { allowed: false, message: `${CLI_ACCESS_DISABLED} (the flag store cannot be read and the proxy runs in strict mode)` };
+      const why = 'the flag store cannot be read and the proxy runs in strict mode';
+      return { allowed: false, message: `${CLI_ACCESS_DISABLED} for cluster ${clusterId} (${why})` };
     }
-    return e.value ? { allowed: true, message: '' } : { allowed: false, message: `${CLI_ACCESS_DISABLED} for cluster ${clusterId}` };
+    if (e.value) return { allowed: true, message: '' };
+    // `provider` answers only flags outside the registry; cli_access.enabled is in it.
+    const source = e.source === 'provider' ? 'default' : e.source;
+    return { allowed: false, message: cliAccessDisabledMessage(clusterId, source, 'the proxy') };
   };
 }
 

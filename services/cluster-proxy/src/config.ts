@@ -1,5 +1,5 @@
-import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar } from '@gsp/service-kit';
-import type { Env } from '@gsp/service-kit';
+import { ConfigError, durationVar, httpTimeouts, nonEmpty, parsePort, parseUrl, readFileVar } from '@gsp/service-kit';
+import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPin, findFlag, CLI_ACCESS_ENABLED, InvalidEnvPinError } from '@gsp/flags-client';
 import type { StaleMode } from './access.js';
 
@@ -24,6 +24,8 @@ export interface ClusterProxyConfig {
   /** How often each agent's connection is pinged; no answer within half of it drops the tunnel. */
   pingIntervalMs: number;
   logLevel: string;
+  /** How long kubectl may take to send a request: HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT. */
+  http: HttpTimeouts;
   /** PEM certificate and key for PORT; unset means a self-signed certificate generated at start. */
   tls: { cert: string; key: string } | undefined;
   /** PEM certificate and key for TUNNEL_PORT; unset means h2c (TLS terminated in front of the proxy). */
@@ -83,5 +85,6 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
     watchIntervalMs,
     pingIntervalMs,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    http: httpTimeouts(env),
   };
 }

@@ -9,7 +9,14 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createFlagsClient, CLI_ACCESS_ENABLED } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import type { ClusterProxyConfig } from './config.js';
-import { generateSelfSignedCertificate, serveMetrics } from '@gsp/service-kit';
+import {
+  applyHttpTimeouts,
+  clientErrorHandler,
+  generateSelfSignedCertificate,
+  problems,
+  sendProblem,
+  serveMetrics,
+} from '@gsp/service-kit';
 import type { Server as HttpsServer } from 'node:https';
 import { AccessDenied, createSwitch, createTokenVerifier } from './access.js';
 import { Rights } from './rights.js';
@@ -23,6 +30,7 @@ import { TUNNEL_WINDOW_BYTES, useNodeTextEncoding } from '@gsp/tunnel-proto';
 import { tunnelRoutes } from './tunnel/service.js';
 import { keepAlive } from './tunnel/keepalive.js';
 import { forwardRequest, forwardUpgrade, status } from './kube/forward.js';
+import type { StreamCut } from './tunnel/tunnel.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
@@ -43,6 +51,8 @@ export interface ClusterProxy {
 
 const CLUSTER_PATH = /^\/clusters\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const REASONS: Readonly<Record<Exclude<Right, { allowed: true }>['status'], string>> = { 403: 'Forbidden', 404: 'NotFound', 503: 'ServiceUnavailable' };
+/** Every query to the API server's database: a stalled store fails over to the caches instead of holding requests. */
+const DATABASE_TIMEOUT_MS = 2000;
 
 class ProxyRefusal extends Error {
   constructor(readonly statusCode: number, message: string, readonly reason: string, readonly headers: Record<string, string> = {}) {
@@ -63,14 +73,27 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
         if (req.url?.startsWith('/clusters/')) serveCluster(req, res);
         else handler(req, res);
       });
-      server.keepAliveTimeout = 72_000; // Fastify's default: kubectl keeps its connections for 90 s
+      // They bound receiving a request only: watches and logs stream on, and an upgraded exec leaves the parser.
+      applyHttpTimeouts(server, config.http);
       return server;
     },
+    // A path Fastify cannot decode (`/%zz`) and bytes that are not HTTP get problem+json like the rest
+    // (answered here: this reply was made before the problems handler was registered).
+    frameworkErrors: (error, request, reply) => sendProblem(request, reply, error.statusCode ?? 400, error.message),
+    clientErrorHandler,
   });
+  // Everything but `/clusters/...` (kubectl's, answered with Kubernetes `Status` bodies) speaks problem+json.
+  await app.register(problems, { ownCodePrefix: 'PROXY_' });
   if (config.tls === undefined) {
     app.log.warn('no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)');
   }
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, connectionTimeoutMillis: 2000, max: 5 });
+  // query_timeout also drops the connection of a query that never answers (a stalled link), so the pool recovers.
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
+    query_timeout: DATABASE_TIMEOUT_MS,
+    max: 5,
+  });
   pool.on('error', (err) => app.log.warn({ err }, 'postgres connection error'));
   const flags = createFlagsClient({
     pool,
@@ -92,7 +115,13 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   async function admit(req: IncomingMessage): Promise<{ tunnel: NonNullable<ReturnType<TunnelRegistry['get']>>; path: string; user: string }> {
     const match = CLUSTER_PATH.exec(req.url ?? '');
     if (!match?.[1]) throw new ProxyRefusal(404, 'use the server URL /clusters/{id} from the downloaded kubeconfig', 'NotFound');
-    const clusterId = decodeURIComponent(match[1]);
+    let clusterId: string;
+    try {
+      clusterId = decodeURIComponent(match[1]);
+    } catch {
+      const message = 'the cluster id in the path is not valid percent-encoding';
+      throw new ProxyRefusal(400, `${message}: use the server URL from the downloaded kubeconfig`, 'BadRequest');
+    }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer) throw new ProxyRefusal(401, 'a bearer token is required: download a kubeconfig from the platform', 'Unauthorized', { 'www-authenticate': 'Bearer' });
     let user: string;
@@ -102,10 +131,12 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       if (err instanceof AccessDenied) throw new ProxyRefusal(401, err.message, 'Unauthorized', { 'www-authenticate': 'Bearer error="invalid_token"' });
       throw err;
     }
-    // The switch first: while it is off (or, in strict mode, unknown) kubectl hears the policy.
+    // Both checks at once (a stalled store then costs one wait, not two), but the switch is heard
+    // first: while it is off (or, in strict mode, unknown) kubectl hears the policy.
+    const pending = rights.kubectl(clusterId, user);
     const decision = await cliAccess(clusterId);
     if (!decision.allowed) throw new ProxyRefusal(410, decision.message, 'Gone');
-    const right = await rights.kubectl(clusterId, user);
+    const right = await pending;
     if (!right.allowed) throw new ProxyRefusal(right.status, right.message, REASONS[right.status]);
     const tunnel = registry.get(clusterId);
     if (!tunnel) throw new ProxyRefusal(502, `cluster ${clusterId} has no connected tunnel agent; check that the agent runs and can reach the proxy`, 'BadGateway');
@@ -148,6 +179,13 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   app.get('/readyz', async () => ({ status: 'ok', tunnels: registry.all().length }));
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
+    if (!req.url?.startsWith('/clusters/')) {
+      const detail = `No route ${req.method} ${req.url?.split('?')[0]}`;
+      const body = JSON.stringify({ type: 'urn:gsp:problem:not-found', title: 'Not Found', status: 404, detail });
+      const notFound = 'HTTP/1.1 404 Not Found\r\ncontent-type: application/problem+json';
+      socket.end(`${notFound}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      return;
+    }
     admit(req).then(
       ({ tunnel, path, user }) => forwardUpgrade(tunnel, req, socket, head, path, user, metrics),
       (err: unknown) => {
@@ -187,7 +225,9 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       reason === 'cluster_deleted' ? `cluster ${tunnel.clusterId} was deleted from the platform` : `the agent token of cluster ${tunnel.clusterId} was rotated`;
     app.log.info({ clusterId: tunnel.clusterId, reason }, 'closing tunnel: its right ended');
     metrics.closedByRevocation.inc({ what: 'tunnel', reason });
-    tunnel.close(message, new ConnectError(message, Code.Unauthenticated));
+    // A deleted cluster is gone for good (404); a rotated token is the agent's business, kubectl may retry (503).
+    const cut: StreamCut = { code: reason === 'cluster_deleted' ? 404 : 503, message };
+    tunnel.close(cut, new ConnectError(message, Code.Unauthenticated));
   }
 
   async function sweepTunnel(tunnel: Tunnel): Promise<void> {
@@ -199,14 +239,14 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     if (!decision.allowed && !tunnel.closed) {
       app.log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
       metrics.tunnelsClosedBySwitch.inc();
-      tunnel.close(decision.message, new ConnectError(decision.message, Code.Unavailable));
+      tunnel.close({ code: 410, message: decision.message }, new ConnectError(decision.message, Code.Unavailable));
       return;
     }
     for (const subject of tunnel.subjects()) {
       const right = await rights.kubectl(tunnel.clusterId, subject);
       // Only a right that has ended closes streams; an unreadable store (503) leaves them be.
       if (right.allowed || right.status === 503) continue;
-      const closed = tunnel.closeStreamsOf(subject, right.message);
+      const closed = tunnel.closeStreamsOf(subject, { code: right.status, message: right.message });
       if (closed > 0) {
         app.log.info({ clusterId: tunnel.clusterId, subject, streams: closed }, 'closing streams: the subject lost access');
         metrics.closedByRevocation.inc({ what: 'stream', reason: 'member' }, closed);
@@ -254,6 +294,7 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   });
   const timer = setInterval(() => void sweep(), config.watchIntervalMs);
   timer.unref();
+  let closing: Promise<void> | undefined;
 
   return {
     app,
@@ -273,24 +314,33 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host);
       return { url, tunnelUrl: `${config.tunnelTls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, metricsUrl: metricsServer.url };
     },
-    async close() {
-      clearInterval(timer);
-      await metricsServer?.close();
-      unsubscribeFlags();
-      unsubscribeAccess();
-      for (const tunnel of registry.all()) tunnel.close('the proxy is shutting down', new ConnectError('the proxy is shutting down', Code.Unavailable));
-      await new Promise<void>((resolve) => {
-        if (!tunnelServer.listening) return resolve();
-        tunnelServer.close(() => resolve());
-        for (const s of sessions) s.close();
-        setTimeout(() => {
-          for (const s of sessions) s.destroy();
-        }, 1000).unref();
-      });
-      app.server.closeAllConnections();
-      await app.close();
-      await flags.close();
-      await pool.end();
+    close() {
+      // Once: a test (or a second signal) may ask again while the first close runs.
+      closing ??= shutDown();
+      return closing;
     },
   };
+
+  async function shutDown(): Promise<void> {
+    clearInterval(timer);
+    await metricsServer?.close();
+    unsubscribeFlags();
+    unsubscribeAccess();
+    const shutdown = 'the proxy is shutting down';
+    for (const tunnel of registry.all()) {
+      tunnel.close({ code: 503, message: shutdown }, new ConnectError(shutdown, Code.Unavailable));
+    }
+    await new Promise<void>((resolve) => {
+      if (!tunnelServer.listening) return resolve();
+      tunnelServer.close(() => resolve());
+      for (const s of sessions) s.close();
+      setTimeout(() => {
+        for (const s of sessions) s.destroy();
+      }, 1000).unref();
+    });
+    app.server.closeAllConnections();
+    await app.close();
+    await flags.close();
+    await pool.end();
+  }
 }

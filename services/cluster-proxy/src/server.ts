@@ -7,4 +7,4 @@ await runService('cluster-proxy', () => loadConfig(), async (config) => {
   const { url, tunnelUrl, metricsUrl } = await proxy.listen();
   proxy.app.log.info({ url, tunnelUrl, metricsUrl }, 'cluster proxy listening (kubectl on PORT, agents on TUNNEL_PORT, Prometheus on METRICS_PORT)');
   return { close: () => proxy.close(), log: proxy.app.log };
-});
+}, { ports: (config) => ({ PORT: config.port, TUNNEL_PORT: config.tunnelPort, METRICS_PORT: config.metricsPort }) });

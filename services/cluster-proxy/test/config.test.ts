@@ -27,6 +27,7 @@ t.test('the documented defaults', async (t) => {
   t.equal(config.tls, undefined, 'no certificate: self-signed at start');
   t.equal(config.tunnelTls, undefined, 'no tunnel certificate: h2c');
   t.same(config.flagEnv, {}, 'not pinned');
+  t.same(config.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 }, 'kubectl keeps idle connections 90 s');
   t.same(loadConfig({ ...BASE, SERVICE_CLI_ACCESS_ENABLED: 'false' }).flagEnv, { SERVICE_CLI_ACCESS_ENABLED: 'false' });
 });
 
@@ -50,6 +51,9 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, PORT: '70000' }, 'PORT'],
     [{ ...BASE, TUNNEL_PORT: 'h2' }, 'TUNNEL_PORT'],
     [{ ...BASE, METRICS_PORT: '-1' }, 'METRICS_PORT'],
+    [{ ...BASE, HTTP_HEADERS_TIMEOUT: 'soon' }, 'HTTP_HEADERS_TIMEOUT'],
+    [{ ...BASE, HTTP_REQUEST_TIMEOUT: '1ms' }, 'HTTP_REQUEST_TIMEOUT'],
+    [{ ...BASE, HTTP_KEEP_ALIVE_TIMEOUT: 'later' }, 'HTTP_KEEP_ALIVE_TIMEOUT'],
   ];
   for (const [env, variable] of cases) t.equal(refusal(env), variable, JSON.stringify(env));
 });

@@ -22,6 +22,14 @@ t.test('pinned with SERVICE_CLI_ACCESS_ENABLED=true on both, a PUT of false is a
   t.ok(await works(kubeconfig), 'kubectl keeps working');
 });
 
+t.test('pinned off with SERVICE_CLI_ACCESS_ENABLED=false on the proxy, kubectl hears that the pin decided', async (t) => {
+  const stack = await startStack(t, { proxyEnv: { SERVICE_CLI_ACCESS_ENABLED: 'false' } });
+  const [a] = stack.clusters;
+  const refused = await kubectl(await a!.kubeconfig(), ['get', 'namespaces']);
+  t.not(refused.code, 0);
+  t.match(refused.stderr, `${POLICY} for cluster ${a!.id} (pinned by SERVICE_CLI_ACCESS_ENABLED on the proxy)`);
+});
+
 t.test('strict stale mode treats an unreadable flag store as off', async (t) => {
   let link: Awaited<ReturnType<typeof cuttableDatabaseUrl>> | undefined;
   const stack = await startStack(t, {

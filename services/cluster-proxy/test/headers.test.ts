@@ -99,7 +99,7 @@ function recordingTunnel(): { tunnel: Tunnel; opened: string[] } {
   const opened: string[] = [];
   const open = (...args: unknown[]): TunnelStream => {
     opened.push(args[2] as string);
-    queueMicrotask(() => (args.at(-1) as StreamHandlers).onError('no agent here'));
+    queueMicrotask(() => (args.at(-1) as StreamHandlers).onError({ code: 502, message: 'no agent here' }));
     return { write: () => true, whenDrained() {}, end() {}, cancel() {}, pause() {}, resume() {} };
   };
   return { tunnel: { open } as unknown as Tunnel, opened };

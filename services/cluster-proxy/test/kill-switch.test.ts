@@ -48,11 +48,14 @@ t.test('turning the switch off platform-wide cuts kubectl, the watch and the tun
 
   const ended = await Promise.race([watch.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref())]);
   t.ok(ended, 'the running kubectl get -w ended');
+  // kube-apiserver's way: a watch event of type ERROR carrying the Status, which kubectl prints.
+  t.match(ended?.stdout, /ERROR\s+Failure\s+Gone\s+CLI access is disabled by platform policy for cluster \S+ \(set for the whole platform\)/, 'the watch printed why it ended');
   await until('the agents to lose their tunnels', () => (!a.agent.connected && !b.agent.connected ? true : undefined));
 
   const refused = await kubectl(kubeconfigA, ['get', 'namespaces']);
   t.not(refused.code, 0);
   t.match(refused.stderr, POLICY, 'kubectl prints the policy message');
+  t.match(refused.stderr, `${POLICY} for cluster ${a.id} (set for the whole platform)`, 'and that the platform value decided');
   t.equal(await downloadStatus(stack, a.id), 410);
   t.match(await access(stack, a.id), { enabled: false });
 
@@ -75,11 +78,18 @@ t.test('turning the switch off for one cluster leaves the others working', async
   await until('both agents to connect', () => (a.agent.connected && b.agent.connected ? true : undefined));
   const kubeconfigA = await a.kubeconfig();
   const kubeconfigB = await b.kubeconfig();
+  // Without --output-watch-events, as most people run it.
+  const watch = kubectlProcess(kubeconfigA, ['get', 'gameservers', '-n', 'default', '-w'], undefined, 30_000);
+  t.teardown(() => watch.kill());
+  t.equal((await kubectl(kubeconfigA, ['apply', '-f', '-'], gameServer('arena-1'))).code, 0);
+  await until('the watch to stream', () => (/arena-1/.test(watch.stdout()) ? true : undefined), 10_000);
 
   t.equal((await stack.setSwitch(false, a.id)).statusCode, 200);
   await until('the tunnel of that cluster to close', () => (!a.agent.connected ? true : undefined));
+  const ended = await Promise.race([watch.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref())]);
+  t.match(ended?.stdout, new RegExp(`Failure\\s+Gone\\s+${POLICY} for cluster ${a.id} \\(set for this cluster\\)`), 'the watch printed why it ended');
   const refused = await kubectl(kubeconfigA, ['get', 'namespaces']);
-  t.match(refused.stderr, POLICY);
+  t.match(refused.stderr, `${POLICY} for cluster ${a.id} (set for this cluster)`, 'kubectl hears that the cluster override decided');
   t.equal(await downloadStatus(stack, a.id), 410);
   t.match(await access(stack, a.id), { enabled: false });
 

@@ -50,7 +50,9 @@ for (const [change, act] of [
     const changedAt = Date.now();
     await until('the refusal', async () => ((await stack.proxyStatus(a.id, '/api/v1/namespaces', token)) === 403 ? true : undefined), 1000);
     t.comment(`refused ${Date.now() - changedAt} ms after the change`);
-    t.ok(await within(1000, watch.done), 'the running kubectl get -w ended within 1 s');
+    const ended = await within(1000, watch.done);
+    t.ok(ended, 'the running kubectl get -w ended within 1 s');
+    t.match(ended?.stdout, new RegExp(`ERROR\\s+Failure\\s+Forbidden\\s+${OPERATOR} no longer holds admin or operator in tenant ${ORG}`), 'and printed why');
 
     const refused = await kubectl(kubeconfig, ['get', 'namespaces']);
     t.not(refused.code, 0);
@@ -101,7 +103,9 @@ t.test('deleting a cluster closes its tunnel and refuses kubectl at once; its ag
   await until('the tunnel to close', () => (!a.agent.connected ? true : undefined), 1000);
   t.equal(await stack.proxyStatus(a.id, '/api/v1/namespaces', token), 404, 'kubectl is refused');
   t.comment(`tunnel closed and kubectl refused ${Date.now() - deletedAt} ms after the delete`);
-  t.ok(await within(1000, watch.done), 'the running watch ended');
+  const ended = await within(1000, watch.done);
+  t.ok(ended, 'the running watch ended');
+  t.match(ended?.stdout, new RegExp(`ERROR\\s+Failure\\s+NotFound\\s+cluster ${a.id} was deleted from the platform`), 'and printed why');
   const refused = await kubectl(kubeconfig, ['get', 'namespaces']);
   t.match(refused.stderr, `cluster ${a.id} no longer exists`);
 

@@ -75,6 +75,10 @@ export interface StackOptions {
   proxyEnv?: Record<string, string>;
   /** Wraps the proxy's database URL (to cut it). */
   proxyDatabaseUrl?: (url: string) => Promise<string>;
+  /** Wraps the URL each agent reaches its kube-lite at (to stall it). */
+  agentKubeUrl?: (url: string) => Promise<string>;
+  /** The agents' KUBE_REQUEST_TIMEOUT. */
+  kubeRequestTimeoutMs?: number;
   backoffMaxMs?: number;
 }
 
@@ -118,7 +122,9 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
   t.teardown(() => proxy.close());
 
   const launch = async (cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> }, token = cluster.agentToken): Promise<TunnelAgent> => {
-    const kube = await kubeTarget({ url: cluster.kube.url, token: 'agent-own-credential', clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false });
+    const kubeUrl = options.agentKubeUrl ? await options.agentKubeUrl(cluster.kube.url) : cluster.kube.url;
+    const credentials = { token: 'agent-own-credential', clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false };
+    const kube = await kubeTarget({ url: kubeUrl, ...credentials }, options.kubeRequestTimeoutMs);
     const agent = startAgent({
       proxyTunnelUrl: tunnelUrl,
       clusterId: cluster.id,
@@ -215,7 +221,12 @@ export function kubectl(kubeconfig: string, args: string[], input?: string, time
 }
 
 /** Starts kubectl and returns its live output and its completion. */
-export function kubectlProcess(kubeconfig: string, args: string[], input?: string, timeoutMs = 20_000): { stdout: () => string; done: Promise<KubectlResult>; kill(): void } {
+export function kubectlProcess(
+  kubeconfig: string,
+  args: string[],
+  input?: string,
+  timeoutMs = 20_000,
+): { stdout: () => string; done: Promise<KubectlResult>; kill(): void; stdin: NodeJS.WritableStream } {
   kubectlPath ??= findKubectl({ searchPath: false });
   const child = spawn(kubectlPath, ['--kubeconfig', kubeconfig, '--request-timeout=0', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
@@ -230,7 +241,8 @@ export function kubectlProcess(kubeconfig: string, args: string[], input?: strin
       resolve({ code, stdout, stderr });
     }),
   );
-  return { stdout: () => stdout, done, kill: () => child.kill('SIGKILL') };
+  // Without `input`, stdin stays open for the test to write to (an interactive exec).
+  return { stdout: () => stdout, done, kill: () => child.kill('SIGKILL'), stdin: child.stdin };
 }
 
 export { PLATFORM_ADMIN, bearer };

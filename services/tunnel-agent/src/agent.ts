@@ -118,6 +118,20 @@ function bodyWriter(streamId: number, send: Send): (target: NodeJS.WritableStrea
   );
 }
 
+/**
+ * The answer to a request the API server did not answer in time, as kube-apiserver answers its own
+ * timeouts: 504 with a `Status` kubectl prints ("Error from server (Timeout): ...").
+ */
+function timeoutAnswer(streamId: number, ms: number): AgentFrameInit {
+  const message = `the cluster's Kubernetes API did not answer within ${ms} ms (KUBE_REQUEST_TIMEOUT of its tunnel agent)`;
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Timeout', code: 504 };
+  const body = Buffer.from(JSON.stringify({ ...status, message }));
+  // kubectl's discovery client drops error bodies but prints a Warning header (as the proxy's refusals do).
+  const warning = `299 - ${JSON.stringify(message)}`;
+  const headers = toHeaderBlock(['content-type', 'application/json', 'content-length', `${body.byteLength}`, 'warning', warning]);
+  return { streamId, kind: { case: 'response', value: { status: 504, headers, body, end: true } } };
+}
+
 /** Holds `valve` while the tunnel's outgoing queue is backed up. */
 function holdWhileFull(out: BatchQueue<AgentFrameInit>, valve: Valve): void {
   if (!out.full) return;
@@ -200,7 +214,13 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
             finish();
           },
           onError(err) {
-            fail(`the Kubernetes API could not be reached: ${err.message}`);
+            if ((err as { code?: unknown }).code !== 'UND_ERR_HEADERS_TIMEOUT' || done) {
+              fail(`the Kubernetes API could not be reached: ${err.message}`);
+              return;
+            }
+            events.failure?.();
+            send(timeoutAnswer(streamId, kube.requestTimeoutMs));
+            finish();
           },
         },
       );
@@ -272,7 +292,17 @@ function serveUpgrade(
     holdWhileFull(out, answer);
   };
   const writeBody = bodyWriter(streamId, send);
+  // undici bounds plain requests (headersTimeout); this bounds the wait for the 101 or a refusal.
+  const deadline = setTimeout(() => {
+    events.failure?.();
+    send(timeoutAnswer(streamId, kube.requestTimeoutMs));
+    finish();
+    request.destroy();
+  }, kube.requestTimeoutMs);
+  const answered = () => clearTimeout(deadline);
+  request.on('close', answered);
   request.on('response', (res) => {
+    answered();
     source = res;
     const headers = answerHeaders(res.rawHeaders, fail);
     if (headers === undefined) {
@@ -290,6 +320,7 @@ function serveUpgrade(
     res.on('error', (err) => fail(err.message));
   });
   request.on('upgrade', (res, upgraded, head) => {
+    answered();
     const headers = answerHeaders(res.rawHeaders, fail);
     if (headers === undefined) {
       upgraded.destroy();
@@ -321,6 +352,7 @@ function serveUpgrade(
       socket?.end();
     },
     abort() {
+      answered();
       finish();
       socket?.destroy();
       request.destroy();

@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { applyHttpTimeouts, clientErrorHandler, problems, sendProblem } from '@gsp/service-kit';
 import type { TunnelAgentConfig } from './config.js';
 import { kubeTarget } from './kube.js';
 import { startAgent } from './agent.js';
@@ -15,8 +16,16 @@ export interface AgentApp {
 
 /** The agent and its health endpoints; the agent starts dialling at once. */
 export async function buildAgentApp(config: TunnelAgentConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<AgentApp> {
-  const app = Fastify({ logger });
-  const kube = await kubeTarget(config.kube);
+  const app = Fastify({
+    logger,
+    // A path Fastify cannot decode (`/%zz`) and bytes that are not HTTP get problem+json like the rest
+    // (answered here: this reply was made before the problems handler was registered).
+    frameworkErrors: (error, request, reply) => sendProblem(request, reply, error.statusCode ?? 400, error.message),
+    clientErrorHandler,
+  });
+  applyHttpTimeouts(app.server, config.http);
+  await app.register(problems, { ownCodePrefix: 'AGENT_' });
+  const kube = await kubeTarget(config.kube, config.kubeRequestTimeoutMs);
   // The gauge reads the agent at scrape time, after it exists.
   const metrics = agentMetrics(() => agent.connected);
   const agent = startAgent({ ...config, kube, log: app.log, events: metrics.events });

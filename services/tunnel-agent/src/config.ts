@@ -1,5 +1,14 @@
-import { ConfigError, durationVar, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
-import type { Env } from '@gsp/service-kit';
+import {
+  ConfigError,
+  durationVar,
+  httpTimeouts,
+  nonEmpty,
+  parsePort,
+  parseUrl,
+  readFileVar,
+  readSecret,
+} from '@gsp/service-kit';
+import type { Env, HttpTimeouts } from '@gsp/service-kit';
 
 export interface TunnelAgentConfig {
   proxyTunnelUrl: string;
@@ -19,12 +28,19 @@ export interface TunnelAgentConfig {
   pingIntervalMs: number;
   /** A dial to the proxy (TCP and TLS) not complete within this long is abandoned and retried. */
   connectTimeoutMs: number;
+  /** The API server's answer headers not come within this long: kubectl gets a 504 `Status`. */
+  kubeRequestTimeoutMs: number;
+  /** How long a client of PORT (probes, Prometheus) may take to send its request. */
+  http: HttpTimeouts;
   port: number;
   host: string;
   logLevel: string;
 }
 
 export { ConfigError };
+
+/** Default of KUBE_REQUEST_TIMEOUT: kube-apiserver answers 504 itself after its own one-minute request timeout. */
+export const KUBE_REQUEST_TIMEOUT_MS = 60_000;
 
 const HTTP = ['http:', 'https:'];
 
@@ -67,6 +83,8 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
     backoffResetMs: durationVar(env, 'AGENT_BACKOFF_RESET', 60_000),
     pingIntervalMs,
     connectTimeoutMs: durationVar(env, 'AGENT_CONNECT_TIMEOUT', 10_000, 100),
+    kubeRequestTimeoutMs: durationVar(env, 'KUBE_REQUEST_TIMEOUT', KUBE_REQUEST_TIMEOUT_MS, 100),
+    http: httpTimeouts(env),
     port,
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',

@@ -2,6 +2,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Pool } from 'undici';
+import { KUBE_REQUEST_TIMEOUT_MS } from './config.js';
 import type { TunnelAgentConfig } from './config.js';
 
 /** The narrow view of the agent's own cluster the tunnel needs: where, and with which credentials. */
@@ -14,6 +15,8 @@ export interface KubeTarget {
   pool: Pool;
   /** The agent's credential headers as a flat `[name, value, ...]` list, kept current. */
   credentials: string[];
+  /** How long the API server may take to answer a request's headers; streaming bodies are not bounded. */
+  requestTimeoutMs: number;
   close(): Promise<void>;
 }
 
@@ -29,8 +32,14 @@ const flatten = (headers: https.RequestOptions['headers']): string[] => {
   return flat;
 };
 
-/** The one place a KubeConfig is built: from KUBE_API_URL and credentials, or in-cluster. */
-export async function kubeTarget(config: TunnelAgentConfig['kube']): Promise<KubeTarget> {
+/**
+ * The one place a KubeConfig is built: from KUBE_API_URL and credentials, or in-cluster.
+ * `requestTimeoutMs` bounds the wait for an answer's headers (KUBE_REQUEST_TIMEOUT).
+ */
+export async function kubeTarget(
+  config: TunnelAgentConfig['kube'],
+  requestTimeoutMs = KUBE_REQUEST_TIMEOUT_MS,
+): Promise<KubeTarget> {
   const kc = new KubeConfig();
   if (config === undefined) kc.loadFromCluster();
   else {
@@ -52,8 +61,11 @@ export async function kubeTarget(config: TunnelAgentConfig['kube']): Promise<Kub
     connect: base.protocol === 'https:' ? tls : undefined,
     // Watches and `logs -f` may stay silent for many minutes; the API server ends them itself.
     bodyTimeout: 0,
+    // A stalled API server would otherwise hold kubectl for undici's default five minutes.
+    headersTimeout: requestTimeoutMs,
   });
-  const target: KubeTarget = { base, options, pool, credentials: flatten(options.headers), close: async () => undefined };
+  const credentials = flatten(options.headers);
+  const target: KubeTarget = { base, options, pool, credentials, requestTimeoutMs, close: async () => undefined };
   // A token file (in-cluster) is re-read by client-node when older than a minute; pick up the new one.
   const timer = setInterval(() => {
     const fresh: https.RequestOptions = { headers: {} };

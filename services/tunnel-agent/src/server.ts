@@ -6,4 +6,4 @@ await runService('tunnel-agent', () => loadConfig(), async (config) => {
   const agent = await buildAgentApp(config);
   await agent.app.listen({ port: config.port, host: config.host });
   return { close: () => agent.close(), log: agent.app.log };
-});
+}, { ports: (config) => ({ PORT: config.port }) });

@@ -24,6 +24,9 @@ t.test('the documented defaults', async (t) => {
   t.equal(config.pingIntervalMs, 30_000);
   t.equal(config.connectTimeoutMs, 10_000);
   t.equal(loadConfig({ ...BASE, AGENT_CONNECT_TIMEOUT: '2.5s' }).connectTimeoutMs, 2500);
+  t.equal(config.kubeRequestTimeoutMs, 60_000);
+  t.equal(loadConfig({ ...BASE, KUBE_REQUEST_TIMEOUT: '5s' }).kubeRequestTimeoutMs, 5000);
+  t.same(config.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 });
   t.equal(config.proxyCa, undefined);
   t.equal(config.port, 8080);
   t.equal(config.host, '0.0.0.0');
@@ -52,6 +55,10 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, AGENT_PING_INTERVAL: 'often' }, 'AGENT_PING_INTERVAL'],
     [{ ...BASE, AGENT_CONNECT_TIMEOUT: '5ms' }, 'AGENT_CONNECT_TIMEOUT'],
     [{ ...BASE, AGENT_CONNECT_TIMEOUT: 'soon' }, 'AGENT_CONNECT_TIMEOUT'],
+    [{ ...BASE, KUBE_REQUEST_TIMEOUT: 'soon' }, 'KUBE_REQUEST_TIMEOUT'],
+    [{ ...BASE, KUBE_REQUEST_TIMEOUT: '5ms' }, 'KUBE_REQUEST_TIMEOUT'],
+    [{ ...BASE, HTTP_HEADERS_TIMEOUT: 'soon' }, 'HTTP_HEADERS_TIMEOUT'],
+    [{ ...BASE, HTTP_REQUEST_TIMEOUT: '0s' }, 'HTTP_REQUEST_TIMEOUT'],
   ];
   for (const [env, variable] of cases) t.equal(refusal(env), variable, JSON.stringify(env));
 });

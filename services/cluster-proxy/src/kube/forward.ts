@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { drainingWriter, fromHeaderBlock, HeaderBlockError, toHeaderBlock, Valve } from '@gsp/tunnel-proto';
-import type { Tunnel, TunnelStream } from '../tunnel/tunnel.js';
+import type { StreamCut, Tunnel, TunnelStream } from '../tunnel/tunnel.js';
 import type { ProxyMetrics } from '../metrics.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus the caller's credentials. */
@@ -81,6 +81,39 @@ function feed(source: NodeJS.ReadableStream, stream: TunnelStream, valve: Valve)
   source.on('end', () => stream.end());
 }
 
+/** `watch=true` (or another value Go's ParseBool reads as true), or a legacy `/watch/` path: an event stream. */
+const WATCH = /[?&]watch=(?:1|t|T|true|TRUE|True)(?:&|$)|^\/(?:api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//;
+
+/** The first value of header `name` in a flat `[name, value, ...]` list. */
+function header(flat: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < flat.length; i += 2) if ((flat[i] as string).toLowerCase() === name) return flat[i + 1];
+  return undefined;
+}
+
+/**
+ * Whether a cut can be told inside the answer as kube-apiserver tells a watch's end: a JSON
+ * watch event of type ERROR carrying the `Status`. Only JSON (a protobuf watch is length-framed)
+ * and only uncompressed, so the event is one more line kubectl decodes.
+ */
+function isJsonWatch(path: string, status: number, headers: readonly string[]): boolean {
+  if (status !== 200 || !WATCH.test(path)) return false;
+  const encoding = header(headers, 'content-encoding');
+  const json = /^application\/json(?:[;\s]|$)/i.test(header(headers, 'content-type') ?? '');
+  return json && (encoding === undefined || encoding === 'identity');
+}
+
+/** The Kubernetes `reason` of each status code the proxy cuts a stream with. */
+const REASONS: Readonly<Record<number, string>> = {
+  403: 'Forbidden',
+  404: 'NotFound',
+  410: 'Gone',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+const reasonOf = (code: number): string => REASONS[code] ?? 'InternalError';
+
 /** Forwards a plain request through the tunnel and streams the answer back. */
 export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: ServerResponse, path: string, user: string, metrics: ProxyMetrics): void {
   const encoded = encodeRequestHeaders(req.rawHeaders, user, undefined);
@@ -92,6 +125,9 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
     return;
   }
   let finished = false;
+  /** The answer is a JSON watch, and what was written of it ends at an event boundary (events end in a newline). */
+  let jsonWatch = false;
+  let atBoundary = true;
   const write = answerWriter(() => stream, metrics);
   // RFC 9112 6.3: a request has a body only with Content-Length or Transfer-Encoding.
   const length = req.headers['content-length'];
@@ -104,7 +140,9 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
     : undefined;
   const stream = tunnel.open(req.method ?? 'GET', path, encoded.headers, !hasBody, user, {
     onResponse(status, headers) {
-      res.writeHead(status, responseHeaders(headers, false));
+      const flat = responseHeaders(headers, false);
+      jsonWatch = isJsonWatch(path, status, flat);
+      res.writeHead(status, flat);
       // The body usually follows in the same batch of frames: hold the socket until the batch
       // is dispatched, so head, body and end leave in one write (one TLS record, one syscall).
       // A streaming answer (a watch) still gets its head at once.
@@ -115,6 +153,7 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
       });
     },
     onData(chunk) {
+      if (chunk.byteLength > 0) atBoundary = chunk[chunk.byteLength - 1] === 0x0a;
       write(res, chunk);
     },
     onEnd() {
@@ -123,13 +162,19 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
     },
     onPause: () => body?.hold('agent'),
     onResume: () => body?.release('agent'),
-    onError() {
+    onError(cut: StreamCut) {
       finished = true;
-      // Aborting (not ending) tells the client the answer is incomplete, e.g. a watch cut by the switch.
-      if (res.headersSent) res.destroy();
-      else {
-        res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(status(502, 'the cluster agent failed to answer', 'BadGateway')));
+      const answer = status(cut.code, cut.message, reasonOf(cut.code));
+      if (!res.headersSent) {
+        const text = JSON.stringify(answer);
+        res.writeHead(cut.code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      } else if (jsonWatch && atBoundary) {
+        // As kube-apiserver ends a watch it cannot continue: kubectl prints the Status (and still exits 0).
+        res.end(`${JSON.stringify({ type: 'ERROR', object: answer })}\n`);
+      } else {
+        // Mid-event, or not a JSON watch: aborting (not ending) tells the client the answer is incomplete.
+        res.destroy();
       }
     },
   });
@@ -177,10 +222,13 @@ export function forwardUpgrade(tunnel: Tunnel, req: IncomingMessage, socket: Dup
     },
     onPause: () => source.hold('agent'),
     onResume: () => source.release('agent'),
-    onError() {
+    onError(cut: StreamCut) {
       finished = true;
-      if (!answered) metrics.requests.inc({ kind: 'upgrade', code: 502 });
-      socket.destroy();
+      if (answered) return void socket.destroy();
+      metrics.requests.inc({ kind: 'upgrade', code: cut.code });
+      const text = JSON.stringify(status(cut.code, cut.message, reasonOf(cut.code)));
+      const statusLine = `HTTP/1.1 ${cut.code} ${STATUS_CODES[cut.code] ?? ''}\r\ncontent-type: application/json`;
+      socket.end(`${statusLine}\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
     },
   });
   if (head.length > 0) stream.write(head);

@@ -53,14 +53,16 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         const tunnel = new Tunnel(clusterId, tokenHash);
         opts.registry.add(tunnel);
         opts.log.info({ clusterId }, 'tunnel connected');
-        const onAbort = () => tunnel.close('the agent disconnected');
+        // kubectl hears 502 for a tunnel that went away under its request: the agent reconnects by itself.
+        const lost = (why: string) => ({ code: 502, message: `the tunnel to cluster ${clusterId} closed (${why})` });
+        const onAbort = () => tunnel.close(lost('the agent disconnected'));
         ctx.signal.addEventListener('abort', onAbort, { once: true });
         void (async () => {
           try {
             for await (const message of requests) for (const frame of message.frames) tunnel.dispatch(frame);
-            tunnel.close('the agent closed the tunnel');
+            tunnel.close(lost('the agent closed it'));
           } catch (err) {
-            tunnel.close(`the tunnel failed: ${(err as Error).message}`);
+            tunnel.close(lost(`it failed: ${(err as Error).message}`));
           }
         })();
         try {
@@ -69,7 +71,7 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         } finally {
           ctx.signal.removeEventListener('abort', onAbort);
           opts.registry.remove(tunnel);
-          tunnel.close('the tunnel closed');
+          tunnel.close(lost('it ended'));
           opts.log.info({ clusterId }, 'tunnel closed');
         }
       },

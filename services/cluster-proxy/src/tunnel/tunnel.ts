@@ -4,14 +4,23 @@ import { BatchQueue, frameDataBytes } from '@gsp/tunnel-proto';
 
 export type ProxyFrameInit = MessageInitShape<typeof ProxyFrameSchema>;
 
+/** Why a stream ended before its answer did, as kubectl is told: the code and message of a Kubernetes `Status`. */
+export interface StreamCut {
+  code: number;
+  message: string;
+}
+
+/** The agent could not answer (its own message stays in its log: it may name internal addresses). */
+const AGENT_FAILED: StreamCut = { code: 502, message: 'the cluster agent failed to answer' };
+
 /** What a proxied request hears back from the agent. */
 export interface StreamHandlers {
   /** `headers` is a header block (see the .proto). */
   onResponse(status: number, headers: string): void;
   onData(chunk: Uint8Array): void;
   onEnd(): void;
-  /** The request failed at the agent, or the tunnel closed under it. */
-  onError(message: string): void;
+  /** The request failed at the agent, or the proxy cut it (the switch, a revoked right, the tunnel closing). */
+  onError(cut: StreamCut): void;
   /** The agent cannot pass the request body on as fast as it comes: hold the source until `onResume`. */
   onPause(): void;
   onResume(): void;
@@ -39,7 +48,7 @@ export class Tunnel {
   readonly outgoing = new BatchQueue<ProxyFrameInit>({ sizeOf: frameDataBytes });
   private readonly streams = new Map<number, OpenStream>();
   private nextId = 1;
-  private closedWith: string | undefined;
+  private closedWith: StreamCut | undefined;
   readonly connectedAt = Date.now();
 
   /** `agentTokenHash`: the token the agent authenticated with; a rotation makes it stale. */
@@ -64,13 +73,13 @@ export class Tunnel {
   }
 
   /** Ends every live stream of `subject` (a watch, logs, exec) whose right to the cluster has ended. */
-  closeStreamsOf(subject: string, reason: string): number {
+  closeStreamsOf(subject: string, cut: StreamCut): number {
     let closed = 0;
     for (const [streamId, s] of this.streams) {
       if (s.subject !== subject) continue;
       this.streams.delete(streamId);
       this.outgoing.push({ streamId, kind: { case: 'cancel', value: {} } });
-      s.onError(reason);
+      s.onError(cut);
       closed += 1;
     }
     return closed;
@@ -81,7 +90,8 @@ export class Tunnel {
     const streamId = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     if (this.closedWith !== undefined) {
-      queueMicrotask(() => handlers.onError(this.closedWith ?? 'tunnel closed'));
+      const cut = this.closedWith;
+      queueMicrotask(() => handlers.onError(cut));
       return { write: () => true, whenDrained() {}, end() {}, cancel() {}, pause() {}, resume() {} };
     }
     this.streams.set(streamId, { ...handlers, subject });
@@ -131,7 +141,7 @@ export class Tunnel {
         break;
       case 'error':
         this.streams.delete(frame.streamId);
-        handlers.onError(frame.kind.value);
+        handlers.onError(AGENT_FAILED);
         break;
       case 'pause':
         handlers.onPause();
@@ -144,14 +154,14 @@ export class Tunnel {
     }
   }
 
-  /** Ends the agent's stream (with `error` as its status) and aborts every request in it. */
-  close(reason: string, error?: unknown): void {
+  /** Ends the agent's stream (with `error` as its status) and cuts every request in it with `cut`. */
+  close(cut: StreamCut, error?: unknown): void {
     if (this.closedWith !== undefined) return;
-    this.closedWith = reason;
+    this.closedWith = cut;
     this.outgoing.end(error);
     const streams = [...this.streams.values()];
     this.streams.clear();
-    for (const s of streams) s.onError(reason);
+    for (const s of streams) s.onError(cut);
   }
 }
 
@@ -166,7 +176,7 @@ export class TunnelRegistry {
   add(tunnel: Tunnel): void {
     const previous = this.tunnels.get(tunnel.clusterId);
     this.tunnels.set(tunnel.clusterId, tunnel);
-    previous?.close('replaced by a newer connection from the same agent');
+    previous?.close({ code: 502, message: `the agent of cluster ${tunnel.clusterId} reconnected; retry` });
   }
 
   remove(tunnel: Tunnel): void {
