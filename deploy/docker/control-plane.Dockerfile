@@ -11,12 +11,12 @@ RUN npm ci --ignore-scripts \
  && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-slim AS runtime
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 METRICS_PORT=9090
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 METRICS_PORT=9091
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/packages ./packages
 COPY --from=build /app/services ./services
 USER node
-EXPOSE 8080 9090
+EXPOSE 8080 9091
 CMD ["node", "services/control-plane/dist/src/server.js"]

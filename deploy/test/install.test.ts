@@ -32,8 +32,8 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
 
   const releases: [string, string, string][] = [
     ['gsp', 'platform', 'gsp'],
-    ['gsp-cp', 'control-plane', 'gsp'],
-    ['gsp-agent', 'tunnel-agent', 'gsp-agent'],
+    ['gsp-control-plane', 'control-plane', 'gsp'],
+    ['gsp', 'tunnel-agent', 'gsp-agent'],
   ];
   for (const [release, chart, namespace] of releases) {
     const install = await helm.run(['install', release, chartDir(chart), '--namespace', namespace, ...valuesArgs(full[chart]!)]);
@@ -43,31 +43,31 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
 
   const deploymentsIn = async (namespace: string): Promise<Deployed[]> => (JSON.parse(await kubectl(['get', 'deployments', '-n', namespace, '-o', 'json'])) as { items: Deployed[] }).items;
   const gsp = await deploymentsIn('gsp');
-  t.same(gsp.map((d) => d.metadata.name).sort(), ['gsp-cp-gsp-control-plane', 'gsp-gsp-platform-api-server', 'gsp-gsp-platform-cluster-proxy']);
-  t.same((await deploymentsIn('gsp-agent')).map((d) => [d.metadata.name, d.spec.replicas]), [['gsp-agent-gsp-tunnel-agent', 1]]);
+  t.same(gsp.map((d) => d.metadata.name).sort(), ['gsp-control-plane', 'gsp-platform-api-server', 'gsp-platform-cluster-proxy']);
+  t.same((await deploymentsIn('gsp-agent')).map((d) => [d.metadata.name, d.spec.replicas]), [['gsp-tunnel-agent', 1]]);
 
   // The objects the pods rely on exist under the names the pods use.
-  const controlPlane = gsp.find((d) => d.metadata.name === 'gsp-cp-gsp-control-plane')!;
+  const controlPlane = gsp.find((d) => d.metadata.name === 'gsp-control-plane')!;
   const account = controlPlane.spec.template.spec.serviceAccountName!;
   t.equal((await kubectl(['get', 'serviceaccount', account, '-n', 'gsp', '-o', 'name'])).trim(), `serviceaccount/${account}`);
-  const binding = JSON.parse(await kubectl(['get', 'rolebinding', 'gsp-cp-gsp-control-plane-apikeys', '-n', 'gsp', '-o', 'json'])) as { subjects: { name: string }[]; roleRef: { name: string } };
+  const binding = JSON.parse(await kubectl(['get', 'rolebinding', 'gsp-control-plane-apikeys', '-n', 'gsp', '-o', 'json'])) as { subjects: { name: string }[]; roleRef: { name: string } };
   t.same(binding.subjects.map((s) => s.name), [account], 'the API-key Role is bound to the control plane\'s ServiceAccount');
   const role = JSON.parse(await kubectl(['get', 'role', binding.roleRef.name, '-n', 'gsp', '-o', 'json'])) as { rules: { resources: string[]; verbs: string[] }[] };
   t.same(role.rules, [
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
   ]);
-  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-gsp-cp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[] };
+  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[] };
   t.same(agones.subjects.map((s) => `${s.namespace}/${s.name}`), [`gsp/${account}`], 'the control plane reads Agones objects in every namespace with its own ServiceAccount');
-  const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
+  const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
   t.same(impersonate.rules, [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }], 'the agent may only impersonate users');
-  t.match(await kubectl(['get', 'configmap', 'gsp-cp-gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']), /fleet-operator/);
-  t.match(await kubectl(['get', 'pdb', '-n', 'gsp', '-o', 'name']), /gsp-gsp-platform-api-server/);
+  t.match(await kubectl(['get', 'configmap', 'gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']), /fleet-operator/);
+  t.match(await kubectl(['get', 'pdb', '-n', 'gsp', '-o', 'name']), /gsp-platform-api-server/);
 
   // Turning the pin around is one upgrade, and it reaches both processes.
   const pins = async (): Promise<(string | undefined)[]> =>
     (await deploymentsIn('gsp'))
-      .filter((d) => d.metadata.name.startsWith('gsp-gsp-platform'))
+      .filter((d) => d.metadata.name.startsWith('gsp-platform'))
       .map((d) => d.spec.template.spec.containers[0]!.env?.find((e) => e.name === 'SERVICE_CLI_ACCESS_ENABLED')?.value);
   t.same(await pins(), ['true', 'true']);
   const upgrade = await helm.run(['upgrade', 'gsp', chartDir('platform'), '--namespace', 'gsp', '--reuse-values', '--set', 'cliAccess.pinned=false']);

@@ -59,8 +59,8 @@ export function valuesArgs(values: Record<string, unknown>): string[] {
 }
 
 /** Renders a chart; strict YAML (no duplicate keys), as kustomize or a linter would read it. */
-export async function template(helm: Helm, chart: string, values: Record<string, unknown>, namespace = 'gsp'): Promise<Manifest[]> {
-  const result = await helm.run(['template', 'gsp', chartDir(chart), '--namespace', namespace, ...valuesArgs(values)]);
+export async function template(helm: Helm, chart: string, values: Record<string, unknown>, namespace = 'gsp', release = 'gsp'): Promise<Manifest[]> {
+  const result = await helm.run(['template', release, chartDir(chart), '--namespace', namespace, ...valuesArgs(values)]);
   if (result.code !== 0) throw new Error(result.stderr.trim());
   const docs = parseAllDocuments(result.stdout);
   const errors = docs.flatMap((doc) => doc.errors.map((e) => e.message));

@@ -1,7 +1,16 @@
-{{/* Cut so that <fullname>-metrics, the longest Service name, stays a 63-character DNS label. */}}
+{{/*
+helm create's rule, both ways: a release named after the chart (gsp-control-plane-eu) is the name
+alone, and so is the chart's name when the release name is its first words (release gsp of
+gsp-control-plane), instead of gsp-gsp-control-plane.
+Cut so that <fullname>-metrics, the longest Service name, stays a 63-character DNS label.
+*/}}
 {{- define "gsp-control-plane.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 55 | trimSuffix "-" -}}
+{{- else if contains .Chart.Name .Release.Name -}}
 {{- .Release.Name | trunc 55 | trimSuffix "-" -}}
+{{- else if hasPrefix (printf "%s-" .Release.Name) .Chart.Name -}}
+{{- .Chart.Name | trunc 55 | trimSuffix "-" -}}
 {{- else -}}
 {{- printf "%s-%s" .Release.Name .Chart.Name | trunc 55 | trimSuffix "-" -}}
 {{- end -}}
@@ -27,11 +36,21 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- end -}}
 
-{{/* Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names). */}}
+{{/*
+Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names), or names
+one the chart keeps to itself even when it does not set it. Called with (list <chart env> <extraEnv>) or with a third
+element, a dict of those reserved names to the value to set instead. The same in every chart: a parent chart would
+share one definition.
+*/}}
 {{- define "gsp.noDuplicateEnv" -}}
+{{- $reserved := dict -}}
+{{- if gt (len .) 2 }}{{ $reserved = index . 2 }}{{ end -}}
 {{- $names := dict -}}
 {{- range (index . 0) }}{{ $_ := set $names .name "chart" }}{{ end -}}
 {{- range (index . 1) -}}
+{{- if hasKey $reserved .name -}}
+{{- fail (printf "extraEnv: %s may not be set here; set %s instead" .name (get $reserved .name)) -}}
+{{- end -}}
 {{- if hasKey $names .name -}}
 {{- fail (printf "extraEnv: %s is already set%s; set it through its own value instead" .name (ternary " by the chart" " twice" (eq (get $names .name) "chart"))) -}}
 {{- end -}}

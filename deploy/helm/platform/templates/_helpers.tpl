@@ -1,7 +1,16 @@
-{{/* Cut so that the longest name made from it, <fullname>-cluster-proxy-metrics, stays a 63-character DNS label. */}}
+{{/*
+helm create's rule, both ways: a release named after the chart (gsp-platform-eu) is the name
+alone, and so is the chart's name when the release name is its first words (release gsp of
+gsp-platform), instead of gsp-gsp-platform.
+Cut so that the longest name made from it, <fullname>-cluster-proxy-metrics, stays a 63-character DNS label.
+*/}}
 {{- define "gsp-platform.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 41 | trimSuffix "-" -}}
+{{- else if contains .Chart.Name .Release.Name -}}
 {{- .Release.Name | trunc 41 | trimSuffix "-" -}}
+{{- else if hasPrefix (printf "%s-" .Release.Name) .Chart.Name -}}
+{{- .Chart.Name | trunc 41 | trimSuffix "-" -}}
 {{- else -}}
 {{- printf "%s-%s" .Release.Name .Chart.Name | trunc 41 | trimSuffix "-" -}}
 {{- end -}}
@@ -67,6 +76,11 @@ app.kubernetes.io/instance: {{ (index . 0).Release.Name }}
   value: {{ .Values.logLevel | quote }}
 {{- end -}}
 
+{{/* What no extraEnv may set, with the value to set instead: the pin must be the same in both processes. */}}
+{{- define "gsp-platform.reservedEnv" -}}
+SERVICE_CLI_ACCESS_ENABLED: "cliAccess.pinned, which pins the API server and the cluster proxy alike"
+{{- end -}}
+
 {{- define "gsp-platform.podSecurityContext" -}}
 runAsNonRoot: true
 runAsUser: 1000
@@ -101,11 +115,21 @@ imagePullSecrets:
 {{- end }}
 {{- end -}}
 
-{{/* Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names). */}}
+{{/*
+Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names), or names
+one the chart keeps to itself even when it does not set it. Called with (list <chart env> <extraEnv>) or with a third
+element, a dict of those reserved names to the value to set instead. The same in every chart: a parent chart would
+share one definition.
+*/}}
 {{- define "gsp.noDuplicateEnv" -}}
+{{- $reserved := dict -}}
+{{- if gt (len .) 2 }}{{ $reserved = index . 2 }}{{ end -}}
 {{- $names := dict -}}
 {{- range (index . 0) }}{{ $_ := set $names .name "chart" }}{{ end -}}
 {{- range (index . 1) -}}
+{{- if hasKey $reserved .name -}}
+{{- fail (printf "extraEnv: %s may not be set here; set %s instead" .name (get $reserved .name)) -}}
+{{- end -}}
 {{- if hasKey $names .name -}}
 {{- fail (printf "extraEnv: %s is already set%s; set it through its own value instead" .name (ternary " by the chart" " twice" (eq (get $names .name) "chart"))) -}}
 {{- end -}}
