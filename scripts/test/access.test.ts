@@ -1,0 +1,32 @@
+import t from 'tap';
+import { describeAccess } from '../dev/access.js';
+
+const ctx = { apiUrl: 'http://127.0.0.1:8081', org: 'dev', clusterId: 'c1', clusterName: 'local', pin: undefined };
+const clusterFlag = 'http://127.0.0.1:8081/api/v1/tenants/dev/clusters/c1/feature-flags/cli_access.enabled';
+const platformFlag = 'http://127.0.0.1:8081/api/v1/platform/feature-flags/cli_access.enabled';
+
+t.test("stored off for the cluster: the banner says it is the cluster's override and how to clear it", async (t) => {
+  const text = describeAccess({ enabled: false, source: 'cluster', envPinned: false }, ctx).join('\n');
+  t.match(text, 'kubectl access is OFF for cluster "local": cli_access.enabled is stored false for this cluster');
+  t.match(text, `curl -s -X DELETE ${clusterFlag}`);
+  t.notMatch(text, platformFlag);
+});
+
+t.test('stored off for the platform: the banner says so and how to clear it', async (t) => {
+  const text = describeAccess({ enabled: false, source: 'platform', envPinned: false }, ctx).join('\n');
+  t.match(text, 'kubectl access is OFF: cli_access.enabled is stored false for the whole platform');
+  t.match(text, `curl -s -X DELETE ${platformFlag}`);
+});
+
+t.test('pinned on: the banner names the pin and offers no command', async (t) => {
+  const text = describeAccess({ enabled: true, source: 'env', envPinned: true }, { ...ctx, pin: 'true' }).join('\n');
+  t.match(text, 'kubectl access is pinned ON by SERVICE_CLI_ACCESS_ENABLED=true');
+  t.notMatch(text, 'curl');
+});
+
+t.test('on by default: the banner offers turning it off and back on', async (t) => {
+  const text = describeAccess({ enabled: true, source: 'default', envPinned: false }, ctx).join('\n');
+  t.match(text, 'kubectl access is ON (the built-in default)');
+  t.match(text, `curl -s -X PUT ${platformFlag}`);
+  t.match(text, `curl -s -X DELETE ${platformFlag}`);
+});

@@ -1,0 +1,213 @@
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { Test } from 'tap';
+import { bearer, build, PLATFORM_ADMIN, until } from '../../services/api-server/test/helper.js';
+
+const dev = fileURLToPath(new URL('../dev.ts', import.meta.url));
+const tokenScript = fileURLToPath(new URL('../token.ts', import.meta.url));
+const NODE_ARGS = ['--conditions=@gsp/source', '--import', 'tsx'];
+/** Every port of npm start at 0, so this runs beside a real `npm start` and beside other tests. */
+const ANY_PORT = Object.fromEntries(
+  [
+    'KUBE_LITE_PORT',
+    'API_SERVER_PORT',
+    'CONTROL_PLANE_PORT',
+    'CONTROL_PLANE_METRICS_PORT',
+    'CLUSTER_PROXY_PORT',
+    'CLUSTER_PROXY_TUNNEL_PORT',
+    'CLUSTER_PROXY_METRICS_PORT',
+    'TUNNEL_AGENT_PORT',
+  ].map((v) => [v, '0']),
+);
+/** Five service processes start under tsx on two cores: generous, and still bounded. */
+const BANNER_DEADLINE_MS = 150_000;
+
+// Two runs of the whole platform: more than the suite's 120 s per file.
+t.setTimeout(480_000);
+
+interface Banner {
+  api: string;
+  controlPlane: string;
+  basicPassword: string;
+  proxy: string;
+  proxyMetrics: string;
+  agent: string;
+  kubeLite: string;
+  token: string;
+  text: string;
+}
+
+interface Runner {
+  child: ChildProcess;
+  dataDir: string;
+  output(): string;
+  banner: Promise<Banner>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function match(text: string, re: RegExp): string {
+  const m = re.exec(text);
+  if (!m?.[1]) throw new Error(`the banner has no ${re}:\n${text}`);
+  return m[1];
+}
+
+/** Starts `npm start`'s runner (scripts/dev.ts) with its own data directory, database and ports. */
+function startRunner(t: Test, env: Record<string, string>): Runner {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gsp-dev-'));
+  const child = spawn(process.execPath, [...NODE_ARGS, dev], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...ANY_PORT, DEV_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a terminal gives a foreground job: Ctrl-C signals all of it.
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  type Exit = { code: number | null; signal: NodeJS.Signals | null };
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // Killing the launcher closes its IPC channel: the runner then stops every service by itself.
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const banner = (async (): Promise<Banner> => {
+    const deadline = Date.now() + BANNER_DEADLINE_MS;
+    let done: string | undefined;
+    while (!(done = /={10,} GSP platform[\s\S]*?Press Ctrl-C to stop everything\./.exec(output)?.[0])) {
+      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}) before its banner:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no banner within ${BANNER_DEADLINE_MS / 1000} s:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return {
+      text: done,
+      api: match(done, /^api-server\s+(http:\/\/\S+)/m),
+      controlPlane: match(done, /^control-plane\s+(http:\/\/\S+)/m),
+      basicPassword: match(done, /Basic admin:(\S+),/),
+      proxy: match(done, /^proxy\s+(https:\/\/\S+) \(kubectl\)/m),
+      proxyMetrics: match(done, /^proxy\s.*metrics (http:\/\/\S+)$/m),
+      agent: match(done, /^agent\s+(http:\/\/\S+)\/readyz/m),
+      kubeLite: match(done, /^cluster\s+kube-lite (http:\/\/\S+)/m),
+      token: match(done, /export TOKEN=(\S+)/),
+    };
+  })();
+  return { child, dataDir, output: () => output, banner, exited };
+}
+
+async function status(url: string): Promise<number> {
+  return (await fetch(url, { signal: AbortSignal.timeout(5000) })).status;
+}
+
+/** The proxy's kubectl side speaks HTTPS with a self-signed certificate. */
+function httpsStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { rejectUnauthorized: false, timeout: 5000 }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
+  });
+}
+
+async function everyServiceIsUp(t: Test, b: Banner, agentConnected: boolean): Promise<void> {
+  t.equal(await status(`${b.kubeLite}/readyz`), 200, 'kube-lite is ready');
+  t.equal(await status(`${b.api}/readyz`), 200, 'the API server is ready');
+  t.equal(await status(`${b.controlPlane}/readyz`), 200, 'the control plane is ready');
+  t.equal(await httpsStatus(`${b.proxy}/readyz`), 200, "the proxy's kubectl side is ready");
+  t.equal(await status(b.proxyMetrics), 200, "the proxy's metrics answer");
+  t.equal(await status(`${b.agent}/healthz`), 200, 'the agent runs');
+  t.equal(await status(`${b.agent}/readyz`), agentConnected ? 200 : 503, agentConnected ? 'the agent is connected' : 'the agent is not connected: the proxy refuses it');
+}
+
+/**
+ * Ctrl-C: SIGINT to the whole process group, as a terminal sends it. A clean exit 0 without
+ * warnings, errors or failure reports, and every port closed.
+ */
+async function stopsCleanly(t: Test, runner: Runner, b: Banner): Promise<void> {
+  const before = runner.output().length;
+  process.kill(-runner.child.pid!, 'SIGINT');
+  const timer = setTimeout(() => runner.child.kill('SIGKILL'), 30_000);
+  const { code, signal } = await runner.exited;
+  clearTimeout(timer);
+  const after = runner.output().slice(before);
+  t.same({ code, signal }, { code: 0, signal: null }, 'exit code 0');
+  t.notMatch(after, /"level":[456]\d/, 'no warning or error from any service while stopping');
+  t.notMatch(after, /\[dev\]|Error|exited/, 'no failure reported');
+  for (const url of [`${b.api}/healthz`, `${b.controlPlane}/healthz`, `${b.agent}/healthz`, `${b.kubeLite}/readyz`]) {
+    await t.rejects(fetch(url, { signal: AbortSignal.timeout(5000) }), `${new URL(url).origin} is closed`);
+  }
+}
+
+t.test('with kubectl access stored off for the platform, npm start comes up, says so and keeps running', async (t) => {
+  const seed = await build(t);
+  const off = await seed.app.inject({
+    method: 'PUT',
+    url: '/api/v1/platform/feature-flags/cli_access.enabled',
+    headers: await bearer(PLATFORM_ADMIN),
+    payload: { value: false },
+  });
+  t.equal(off.statusCode, 200, 'the switch is stored off before npm start');
+  await seed.app.close();
+
+  const runner = startRunner(t, { DATABASE_URL: seed.databaseUrl });
+  const b = await runner.banner;
+
+  await t.test('every service is ready and the banner says kubectl access is off, and why', async (t) => {
+    await everyServiceIsUp(t, b, false);
+    t.match(b.text, 'kubectl access is OFF: cli_access.enabled is stored false for the whole platform');
+    t.match(b.text, `curl -s -X DELETE ${b.api}/api/v1/platform/feature-flags/cli_access.enabled`, 'it says how to turn it back on');
+    t.notMatch(runner.output(), /incoming request|request completed/, 'request logs stay out of the way');
+  });
+
+  await t.test('a token for another subject works once it is a member of the tenant', async (t) => {
+    const admin = { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' };
+    const put = await fetch(`${b.api}/api/v1/tenants/dev/members/vic`, { method: 'PUT', headers: admin, body: JSON.stringify({ role: 'viewer' }) });
+    t.equal(put.status, 200);
+    const token = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [...NODE_ARGS, tokenScript, 'vic'], { env: { PATH: process.env.PATH, DEV_DATA_DIR: runner.dataDir }, timeout: 60_000 }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout.trim()),
+      ),
+    );
+    const res = await fetch(`${b.api}/api/v1/tenants/dev/clusters`, { headers: { authorization: `Bearer ${token}` } });
+    t.equal(res.status, 200, 'the viewer reads the clusters of tenant dev');
+    t.match(await res.json(), { clusters: [{ name: 'local' }] });
+  });
+
+  await t.test('audit lines are marked apart from the application log', async (t) => {
+    const res = await fetch(`${b.controlPlane}/api/v1/session`, { headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` } });
+    t.equal(res.status, 200);
+    await until('the audit line', () => /^\[audit\] \[control-plane\] \{.*"\/api\/v1\/session"/m.test(runner.output()) || undefined, 10_000, 100);
+    t.pass('the audit line of the request is printed with [audit]');
+  });
+
+  await t.test('turning access back on through the API connects the agent without a restart', async (t) => {
+    const res = await fetch(`${b.api}/api/v1/platform/feature-flags/cli_access.enabled`, { method: 'DELETE', headers: { authorization: `Bearer ${b.token}` } });
+    t.ok(res.ok, `the switch API answers (${res.status})`);
+    // The proxy's flag cache (1 s here) and the agent's redial (at most 5 s here) bound this.
+    await until('the agent to connect', async () => (await status(`${b.agent}/readyz`)) === 200 || undefined, 20_000, 200);
+    t.pass('the agent is connected');
+  });
+
+  await t.test('Ctrl-C stops everything cleanly', (t) => stopsCleanly(t, runner, b));
+});
+
+t.test('with kubectl access pinned off, npm start comes up and says it is pinned instead of offering commands', async (t) => {
+  // No DATABASE_URL: the embedded PostgreSQL in the runner's data directory, which must outlive the services.
+  const runner = startRunner(t, { SERVICE_CLI_ACCESS_ENABLED: 'false' });
+  const b = await runner.banner;
+
+  await t.test('every service is ready and the banner names the pin', async (t) => {
+    await everyServiceIsUp(t, b, false);
+    t.match(b.text, 'kubectl access is pinned OFF by SERVICE_CLI_ACCESS_ENABLED=false');
+    t.notMatch(b.text, /curl -s -X (PUT|DELETE) \S+\/feature-flags\//, 'no switch command that would do nothing');
+  });
+
+  await t.test('Ctrl-C stops everything cleanly', (t) => stopsCleanly(t, runner, b));
+});
