@@ -88,6 +88,11 @@ const admitPvc: Admit = (obj) => {
 
 /** Agones' mutating webhook: defaults for ports, health and scheduling, state PortAllocation/Creating. */
 const admitGameServer: Admit = (obj, old) => {
+  // Agones' validating webhook: the name becomes a label value on the pod, so it is a 63-character label.
+  const name = obj.metadata.name ?? '';
+  if (!old && name.length > 63) {
+    return [{ field: 'Name', value: name, detail: `Length of GameServer '${name}' name should be no more than 63 characters.` }];
+  }
   const spec = ((obj.spec as Record<string, unknown> | undefined) ??= {});
   const ports = ((spec.ports as Record<string, unknown>[] | undefined) ??= []);
   if (ports.length === 0) ports.push({ name: 'default', portPolicy: 'Dynamic', containerPort: 7654, protocol: 'UDP' });

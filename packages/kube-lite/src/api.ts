@@ -218,7 +218,8 @@ export class Api {
     const meta = obj.metadata;
     if (type.namespaced) meta.namespace = namespace ?? meta.namespace;
     else delete meta.namespace;
-    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
+    // As the API server's name generator: the prefix is cut to 58 characters, so the name stays a 63-character label.
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName.slice(0, 58)}${randomSuffix()}`;
     if (!meta.name) {
       throw invalid(type, '', [{ field: 'metadata.name', value: undefined, detail: 'name or generateName is required', reason: 'FieldValueRequired' }]);
     }

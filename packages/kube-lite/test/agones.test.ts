@@ -150,3 +150,16 @@ t.test('an allocation whose selectors match nothing is UnAllocated', async (t) =
   const some = await allocate(custom, { selectors: [{ matchExpressions: [{ key: 'map', operator: 'In', values: ['nuke', 'dust'] }] }] });
   t.match(some.status, { state: 'Allocated', gameServerName: 'solo' });
 });
+
+t.test('a GameServer name over 63 characters is refused with Agones\' message; a long generateName is cut to fit', async (t) => {
+  const kube = await startForTest(t);
+  const { custom } = clients(kube);
+  const body = (metadata: object) => ({ apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata, spec: { template: { spec: { containers: [{ name: 'server', image: 'game:1' }] } } } });
+  const long = 'g'.repeat(64);
+  const refused = await custom.createNamespacedCustomObject({ ...gameservers, body: body({ name: long }) }).catch((err: { code?: number; body?: string }) => err);
+  t.equal((refused as { code?: number }).code, 422);
+  t.match(String((refused as { body?: string }).body), `Length of GameServer '${long}' name should be no more than 63 characters.`);
+  const generated = (await custom.createNamespacedCustomObject({ ...gameservers, body: body({ generateName: long }) })) as GameServer;
+  t.equal(generated.metadata.name.length, 63);
+  await until(async () => (await listGameServers(custom)).find((g) => g.status?.state === 'Ready'), 'the generated one to be Ready');
+});
