@@ -23,7 +23,8 @@ interface Entry<V> {
 
 /**
  * A read-through cache with a TTL: concurrent misses of one key share one load, an expired
- * value is kept to be served (marked stale) when its reload fails, and `delete` during a load
+ * value is kept to be served (marked stale) when its reload fails, without waiting while the store
+ * stays down (retries run in the background every `retryAfterMs`), and `delete` during a load
  * keeps that load's answer out of the cache and out of later reads, since it may predate what the
  * delete announced.
  */
@@ -54,15 +55,21 @@ export class LoadingCache<K, V> {
   get(key: K): Promise<CachedValue<V>> {
     const entry = this.entries.get(key);
     if (entry !== undefined && entry.expiresAt > Date.now()) return Promise.resolve({ value: entry.value, stale: entry.stale });
-    let pending = this.inflight.get(key);
-    if (!pending) {
-      const load = this.reload(key).finally(() => {
-        if (this.inflight.get(key) === load) this.inflight.delete(key);
-      });
-      this.inflight.set(key, load);
-      pending = load;
-    }
+    const pending = this.inflight.get(key) ?? this.startLoad(key);
+    // The last reload failed (the store is down): answer with the stale value now and let the retry
+    // run in the background, instead of making every reader wait out the timeout again.
+    if (entry?.stale) return Promise.resolve({ value: entry.value, stale: true });
     return pending;
+  }
+
+  private startLoad(key: K): Promise<CachedValue<V>> {
+    const load = this.reload(key).finally(() => {
+      if (this.inflight.get(key) === load) this.inflight.delete(key);
+    });
+    // A background retry's failure is already recorded in the entry; nobody else may be listening.
+    load.catch(() => undefined);
+    this.inflight.set(key, load);
+    return load;
   }
 
   private async reload(key: K): Promise<CachedValue<V>> {

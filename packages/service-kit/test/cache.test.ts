@@ -70,3 +70,25 @@ t.test('deleteWhere and clear drop matching entries; the oldest goes past maxEnt
   cache.clear();
   t.equal(cache.size, 0);
 });
+
+t.test('while the store stays down, the stale value is served at once and retried in the background', async (t) => {
+  let mode: 'up' | 'failing' | 'hanging' = 'up';
+  let loads = 0;
+  const cache = new LoadingCache(
+    (key: string) => {
+      loads += 1;
+      if (mode === 'failing') return Promise.reject(new Error('down'));
+      if (mode === 'hanging') return new Promise<never>(() => {});
+      return Promise.resolve(`${key}@${loads}`);
+    },
+    { ttlMs: 0, timeoutMs: 60_000, retryAfterMs: 0 },
+  );
+  t.same(await cache.get('a'), { value: 'a@1', stale: false });
+  mode = 'failing';
+  t.same(await cache.get('a'), { value: 'a@1', stale: true }, 'a failed reload serves the last value');
+  mode = 'hanging';
+  // Were the reader to wait for this retry, it would wait a minute: it answers at once instead.
+  t.same(await cache.get('a'), { value: 'a@1', stale: true });
+  t.same(await cache.get('a'), { value: 'a@1', stale: true });
+  t.equal(loads, 3, 'one retry runs in the background, shared by later readers');
+});
