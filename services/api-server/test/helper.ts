@@ -153,29 +153,25 @@ export async function faultyRelay(t: Tap, host: string, port: number): Promise<F
   };
 }
 
-/**
- * A relay in front of PostgreSQL that a test can cut (connections reset, new ones refused, as in
- * a network partition) or stall (nothing answers, nothing closes, as with a hung server or a
- * silently dropped route).
- */
-export async function cuttableDatabaseUrl(t: Tap, databaseUrl: string): Promise<FaultyLink & { url: string }> {
-  const target = new URL(databaseUrl);
-  const link = await faultyRelay(t, target.hostname, Number(target.port || 5432));
-  const url = new URL(databaseUrl);
+/** `url` with its host and port replaced by a relay to the original (`defaultPort` when it names none). */
+async function relayedUrl(t: Tap, original: string, defaultPort: number): Promise<FaultyLink & { url: string }> {
+  const target = new URL(original);
+  const link = await faultyRelay(t, target.hostname, Number(target.port || defaultPort));
+  const url = new URL(original);
   url.hostname = '127.0.0.1';
   url.port = String(link.port);
   return { url: url.toString(), cut: link.cut, stall: link.stall, restore: link.restore };
 }
 
+/**
+ * A relay in front of PostgreSQL that a test can cut (connections reset, new ones refused, as in
+ * a network partition) or stall (nothing answers, nothing closes, as with a hung server or a
+ * silently dropped route).
+ */
+export const cuttableDatabaseUrl = (t: Tap, databaseUrl: string): Promise<FaultyLink & { url: string }> => relayedUrl(t, databaseUrl, 5432);
+
 /** The same relay in front of Redis. */
-export async function cuttableRedisUrl(t: Tap, redisUrl: string): Promise<FaultyLink & { url: string }> {
-  const target = new URL(redisUrl);
-  const link = await faultyRelay(t, target.hostname, Number(target.port || 6379));
-  const url = new URL(redisUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String(link.port);
-  return { url: url.toString(), cut: link.cut, stall: link.stall, restore: link.restore };
-}
+export const cuttableRedisUrl = (t: Tap, redisUrl: string): Promise<FaultyLink & { url: string }> => relayedUrl(t, redisUrl, 6379);
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
