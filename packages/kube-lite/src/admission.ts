@@ -86,7 +86,7 @@ const admitPvc: Admit = (obj) => {
   return [];
 };
 
-/** Agones' mutating webhook: defaults for ports, health and scheduling, state PortAllocation/Creating. */
+/** Agones' mutating webhook: defaults for ports, health and scheduling, state PortAllocation/Creating, player status. */
 const admitGameServer: Admit = (obj, old) => {
   // Agones' validating webhook: the name becomes a label value on the pod, so it is a 63-character label.
   const name = obj.metadata.name ?? '';
@@ -119,6 +119,9 @@ const admitGameServer: Admit = (obj, old) => {
   status.address ??= '';
   status.nodeName ??= '';
   status.reservedUntil ??= null;
+  // Player tracking (an alpha feature gate in Agones) is on here for servers that ask for it.
+  const players = spec.players as { initialCapacity?: number } | undefined;
+  if (players) status.players ??= { count: 0, capacity: players.initialCapacity ?? 0, ids: [] };
   return [];
 };
 

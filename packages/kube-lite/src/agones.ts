@@ -1,9 +1,13 @@
 /**
  * A simulated Agones controller: GameServers go Creating -> Scheduled -> Ready with an address
  * and host ports and get a pod of the same name; Fleets keep `spec.replicas` GameServers;
- * GameServerAllocations mark a matching Ready server Allocated; deletion passes Shutdown.
+ * GameServerAllocations mark a matching Ready server Allocated; deletion passes Shutdown, and a
+ * server set to Shutdown is deleted. What the SDK sidecar does is simulated too: a Reserved
+ * server returns to Ready at `status.reservedUntil`, and the console's players are reported in
+ * `status.players` (player tracking).
  */
 import { nowTimestamp, randomSuffix } from './api.js';
+import type { PlayerTracking, PodConsole } from './console.js';
 import { describePod, runSafely, typeOf, type ControllerContext } from './controllers.js';
 import { typeKey, type KubeObject } from './registry.js';
 import { matchesLabels, selectorFromObject, type LabelSelectorObject } from './selectors.js';
@@ -31,7 +35,15 @@ interface GameServerStatus {
   addresses?: { type: string; address: string }[];
   nodeName?: string;
   ports?: { name: string; port: number }[] | null;
+  reservedUntil?: string | null;
+  players?: PlayerStatus;
   [field: string]: unknown;
+}
+
+interface PlayerStatus {
+  count: number;
+  capacity: number;
+  ids: string[] | null;
 }
 
 interface AllocationSelector extends LabelSelectorObject {
@@ -58,12 +70,20 @@ export interface Agones {
   stop: () => void;
 }
 
+/** The longest delay one `setTimeout` takes; a later reservedUntil is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function startAgones(ctx: ControllerContext): Agones {
   const { api, timers, stepMs } = ctx;
   const pendingFleets = new Set<string>();
+  /** The reservedUntil each Reserved server has a timer for, by namespace/name. */
+  const reservations = new Map<string, string>();
 
   const setState = (gs: KubeObject, state: GameServerState, extra: Partial<GameServerStatus> = {}): KubeObject =>
     api.update(gameServers, gs.metadata.namespace, gs.metadata.name as string, { ...gs, status: { ...statusOf(gs), ...extra, state } });
+
+  const consoleOf = (ns: string, name: string): PodConsole =>
+    ctx.consoles.get({ namespace: ns, name, describe: () => describePod(api, ns, name) });
 
   const onGameServer = (event: StoreEvent): void => {
     const gs = event.object;
@@ -87,11 +107,62 @@ export function startAgones(ctx: ControllerContext): Agones {
       }
       return;
     }
-    if (event.type === 'ADDED' && statusOf(gs).state === 'Creating') {
+    const state = statusOf(gs).state;
+    if (event.type === 'ADDED' && state === 'Creating') {
       timers.after(0, () => createPod(gs));
       timers.after(stepMs, () => schedule(ns, name));
     }
+    // Agones deletes a server that went Shutdown (SDK.Shutdown()); it leaves by the finalizer path.
+    if (state === 'Shutdown') {
+      timers.after(0, () => {
+        const current = api.get(gameServers, ns, name);
+        if (statusOf(current).state === 'Shutdown' && !current.metadata.deletionTimestamp) api.delete(gameServers, ns, name);
+      });
+    }
+    if (state === 'Reserved') armReservation(gs);
   };
+
+  /** The SDK sidecar's reserve timer: SDK.Reserve(seconds > 0) ends with Ready() at reservedUntil. */
+  const armReservation = (gs: KubeObject): void => {
+    const ns = gs.metadata.namespace as string;
+    const name = gs.metadata.name as string;
+    const key = `${ns}/${name}`;
+    const until = statusOf(gs).reservedUntil;
+    const at = until ? Date.parse(until) : Number.NaN;
+    if (!until || Number.isNaN(at) || reservations.get(key) === until) return;
+    reservations.set(key, until);
+    timers.after(Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS), () => {
+      if (reservations.get(key) !== until) return;
+      reservations.delete(key);
+      const current = api.store.get(typeKey(gameServers), ns, name);
+      if (!current || current.metadata.deletionTimestamp) return;
+      const status = statusOf(current);
+      if (status.state !== 'Reserved' || status.reservedUntil !== until) return;
+      if (Date.now() < at) {
+        armReservation(current);
+        return;
+      }
+      setState(current, 'Ready', { reservedUntil: null });
+      consoleOf(ns, name).log('SDK: Ready() called, game server is Ready');
+    });
+  };
+
+  /** The sidecar's PlayerConnect/PlayerDisconnect: status.players follows the console's players. */
+  const playerTracking: PlayerTracking = {
+    capacity: ({ namespace, name }) => {
+      const gs = api.store.get(typeKey(gameServers), namespace, name);
+      return gs ? statusOf(gs).players?.capacity : undefined;
+    },
+    changed: ({ namespace, name }, ids) => {
+      timers.after(0, () => {
+        const gs = api.store.get(typeKey(gameServers), namespace, name);
+        const players = gs && statusOf(gs).players;
+        if (!gs || !players || gs.metadata.deletionTimestamp) return;
+        api.update(gameServers, namespace, name, { ...gs, status: { ...statusOf(gs), players: { ...players, count: ids.length, ids } } });
+      });
+    },
+  };
+  ctx.consoles.playerTracking = playerTracking;
 
   const createPod = (gs: KubeObject): void => {
     const ns = gs.metadata.namespace as string;
@@ -142,7 +213,7 @@ export function startAgones(ctx: ControllerContext): Agones {
     const current = api.get(gameServers, ns, name);
     if (current.metadata.deletionTimestamp || statusOf(current).state !== 'Scheduled') return;
     setState(current, 'Ready');
-    ctx.consoles.get({ namespace: ns, name, describe: () => describePod(api, ns, name) }).log('SDK: Ready() called, game server is Ready');
+    consoleOf(ns, name).log('SDK: Ready() called, game server is Ready');
   };
 
   const scheduleFleet = (ns: string, name: string): void => {
@@ -277,18 +348,24 @@ export function startAgones(ctx: ControllerContext): Agones {
     };
   };
 
-  // Reconcile what a data dir brought back: servers mid-start finish starting.
+  // Reconcile what a data dir brought back: servers mid-start finish starting, Shutdown ones
+  // go, and reservations run out.
   timers.after(0, () => {
     for (const gs of api.store.list(typeKey(gameServers))) {
       const event: StoreEvent = { type: 'ADDED', typeKey: typeKey(gameServers), resourceVersion: api.store.resourceVersion, object: gs };
-      if (statusOf(gs).state === 'Creating' || gs.metadata.deletionTimestamp) onGameServer(event);
-      else if (statusOf(gs).state === 'Scheduled') timers.after(stepMs, () => makeReady(gs.metadata.namespace as string, gs.metadata.name as string));
+      const state = statusOf(gs).state;
+      if (state === 'Creating' || state === 'Shutdown' || state === 'Reserved' || gs.metadata.deletionTimestamp) onGameServer(event);
+      else if (state === 'Scheduled') timers.after(stepMs, () => makeReady(gs.metadata.namespace as string, gs.metadata.name as string));
     }
     for (const fleet of api.store.list(typeKey(fleets))) scheduleFleet(fleet.metadata.namespace as string, fleet.metadata.name as string);
   });
 
   const unsubscribe = api.store.subscribe(onEvent);
-  return { allocate, stop: unsubscribe };
+  const stop = (): void => {
+    unsubscribe();
+    if (ctx.consoles.playerTracking === playerTracking) ctx.consoles.playerTracking = undefined;
+  };
+  return { allocate, stop };
 }
 
 function mergeRequired(preferred: AllocationSelector, required: AllocationSelector | undefined): AllocationSelector {

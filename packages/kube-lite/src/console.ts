@@ -1,8 +1,10 @@
 /**
  * The simulated process behind every pod: a log, a game console for attach and interactive
- * exec, and a few commands for non-interactive exec (`echo`, `sh -c`, `cat`, ...).
+ * exec, and a few commands for non-interactive exec (`echo`, `sh -c`, `cat`, `printf`,
+ * `sleep`, `seq`, ...).
  */
 import { EventEmitter } from 'node:events';
+import { printf } from './printf.js';
 
 export interface PodInfo {
   namespace: string;
@@ -22,6 +24,19 @@ export interface Process {
   input: (text: string) => void;
   /** stdin was closed. */
   endInput: () => void;
+  /** The client went away (or kube-lite is closing) before the process exited: stop, keeping nothing alive. */
+  kill: () => void;
+}
+
+/**
+ * Player tracking as the Agones SDK sidecar does it for the game process (PlayerConnect,
+ * PlayerDisconnect): it refuses players beyond capacity and reports the connected ones.
+ */
+export interface PlayerTracking {
+  /** The player capacity of the pod's game server, or undefined when it tracks no players. */
+  capacity: (info: PodInfo) => number | undefined;
+  /** The connected players changed; `ids` in the order they joined. */
+  changed: (info: PodInfo, ids: string[]) => void;
 }
 
 export interface LogLine {
@@ -37,15 +52,27 @@ const HELP = [
   '  join <name>     simulate a player joining',
   '  leave <name>    simulate a player leaving',
   '  say <text>      broadcast a message to all players',
+  '  restart         restart the game process (players are disconnected)',
   '  echo <text>     print text',
   '  exit            close the console',
 ].join('\n');
 
+/** The longest delay one `setTimeout` takes (about 24.8 days); longer sleeps wait in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** `seq` prints at most this many numbers, so one exec cannot take the server's memory. */
+const SEQ_LIMIT = 1_000_000;
+/** `seq` writes its output in chunks of about this size, as a process writes through a pipe. */
+const SEQ_CHUNK = 32 * 1024;
+
 export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
   readonly logs: LogLine[] = [];
+  /** Connected players, in the order they joined. */
   readonly players = new Set<string>();
 
-  constructor(readonly info: PodInfo) {
+  constructor(
+    readonly info: PodInfo,
+    private readonly tracking: () => PlayerTracking | undefined = () => undefined,
+  ) {
     super();
   }
 
@@ -68,24 +95,47 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
         return this.info.describe();
       case 'players':
         return this.players.size ? `${this.players.size} player(s): ${[...this.players].sort().join(', ')}` : '0 players';
-      case 'join':
-        if (!rest[0]) return 'usage: join <name>';
-        this.players.add(rest[0]);
-        this.log(`player ${rest[0]} joined`);
-        return `${rest[0]} joined`;
-      case 'leave':
-        if (!rest[0]) return 'usage: leave <name>';
-        this.players.delete(rest[0]);
-        this.log(`player ${rest[0]} left`);
-        return `${rest[0]} left`;
+      case 'join': {
+        const player = rest[0];
+        if (!player) return 'usage: join <name>';
+        const capacity = this.tracking()?.capacity(this.info);
+        if (!this.players.has(player) && capacity !== undefined && this.players.size >= capacity) {
+          this.log(`player ${player} refused: server is full`);
+          return `${player} refused: server is full (capacity ${capacity})`;
+        }
+        this.players.add(player);
+        this.log(`player ${player} joined`);
+        this.playersChanged();
+        return `${player} joined`;
+      }
+      case 'leave': {
+        const player = rest[0];
+        if (!player) return 'usage: leave <name>';
+        this.players.delete(player);
+        this.log(`player ${player} left`);
+        this.playersChanged();
+        return `${player} left`;
+      }
       case 'say':
         this.log(`[say] ${argText}`);
         return `[server] ${argText}`;
+      case 'restart':
+        // The game process starts over inside the same container: its players are gone and it
+        // tells the SDK it is Ready again; the GameServer itself keeps its name and state.
+        this.log('game process restarting');
+        this.players.clear();
+        this.playersChanged();
+        this.log('SDK: Ready() called, game server is Ready');
+        return 'game process restarted';
       case 'echo':
         return argText;
       default:
         return undefined;
     }
+  }
+
+  private playersChanged(): void {
+    this.tracking()?.changed(this.info, [...this.players]);
   }
 
   /** Attach, or an interactive shell: each line is a command; other lines are echoed back. */
@@ -109,6 +159,11 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
       const output = this.command(trimmed);
       io.stdout(`${output ?? line.replace(/\r$/, '')}\n`);
     };
+    const endInput = (): void => {
+      if (buffer) handleLine(buffer);
+      buffer = '';
+      finish(0);
+    };
     return {
       input: (text) => {
         buffer += text.replace(/\r(?!\n)/g, '\n');
@@ -119,11 +174,8 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
           handleLine(line);
         }
       },
-      endInput: () => {
-        if (buffer) handleLine(buffer);
-        buffer = '';
-        finish(0);
-      },
+      endInput,
+      kill: endInput,
     };
   }
 
@@ -131,7 +183,7 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
   exec(command: string[], io: ProcessIO, stdin: boolean): Process {
     const [program = '', ...args] = command;
     const base = program.split('/').pop() ?? program;
-    const noInput: Process = { input: () => undefined, endInput: () => undefined };
+    const noInput: Process = { input: () => undefined, endInput: () => undefined, kill: () => undefined };
     const once = (code: number, out = '', err = ''): Process => {
       queueMicrotask(() => {
         if (out) io.stdout(out);
@@ -152,14 +204,24 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
       case 'cat': {
         if (!stdin) return once(0);
         let ended = false;
-        return {
-          input: (text) => io.stdout(text),
-          endInput: () => {
-            if (ended) return;
-            ended = true;
-            io.exit(0);
-          },
+        const endInput = (): void => {
+          if (ended) return;
+          ended = true;
+          io.exit(0);
         };
+        return { input: (text) => io.stdout(text), endInput, kill: endInput };
+      }
+      case 'printf': {
+        const result = printf(args);
+        return once(result.code, result.stdout, result.stderr);
+      }
+      case 'sleep': {
+        const seconds = parseSleep(args);
+        return typeof seconds === 'string' ? once(1, '', seconds) : sleep(seconds, io);
+      }
+      case 'seq': {
+        const range = parseSeq(args);
+        return typeof range === 'string' ? once(1, '', range) : seq(range, io);
       }
       case 'sh':
       case 'bash':
@@ -197,19 +259,100 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
       }
       io.exit(0);
     });
-    return { input: () => undefined, endInput: () => undefined };
+    return { input: () => undefined, endInput: () => undefined, kill: () => undefined };
   }
+}
+
+/** Seconds as coreutils' sleep reads them (numbers with an optional s, m, h or d suffix, summed), or its complaint. */
+function parseSleep(args: readonly string[]): number | string {
+  const help = "Try 'sleep --help' for more information.\n";
+  if (args.length === 0) return `sleep: missing operand\n${help}`;
+  const units: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+  let total = 0;
+  for (const arg of args) {
+    const match = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(arg);
+    if (!match) return `sleep: invalid time interval '${arg}'\n${help}`;
+    total += Number(match[1]) * (units[match[2] as string] as number);
+  }
+  return total;
+}
+
+/** `sleep`: exits 0 after the time; killed, it clears its timer so nothing outlives the session. */
+function sleep(seconds: number, io: ProcessIO): Process {
+  const deadline = Date.now() + seconds * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  const wait = (): void => {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      timer = undefined;
+      io.exit(0);
+      return;
+    }
+    timer = setTimeout(wait, Math.min(left, MAX_TIMER_MS));
+  };
+  timer = setTimeout(wait, 0);
+  const kill = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  return { input: () => undefined, endInput: () => undefined, kill };
+}
+
+interface SeqRange {
+  first: number;
+  step: number;
+  count: number;
+}
+
+/** `seq [FIRST [INCREMENT]] LAST` over integers, or coreutils' complaint. */
+function parseSeq(args: readonly string[]): SeqRange | string {
+  const help = "Try 'seq --help' for more information.\n";
+  if (args.length === 0) return `seq: missing operand\n${help}`;
+  const bad = args.find((arg) => !/^[+-]?\d+$/.test(arg));
+  if (bad !== undefined) return `seq: invalid floating point argument: '${bad}'\n${help}`;
+  if (args.length > 3) return `seq: extra operand '${args[3] as string}'\n${help}`;
+  const numbers = args.map(Number);
+  const [first, step, last] = (numbers.length === 1 ? [1, 1, numbers[0]] : numbers.length === 2 ? [numbers[0], 1, numbers[1]] : numbers) as [number, number, number];
+  if (step === 0) return `seq: invalid Zero increment value: '${args[1] as string}'\n${help}`;
+  const count = Math.max(0, Math.floor((last - first) / step) + 1);
+  if (count > SEQ_LIMIT) return `seq: kube-lite prints at most ${SEQ_LIMIT} numbers\n`;
+  return { first, step, count };
+}
+
+/** `seq`: one number a line, written in chunks until done or killed. */
+function seq({ first, step, count }: SeqRange, io: ProcessIO): Process {
+  let index = 0;
+  let pending: NodeJS.Immediate | undefined;
+  const writeChunk = (): void => {
+    let chunk = '';
+    while (index < count && chunk.length < SEQ_CHUNK) chunk += `${first + index++ * step}\n`;
+    if (chunk) io.stdout(chunk);
+    if (index < count) {
+      pending = setImmediate(writeChunk);
+      return;
+    }
+    pending = undefined;
+    io.exit(0);
+  };
+  pending = setImmediate(writeChunk);
+  const kill = (): void => {
+    if (pending) clearImmediate(pending);
+    pending = undefined;
+  };
+  return { input: () => undefined, endInput: () => undefined, kill };
 }
 
 /** The consoles of all pods, created on first use. */
 export class Consoles {
   private readonly byPod = new Map<string, PodConsole>();
+  /** Set by the Agones controller while it runs. */
+  playerTracking: PlayerTracking | undefined;
 
   get(info: PodInfo): PodConsole {
     const key = `${info.namespace}/${info.name}`;
     let console_ = this.byPod.get(key);
     if (!console_) {
-      console_ = new PodConsole(info);
+      console_ = new PodConsole(info, () => this.playerTracking);
       this.byPod.set(key, console_);
     }
     return console_;

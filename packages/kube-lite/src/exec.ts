@@ -51,6 +51,8 @@ export function exitStatus(code: number, command: string[]): object {
 }
 
 export class ExecServer {
+  /** Processes still running, so closing kube-lite can stop them (a sleeping one holds a timer). */
+  private readonly running = new Set<Process>();
   private readonly wss = new WebSocketServer({
     noServer: true,
     handleProtocols: (offered) => SUPPORTED_PROTOCOLS.find((p) => offered.has(p)) ?? false,
@@ -69,6 +71,7 @@ export class ExecServer {
   private session(ws: WebSocket, request: ExecRequest, console_: PodConsole): void {
     const v5 = ws.protocol === 'v5.channel.k8s.io';
     let finished = false;
+    let process_: Process;
     const send = (channel: number, data: string | Buffer): void => {
       if (ws.readyState !== ws.OPEN) return;
       const payload = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -85,11 +88,11 @@ export class ExecServer {
       exit: (code: number) => {
         if (finished) return;
         finished = true;
+        this.running.delete(process_);
         send(ERROR, JSON.stringify(exitStatus(code, request.command)));
         ws.close(1000);
       },
     };
-    let process_: Process;
     if (request.attach) {
       process_ = console_.interactive(io);
       if (!request.stdin) {
@@ -101,6 +104,7 @@ export class ExecServer {
     } else {
       process_ = console_.exec(request.command, io, request.stdin);
     }
+    if (!finished) this.running.add(process_);
     const decoder = new TextDecoder();
     ws.on('message', (raw: Buffer | ArrayBuffer | Buffer[]) => {
       const data = Buffer.isBuffer(raw) ? raw : Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw);
@@ -120,12 +124,15 @@ export class ExecServer {
     ws.on('close', () => {
       if (!finished) {
         finished = true;
-        process_.endInput();
+        this.running.delete(process_);
+        process_.kill();
       }
     });
   }
 
   close(): void {
+    for (const process_ of this.running) process_.kill();
+    this.running.clear();
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
   }

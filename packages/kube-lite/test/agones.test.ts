@@ -1,7 +1,7 @@
 import t from 'tap';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeLite } from '@gsp/kube-lite';
-import { rawWatch, startForTest, until } from './helper.js';
+import { kubectl, kubectlOk, rawWatch, request, startForTest, until } from './helper.js';
 
 interface GameServer {
   metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string; finalizers?: string[] };
@@ -162,4 +162,87 @@ t.test('a GameServer name over 63 characters is refused with Agones\' message; a
   const generated = (await custom.createNamespacedCustomObject({ ...gameservers, body: body({ generateName: long }) })) as GameServer;
   t.equal(generated.metadata.name.length, 63);
   await until(async () => (await listGameServers(custom)).find((g) => g.status?.state === 'Ready'), 'the generated one to be Ready');
+});
+
+t.test('an allocation over HTTP answers 201 with Allocated for a Ready match and UnAllocated when only busy ones match', async (t) => {
+  const kube = await startForTest(t);
+  const { custom } = clients(kube);
+  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'one', labels: { map: 'dust' } }, spec: {} } });
+  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'other', labels: { map: 'nuke' } }, spec: {} } });
+  await until(async () => (await listGameServers(custom)).every((gs) => gs.status.state === 'Ready'), 'both Ready');
+  const path = '/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations';
+  const body = {
+    apiVersion: 'allocation.agones.dev/v1',
+    kind: 'GameServerAllocation',
+    spec: { selectors: [{ matchLabels: { map: 'dust' } }], metadata: { labels: { match: 'm-7' }, annotations: { region: 'eu' } } },
+  };
+  const first = await request<Allocation>(kube, 'POST', path, body);
+  t.equal(first.status, 201);
+  t.match(first.body.status, { state: 'Allocated', gameServerName: 'one', address: '127.0.0.1' });
+  const allocated = (await custom.getNamespacedCustomObject({ ...gameservers, name: 'one' })) as GameServer & { metadata: { annotations?: Record<string, string> } };
+  t.match(allocated, { status: { state: 'Allocated' }, metadata: { labels: { map: 'dust', match: 'm-7' }, annotations: { region: 'eu' } } });
+
+  const second = await request<Allocation>(kube, 'POST', path, body);
+  t.equal(second.status, 201, 'Agones answers 201 Created for an UnAllocated allocation too');
+  t.match(second.body.status, { state: 'UnAllocated', gameServerName: '' });
+  t.equal(((await custom.getNamespacedCustomObject({ ...gameservers, name: 'other' })) as GameServer).status.state, 'Ready', 'a server that does not match is left alone');
+  t.match(await kubectlOk(t, kube, ['get', 'gs']), /one\s+Allocated\s+127\.0\.0\.1\s+\d+\s+kube-lite[^\n]*\nother\s+Ready/);
+});
+
+t.test('a Fleet scales through its scale subresource, with client-node and with kubectl scale', async (t) => {
+  const kube = await startForTest(t);
+  const { custom } = clients(kube);
+  await custom.createNamespacedCustomObject({
+    ...fleets,
+    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'pool' }, spec: { replicas: 1, template: { spec: {} } } },
+  });
+  const servers = async (n: number): Promise<void> => {
+    await until(async () => (await listGameServers(custom, 'agones.dev/fleet=pool')).length === n, `${n} servers`);
+  };
+  await servers(1);
+
+  const merged = (await custom.patchNamespacedCustomObjectScale(
+    { ...fleets, name: 'pool', body: { spec: { replicas: 2 } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  )) as { kind: string; apiVersion: string; spec: { replicas: number } };
+  t.match(merged, { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 2 } });
+  await servers(2);
+
+  await custom.patchNamespacedCustomObjectScale({ ...fleets, name: 'pool', body: [{ op: 'replace', path: '/spec/replicas', value: 3 }] });
+  await servers(3);
+
+  const current = (await custom.getNamespacedCustomObjectScale({ ...fleets, name: 'pool' })) as { metadata: object; spec: { replicas: number } };
+  t.equal(current.spec.replicas, 3);
+  await custom.replaceNamespacedCustomObjectScale({ ...fleets, name: 'pool', body: { ...current, spec: { replicas: 1 } } });
+  await servers(1);
+
+  t.match(await kubectlOk(t, kube, ['scale', 'fleet', 'pool', '--replicas=2']), 'fleet.agones.dev/pool scaled');
+  await servers(2);
+  t.equal((await kubectl(kube, ['get', 'fleet', 'pool', '-o', 'jsonpath={.spec.replicas}'])).stdout, '2');
+});
+
+t.test('a PersistentVolumeClaim owned by a GameServer is deleted after the GameServer is', async (t) => {
+  const kube = await startForTest(t);
+  const { custom, core } = clients(kube);
+  const gs = (await custom.createNamespacedCustomObject({
+    ...gameservers,
+    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'world' }, spec: {} },
+  })) as GameServer & { metadata: { uid: string } };
+  await core.createNamespacedPersistentVolumeClaim({
+    namespace: 'default',
+    body: {
+      metadata: { name: 'world-save', ownerReferences: [{ apiVersion: 'agones.dev/v1', kind: 'GameServer', name: 'world', uid: gs.metadata.uid }] },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    },
+  });
+  await core.createNamespacedPersistentVolumeClaim({
+    namespace: 'default',
+    body: { metadata: { name: 'unowned' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  });
+  await until(async () => /world-save\s+Bound/.test((await kubectl(kube, ['get', 'pvc'])).stdout), 'the claim to be Bound');
+
+  await custom.deleteNamespacedCustomObject({ ...gameservers, name: 'world' });
+  await until(async () => (await kubectl(kube, ['get', 'pvc', 'world-save'])).code === 1, 'the owned claim to be collected');
+  t.match((await kubectl(kube, ['get', 'pvc', 'world-save'])).stderr, 'persistentvolumeclaims "world-save" not found');
+  t.match(await kubectlOk(t, kube, ['get', 'pvc']), /^NAME.*\nunowned\s+Bound/, 'a claim nobody owns stays');
 });

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import WebSocket from 'ws';
 import { Attach, CoreV1Api, Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
 import type { KubeLite } from '@gsp/kube-lite';
-import { startForTest, until } from './helper.js';
+import { kubectlOk, startForTest, until } from './helper.js';
 
 async function runningPod(kube: KubeLite, name = 'game'): Promise<void> {
   const core = kube.kubeConfig.makeApiClient(CoreV1Api);
@@ -142,4 +142,77 @@ t.test('exec into a pod that does not exist fails before the upgrade', async (t)
     ws.on('error', () => undefined);
   });
   t.equal(status, 404);
+});
+
+t.test('printf hands each argument to the process as one argv element', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const result = await exec(kube.kubeConfig, ['printf', '[%s]\\n', 'a', 'b c', '; rm -rf /']);
+  t.equal(result.stdout, '[a]\n[b c]\n[; rm -rf /]\n');
+  t.match(result.status, { status: 'Success' });
+  t.equal(await kubectlOk(t, kube, ['exec', 'game', '--', 'printf', '%s=%d%%\\t|\\n', 'load', '42', "it's", '-7']), "load=42%\t|\nit's=-7%\t|\n");
+});
+
+t.test('printf with a number that is not one fails like coreutils', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const result = await exec(kube.kubeConfig, ['printf', '%d\\n', 'many']);
+  t.equal(result.stdout, '0\n');
+  t.equal(result.stderr, "printf: 'many': expected a numeric value\n");
+  t.match(result.status, { status: 'Failure', details: { causes: [{ message: '1' }] } });
+});
+
+t.test('sleep exits 0 once its time has passed', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const started = Date.now();
+  const result = await exec(kube.kubeConfig, ['sleep', '0.3']);
+  t.ok(Date.now() - started >= 300, 'not before 0.3 s');
+  t.match(result.status, { status: 'Success' });
+  const bad = await exec(kube.kubeConfig, ['sleep', 'soon']);
+  t.equal(bad.stderr, "sleep: invalid time interval 'soon'\nTry 'sleep --help' for more information.\n");
+  t.match(bad.status, { status: 'Failure', details: { causes: [{ message: '1' }] } });
+});
+
+const activeTimers = (): number => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+
+async function startSleeping(t: Test, kube: KubeLite): Promise<{ ws: WebSocket; before: number }> {
+  await runningPod(kube);
+  const before = activeTimers();
+  const ws = (await new Exec(kube.kubeConfig).exec('default', 'game', 'server', ['sleep', '600'], collect().stream, collect().stream, null, false)) as WebSocket;
+  t.teardown(() => ws.terminate());
+  await until(() => activeTimers() > before, 'the sleep to hold a timer');
+  return { ws, before };
+}
+
+t.test('a sleep whose client goes away keeps no timer alive', async (t) => {
+  const kube = await startForTest(t);
+  const { ws, before } = await startSleeping(t, kube);
+  ws.close();
+  await until(() => activeTimers() <= before, 'the sleep\'s timer to be cleared');
+  t.pass('no timer outlives the exec session');
+});
+
+t.test('closing kube-lite ends a running sleep and its timer', async (t) => {
+  const kube = await startForTest(t);
+  const { ws, before } = await startSleeping(t, kube);
+  await kube.close();
+  await until(() => ws.readyState === WebSocket.CLOSED, 'the session to end');
+  await until(() => activeTimers() <= before, 'the sleep\'s timer to be cleared');
+  t.pass('no timer outlives kube-lite');
+});
+
+t.test('seq prints one number a line, well past 64 KiB', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const result = await exec(kube.kubeConfig, ['seq', '20000']);
+  const lines = result.stdout.split('\n');
+  t.ok(result.stdout.length > 64 * 1024, `${result.stdout.length} bytes`);
+  t.equal(lines.length, 20001);
+  t.same([lines[0], lines[1], lines[19999], lines[20000]], ['1', '2', '20000', '']);
+  t.match(result.status, { status: 'Success' });
+  t.equal((await exec(kube.kubeConfig, ['seq', '3', '-1', '1'])).stdout, '3\n2\n1\n');
+  const tooMany = await exec(kube.kubeConfig, ['seq', '1000001']);
+  t.equal(tooMany.stdout, '');
+  t.match(tooMany.status, { status: 'Failure', details: { causes: [{ message: '1' }] } });
 });
