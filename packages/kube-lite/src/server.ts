@@ -39,7 +39,13 @@ const PODS = RESOURCE_TYPES.find((t) => t.group === '' && t.plural === 'pods') a
 
 /** Resolves a resource path below `/api/v1` or `/apis/{group}/{version}`. */
 export function resolvePath(pathname: string): Target | undefined {
-  const segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  let segments: string[];
+  try {
+    segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    // An escape that is not UTF-8 (`%FF`) names no resource: 404, as the API server answers.
+    return undefined;
+  }
   let group: string;
   let version: string;
   let rest: string[];

@@ -251,3 +251,11 @@ t.test('unknown paths are 404 and unknown methods are 405', async (t) => {
   const allocations = await request(kube, 'GET', '/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations');
   t.match(allocations, { status: 405, body: { reason: 'MethodNotAllowed' } });
 });
+
+t.test('a path with an escape that is not UTF-8 names no resource: 404, not a 500', async (t) => {
+  const kube = await startForTest(t);
+  for (const path of ['/api/v1/namespaces/%FF%FE/pods', '/api/v1/namespaces/default/pods/%C0%AF']) {
+    const res = await fetch(`${kube.url}${path}`);
+    t.equal(res.status, 404, path);
+  }
+});
