@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from './problems.js';
+import { problemBody, sendProblem } from './problems.js';
 
 /**
  * Fastify answers a few errors itself, before any route, hook or error handler, with a JSON body
@@ -36,7 +36,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         ? 'the request headers are too large'
         : 'the request is not valid HTTP (a character not allowed in a path or header, or a malformed line)';
   const title = STATUS_CODES[status] ?? 'Bad Request';
-  const body = JSON.stringify({ type: `urn:gsp:problem:${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`, title, status, detail });
+  const body = problemBody(status, detail);
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

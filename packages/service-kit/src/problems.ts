@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { describeValidation } from './validation.js';
 import type { FieldError } from './validation.js';
+import { Type } from 'typebox';
 
 export interface Problem {
   type: string;
@@ -14,11 +15,50 @@ export interface Problem {
   errors?: FieldError[];
 }
 
+/** The schema of `Problem` for OpenAPI documents (`$id` `Problem`: add it with `app.addSchema`). */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    requestId: Type.String(),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          in: Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('query'), Type.Literal('header')]),
+          pointer: Type.String({ description: 'RFC 6901 JSON Pointer to the field in that part, as a URI fragment: `#/role`' }),
+          detail: Type.String({ description: 'what is wrong, naming what is allowed' }),
+        }),
+        { description: 'on a 400 for bad input: each field that failed' },
+      ),
+    ),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
+);
+
 /** `Retry-After` of a 503 unless the service says otherwise: long enough for a timeout to pass. */
 const DEFAULT_RETRY_AFTER_SECONDS = 2;
 
 function slug(status: number): string {
   return (STATUS_CODES[status] ?? 'error').toLowerCase().replace(/[^a-z0-9]+/g, '-');
+}
+
+/** A problem without a request (no Fastify reply: bytes that are not HTTP, a port served by hand), as JSON. */
+export function problemBody(status: number, detail: string): string {
+  return JSON.stringify({ type: `urn:gsp:problem:${slug(status)}`, title: STATUS_CODES[status] ?? 'Error', status, detail });
+}
+
+/** Writes a problem on a plain Node response (HTTP/1 or HTTP/2), where no Fastify reply exists. */
+export function writeProblem(
+  res: { writeHead(status: number, headers: Record<string, string | number>): unknown; end(body: string): unknown },
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = problemBody(status, detail);
+  res.writeHead(status, { ...headers, 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 export function sendProblem(

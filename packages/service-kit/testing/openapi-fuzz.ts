@@ -1,4 +1,6 @@
 import http from 'node:http';
+import http2 from 'node:http2';
+import https from 'node:https';
 import fc from 'fast-check';
 
 /** The parts of an OpenAPI 3 document the fuzzer reads. */
@@ -131,6 +133,12 @@ export interface FuzzOptions {
   credentials: Record<string, string>[];
   /** Values worth trying in path segments (an existing org, a known id). */
   plausible?: string[];
+  /**
+   * Values worth trying for one path parameter, by its name in the template, instead of `plausible`
+   * (a known cluster id for `{clusterId}`, Kubernetes paths for `{path}`). Inserted raw, so a value
+   * may hold slashes.
+   */
+  plausibleFor?: Record<string, string[]>;
 }
 
 /** Requests for the routes of `ops`: hostile paths, odd queries, bodies of any shape, odd headers, good and bad credentials. */
@@ -155,7 +163,7 @@ export function requests(ops: Operation[], options: FuzzOptions): fc.Arbitrary<F
     const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
     return fc
       .record({
-        segments: fc.tuple(...names.map(() => segment(plausible))),
+        segments: fc.tuple(...names.map((name) => segment(options.plausibleFor?.[name] ?? plausible))),
         query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...(op.query.length ? op.query : ['q'])), fc.constantFrom('x', '%zz', '')), hostileString), {
           maxLength: 3,
         }),
@@ -189,6 +197,7 @@ export interface FuzzResponse {
  * Sends one request over real HTTP (keep-alive through `agent`) and reads the whole answer, with a
  * deadline. A kept-alive socket the server closed just before it was reused is retried once on a
  * new one, as Node's documentation advises (`reusedSocket`): that race is the client's, not a fault.
+ * An `https:` base URL goes over TLS: pass an `https.Agent` (with the server's `ca`).
  */
 export async function send(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutMs = 10_000): Promise<FuzzResponse> {
   try {
@@ -203,8 +212,9 @@ class ReusedSocketClosed extends Error {}
 
 function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutMs: number): Promise<FuzzResponse> {
   const url = new URL(baseUrl);
+  const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
-    const r = http.request(
+    const r = request(
       { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent, timeout: timeoutMs },
       (res) => {
         // A stream that was accepted (server-sent events) is judged by its status line alone.
@@ -224,6 +234,35 @@ function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutM
       reject(new Error(`${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`));
     });
     r.end(req.body);
+  });
+}
+
+/**
+ * Sends one request over an HTTP/2 session (a server that speaks nothing else, such as a gRPC or
+ * Connect endpoint) and reads the whole answer, with a deadline. `headers` holds no pseudo-headers,
+ * and `body` is decoded as latin1 so that binary frames survive byte for byte (`Buffer.from(body, 'latin1')`).
+ */
+export function sendHttp2(session: http2.ClientHttp2Session, req: FuzzRequest, timeoutMs = 10_000): Promise<FuzzResponse> {
+  return new Promise((resolve, reject) => {
+    const failed = (err: Error) => reject(new Error(`${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`));
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request({ ...req.headers, ':method': req.method, ':path': req.path }, { endStream: req.body === undefined });
+    } catch (err) {
+      return failed(err as Error);
+    }
+    stream.setTimeout(timeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+    let head: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader = {};
+    const chunks: Buffer[] = [];
+    stream.on('response', (headers) => (head = headers));
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('error', failed);
+    stream.on('close', () => {
+      const { ':status': status, ...headers } = head;
+      if (status === undefined) return failed(new Error(`no answer (stream closed with code ${stream.rstCode})`));
+      resolve({ status, headers: headers as http.IncomingHttpHeaders, body: Buffer.concat(chunks).toString('latin1') });
+    });
+    if (req.body !== undefined) stream.end(req.body);
   });
 }
 

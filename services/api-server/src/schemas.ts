@@ -2,26 +2,7 @@ import { Type } from 'typebox';
 import type { TSchema, TString } from 'typebox';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '@gsp/platform-contract';
 
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    requestId: Type.String(),
-    errors: Type.Optional(
-      Type.Array(
-        Type.Object({
-          in: Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('query'), Type.Literal('header')]),
-          pointer: Type.String({ description: 'RFC 6901 JSON Pointer to the field in that part, as a URI fragment: `#/role`' }),
-          detail: Type.String({ description: 'what is wrong, naming what is allowed' }),
-        }),
-        { description: 'on a 400 for bad input: each field that failed' },
-      ),
-    ),
-  },
-  { $id: 'Problem', description: 'RFC 9457 problem details' },
-);
+export { ProblemSchema } from '@gsp/service-kit';
 
 /** DNS-1123 label: tenant (org) names and cluster names. */
 export const Dns1123Label = Type.String({
