@@ -28,6 +28,8 @@ import { createMetrics } from './metrics.js';
 import type { ProxyMetrics } from './metrics.js';
 import { TUNNEL_WINDOW_BYTES, useNodeTextEncoding } from '@gsp/tunnel-proto';
 import { tunnelRoutes } from './tunnel/service.js';
+import { tunnelPort } from './tunnel/port.js';
+import { HEALTH, KUBECTL_PORT_DOCUMENT, READY } from './openapi.js';
 import { keepAlive } from './tunnel/keepalive.js';
 import { forwardRequest, forwardUpgrade, status } from './kube/forward.js';
 import type { StreamCut } from './tunnel/tunnel.js';
@@ -50,6 +52,7 @@ export interface ClusterProxy {
 }
 
 const CLUSTER_PATH = /^\/clusters\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const REASONS: Readonly<Record<Exclude<Right, { allowed: true }>['status'], string>> = { 403: 'Forbidden', 404: 'NotFound', 503: 'ServiceUnavailable' };
 /** Every query to the API server's database: a stalled store fails over to the caches instead of holding requests. */
 const DATABASE_TIMEOUT_MS = 2000;
@@ -122,6 +125,10 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       const message = 'the cluster id in the path is not valid percent-encoding';
       throw new ProxyRefusal(400, `${message}: use the server URL from the downloaded kubeconfig`, 'BadRequest');
     }
+    // kube-apiserver (Go's HTTP server) refuses such a path before any handler; refused here, it spares the tunnel.
+    if (MALFORMED_ESCAPE.test(match[2] ?? '')) {
+      throw new ProxyRefusal(400, 'the path holds a malformed percent-encoding (a "%" not followed by two hex digits)', 'BadRequest');
+    }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer) throw new ProxyRefusal(401, 'a bearer token is required: download a kubeconfig from the platform', 'Unauthorized', { 'www-authenticate': 'Bearer' });
     let user: string;
@@ -175,8 +182,9 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     );
   };
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async () => ({ status: 'ok', tunnels: registry.all().length }));
+  app.get('/healthz', { schema: { response: { 200: HEALTH } } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { response: { 200: READY } } }, async () => ({ status: 'ok', tunnels: registry.all().length }));
+  app.get('/openapi.json', async () => KUBECTL_PORT_DOCUMENT);
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
     if (!req.url?.startsWith('/clusters/')) {
@@ -199,8 +207,15 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   });
 
   // No compression on the tunnel: batches are small and latency-bound, and bodies that are worth
-  // compressing usually already are (kubectl asks the API server for gzip).
-  const tunnelHandler = connectNodeAdapter({ routes: tunnelRoutes({ pool, registry, cliAccess, log: app.log, metrics }), acceptCompression: [] });
+  // compressing usually already are (kubectl asks the API server for gzip). The Connect protocol
+  // only, as the agent speaks it: the port then has one request shape to describe and check.
+  const rpc = connectNodeAdapter({
+    routes: tunnelRoutes({ pool, registry, cliAccess, log: app.log, metrics }),
+    acceptCompression: [],
+    grpc: false,
+    grpcWeb: false,
+  });
+  const tunnelHandler = tunnelPort(rpc);
   const settings = { initialWindowSize: TUNNEL_WINDOW_BYTES };
   // Agents dial in over the internet with a bearer token: TLS here, or in front of the proxy.
   const tunnelServer: http2.Http2Server | http2.Http2SecureServer = config.tunnelTls
@@ -311,7 +326,7 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
         tunnelServer.listen(config.tunnelPort, config.host, () => resolve());
       });
       const { port } = tunnelServer.address() as AddressInfo;
-      metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host);
+      metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host, { http: config.http });
       return { url, tunnelUrl: `${config.tunnelTls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, metricsUrl: metricsServer.url };
     },
     close() {

@@ -1,6 +1,9 @@
+import http2 from 'node:http2';
 import https from 'node:https';
 import tls from 'node:tls';
 import t from 'tap';
+import { sendHttp2 } from '@gsp/service-kit/testing';
+import { CONNECT_PATH } from '../src/tunnel/port.js';
 import { startStack } from './stack.js';
 import type { Stack } from './stack.js';
 
@@ -42,6 +45,15 @@ t.test('the proxy answers bad input with 4xx, kubectl paths as Status and the re
     }
   });
 
+  t.test('a Kubernetes path with a malformed percent-encoding is a 400 Status, as kube-apiserver refuses it, before any token is asked for', async (t) => {
+    for (const path of ['/api/v1/namespaces/%zz', '/api/%', '/api/v1/%E0%A4%A']) {
+      const res = await call(stack, `/clusters/some-cluster${path}`);
+      t.equal(res.status, 400, path);
+      t.equal(res.type, 'application/json');
+      t.match(res.body, { kind: 'Status', code: 400, reason: 'BadRequest', message: /malformed percent-encoding/ });
+    }
+  });
+
   t.test('an unknown path is a 404 problem', async (t) => {
     const res = await call(stack, '/nope?x=1');
     t.equal(res.status, 404);
@@ -75,5 +87,37 @@ t.test('the proxy answers bad input with 4xx, kubectl paths as Status and the re
 
   t.test('the health endpoints still answer', async (t) => {
     t.match(await call(stack, '/healthz'), { status: 200, body: { status: 'ok' } });
+  });
+
+  t.test('the tunnel port answers what is not a tunnel with a problem', async (t) => {
+    const session = http2.connect(stack.tunnelUrl);
+    session.on('error', () => undefined);
+    t.teardown(() => session.close());
+    const cases: { method: string; path: string; headers: Record<string, string>; status: number; detail: RegExp }[] = [
+      { method: 'GET', path: '/nope', headers: {}, status: 404, detail: /^No route GET \/nope: this port serves tunnel agents/ },
+      { method: 'GET', path: CONNECT_PATH, headers: {}, status: 405, detail: /only POST/ },
+      { method: 'POST', path: CONNECT_PATH, headers: { 'content-type': 'application/json' }, status: 415, detail: /application\/connect\+proto/ },
+    ];
+    for (const { status, detail, ...req } of cases) {
+      const res = await sendHttp2(session, { ...req, route: '' });
+      t.equal(res.status, status, `${req.method} ${req.path}`);
+      t.equal(res.headers['content-type'], 'application/problem+json');
+      t.match(JSON.parse(res.body), { status, detail });
+    }
+  });
+
+  t.test('each port describes what it serves in /openapi.json', async (t) => {
+    const kubectlPort = await call(stack, '/openapi.json');
+    t.equal(kubectlPort.status, 200);
+    const paths = kubectlPort.body.paths as Record<string, Record<string, { security?: unknown[] }>>;
+    t.same(Object.keys(paths).sort(), ['/clusters/{clusterId}/{path}', '/healthz', '/openapi.json', '/readyz']);
+    t.same(paths['/clusters/{clusterId}/{path}']?.get?.security, [{ kubeconfigToken: [] }], 'kubectl requests need a kubeconfig token');
+    const session = http2.connect(stack.tunnelUrl);
+    session.on('error', () => undefined);
+    t.teardown(() => session.close());
+    const tunnelPort = await sendHttp2(session, { method: 'GET', path: '/openapi.json', headers: {}, route: '' });
+    t.equal(tunnelPort.status, 200);
+    const doc = JSON.parse(tunnelPort.body) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    t.same(doc.paths[CONNECT_PATH]?.post?.security, [{ agentToken: [] }], 'a tunnel needs an agent token');
   });
 });

@@ -5,7 +5,7 @@ import { loadConfig } from './config.js';
 await runService('control-plane', () => loadConfig(), async (config) => {
   const app = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
-  const metrics = await serveMetrics(app.metrics.registry, config.metricsPort, config.host);
+  const metrics = await serveMetrics(app.metrics.registry, config.metricsPort, config.host, { http: config.http });
   app.log.info({ url: metrics.url }, 'metrics served');
   return {
     close: async () => {

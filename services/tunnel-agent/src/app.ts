@@ -6,9 +6,10 @@ import { kubeTarget } from './kube.js';
 import { startAgent } from './agent.js';
 import { agentMetrics } from './metrics.js';
 import type { TunnelAgent } from './agent.js';
+import { AGENT_PORT_DOCUMENT, HEALTH, NOT_READY, READY } from './openapi.js';
 
 export interface AgentApp {
-  /** `/healthz` (the process runs), `/readyz` (the tunnel is connected) and `/metrics` (Prometheus). */
+  /** `/healthz` (the process runs), `/readyz` (the tunnel is connected), `/metrics` (Prometheus) and `/openapi.json`. */
   app: FastifyInstance;
   agent: TunnelAgent;
   close(): Promise<void>;
@@ -29,9 +30,27 @@ export async function buildAgentApp(config: TunnelAgentConfig, logger: FastifySe
   // The gauge reads the agent at scrape time, after it exists.
   const metrics = agentMetrics(() => agent.connected);
   const agent = startAgent({ ...config, kube, log: app.log, events: metrics.events });
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { response: { 200: HEALTH } } }, async () => ({ status: 'ok' }));
   app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
-  app.get('/readyz', async (_request, reply) => reply.code(agent.connected ? 200 : 503).send({ connected: agent.connected, attempts: agent.attempts }));
+  app.get('/readyz', { schema: { response: { 200: READY, 503: NOT_READY } } }, async (request, reply) => {
+    if (agent.connected) return { connected: true, attempts: agent.attempts };
+    // The operator reading a failed probe learns why from the body: the proxy's refusal, or the dial's error.
+    const why = agent.lastError === undefined ? 'no attempt has failed yet' : `its last failure: ${agent.lastError.rawMessage}`;
+    return reply
+      .code(503)
+      .header('retry-after', '2')
+      .type('application/problem+json')
+      .send({
+        type: 'urn:gsp:problem:service-unavailable',
+        title: 'Service Unavailable',
+        status: 503,
+        detail: `the tunnel to the cluster proxy is not connected after ${agent.attempts} ${agent.attempts === 1 ? 'attempt' : 'attempts'}; ${why}`,
+        requestId: request.id,
+        connected: false,
+        attempts: agent.attempts,
+      });
+  });
+  app.get('/openapi.json', async () => AGENT_PORT_DOCUMENT);
   return {
     app,
     agent,

@@ -4,6 +4,17 @@ import type { Test } from 'tap';
 import { buildAgentApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 
+/** Polls `check` until it answers, within a deadline. */
+async function until<T>(check: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`no answer within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** The agent's health port on a free port; nothing listens on port 1, so the agent only dials and backs off meanwhile. */
 async function healthPort(t: Test, env: Record<string, string> = {}): Promise<number> {
   const nowhere = 'http://127.0.0.1:1';
@@ -42,4 +53,25 @@ t.test('an unknown path is a 404 problem, and a path that cannot be decoded a 40
   const bad = await fetch(`http://127.0.0.1:${port}/%zz`);
   t.equal(bad.status, 400);
   t.equal(bad.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+});
+
+t.test('while the tunnel is down, /readyz is a 503 problem that says why', async (t) => {
+  const port = await healthPort(t);
+  const res = await until(async () => {
+    const answer = await fetch(`http://127.0.0.1:${port}/readyz`);
+    const body = (await answer.json()) as { detail: string };
+    return body.detail.includes('its last failure') ? { answer, body } : undefined;
+  });
+  t.equal(res.answer.status, 503);
+  t.equal(res.answer.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+  t.match(res.body, { status: 503, title: 'Service Unavailable', connected: false, detail: /^the tunnel to the cluster proxy is not connected after \d+ attempts?; its last failure: connect ECONNREFUSED/ });
+});
+
+t.test('/openapi.json describes every route of the port', async (t) => {
+  const port = await healthPort(t);
+  const res = await fetch(`http://127.0.0.1:${port}/openapi.json`);
+  t.equal(res.status, 200);
+  const doc = (await res.json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  t.same(Object.keys(doc.paths).sort(), ['/healthz', '/metrics', '/openapi.json', '/readyz']);
+  t.ok(doc.paths['/readyz']?.get?.responses['503'], 'the not-ready answer is documented');
 });
