@@ -11,65 +11,17 @@
  * BENCH_DURATION (seconds per run, default 2), BENCH_ROUNDS (default 7) and BENCH_CONNECTIONS
  * (default 50) tune it.
  */
-import autocannon from 'autocannon';
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { connections, duration, line, median, rounds, startServers } from './harness.js';
+import type { Run, Target } from './harness.js';
 
-const duration = Number(process.env.BENCH_DURATION ?? 2);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const { setup, run, stop } = await startServers();
+const session = (port: number) => `http://127.0.0.1:${port}/api/v1/session`;
 
-interface Setup {
-  none: number;
-  authed: number;
-  apiKey: string;
-  basic: string;
-  bearer: string;
-}
-
-const child = fork(fileURLToPath(new URL('./servers.ts', import.meta.url)), [], { execArgv: ['--conditions=@gsp/source', '--import', 'tsx'] });
-const setup = await new Promise<Setup>((resolve, reject) => {
-  child.once('message', (m) => resolve(m as Setup));
-  child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
-});
-const serverCpu = () =>
-  new Promise<number>((resolve) => {
-    child.once('message', (m) => resolve((m as { cpu: number }).cpu));
-    child.send('cpu');
-  });
-
-interface Target {
-  name: string;
-  port: number;
-  headers: Record<string, string>;
-}
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  cpuPerRequest: number;
-}
-
-async function run(target: Target, seconds: number): Promise<Run> {
-  const before = await serverCpu();
-  const result = await autocannon({ url: `http://127.0.0.1:${target.port}/api/v1/session`, headers: target.headers, connections, duration: seconds });
-  const cpu = (await serverCpu()) - before;
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
-
-const none: Target = { name: 'AUTH_MODE=none', port: setup.none, headers: {} };
+const none: Target = { name: 'AUTH_MODE=none', url: session(setup.none), headers: {} };
 const targets: (Target & { goal: number })[] = [
-  { name: 'API key (X-API-Key)', port: setup.authed, headers: { 'x-api-key': setup.apiKey }, goal: 0.8 },
-  { name: 'Basic', port: setup.authed, headers: { authorization: setup.basic }, goal: 0.7 },
-  { name: 'OIDC bearer token', port: setup.authed, headers: { authorization: setup.bearer }, goal: 0.6 },
+  { name: 'API key (X-API-Key)', url: session(setup.authed), headers: { 'x-api-key': setup.apiKey }, goal: 0.8 },
+  { name: 'Basic', url: session(setup.authed), headers: { authorization: setup.basic }, goal: 0.7 },
+  { name: 'OIDC bearer token', url: session(setup.authed), headers: { authorization: setup.bearer }, goal: 0.6 },
 ];
 
 try {
@@ -92,8 +44,6 @@ try {
       ratios.get(name)?.push(r.rps / baseline);
     }
   }
-  const line = (name: string, rs: Run[]) =>
-    `${name.padEnd(22)} ${median(rs.map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p50 ${median(rs.map((r) => r.p50))} ms   p99 ${median(rs.map((r) => r.p99))} ms   server CPU ${median(rs.map((r) => r.cpuPerRequest)).toFixed(1)} µs/request`;
   console.log(line(none.name, noneRuns));
   for (const target of targets) console.log(line(target.name, runs.get(target.name) ?? []));
   const noneCpu = median(noneRuns.map((r) => r.cpuPerRequest));
@@ -106,7 +56,5 @@ try {
     );
   }
 } finally {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  await stop();
 }

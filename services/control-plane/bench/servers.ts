@@ -1,14 +1,38 @@
-/** The servers under test for auth.bench.ts, in their own process: kube-lite, an OIDC issuer and two control planes. */
+/**
+ * The servers under test for auth.bench.ts and list.bench.ts, in their own process: kube-lite
+ * holding BENCH_GAMESERVERS game servers (default 1,000), an OIDC issuer and two control planes.
+ */
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import { startKubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 
 const kube = await startKubeLite({ port: 0 });
+const gameServerCount = Number(process.env.BENCH_GAMESERVERS ?? 1000);
+const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
+for (let i = 0; i < gameServerCount; i += 50) {
+  await Promise.all(
+    Array.from({ length: Math.min(50, gameServerCount - i) }, (_, j) =>
+      custom.createNamespacedCustomObject({
+        group: 'agones.dev',
+        version: 'v1',
+        namespace: 'default',
+        plural: 'gameservers',
+        body: {
+          apiVersion: 'agones.dev/v1',
+          kind: 'GameServer',
+          metadata: { name: `bench-${String(i + j).padStart(4, '0')}`, labels: { 'gsp.dev/profile': 'bench', team: (i + j) % 2 ? 'red' : 'blue' } },
+          spec: { ports: [{ name: 'game', containerPort: 7777, protocol: 'UDP' }], template: { spec: { containers: [{ name: 'gameserver', image: 'example/game:1.0' }] } } },
+        },
+      }),
+    ),
+  );
+}
 
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const jwk = { ...(await exportJWK(privateKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
@@ -70,7 +94,15 @@ process.on('message', (m) => {
     process.send?.({ cpu: user + system });
   }
 });
+// Every game server is in the cache before anything is measured.
+for (let i = 0; (await authed.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': apiKey } })).json<unknown[]>().length < gameServerCount; i++) {
+  if (i > 1000) throw new Error('the game servers did not reach the control plane');
+  await new Promise((r) => setTimeout(r, 10));
+}
+
 process.send?.({
+  kube: kube.url,
+  gameServers: gameServerCount,
   none: (none.server.address() as AddressInfo).port,
   authed: (authed.server.address() as AddressInfo).port,
   apiKey,

@@ -21,6 +21,11 @@ import type { ControlPlaneMetrics } from './metrics.js';
 import opsRoutes from './routes/ops/index.js';
 import sessionRoutes from './routes/session/index.js';
 import gameServerRoutes from './routes/gameservers/index.js';
+import fleetRoutes from './routes/fleets/index.js';
+import profileRoutes from './routes/profiles/index.js';
+import agones from './plugins/agones.js';
+import profiles from './plugins/profiles.js';
+import openapi from './plugins/openapi.js';
 import apiKeyRoutes from './routes/apikeys/index.js';
 
 export const BODY_LIMIT = 16 * 1024;
@@ -138,6 +143,10 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   });
   await app.register(audit, { stream: options.auditStream ?? process.stdout });
   await app.register(swagger, {
+    // Shared schemas keep their $id as their name in components.schemas (`Problem`, not `def-0`).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: { title: 'GSP control plane', version: '1.0.0', description: 'Game servers, fleets, profiles and API keys.' },
@@ -150,8 +159,12 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
       },
     },
   });
+  // Before any route, so that it sees every one of them.
+  await app.register(openapi);
   const { kubeconfig, namespace, apikeyPrefix } = config;
   await app.register(kube, { kubeconfig, namespace, apikeyPrefix, ...config.kube });
+  await app.register(profiles);
+  await app.register(agones, { redis, redisKeyPrefix: config.redisKeyPrefix });
   const metrics = createMetrics({ apiKeys: () => app.apikeys.size, apiKeysSynced: () => app.apikeys.ready });
   app.decorate('metrics', metrics);
   app.addHook('onResponse', (request, reply, done) => {
@@ -180,6 +193,8 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(opsRoutes);
   await app.register(sessionRoutes);
   await app.register(gameServerRoutes);
+  await app.register(fleetRoutes);
+  await app.register(profileRoutes);
   await app.register(apiKeyRoutes, { keyPrefix: config.apikeyPrefix, roles: config.roles, maxTtlMs: config.apikeyMaxTtlMs });
   return app;
 }

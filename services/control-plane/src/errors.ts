@@ -9,6 +9,8 @@ export const BadRequest = createError('CP_BAD_REQUEST', '%s', 400);
 export const Unprocessable = createError('CP_UNPROCESSABLE', '%s', 422);
 export const TooManyRequests = createError('CP_TOO_MANY_REQUESTS', '%s', 429);
 export const NotImplemented = createError('CP_NOT_IMPLEMENTED', '%s', 501);
+/** A command run in a game server did not finish within its timeout. */
+export const ActionTimeout = createError('CP_ACTION_TIMEOUT', '%s', 504);
 export const ServiceUnavailable = createError('CP_UNAVAILABLE', '%s', 503);
 /** The Kubernetes API did not answer in time, could not be reached, or failed; the request may be retried. */
 export const ClusterUnavailable = createError('CP_CLUSTER_UNAVAILABLE', '%s', 503);

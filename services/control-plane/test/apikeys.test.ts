@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { generateKey } from '../src/apikeys/keys.js';
 import type { ApiKeyIdentity } from '../src/apikeys/store.js';
-import { BASIC_ADMIN, build, createKey, createKeySecret, kubectl, startKube, until } from './helper.js';
+import { BASIC_ADMIN, build, createKey, createKeySecret, kubectl, relayedKubeconfig, startKube, startRelay, until } from './helper.js';
 
 const kube = await startKube(t);
 
@@ -74,10 +74,71 @@ t.test('the list shows the seed fields and never the key', async (t) => {
   const key = await createKey(app, 'listed', 'viewer');
   const res = await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN });
   t.equal(res.statusCode, 200);
-  const item = (res.json() as { items: Record<string, unknown>[] }).items.find((i) => i.name === 'listed');
+  const item = (res.json() as Record<string, unknown>[]).find((i) => i.name === 'listed');
   t.match(item, { name: 'listed', userId: 'root', username: 'root', role: 'viewer', createdAt: String });
   t.notOk(res.body.includes(key));
   t.notOk(res.body.includes('"key"'));
+});
+
+/** The names GET /api/v1/apikeys lists, in its order. */
+async function listedNames(app: FastifyInstance): Promise<string[]> {
+  const res = await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN });
+  if (res.statusCode !== 200) throw new Error(`listing keys: ${res.statusCode} ${res.body}`);
+  const body = res.json() as unknown;
+  if (!Array.isArray(body)) throw new Error(`the list is not a JSON array: ${res.body}`);
+  return (body as { name: string }[]).map((i) => i.name);
+}
+
+t.test('the list is a JSON array of keys sorted by name', async (t) => {
+  const { app } = await build(t, kube);
+  await createKey(app, 'sorted-c', 'viewer');
+  await createKey(app, 'sorted-a', 'viewer');
+  await createKey(app, 'sorted-b', 'viewer');
+  const names = await listedNames(app);
+  t.same(names.filter((n) => n.startsWith('sorted-')), ['sorted-a', 'sorted-b', 'sorted-c']);
+  t.same(names, [...names].sort((a, b) => a.localeCompare(b)), 'every key in name order');
+});
+
+t.test('a key shows in the list of the replica that created it as soon as the 201 is back, and leaves it as soon as the 204 is', async (t) => {
+  const { app } = await build(t, kube);
+  for (let i = 0; i < 5; i++) {
+    const name = `at-once-${i}`;
+    await createKey(app, name, 'viewer');
+    t.ok((await listedNames(app)).includes(name), `${name} listed right after its create`);
+    t.equal(await revoke(app, name), 204);
+    t.notOk((await listedNames(app)).includes(name), `${name} gone right after its revocation`);
+  }
+});
+
+t.test('a key Secret whose data cannot be read is not listed', async (t) => {
+  const a = await build(t, kube);
+  const b = await build(t, kube);
+  const created = await kubectl(kube, ['-n', 'default', 'create', 'secret', 'generic', 'gsp-apikey-garbled', '--from-literal=key=gsp_x', '--from-literal=metadata=not json']);
+  t.equal(created.code, 0, created.stderr);
+  const labelled = await kubectl(kube, ['-n', 'default', 'label', 'secret', 'gsp-apikey-garbled', 'gsp.dev/apikey=true']);
+  t.equal(labelled.code, 0, labelled.stderr);
+  await barrier(b.app, a.app, 'garbled-barrier');
+  const names = await listedNames(a.app);
+  t.ok(names.includes('garbled-barrier'), 'the keys around it are listed');
+  t.notOk(names.includes('garbled') || names.includes('gsp-apikey-garbled'), 'it is not');
+});
+
+t.test('the list answers from memory while the cluster is unreachable, and 503 with Retry-After before the keys were ever loaded', async (t) => {
+  const relay = await startRelay(t, { host: new URL(kube.url).hostname, port: Number(new URL(kube.url).port) });
+  relay.cut();
+  const env = { KUBECONFIG: relayedKubeconfig(t, kube, relay), KUBE_REQUEST_TIMEOUT: '1s', KUBE_WATCH_TIMEOUT: '2s' };
+  const { app } = await build(t, kube, env);
+  const early = await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN });
+  t.equal(early.statusCode, 503, 'not an empty list');
+  t.equal(early.headers['content-type'], 'application/problem+json; charset=utf-8');
+  t.ok(Number(early.headers['retry-after']) > 0, 'with Retry-After');
+  t.match(early.json(), { status: 503, detail: /not been loaded/ });
+
+  relay.heal();
+  await until('the keys to be loaded', async () => (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).statusCode === 200, 10_000);
+  await createKey(app, 'from-memory', 'viewer');
+  relay.cut();
+  t.ok((await listedNames(app)).includes('from-memory'), 'listed with the cluster cut off');
 });
 
 t.test('a duplicate name is a 409, a too long or malformed name a 400, a higher role a 403', async (t) => {
@@ -164,7 +225,7 @@ t.test('using a key records lastUsedAt on the Secret, visible in the list', asyn
   await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': key } });
   const item = await until('lastUsedAt in the list', async () => {
     const res = await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN });
-    return (res.json() as { items: { name: string; lastUsedAt?: string }[] }).items.find((i) => i.name === 'used' && i.lastUsedAt);
+    return (res.json() as { name: string; lastUsedAt?: string }[]).find((i) => i.name === 'used' && i.lastUsedAt);
   });
   t.ok(Date.parse(item.lastUsedAt as string) <= Date.now());
 });
@@ -235,9 +296,7 @@ t.test('a key Secret given a new value reports the old key revoked; a stamped us
   const key = await createKey(app, 'replaced', 'viewer');
   t.equal(await withKey(app, key), 200);
   await until('the stamped use to come back through the watch', async () => {
-    const { items } = (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as {
-      items: { name: string; lastUsedAt?: string }[];
-    };
+    const items = (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as { name: string; lastUsedAt?: string }[];
     return items.some((i) => i.name === 'replaced' && i.lastUsedAt);
   });
   t.same(seen, [], 'an update that keeps the value is no revocation');
@@ -283,8 +342,8 @@ t.test('a key Secret still marked pending, as a create whose answer was lost lea
   await barrier(b.app, a.app, 'unseen-barrier-a');
   await barrier(a.app, b.app, 'unseen-barrier-b');
   t.same([await withKey(a.app, value), await withKey(b.app, value)], [401, 401], 'refused by both replicas');
-  const listed = (await a.app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as { items: { name: string }[] };
-  t.notOk(listed.items.some((i) => i.name === 'unseen'), 'and not listed');
+  const listed = (await a.app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as { name: string }[];
+  t.notOk(listed.some((i) => i.name === 'unseen'), 'and not listed');
 
   const confirmed = await kubectl(kube, ['-n', 'default', 'annotate', 'secret', 'gsp-apikey-unseen', 'gsp.dev/apikey-pending-']);
   t.equal(confirmed.code, 0, confirmed.stderr);

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { ADMIN_PASSWORD, BASIC_ADMIN, baseEnv, redisPrefix, startKube, TEST_REDIS_URL, until } from './helper.js';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { ADMIN_PASSWORD, ADMIN_USER, BASIC_ADMIN, baseEnv, build, redisPrefix, startKube, TEST_REDIS_URL, until } from './helper.js';
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 
@@ -73,4 +74,32 @@ t.test('standard output carries exactly one audit line per request, and no crede
   for (const secret of [key, key.slice(4, 20), ADMIN_PASSWORD, basicHeader, 'wrong-password', Buffer.from('root:wrong-password').toString('base64')]) {
     t.notOk(everything.includes(secret), 'no credential in any output line');
   }
+});
+
+t.test('every game-server, fleet and profile route audits one line naming its target, and no env or args value', async (t) => {
+  const kube = await startKube(t);
+  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
+  const { app, audit } = await build(t, kube);
+  const send = (method: string, url: string, payload?: object) =>
+    app.inject({ method: method as 'GET', url, headers: BASIC_ADMIN, ...(payload ? { payload } : {}) });
+  const profile = { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }], actions: { say: { command: ['printf', '%s'] } } };
+  const calls: [string, string, object | undefined, string, string?][] = [
+    ['PUT', '/api/v1/profiles/arena', profile, 'arena'],
+    ['GET', '/api/v1/profiles/arena', undefined, 'arena'],
+    ['POST', '/api/v1/gameservers/games', { profile: 'arena', name: 'gs-1', env: { TOKEN: 'env-secret-value' } }, 'games/gs-1'],
+    ['GET', '/api/v1/gameservers/games/gs-1', undefined, 'games/gs-1'],
+    ['POST', '/api/v1/gameservers/games/gs-1/actions/nope', { args: ['arg-secret-value'] }, 'games/gs-1', 'nope'],
+    ['POST', '/api/v1/fleets/games/none/scale', { replicas: 1 }, 'games/none'],
+    ['DELETE', '/api/v1/gameservers/games/gs-1', undefined, 'games/gs-1'],
+    ['DELETE', '/api/v1/profiles/arena', undefined, 'arena'],
+  ];
+  for (const [method, url, payload] of calls) await send(method, url, payload);
+  const lines = audit.lines().filter((l) => l.user === ADMIN_USER);
+  t.equal(lines.length, calls.length, 'one line per request');
+  calls.forEach(([method, url, , target, action], i) => {
+    t.match(lines[i], { method, path: url, target, ...(action ? { action } : {}) }, `${method} ${url}`);
+  });
+  const text = audit.text.join('');
+  t.notMatch(text, /env-secret-value|arg-secret-value/, 'no env or args value reaches the audit');
+  t.notMatch(text, new RegExp(ADMIN_PASSWORD), 'nor the password');
 });

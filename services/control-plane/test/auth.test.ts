@@ -19,7 +19,7 @@ t.test('the Basic user with the right password is an admin', async (t) => {
   const { app } = await build(t, kube);
   const res = await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN });
   t.equal(res.statusCode, 200);
-  t.same(res.json(), { items: [] });
+  t.same(res.json(), []);
 });
 
 t.test('a wrong Basic password or user is a 401', async (t) => {

@@ -1,3 +1,4 @@
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import t from 'tap';
 import type { Test } from 'tap';
@@ -46,20 +47,28 @@ t.teardown(() => console.log(`# measured: ${measured.join('; ')}`));
 /** A sample request for every route of the table, so a new route is under the same test. */
 function sampleRequests(run: string): { id: RouteId; method: string; url: string; payload?: object }[] {
   const bodies: Partial<Record<RouteId, object>> = {
-    createGameServer: { name: `gs-new-${run}` },
-    executeAction: { action: 'restart' },
+    createGameServer: { profile: 'faults', name: `gs-new-${run}` },
+    putProfile: PROFILE,
+    scaleFleet: { replicas: 0 },
     createApiKey: { name: `key-${run}` },
   };
   return (Object.keys(ROUTES) as RouteId[]).map((id) => {
     const { method, url } = ROUTES[id];
-    const concrete = url.replace(':namespace', 'default').replace(':name', id === 'deleteApiKey' ? `gone-${run}` : 'gs-faults');
+    const concrete = url
+      .replace(':namespace', 'default')
+      .replace('/apikeys/:name', `/apikeys/gone-${run}`)
+      .replace('/profiles/:name', '/profiles/faults')
+      .replace(':name', 'gs-faults')
+      .replace(':action', 'shutdown');
     const payload = bodies[id];
     return { id, method, url: concrete, ...(payload ? { payload } : {}) };
   });
 }
 
-/** Routes answered from memory (the session, the key index): they keep working without the cluster. */
-const FROM_MEMORY = new Set<RouteId>(['getSession', 'listApiKeys']);
+const PROFILE = { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] };
+
+/** Routes answered from memory (the session, the informers' caches): they keep working without the cluster. */
+const FROM_MEMORY = new Set<RouteId>(['getSession', 'listApiKeys', 'listGameServers', 'getGameServer', 'listFleets', 'getFleet', 'listProfiles', 'getProfile']);
 
 interface SampleRequest {
   method: string;
@@ -120,12 +129,20 @@ async function relayedApp(t: Test, relay: Relay) {
   return build(t, kube, { KUBECONFIG: relayedKubeconfig(t, kube, relay), ...KUBE_ENV });
 }
 
-// The game server the sample requests read, act on and delete.
+// The profile, game server and fleet the sample requests read, act on and delete.
 t.before(async () => {
   const { app } = await build(t, kube, KUBE_ENV);
-  const url = '/api/v1/namespaces/default/gameservers';
-  const res = await app.inject({ method: 'POST', url, headers: BASIC_ADMIN, payload: { name: 'gs-faults' } });
+  const put = await app.inject({ method: 'PUT', url: '/api/v1/profiles/faults', headers: BASIC_ADMIN, payload: PROFILE });
+  if (put.statusCode !== 201) throw new Error(`creating the sample profile: ${put.statusCode} ${put.body}`);
+  const res = await app.inject({ method: 'POST', url: '/api/v1/gameservers/default', headers: BASIC_ADMIN, payload: { profile: 'faults', name: 'gs-faults' } });
   if (res.statusCode !== 201) throw new Error(`creating the sample game server: ${res.statusCode} ${res.body}`);
+  await kube.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: 'agones.dev',
+    version: 'v1',
+    namespace: 'default',
+    plural: 'fleets',
+    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'gs-faults' }, spec: { replicas: 0, template: { spec: {} } } },
+  });
 });
 
 for (const fault of ['cut', 'stall'] as const) {

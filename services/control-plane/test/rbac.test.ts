@@ -6,7 +6,7 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { authorize, loadRoles } from '../src/rbac/roles.js';
 import { ROUTES } from '../src/routes/table.js';
 import type { RouteSpec } from '../src/routes/table.js';
-import { build, createKey, startKube } from './helper.js';
+import { build, createKey, startKube, until } from './helper.js';
 
 const CUSTOM = `roles:
   games-ops:
@@ -77,22 +77,33 @@ t.test('every route in the table answers 403 below its minimum role and never at
 
   const rank = { viewer: 0, operator: 1, admin: 2 };
   let counter = 0;
-  const call = async (spec: RouteSpec, role: string, namespace: string) => {
-    const url = spec.url.replace(':namespace', namespace).replace(':name', `gs-${namespace}`).replace('/apikeys/:name', '/apikeys/nothing');
-    const payload = spec.method !== 'POST' ? undefined : spec.url.endsWith('/apikeys') ? { name: `m-${++counter}`, role: 'viewer' } : spec.url.endsWith('/actions') ? { action: 'restart' } : spec.url.endsWith('/gameservers') ? { name: `made-${++counter}` } : {};
+  const payloads: Partial<Record<string, () => object>> = {
+    createApiKey: () => ({ name: `m-${++counter}`, role: 'viewer' }),
+    createGameServer: () => ({ profile: 'arena', name: `made-${++counter}` }),
+    putProfile: () => ({ image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] }),
+    scaleFleet: () => ({ replicas: 1 }),
+  };
+  const call = async (id: string, spec: RouteSpec, role: string, namespace: string) => {
+    const url = spec.url
+      .replace(':namespace', namespace)
+      .replace('/apikeys/:name', '/apikeys/nothing')
+      .replace('/profiles/:name', '/profiles/arena')
+      .replace(':name', `gs-${namespace}`)
+      .replace(':action', 'restart');
+    const payload = payloads[id]?.();
     return (await app.inject({ method: spec.method, url, headers: { 'x-api-key': keys[role] as string }, ...(payload ? { payload } : {}) })).statusCode;
   };
   for (const [id, spec] of Object.entries(ROUTES) as [string, RouteSpec][]) {
     for (const role of ['viewer', 'operator', 'admin'] as const) {
-      const status = await call(spec, role, 'games');
+      const status = await call(id, spec, role, 'games');
       if (rank[role] < rank[spec.minimumRole]) t.equal(status, 403, `${id} as ${role}`);
       else t.not(status, 403, `${id} as ${role}`);
     }
     // The namespaced role holds everything in "games" and nothing elsewhere.
-    const inGames = await call(spec, 'games-ops', 'games');
+    const inGames = await call(id, spec, 'games-ops', 'games');
     if (spec.scope === 'cluster') t.equal(inGames, 403, `${id} as games-ops (cluster-wide)`);
     else t.not(inGames, 403, `${id} as games-ops in games`);
-    if (spec.scope === 'namespace') t.equal(await call(spec, 'games-ops', 'other'), 403, `${id} as games-ops in other`);
+    if (spec.scope === 'namespace') t.equal(await call(id, spec, 'games-ops', 'other'), 403, `${id} as games-ops in other`);
   }
 });
 
@@ -109,8 +120,10 @@ t.test('a namespaced role sees only its namespaces in cluster-wide lists', async
   const { app } = await build(t, kube, { RBAC_ROLES_FILE: file });
   const key = await createKey(app, 'filtered', 'games-ops');
   const admin = await createKey(app, 'filtered-admin', 'admin');
-  const names = async (k: string) => ((await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': k } })).json() as { items: { name: string }[] }).items.map((i) => i.name).sort();
+  const names = async (k: string) => ((await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': k } })).json() as { name: string }[]).map((i) => i.name).sort();
+  await until('both cached', async () => (await names(admin)).length === 2);
   t.same(await names(key), ['gs-games']);
+  t.equal((await app.inject({ url: '/api/v1/gameservers?namespace=other', headers: { 'x-api-key': key } })).statusCode, 404, 'a namespace it may not list is not shown');
   t.same(await names(admin), ['gs-games', 'gs-other']);
 });
 

@@ -1,7 +1,8 @@
 import { ListWatch, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CoreV1Api, Informer, V1Secret, Watch } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
-import { ClusterUnavailable, Conflict, NotFound } from '../errors.js';
+import { ClusterUnavailable, Conflict, NotFound, ServiceUnavailable, withRetryAfter } from '../errors.js';
+import { CLUSTER_RETRY_AFTER_SECONDS } from '../kube/errors.js';
 import { BackgroundRetries } from '../kube/retry.js';
 import { hashKey } from './keys.js';
 
@@ -86,8 +87,8 @@ function parseRecord(secret: V1Secret): ApiKeyRecord | undefined {
 export class ApiKeyStore {
   private readonly informer: Informer<V1Secret>;
   private readonly byHash = new Map<string, ApiKeyRecord>();
-  /** Secret name -> the Secret indexed under it, to drop the right entry on update and delete. */
-  private readonly bySecret = new Map<string, { uid: string; sha256: string }>();
+  /** Secret name -> the Secret indexed under it and its record: the list, and the entry to drop on update and delete. */
+  private readonly bySecret = new Map<string, { uid: string; sha256: string; record: ApiKeyRecord }>();
   /** Secrets this replica deleted whose watch event has not come yet: late events about them are stale. */
   private readonly deleted = new Set<string>();
   private readonly revokedListeners = new Set<(key: ApiKeyIdentity) => void>();
@@ -212,23 +213,22 @@ export class ApiKeyStore {
     // The same key again (a use stamped, a relist): fresher metadata, and no revocation.
     if (current !== undefined && record !== undefined && current.sha256 === record.sha256) {
       this.byHash.set(record.sha256, record);
-      this.bySecret.set(name, { uid, sha256: record.sha256 });
+      this.bySecret.set(name, { uid, sha256: record.sha256, record });
       return;
     }
     if (current !== undefined) this.unindex(name, current.uid);
     if (record === undefined) return;
     this.byHash.set(record.sha256, record);
-    this.bySecret.set(name, { uid, sha256: record.sha256 });
+    this.bySecret.set(name, { uid, sha256: record.sha256, record });
   }
 
   /** Drops the key indexed under `secretName`, unless that is by now another Secret than `uid`. */
   private unindex(secretName: string, uid: string): void {
     const current = this.bySecret.get(secretName);
     if (current === undefined || current.uid !== uid) return;
-    const record = this.byHash.get(current.sha256);
     this.byHash.delete(current.sha256);
     this.bySecret.delete(secretName);
-    const revoked: ApiKeyIdentity = { name: record?.name ?? secretName, sha256: current.sha256 };
+    const revoked: ApiKeyIdentity = { name: current.record.name, sha256: current.sha256 };
     for (const listener of this.revokedListeners) {
       try {
         listener(revoked);
@@ -243,8 +243,18 @@ export class ApiKeyStore {
     return this.byHash.get(hashKey(key));
   }
 
+  /**
+   * Every key that authenticates, one per Secret, by name, from memory: pending keys and Secrets
+   * whose data cannot be read are not keys. This replica's own creates and revocations show at
+   * once; others' once the watch brings them. Until the first list of the Secrets has succeeded
+   * the index is incomplete, and it says so rather than answer with part of the keys.
+   */
   list(): ApiKeyRecord[] {
-    return [...this.byHash.values()].sort((a, b) => a.name.localeCompare(b.name));
+    if (!this.synced) {
+      const error = new ServiceUnavailable('the API key index has not been loaded from Kubernetes yet');
+      throw withRetryAfter(error, CLUSTER_RETRY_AFTER_SECONDS);
+    }
+    return [...this.bySecret.values()].map((entry) => entry.record).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** The key's Secret as the API server has it now (not the index, which may lag behind). */

@@ -16,6 +16,12 @@ declare module 'fastify' {
      */
     auditUnparsed(seen: UnparsedRequest, socket: object): void;
   }
+  interface FastifyRequest {
+    /** What the request acted on when its path does not say it all (a create names its object in the body). */
+    auditTarget: string | undefined;
+    /** How an action ended (`exit 0`, `timeout`, `allocated`...), for its audit line; set by the handler. */
+    auditOutcome: string | undefined;
+  }
 }
 
 /** What is known of a request Node refused before Fastify saw it. */
@@ -47,6 +53,24 @@ export interface AuditLine {
   requestId: string;
   authMethod: string;
   durationMs: number;
+  /** What the request acted on, from its path: `namespace/name` of a game server or fleet, a profile's or key's name. */
+  target?: string;
+  /** The action run, on `.../actions/{action}`. */
+  action?: string;
+  outcome?: string;
+}
+
+const MAX_TARGET = 300;
+
+/** The target and action named by a request's path parameters (values are validated later, so capped here). */
+function targetOf(params: unknown): { target?: string; action?: string } {
+  if (params === null || typeof params !== 'object') return {};
+  const { namespace, name, action } = params as Record<string, unknown>;
+  const parts = [namespace, name].filter((p): p is string => typeof p === 'string' && p !== '');
+  return {
+    ...(parts.length > 0 ? { target: parts.join('/').slice(0, MAX_TARGET) } : {}),
+    ...(typeof action === 'string' ? { action: action.slice(0, MAX_TARGET) } : {}),
+  };
 }
 
 /** Status recorded for a request whose client went away before the response was complete. */
@@ -90,10 +114,15 @@ export default fp<AuditPluginOptions>(
           requestId: request.id,
           authMethod: principal?.method ?? '',
           durationMs: Math.round((performance.now() - started) * 100) / 100,
+          ...targetOf(request.params),
+          ...(request.auditTarget === undefined ? {} : { target: request.auditTarget }),
+          ...(request.auditOutcome === undefined ? {} : { outcome: request.auditOutcome }),
         };
         write(line);
       });
     }
+    app.decorateRequest('auditOutcome', undefined);
+    app.decorateRequest('auditTarget', undefined);
     app.decorate('auditRequest', auditRequest);
     app.decorate('auditUnparsed', (seen: UnparsedRequest, socket: object) => {
       if (inFlight.has(socket)) return;

@@ -220,7 +220,11 @@ export default fp<AuthPluginOptions>(
 
     app.addHook('onRoute', (route) => {
       const permission = route.config?.permission;
-      if (permission === undefined) return;
+      if (permission === undefined) {
+        // Fail the boot, not open a hole: an API route whose config lost its permission would run for anyone signed in.
+        if (route.config?.public !== true && route.url.startsWith('/api/')) throw new Error(`route ${route.method} ${route.url} declares no permission`);
+        return;
+      }
       const scope = route.config?.scope ?? 'cluster';
       const check = async (request: FastifyRequest) => {
         const principal = request.principal;

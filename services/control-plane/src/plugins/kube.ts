@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
+import { CommandRunner } from '../kube/exec.js';
 import { ApiKeyStore } from '../apikeys/store.js';
 import { kubeClients } from '../kube/client.js';
 import type { KubeBounds } from '../kube/client.js';
@@ -8,7 +9,16 @@ import type { KubeBounds } from '../kube/client.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every call bounded by KUBE_REQUEST_TIMEOUT and failing with the error to answer with (kube/errors.ts). */
-    kube: { core: CoreV1Api; custom: CustomObjectsApi; namespace: string };
+    kube: {
+      core: CoreV1Api;
+      custom: CustomObjectsApi;
+      /** For informers (kube/informer.ts): every watch bounded by KUBE_WATCH_TIMEOUT. */
+      watch: Watch;
+      /** Runs a command in a container through the exec API (kube/exec.ts). */
+      exec: CommandRunner;
+      /** The control plane's own namespace: API keys and profiles live here. */
+      namespace: string;
+    };
     apikeys: ApiKeyStore;
   }
 }
@@ -27,7 +37,7 @@ export default fp<KubePluginOptions>(
     if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
     else kc.loadFromCluster();
     const { core, custom, watch } = kubeClients(kc, opts);
-    app.decorate('kube', { core, custom, namespace: opts.namespace });
+    app.decorate('kube', { core, custom, watch, exec: new CommandRunner(kc, opts.requestTimeoutMs), namespace: opts.namespace });
     const store = new ApiKeyStore(core, watch, opts.namespace, opts.apikeyPrefix, app.log);
     app.decorate('apikeys', store);
     await store.start();

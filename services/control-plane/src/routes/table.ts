@@ -7,7 +7,7 @@ import type { Permission } from '../rbac/roles.js';
 export type Scope = 'cluster' | 'namespace' | 'filtered';
 
 export interface RouteSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   permission: Permission;
   scope: Scope;
@@ -19,16 +19,18 @@ export interface RouteSpec {
 export const ROUTES = {
   getSession: { method: 'GET', url: '/api/v1/session', permission: { resource: 'session', verb: 'get' }, scope: 'cluster', minimumRole: 'viewer' },
   listGameServers: { method: 'GET', url: '/api/v1/gameservers', permission: { resource: 'gameservers', verb: 'list' }, scope: 'filtered', minimumRole: 'viewer' },
-  listNamespacedGameServers: { method: 'GET', url: '/api/v1/namespaces/:namespace/gameservers', permission: { resource: 'gameservers', verb: 'list' }, scope: 'namespace', minimumRole: 'viewer' },
-  getGameServer: { method: 'GET', url: '/api/v1/namespaces/:namespace/gameservers/:name', permission: { resource: 'gameservers', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },
-  createGameServer: { method: 'POST', url: '/api/v1/namespaces/:namespace/gameservers', permission: { resource: 'gameservers', verb: 'create' }, scope: 'namespace', minimumRole: 'admin' },
-  deleteGameServer: { method: 'DELETE', url: '/api/v1/namespaces/:namespace/gameservers/:name', permission: { resource: 'gameservers', verb: 'delete' }, scope: 'namespace', minimumRole: 'admin' },
-  executeAction: { method: 'POST', url: '/api/v1/namespaces/:namespace/gameservers/:name/actions', permission: { resource: 'gameservers', verb: 'execute' }, scope: 'namespace', minimumRole: 'operator' },
-  createSnapshot: { method: 'POST', url: '/api/v1/namespaces/:namespace/gameservers/:name/snapshots', permission: { resource: 'snapshots', verb: 'create' }, scope: 'namespace', minimumRole: 'operator' },
-  openConsole: { method: 'GET', url: '/api/v1/namespaces/:namespace/gameservers/:name/console', permission: { resource: 'console', verb: 'execute' }, scope: 'namespace', minimumRole: 'operator' },
-  listFleets: { method: 'GET', url: '/api/v1/fleets', permission: { resource: 'fleets', verb: 'list' }, scope: 'filtered', minimumRole: 'viewer' },
-  listNamespacedFleets: { method: 'GET', url: '/api/v1/namespaces/:namespace/fleets', permission: { resource: 'fleets', verb: 'list' }, scope: 'namespace', minimumRole: 'viewer' },
+  getGameServer: { method: 'GET', url: '/api/v1/gameservers/:namespace/:name', permission: { resource: 'gameservers', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },
+  createGameServer: { method: 'POST', url: '/api/v1/gameservers/:namespace', permission: { resource: 'gameservers', verb: 'create' }, scope: 'namespace', minimumRole: 'admin' },
+  deleteGameServer: { method: 'DELETE', url: '/api/v1/gameservers/:namespace/:name', permission: { resource: 'gameservers', verb: 'delete' }, scope: 'namespace', minimumRole: 'admin' },
+  runAction: { method: 'POST', url: '/api/v1/gameservers/:namespace/:name/actions/:action', permission: { resource: 'gameservers', verb: 'execute' }, scope: 'namespace', minimumRole: 'operator' },
   listProfiles: { method: 'GET', url: '/api/v1/profiles', permission: { resource: 'profiles', verb: 'list' }, scope: 'cluster', minimumRole: 'viewer' },
+  getProfile: { method: 'GET', url: '/api/v1/profiles/:name', permission: { resource: 'profiles', verb: 'get' }, scope: 'cluster', minimumRole: 'viewer' },
+  putProfile: { method: 'PUT', url: '/api/v1/profiles/:name', permission: { resource: 'profiles', verb: 'update' }, scope: 'cluster', minimumRole: 'admin' },
+  deleteProfile: { method: 'DELETE', url: '/api/v1/profiles/:name', permission: { resource: 'profiles', verb: 'delete' }, scope: 'cluster', minimumRole: 'admin' },
+  listFleets: { method: 'GET', url: '/api/v1/fleets', permission: { resource: 'fleets', verb: 'list' }, scope: 'filtered', minimumRole: 'viewer' },
+  getFleet: { method: 'GET', url: '/api/v1/fleets/:namespace/:name', permission: { resource: 'fleets', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },
+  // Scaling creates and deletes game servers, so it takes what creating and deleting them takes.
+  scaleFleet: { method: 'POST', url: '/api/v1/fleets/:namespace/:name/scale', permission: { resource: 'fleets', verb: 'update' }, scope: 'namespace', minimumRole: 'admin' },
   listApiKeys: { method: 'GET', url: '/api/v1/apikeys', permission: { resource: 'apikeys', verb: 'list' }, scope: 'cluster', minimumRole: 'admin' },
   createApiKey: { method: 'POST', url: '/api/v1/apikeys', permission: { resource: 'apikeys', verb: 'create' }, scope: 'cluster', minimumRole: 'admin' },
   deleteApiKey: { method: 'DELETE', url: '/api/v1/apikeys/:name', permission: { resource: 'apikeys', verb: 'delete' }, scope: 'cluster', minimumRole: 'admin' },
@@ -36,8 +38,15 @@ export const ROUTES = {
 
 export type RouteId = keyof typeof ROUTES;
 
-/** The method, URL and config of a table entry, to spread into a route declaration. */
-export function routeOf<Id extends RouteId>(id: Id): { method: (typeof ROUTES)[Id]['method']; url: (typeof ROUTES)[Id]['url']; config: { permission: Permission; scope: Scope } } {
+/**
+ * The method, URL and config of a table entry, to spread into a route declaration; `errors` are
+ * the statuses beyond the usual ones the route may answer (documented in /openapi.json). Pass
+ * them here rather than overriding `config`, which would drop the permission check.
+ */
+export function routeOf<Id extends RouteId>(
+  id: Id,
+  errors?: readonly number[],
+): { method: (typeof ROUTES)[Id]['method']; url: (typeof ROUTES)[Id]['url']; config: { permission: Permission; scope: Scope; errors?: readonly number[] } } {
   const spec: RouteSpec = ROUTES[id];
-  return { method: ROUTES[id].method, url: ROUTES[id].url, config: { permission: spec.permission, scope: spec.scope } };
+  return { method: ROUTES[id].method, url: ROUTES[id].url, config: { permission: spec.permission, scope: spec.scope, ...(errors ? { errors } : {}) } };
 }

@@ -23,15 +23,32 @@ const CreateBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** An item of the list (spec section 2), never the key's value; `expiresAt` and `lastUsedAt` when known. */
 const KeyItem = Type.Object({
   name: Type.String(),
   userId: Type.String(),
   username: Type.String(),
   role: Type.String(),
-  createdAt: Type.String(),
-  expiresAt: Type.Optional(Type.String()),
-  lastUsedAt: Type.Optional(Type.String()),
+  createdAt: Type.String({ description: 'ISO 8601 UTC' }),
+  expiresAt: Type.Optional(Type.String({ description: 'ISO 8601 UTC; the key stops authenticating then' })),
+  lastUsedAt: Type.Optional(Type.String({ description: 'ISO 8601 UTC, recorded at most every five minutes' })),
 });
+
+const KeyList = Type.Array(KeyItem, { description: 'every API key, sorted by name' });
+
+const CreatedKey = Type.Object(
+  {
+    name: Type.String(),
+    role: Type.String(),
+    createdAt: Type.String({ description: 'ISO 8601 UTC' }),
+    expiresAt: Type.Optional(Type.String({ description: 'ISO 8601 UTC' })),
+    key: Type.String({ description: 'the key to send as X-API-Key; shown in this response only' }),
+    warning: Type.String(),
+  },
+  { description: 'the key created, with its value' },
+);
+
+const Revoked = Type.Null({ description: 'revoked; other replicas refuse the key once their watch brings the deletion' });
 
 // Only what the API promises: the value stays in the key's Secret, readable by whoever may read Secrets there.
 const WARNING = 'Store this key now: it is shown only once, in this response; the API never shows it again.';
@@ -40,11 +57,12 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
   const store = app.apikeys;
   const maxName = 63 - `${opts.keyPrefix}-apikey-`.length;
 
+  // Served from the informer's index (a 503 until it has loaded), never a Kubernetes round trip.
   app.route({
     ...routeOf('listApiKeys'),
-    schema: { response: { 200: Type.Object({ items: Type.Array(KeyItem) }) } },
-    handler: async () => ({
-      items: store.list().map((r) => ({
+    schema: { response: { 200: KeyList } },
+    handler: async () =>
+      store.list().map((r) => ({
         name: r.name,
         userId: r.userId,
         username: r.username,
@@ -53,12 +71,12 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
         ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
         ...(r.lastUsedAt ? { lastUsedAt: r.lastUsedAt } : {}),
       })),
-    }),
   });
 
   app.route({
-    ...routeOf('createApiKey'),
-    schema: { body: CreateBody },
+    // 409: a key of that name exists.
+    ...routeOf('createApiKey', [409]),
+    schema: { body: CreateBody, response: { 201: CreatedKey } },
     handler: async (request, reply) => {
       const caller = request.principal;
       if (!caller?.role) throw new Unauthorized('authentication is required');
@@ -99,8 +117,9 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
   });
 
   app.route({
-    ...routeOf('deleteApiKey'),
-    schema: { params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 63 }) }) },
+    // 409: the Secret was replaced between the check and the delete.
+    ...routeOf('deleteApiKey', [409]),
+    schema: { params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 204: Revoked } },
     handler: async (request, reply) => {
       const caller = request.principal;
       if (!caller?.role) throw new Unauthorized('authentication is required');
@@ -121,7 +140,7 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
         if (err instanceof ReplacedError) throw new Conflict(`${err.message}; try again`);
         throw err;
       }
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

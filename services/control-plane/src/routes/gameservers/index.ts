@@ -2,115 +2,205 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { routeOf } from '../table.js';
-import { NotFound, NotImplemented } from '../../errors.js';
+import { BadRequest, Conflict, NotFound, Unprocessable } from '../../errors.js';
+import { isHeld } from '../../gameservers/locks.js';
+import { planAction } from '../../gameservers/actions.js';
+import type { ActionContext } from '../../gameservers/actions.js';
+import { AGONES, GameServerSchema, gameServerView, stateOf } from '../../gameservers/model.js';
+import type { AgonesGameServer, GameServer } from '../../gameservers/model.js';
+import { SelectorError, matches, parseSelector } from '../../gameservers/selector.js';
+import { checkUserLabels, gameServerManifest, generateName } from '../../profiles/manifest.js';
+import { invalidBody } from '../../profiles/schema.js';
+import { Namespace, Name, ActionName, Argv, page, ListQuery } from '../params.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' });
-const NamespaceParams = Type.Object({ namespace: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }) });
-const GameServerParams = Type.Object({ namespace: NamespaceParams.properties.namespace, name: Name });
+/** How long a write waits for the watch to show it, so the caller's next read sees it; then it answers anyway. */
+const SETTLE_MS = 2000;
 
-interface KubeObject {
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; creationTimestamp?: string | Date };
-  spec?: unknown;
-  status?: unknown;
-}
+const GameServerParams = Type.Object({ namespace: Namespace, name: Name });
 
-function summary(o: KubeObject) {
-  return { name: o.metadata?.name ?? '', namespace: o.metadata?.namespace ?? '', labels: o.metadata?.labels ?? {}, spec: o.spec ?? {}, status: o.status ?? {} };
-}
+const CreateBody = Type.Object(
+  {
+    profile: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'The profile to create it from.' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'Default: the profile name and a random suffix.' })),
+    labels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra labels; keys under gsp.dev/ are reserved.' })),
+    env: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 4096 }), { description: "Environment variables added to the profile's (these win)." }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-const AGONES = { group: 'agones.dev', version: 'v1' };
+const ActionBody = Type.Object(
+  { args: Type.Optional(Argv) },
+  { additionalProperties: false, description: 'args are appended to the command as separate argv elements, never through a shell.' },
+);
 
-/**
- * Minimal game-server handlers: reading Agones objects and profiles from Kubernetes, and the
- * operator/admin routes with their permissions. Operations proper come with a later issue.
- */
-const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { custom, core, namespace: ownNamespace } = app.kube;
-
-  function visible(request: FastifyRequest, items: KubeObject[]): KubeObject[] {
-    const namespaces = request.visibleNamespaces;
-    if (namespaces === null || namespaces === 'all') return items;
-    return items.filter((o) => namespaces.has(o.metadata?.namespace ?? ''));
-  }
-
-  async function listAll(plural: string): Promise<KubeObject[]> {
-    const list = (await custom.listClusterCustomObject({ ...AGONES, plural })) as { items?: KubeObject[] };
-    return list.items ?? [];
-  }
-
-  async function listIn(namespace: string, plural: string): Promise<KubeObject[]> {
-    const list = (await custom.listNamespacedCustomObject({ ...AGONES, namespace, plural })) as { items?: KubeObject[] };
-    return list.items ?? [];
-  }
-
-  async function getGameServer(namespace: string, name: string): Promise<KubeObject> {
-    try {
-      return (await custom.getNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name })) as KubeObject;
-    } catch (err) {
-      if (err instanceof NotFound) throw new NotFound(`game server ${namespace}/${name} not found`);
-      throw err;
-    }
-  }
-
-  app.route({ ...routeOf('listGameServers'), handler: async (request) => ({ items: visible(request, await listAll('gameservers')).map(summary) }) });
-  app.route({ ...routeOf('listNamespacedGameServers'), schema: { params: NamespaceParams }, handler: async (request) => ({ items: (await listIn(request.params.namespace, 'gameservers')).map(summary) }) });
-  app.route({ ...routeOf('getGameServer'), schema: { params: GameServerParams }, handler: async (request) => summary(await getGameServer(request.params.namespace, request.params.name)) });
-  app.route({
-    ...routeOf('createGameServer'),
-    schema: { params: NamespaceParams, body: Type.Object({ name: Name, spec: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }) },
-    handler: async (request, reply) => {
-      const { namespace } = request.params;
-      const body = { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: request.body.name, namespace }, spec: request.body.spec ?? {} };
-      const created = (await custom.createNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', body })) as KubeObject;
-      return reply.code(201).send(summary(created));
+const ActionAnswer = Type.Union([
+  Type.Object({ action: Type.String(), gameServer: GameServerSchema }, { description: 'allocate, reserve, shutdown: the state it is now in.' }),
+  Type.Object(
+    {
+      action: Type.String(),
+      exitCode: Type.Integer(),
+      stdout: Type.String(),
+      stderr: Type.String(),
+      truncated: Type.Boolean({ description: 'stdout or stderr was cut at 64 KiB.' }),
+      durationMs: Type.Integer(),
     },
-  });
+    { description: 'restart and profile actions: what the command did. A non-zero exit code is still a 200: the command ran.' },
+  ),
+]);
+
+const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { custom, core, exec } = app.kube;
+  const { gameServers, locks } = app.agones;
+  const ctx: ActionContext = { custom, exec, gameServers, profile: (name) => app.profiles.get(name) };
+
+  // The sorted representation of every game server with its JSON, rebuilt only after the watch
+  // changed something: a list is then filtering and joining strings, not serialising objects.
+  let sorted: { version: number; items: GameServer[]; json: WeakMap<GameServer, string> } | undefined;
+  const all = (): NonNullable<typeof sorted> => {
+    if (sorted?.version !== gameServers.version) {
+      const items = gameServers.list().map(gameServerView);
+      items.sort((a, b) => (a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1));
+      sorted = { version: gameServers.version, items, json: new WeakMap(items.map((i) => [i, JSON.stringify(i)])) };
+    }
+    return sorted;
+  };
+
+  const cached = (namespace: string, name: string): AgonesGameServer => {
+    const gs = gameServers.get(namespace, name);
+    if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
+    return gs;
+  };
+
+  const visibleIn = (request: FastifyRequest, namespace: string): boolean => {
+    const visible = request.visibleNamespaces;
+    return visible === null || visible === 'all' || visible.has(namespace);
+  };
+
   app.route({
-    ...routeOf('deleteGameServer'),
-    schema: { params: GameServerParams },
+    ...routeOf('listGameServers'),
+    schema: {
+      tags: ['gameservers'],
+      querystring: Type.Intersect([ListQuery, Type.Object({ labelSelector: Type.Optional(Type.String({ maxLength: 1024 })), state: Type.Optional(Type.String({ maxLength: 32 })) })]),
+      response: { 200: Type.Array(GameServerSchema) },
+    },
     handler: async (request, reply) => {
-      const { namespace, name } = request.params;
+      const { namespace, labelSelector, state } = request.query;
+      if (namespace !== undefined && !visibleIn(request, namespace)) throw new NotFound(`namespace ${namespace} is not one you may list game servers in`);
+      let requirements;
       try {
-        await custom.deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name });
+        requirements = parseSelector(labelSelector ?? '');
       } catch (err) {
-        if (err instanceof NotFound) throw new NotFound(`game server ${namespace}/${name} not found`);
+        if (err instanceof SelectorError) throw new BadRequest(err.message);
         throw err;
       }
-      return reply.code(204).send();
+      const { items, json } = all();
+      const wanted = items.filter(
+        (gs) => (namespace === undefined || gs.namespace === namespace) && visibleIn(request, gs.namespace) && (state === undefined || gs.state === state) && matches(requirements, gs.labels),
+      );
+      // Already JSON, in the shape the response schema documents (the reply is typed for the objects).
+      const body = `[${page(request, reply, wanted).map((gs) => json.get(gs)).join(',')}]`;
+      return reply.type('application/json; charset=utf-8').send(body as unknown as GameServer[]);
     },
   });
+
   app.route({
-    ...routeOf('executeAction'),
-    schema: { params: GameServerParams, body: Type.Object({ action: Type.String({ minLength: 1, maxLength: 63 }) }) },
+    ...routeOf('getGameServer'),
+    schema: { tags: ['gameservers'], params: GameServerParams, response: { 200: GameServerSchema } },
+    handler: async (request) => gameServerView(cached(request.params.namespace, request.params.name)),
+  });
+
+  app.route({
+    ...routeOf('createGameServer', [409, 422]),
+    schema: { tags: ['gameservers'], params: Type.Object({ namespace: Namespace }), body: CreateBody, response: { 201: GameServerSchema } },
+    handler: async (request, reply) => {
+      const { namespace } = request.params;
+      const { profile: profileName, labels = {}, env = {} } = request.body;
+      const profile = app.profiles.get(profileName);
+      if (profile === undefined) {
+        const invalid = app.profiles.invalid(profileName);
+        if (invalid) throw new Unprocessable(`profile ${profileName} is invalid (ConfigMap ${invalid.configMap}): ${invalid.errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`);
+        throw new Unprocessable(`unknown profile ${profileName}`);
+      }
+      const labelErrors = checkUserLabels(labels);
+      if (labelErrors.length > 0) throw invalidBody(labelErrors);
+      const name = request.body.name ?? generateName(profile.name);
+      request.auditTarget = `${namespace}/${name}`;
+      const { gameServer, claim } = gameServerManifest(profile, { namespace, name, labels, env });
+      const created = (await custom.createNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', body: gameServer })) as AgonesGameServer;
+      if (claim !== undefined) {
+        try {
+          await core.createNamespacedPersistentVolumeClaim({ namespace, body: claim(created.metadata?.uid ?? '') });
+        } catch (err) {
+          // Without its storage the server is not what was asked for: take it back, then say why.
+          await custom.deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name }).catch((cleanup: unknown) => {
+            request.log.warn({ err: { message: (cleanup as Error).message } }, `could not remove game server ${namespace}/${name} whose storage failed`);
+          });
+          throw err;
+        }
+      }
+      await gameServers.waitFor(namespace, name, (o) => o?.metadata?.uid === created.metadata?.uid, SETTLE_MS);
+      reply.header('location', `/api/v1/gameservers/${namespace}/${name}`);
+      return reply.code(201).send(gameServerView(gameServers.get(namespace, name) ?? created));
+    },
+  });
+
+  app.route({
+    ...routeOf('deleteGameServer', [409]),
+    schema: {
+      tags: ['gameservers'],
+      params: GameServerParams,
+      querystring: Type.Object({ force: Type.Optional(Type.Boolean({ description: 'Needed to delete an Allocated game server: players are on it.' })) }, { additionalProperties: false }),
+      response: { 204: Type.Null({ description: 'Deleted: Agones shuts it down and removes it (and its storage).' }) },
+    },
+    handler: async (request, reply) => {
+      const { namespace, name } = request.params;
+      // Read from the cluster, not the cache: the Allocated check guards players.
+      const gs = (await custom.getNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name }).catch((err: unknown) => {
+        throw err instanceof NotFound ? new NotFound(`game server ${namespace}/${name} not found`) : err;
+      })) as AgonesGameServer;
+      if (stateOf(gs) === 'Allocated' && request.query.force !== true) {
+        throw new Conflict(`game server ${namespace}/${name} is Allocated: players are on it. Delete it with ?force=true (Agones itself never removes an Allocated server)`);
+      }
+      // Preconditions: a server allocated since it was read is not deleted without force.
+      const body = { preconditions: { uid: gs.metadata?.uid, resourceVersion: gs.metadata?.resourceVersion } };
+      await custom.deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name, body }).catch((err: unknown) => {
+        if (err instanceof Conflict) throw new Conflict(`game server ${namespace}/${name} changed while being deleted; check its state and try again`);
+        throw err;
+      });
+      await gameServers.waitFor(namespace, name, (o) => o === undefined || o.metadata?.deletionTimestamp !== undefined, SETTLE_MS);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.route({
+    ...routeOf('runAction', [409, 504]),
+    schema: { tags: ['gameservers'], params: Type.Object({ namespace: Namespace, name: Name, action: ActionName }), body: ActionBody, response: { 200: ActionAnswer } },
+    // The body is optional: most actions take no args.
+    preValidation: async (request) => {
+      if (request.body === undefined) request.body = {};
+    },
     handler: async (request) => {
-      await getGameServer(request.params.namespace, request.params.name);
-      throw new NotImplemented(`action ${request.body.action} is not available yet`);
-    },
-  });
-  app.route({
-    ...routeOf('createSnapshot'),
-    schema: { params: GameServerParams },
-    handler: async (request) => {
-      await getGameServer(request.params.namespace, request.params.name);
-      throw new NotImplemented('snapshots are not available yet');
-    },
-  });
-  app.route({
-    ...routeOf('openConsole'),
-    schema: { params: GameServerParams },
-    handler: async (request) => {
-      await getGameServer(request.params.namespace, request.params.name);
-      throw new NotImplemented('the console is not available yet');
-    },
-  });
-  app.route({ ...routeOf('listFleets'), handler: async (request) => ({ items: visible(request, await listAll('fleets')).map(summary) }) });
-  app.route({ ...routeOf('listNamespacedFleets'), schema: { params: NamespaceParams }, handler: async (request) => ({ items: (await listIn(request.params.namespace, 'fleets')).map(summary) }) });
-  app.route({
-    ...routeOf('listProfiles'),
-    handler: async () => {
-      // Profiles are ConfigMaps labelled gsp.dev/profile in the control plane's namespace.
-      const list = await core.listNamespacedConfigMap({ namespace: ownNamespace, labelSelector: 'gsp.dev/profile' });
-      return { items: list.items.map((c) => ({ name: c.metadata?.labels?.['gsp.dev/profile'] || (c.metadata?.name ?? ''), data: c.data ?? {} })) };
+      const { namespace, name, action } = request.params;
+      const gs = cached(namespace, name);
+      const planned = planAction(ctx, gs, action, request.body.args ?? []);
+      // Longer than the action may take, so the lock outlives it, and expires if this replica dies.
+      const lock = await locks.acquire(`${namespace}/${name}`, planned.name, planned.timeoutMs + 10_000);
+      if (!isHeld(lock)) {
+        request.auditOutcome = 'refused: busy';
+        throw new Conflict(`action ${lock.action} is already running on game server ${namespace}/${name}${lock.startedAt ? ` (since ${lock.startedAt})` : ''}; one action at a time`);
+      }
+      try {
+        const result = await planned.run();
+        request.auditOutcome = planned.outcome(result);
+        return result;
+      } catch (err) {
+        request.auditOutcome = (err as { statusCode?: number }).statusCode === 504 ? 'timeout' : 'failed';
+        throw err;
+      } finally {
+        await lock.release();
+      }
     },
   });
 };

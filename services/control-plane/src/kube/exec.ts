@@ -1,0 +1,134 @@
+import { Writable } from 'node:stream';
+import { Exec } from '@kubernetes/client-node';
+import type { KubeConfig, V1Status } from '@kubernetes/client-node';
+import { ActionTimeout, ClusterUnavailable, withRetryAfter } from '../errors.js';
+import { CLUSTER_RETRY_AFTER_SECONDS, kubeStatusError } from './errors.js';
+
+/** Where a command runs: a container of a pod. */
+export interface ExecTarget {
+  namespace: string;
+  pod: string;
+  container: string;
+}
+
+export interface CommandResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** True when stdout or stderr was cut at the output cap. */
+  truncated: boolean;
+  durationMs: number;
+}
+
+export interface RunOptions {
+  /** The whole run, connection included; past it the stream is closed and ActionTimeout thrown. */
+  timeoutMs: number;
+  /** Bytes kept of stdout and of stderr each; the rest is counted, not kept. */
+  maxOutputBytes: number;
+}
+
+/** Keeps the first `limit` bytes written to it. */
+class CappedBuffer extends Writable {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  truncated = false;
+
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    const room = this.limit - this.kept;
+    if (chunk.length > room) this.truncated = true;
+    if (room > 0) {
+      const part = chunk.subarray(0, room);
+      this.chunks.push(part);
+      this.kept += part.length;
+    }
+    callback();
+  }
+
+  text(): string {
+    // A cut in the middle of a UTF-8 sequence leaves a replacement character, not an error.
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/** The exit code a finished command's Status carries (Kubernetes' exec protocol, channel 3). */
+export function exitCodeOf(status: V1Status): number {
+  if (status.status === 'Success') return 0;
+  const cause = status.details?.causes?.find((c) => c.reason === 'ExitCode');
+  const code = Number(cause?.message);
+  return Number.isInteger(code) ? code : 1;
+}
+
+/** A refused exec upgrade: ws reports `Unexpected server response: 404`. */
+function connectError(err: unknown): Error {
+  const message = (err as { message?: unknown } | null)?.message;
+  const status = typeof message === 'string' ? /Unexpected server response: (\d{3})/.exec(message)?.[1] : undefined;
+  if (status !== undefined) return kubeStatusError(Number(status), '');
+  return withRetryAfter(new ClusterUnavailable('the Kubernetes API could not be reached to run the command'), CLUSTER_RETRY_AFTER_SECONDS);
+}
+
+/**
+ * The one place that runs a command in a game server's container: argv is passed as separate
+ * `command` parameters of the exec API, so no element ever passes through a shell. Used by
+ * actions now; the console and snapshot hooks build on `open` later.
+ */
+export class CommandRunner {
+  private readonly exec: Exec;
+
+  constructor(kc: KubeConfig, private readonly connectTimeoutMs: number) {
+    this.exec = new Exec(kc);
+  }
+
+  async run(target: ExecTarget, argv: readonly string[], options: RunOptions): Promise<CommandResult> {
+    const started = performance.now();
+    const stdout = new CappedBuffer(options.maxOutputBytes);
+    const stderr = new CappedBuffer(options.maxOutputBytes);
+    let socket: Awaited<ReturnType<Exec['exec']>> | undefined;
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = new Promise<V1Status | undefined>((resolve, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        socket?.close();
+        reject(new ActionTimeout(`the command did not finish within ${options.timeoutMs / 1000} s and was stopped`));
+      }, options.timeoutMs);
+      let status: V1Status | undefined;
+      const connectTimer = setTimeout(() => {
+        if (socket === undefined && !timedOut) {
+          timedOut = true;
+          reject(withRetryAfter(new ClusterUnavailable(`the Kubernetes API did not open the exec stream within ${this.connectTimeoutMs / 1000} s`), CLUSTER_RETRY_AFTER_SECONDS));
+        }
+      }, Math.min(this.connectTimeoutMs, options.timeoutMs));
+      this.exec
+        .exec(target.namespace, target.pod, target.container, [...argv], stdout, stderr, null, false, (s) => (status = s))
+        .then((ws) => {
+          clearTimeout(connectTimer);
+          // Given up on while connecting: close the stream it has just opened.
+          if (timedOut) return void ws.close();
+          socket = ws;
+          ws.on('close', () => resolve(status));
+          ws.on('error', () => resolve(status));
+        })
+        .catch((err: unknown) => {
+          clearTimeout(connectTimer);
+          if (!timedOut) reject(connectError(err));
+        });
+    });
+    try {
+      const status = await finished;
+      if (status === undefined) throw withRetryAfter(new ClusterUnavailable('the exec stream closed before the command reported its exit status'), CLUSTER_RETRY_AFTER_SECONDS);
+      return {
+        exitCode: exitCodeOf(status),
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        truncated: stdout.truncated || stderr.truncated,
+        durationMs: Math.round(performance.now() - started),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,282 @@
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { describeValidation, InvalidRequestError } from '@gsp/service-kit';
+import type { FieldError, SchemaIssue } from '@gsp/service-kit';
+import { BUILT_IN_ACTIONS } from './types.js';
+import type { Profile } from './types.js';
+
+/** What is wrong at one place of a profile document: an RFC 6901 pointer (`/ports/0/name`) and a sentence. */
+export interface ProfileError {
+  pointer: string;
+  message: string;
+}
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+const QUANTITY = '^[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$';
+const NO_NUL = '^[^\\u0000]*$';
+
+const PROFILE_NAME_RULE = 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit';
+
+/** A profile's name: it names the ConfigMap, labels game servers and starts their generated names. */
+export const ProfileName = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: DNS_LABEL,
+  errorMessage: PROFILE_NAME_RULE,
+  description: 'A DNS-1123 label (lower-case letters, digits and "-"), at most 63 characters.',
+});
+
+const Quantity = Type.String({
+  maxLength: 64,
+  pattern: QUANTITY,
+  errorMessage: 'must be a Kubernetes quantity such as 500m, 2, 512Mi or 1.5Gi',
+  description: 'A Kubernetes quantity: 500m, 2, 512Mi, 1.5Gi.',
+});
+
+/** An argv: run as is, without a shell. NUL cannot reach a process, so it is refused here rather than there. */
+const Argv = Type.Array(
+  Type.String({ minLength: 1, maxLength: 4096, pattern: NO_NUL, errorMessage: 'must not contain NUL characters' }),
+  { minItems: 1, maxItems: 64, description: 'argv, run without a shell: 1 to 64 non-empty arguments.' },
+);
+
+const Port = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 15,
+      pattern: DNS_LABEL,
+      errorMessage: 'must be a DNS-1123 label of at most 15 characters, as Kubernetes port names are',
+    }),
+    containerPort: Type.Integer({ minimum: 1, maximum: 65535 }),
+    protocol: Type.Optional(Type.Enum(['UDP', 'TCP', 'TCPUDP'], { default: 'UDP', description: 'UDP unless given, as in Agones.' })),
+  },
+  { additionalProperties: false },
+);
+
+const Compute = Type.Object({ cpu: Type.Optional(Quantity), memory: Type.Optional(Quantity) }, { additionalProperties: false });
+
+const Action = Type.Object(
+  {
+    command: Argv,
+    timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, default: 30 })),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A profile as PUT and as stored in its ConfigMap's `profile.yaml` (the name comes from the URL,
+ * or the ConfigMap's label). Unknown fields are refused everywhere, so a typo never passes silently.
+ */
+export const ProfileBody = Type.Object(
+  {
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    image: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      pattern: '^[^\\s\\u0000-\\u001f\\u007f]+$',
+      errorMessage: 'must be an image reference, without spaces or control characters',
+    }),
+    ports: Type.Array(Port, { minItems: 1, maxItems: 16 }),
+    env: Type.Optional(
+      Type.Record(Type.String(), Type.String({ maxLength: 32768, pattern: NO_NUL, errorMessage: 'must not contain NUL characters' }), {
+        maxProperties: 100,
+        propertyNames: {
+          maxLength: 256,
+          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+          errorMessage: 'is not a valid variable name: letters, digits and "_", not starting with a digit',
+        },
+        default: {},
+      }),
+    ),
+    resources: Type.Optional(Type.Object({ requests: Type.Optional(Compute), limits: Type.Optional(Compute) }, { additionalProperties: false })),
+    health: Type.Optional(
+      Type.Object(
+        {
+          disabled: Type.Optional(Type.Boolean()),
+          initialDelaySeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400 })),
+          periodSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400 })),
+          failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+        },
+        { additionalProperties: false, description: "Agones' spec.health." },
+      ),
+    ),
+    storage: Type.Optional(
+      Type.Object(
+        {
+          size: Quantity,
+          storageClassName: Type.Optional(
+            Type.String({ maxLength: 253, pattern: DNS_SUBDOMAIN, errorMessage: 'must be a DNS-1123 subdomain, as storage class names are' }),
+          ),
+          mountPath: Type.String({
+            maxLength: 1024,
+            pattern: '^/[^:\\u0000-\\u001f\\u007f]*$',
+            errorMessage: 'must be an absolute path, without ":" or control characters',
+          }),
+        },
+        { additionalProperties: false, description: 'A PersistentVolumeClaim per game server, owned by it.' },
+      ),
+    ),
+    players: Type.Optional(Type.Object({ initialCapacity: Type.Integer({ minimum: 0, maximum: 10000 }) }, { additionalProperties: false })),
+    restartCommand: Type.Optional(Argv),
+    actions: Type.Optional(
+      Type.Record(Type.String(), Action, {
+        maxProperties: 32,
+        propertyNames: {
+          maxLength: 63,
+          pattern: '^[a-z][a-z0-9-]{0,62}$',
+          errorMessage: 'is not a valid action name: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+        },
+        default: {},
+        description: `Named command actions, run with POST .../actions/{name}; not ${BUILT_IN_ACTIONS.join(', ')}, which are built in.`,
+      }),
+    ),
+    snapshot: Type.Optional(
+      Type.Object(
+        { preCommand: Type.Optional(Argv), postCommand: Type.Optional(Argv) },
+        { additionalProperties: false, description: 'Hooks run around a snapshot.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ProfileBodyType = Static<typeof ProfileBody>;
+
+/** The profile's document as it goes out: in a response, with its name. */
+export const ProfileView = Type.Object({ name: ProfileName, ...ProfileBody.properties }, { additionalProperties: false });
+
+const checkBody = Compile(ProfileBody);
+const checkName = Compile(ProfileName);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** `key` as one segment of an RFC 6901 pointer. */
+export const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** An issue of our own, worded like a schema's: describeValidation puts the field's name before `message`. */
+const issue = (instancePath: string, keyword: string, message: string): SchemaIssue => ({
+  keyword,
+  instancePath,
+  schemaPath: '#',
+  params: {},
+  message,
+});
+
+const UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** The amount a quantity of the QUANTITY syntax stands for; near enough to compare two. */
+function amount(quantity: string): number {
+  const match = /^([0-9.]+)(.*)$/.exec(quantity);
+  return Number(match?.[1]) * (UNITS[match?.[2] ?? ''] ?? Number.NaN);
+}
+
+/** What a schema cannot say: each rule looks only at parts that have the right shape, so junk cannot make it throw. */
+function ruleIssues(doc: Record<string, unknown>): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  if (Array.isArray(doc.ports)) {
+    const seen = new Map<string, number>();
+    doc.ports.forEach((port: unknown, i) => {
+      if (!isObject(port) || typeof port.name !== 'string') return;
+      const first = seen.get(port.name);
+      if (first === undefined) seen.set(port.name, i);
+      else issues.push(issue(`/ports/${i}/name`, 'uniquePortName', `must be unique: ports[${first}] is also named ${JSON.stringify(port.name)}`));
+    });
+  }
+  if (isObject(doc.actions)) {
+    for (const name of Object.keys(doc.actions)) {
+      if ((BUILT_IN_ACTIONS as readonly string[]).includes(name)) {
+        const message = `is a built-in action and cannot be redefined (the built-in actions are ${BUILT_IN_ACTIONS.join(', ')})`;
+        issues.push(issue(`/actions/${pointerSegment(name)}`, 'builtInAction', message));
+      }
+    }
+  }
+  const resources = isObject(doc.resources) ? doc.resources : {};
+  const { requests, limits } = resources;
+  if (isObject(requests) && isObject(limits)) {
+    for (const resource of ['cpu', 'memory']) {
+      const request = requests[resource];
+      const limit = limits[resource];
+      if (typeof request !== 'string' || typeof limit !== 'string') continue;
+      // Kubernetes refuses the pod otherwise; saying so now beats a game server stuck in Error.
+      if (amount(request) > amount(limit)) {
+        issues.push(issue(`/resources/requests/${resource}`, 'requestOverLimit', `must not exceed resources.limits.${resource} (${limit})`));
+      }
+    }
+  }
+  return issues;
+}
+
+/**
+ * Everything wrong with a profile document, as schema issues (the shape Fastify and
+ * describeValidation know): the schema's, then the rules across fields.
+ */
+export function profileIssues(doc: unknown): SchemaIssue[] {
+  // One issue per bad key says it already; the summary naming them all would repeat it.
+  const issues = checkBody.Check(doc) ? [] : checkBody.Errors(doc).filter((i) => i.keyword !== 'propertyNames');
+  return isObject(doc) ? [...issues, ...ruleIssues(doc)] : issues;
+}
+
+/** The profile with its defaults filled in (protocol UDP, timeoutSeconds 30, env and actions empty). */
+export function toProfile(name: string, body: ProfileBodyType): Profile {
+  const { env, actions, ports, ...rest } = body;
+  return {
+    name,
+    ...rest,
+    ports: ports.map((port) => ({ ...port, protocol: port.protocol ?? 'UDP' })),
+    env: env ?? {},
+    actions: Object.fromEntries(
+      Object.entries(actions ?? {}).map(([key, action]) => [key, { ...action, timeoutSeconds: action.timeoutSeconds ?? 30 }]),
+    ),
+  };
+}
+
+/** What is wrong with `name` as a profile's name, after the name itself; undefined when nothing is. */
+export function nameError(name: string): string | undefined {
+  if (name.length === 0) return 'must not be empty';
+  if (name.length > 63) return 'must be at most 63 characters long';
+  return checkName.Check(name) ? undefined : PROFILE_NAME_RULE;
+}
+
+/**
+ * Validates a profile named `name` whose document is `doc` (a PUT body, or a ConfigMap's parsed
+ * `profile.yaml`): the profile with its defaults, or each error with its pointer. Never throws.
+ */
+export function validateProfile(name: string, doc: unknown): { profile: Profile } | { errors: ProfileError[] } {
+  const badName = nameError(name);
+  if (badName !== undefined) return { errors: [{ pointer: '', message: `the profile name ${JSON.stringify(name)} ${badName}` }] };
+  const issues = profileIssues(doc);
+  if (issues.length > 0) {
+    const errors = describeValidation(issues, 'body', ProfileBody);
+    // Not only a body: the same document is read from ConfigMaps.
+    return { errors: errors.map((e) => ({ pointer: e.pointer.slice(1), message: e.detail.replace(/^the body /, 'the profile ') })) };
+  }
+  return { profile: toProfile(name, doc as ProfileBodyType) };
+}
+
+/** Profile errors as a problem's `errors` members, in the body. */
+export function fieldErrors(errors: readonly ProfileError[]): FieldError[] {
+  return errors.map((e) => ({ in: 'body', pointer: `#${e.pointer}`, detail: e.message }));
+}
+
+/** The 400 for errors found outside the schema (a create's labels, say), worded like the schema's. */
+export function invalidBody(errors: readonly ProfileError[]): InvalidRequestError {
+  return new InvalidRequestError(fieldErrors(errors));
+}
+

@@ -1,0 +1,44 @@
+/** A profile: a named template for game servers (README "Profiles"). Validated by schema.ts. */
+export interface Profile {
+  name: string;
+  description?: string;
+  image: string;
+  ports: ProfilePort[];
+  env: Record<string, string>;
+  resources?: { requests?: { cpu?: string; memory?: string }; limits?: { cpu?: string; memory?: string } };
+  /** Agones' `spec.health`. */
+  health?: { disabled?: boolean; initialDelaySeconds?: number; periodSeconds?: number; failureThreshold?: number };
+  /** A PersistentVolumeClaim per game server, owned by it. */
+  storage?: { size: string; storageClassName?: string; mountPath: string };
+  /** Agones' player tracking: `spec.players.initialCapacity`. */
+  players?: { initialCapacity: number };
+  /** argv run in the container by the built-in `restart` action; without it `restart` answers 409. */
+  restartCommand?: string[];
+  /** Named command actions, run with `POST .../actions/{name}`. */
+  actions: Record<string, ProfileAction>;
+  /** Hooks for snapshots (issue 14). */
+  snapshot?: { preCommand?: string[]; postCommand?: string[] };
+}
+
+export interface ProfilePort {
+  name: string;
+  containerPort: number;
+  protocol: 'UDP' | 'TCP' | 'TCPUDP';
+}
+
+export interface ProfileAction {
+  command: string[];
+  timeoutSeconds: number;
+  description?: string;
+}
+
+/** Built-in actions; a profile may not define actions with these names. */
+export const BUILT_IN_ACTIONS = ['allocate', 'shutdown', 'restart', 'reserve'] as const;
+export type BuiltInAction = (typeof BUILT_IN_ACTIONS)[number];
+
+/** A ConfigMap labelled as a profile whose content does not validate: reported, never served. */
+export interface InvalidProfile {
+  name: string;
+  configMap: string;
+  errors: { pointer: string; message: string }[];
+}

@@ -1,0 +1,52 @@
+import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequest } from '../errors.js';
+
+/** Path and query pieces the game-server, fleet and profile routes share. */
+export const Namespace = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'A Kubernetes namespace.' });
+export const Name = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' });
+export const ActionName = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z][a-z0-9-]*$', description: 'allocate, reserve, restart, shutdown, or an action of the profile.' });
+/** argv elements: any text but NUL, which no process can receive. */
+export const Argv = Type.Array(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' }), { maxItems: 64 });
+
+export const MAX_LIMIT = 1000;
+
+export const ListQuery = Type.Object({
+  namespace: Type.Optional(Namespace),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: 'At most this many items; a `Link: <...>; rel="next"` header gives the rest.' })),
+  continue: Type.Optional(Type.String({ maxLength: 400, description: 'From the previous page\'s `Link` header.' })),
+});
+
+/** Where a page ended: the namespace and name of its last item, opaque to clients. */
+function encodeContinue(item: { namespace: string; name: string }): string {
+  return Buffer.from(JSON.stringify([item.namespace, item.name])).toString('base64url');
+}
+
+function decodeContinue(token: string): [string, string] {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (Array.isArray(parsed) && parsed.length === 2 && parsed.every((p) => typeof p === 'string')) return parsed as [string, string];
+  } catch {
+    // Reported below.
+  }
+  throw new BadRequest('continue must be the token from a previous page\'s Link header');
+}
+
+const after = (a: { namespace: string; name: string }, [namespace, name]: [string, string]): boolean =>
+  a.namespace > namespace || (a.namespace === namespace && a.name > name);
+
+/**
+ * One page of `items` (sorted by namespace, then name) as the query asks, with a `Link` header
+ * to the next when there is more. The token names a position, not an offset, so items added or
+ * removed meanwhile neither repeat nor skip the others.
+ */
+export function page<T extends { namespace: string; name: string }>(request: FastifyRequest, reply: FastifyReply, items: readonly T[]): T[] {
+  const { limit, continue: token } = request.query as { limit?: number; continue?: string };
+  const from = token === undefined ? items : items.filter((i) => after(i, decodeContinue(token)));
+  if (limit === undefined || from.length <= limit) return [...from];
+  const pageItems = from.slice(0, limit);
+  const next = new URLSearchParams(request.query as Record<string, string>);
+  next.set('continue', encodeContinue(pageItems[pageItems.length - 1] as T));
+  reply.header('link', `<${request.url.split('?')[0]}?${next.toString()}>; rel="next"`);
+  return pageItems;
+}

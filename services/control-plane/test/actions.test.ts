@@ -1,0 +1,191 @@
+import t from 'tap';
+import type { Test as Tap } from 'tap';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { FastifyInstance } from 'fastify';
+import type { KubeLite } from '@gsp/kube-lite';
+import { BASIC_ADMIN, TEST_REDIS_URL, build, createKey, kubectl, redisPrefix, startKube, until } from './helper.js';
+import type { Built } from './helper.js';
+
+const PROFILE = {
+  image: 'example/game:1.0',
+  ports: [{ name: 'game', containerPort: 7777 }],
+  restartCommand: ['restart'],
+  actions: {
+    say: { command: ['printf', '[%s]\\n'], timeoutSeconds: 5, description: 'prints each argument on its own line' },
+    slow: { command: ['sleep', '30'], timeoutSeconds: 2 },
+    fail: { command: ['false'] },
+    flood: { command: ['seq', '100000'], timeoutSeconds: 10 },
+  },
+};
+
+
+async function setUp(t: Tap, env: Record<string, string> = {}): Promise<Built & { kube: KubeLite }> {
+  const kube = await startKube(t);
+  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
+  const built = await build(t, kube, env);
+  t.equal((await built.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE })).statusCode, 201);
+  return { ...built, kube };
+}
+
+async function server(app: FastifyInstance, name: string): Promise<void> {
+  const res = await app.inject({ method: 'POST', url: '/api/v1/gameservers/games', headers: BASIC_ADMIN, payload: { profile: 'arena', name } });
+  if (res.statusCode !== 201) throw new Error(res.body);
+  await until(`${name} Ready`, async () => ((await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as { state: string }).state === 'Ready');
+}
+
+const act = (app: FastifyInstance, name: string, action: string, args?: string[], headers: Record<string, string> = BASIC_ADMIN) =>
+  app.inject({ method: 'POST', url: `/api/v1/gameservers/games/${name}/actions/${action}`, headers, ...(args ? { payload: { args } } : {}) });
+
+const stateIn = async (kube: KubeLite, name: string) => (await kubectl(kube, ['get', 'gs', name, '-n', 'games', '-o', 'jsonpath={.status.state}'])).stdout;
+
+t.test('allocate goes through a GameServerAllocation that can only pick this server', async (t) => {
+  const { app, kube } = await setUp(t);
+  await server(app, 'one');
+  await server(app, 'two');
+  const res = await act(app, 'two', 'allocate');
+  t.equal(res.statusCode, 200, res.body);
+  t.match(res.json(), { action: 'allocate', gameServer: { name: 'two', state: 'Allocated' } });
+  t.equal(await stateIn(kube, 'two'), 'Allocated');
+  t.equal(await stateIn(kube, 'one'), 'Ready', 'the other Ready server was not picked');
+  const again = await act(app, 'two', 'allocate');
+  t.equal(again.statusCode, 409);
+  t.match(again.json(), { detail: /allocate needs a game server in state Ready; games\/two is Allocated/ });
+});
+
+t.test('reserve holds a Ready server out of allocation for the given time', async (t) => {
+  const { app, kube } = await setUp(t);
+  await server(app, 'held');
+  t.equal((await act(app, 'held', 'reserve')).statusCode, 400, 'reserve needs a duration');
+  t.equal((await act(app, 'held', 'reserve', ['forever'])).statusCode, 400);
+  const res = await act(app, 'held', 'reserve', ['5m']);
+  t.equal(res.statusCode, 200, res.body);
+  t.match(res.json(), { gameServer: { state: 'Reserved' } });
+  const until_ = Date.parse((await kubectl(kube, ['get', 'gs', 'held', '-n', 'games', '-o', 'jsonpath={.status.reservedUntil}'])).stdout);
+  t.ok(until_ > Date.now() + 4 * 60_000 && until_ <= Date.now() + 5 * 60_000, 'reservedUntil is five minutes ahead');
+  t.equal((await act(app, 'held', 'allocate')).statusCode, 409, 'a Reserved server is not allocated');
+});
+
+t.test('shutdown moves the server to Shutdown and Agones removes it', async (t) => {
+  const { app, kube } = await setUp(t);
+  await server(app, 'bye');
+  const res = await act(app, 'bye', 'shutdown');
+  t.equal(res.statusCode, 200, res.body);
+  t.match(res.json(), { gameServer: { state: 'Shutdown' } });
+  await until('removed', async () => (await kubectl(kube, ['get', 'gs', '-n', 'games', '-o', 'name'])).stdout.trim() === '');
+  t.equal((await act(app, 'bye', 'shutdown')).statusCode, 404);
+});
+
+t.test("restart runs the profile's restartCommand: the server keeps its name and state", async (t) => {
+  const { app, kube } = await setUp(t);
+  await server(app, 'again');
+  const res = await act(app, 'again', 'restart');
+  t.equal(res.statusCode, 200, res.body);
+  t.match(res.json(), { action: 'restart', exitCode: 0 });
+  t.equal(await stateIn(kube, 'again'), 'Ready');
+  await kube.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: 'agones.dev',
+    version: 'v1',
+    namespace: 'games',
+    plural: 'gameservers',
+    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'plain' }, spec: {} },
+  });
+  await until('plain Ready', async () => (await stateIn(kube, 'plain')) === 'Ready');
+  await until('plain cached', async () => (await app.inject({ url: '/api/v1/gameservers/games/plain', headers: BASIC_ADMIN })).statusCode === 200);
+  const none = await act(app, 'plain', 'restart');
+  t.equal(none.statusCode, 409);
+  t.match(none.json(), { detail: /not created from a profile/ });
+});
+
+t.test('a profile action gets its args as separate argv elements, never through a shell', async (t) => {
+  const { app } = await setUp(t);
+  await server(app, 'cmd');
+  const res = await act(app, 'cmd', 'say', ['hello world', '; rm -rf /', '$(id)', '']);
+  t.equal(res.statusCode, 200, res.body);
+  const body = res.json() as { exitCode: number; stdout: string; stderr: string; truncated: boolean; durationMs: number };
+  t.equal(body.exitCode, 0);
+  t.equal(body.stdout, '[hello world]\n[; rm -rf /]\n[$(id)]\n[]\n', 'each arg reached printf as one literal element');
+  t.equal(body.truncated, false);
+  t.ok(body.durationMs >= 0);
+  const failed = await act(app, 'cmd', 'fail');
+  t.equal(failed.statusCode, 200, 'the command ran; it failed');
+  t.equal((failed.json() as { exitCode: number }).exitCode, 1);
+  t.equal((await act(app, 'cmd', 'say', ['a\u0000b'])).statusCode, 400, 'NUL cannot be an argv element');
+});
+
+t.test('output past 64 KiB is cut and marked truncated', async (t) => {
+  const { app } = await setUp(t);
+  await server(app, 'loud');
+  const res = await act(app, 'loud', 'flood');
+  t.equal(res.statusCode, 200, res.body);
+  const body = res.json() as { stdout: string; truncated: boolean };
+  t.equal(body.truncated, true);
+  t.equal(Buffer.byteLength(body.stdout), 64 * 1024);
+  t.ok(body.stdout.startsWith('1\n2\n3\n'));
+});
+
+t.test('a command past its timeoutSeconds is stopped and answers 504', async (t) => {
+  const { app } = await setUp(t);
+  await server(app, 'stuck');
+  const started = Date.now();
+  const res = await act(app, 'stuck', 'slow');
+  t.equal(res.statusCode, 504);
+  t.match(res.headers['content-type'], /application\/problem\+json/);
+  t.match(res.json(), { detail: /did not finish within 2 s/ });
+  t.ok(Date.now() - started < 5000, 'answered at the timeout, not when the command would have ended');
+  t.equal((await act(app, 'stuck', 'say', ['after'])).statusCode, 200, 'the lock was released');
+});
+
+t.test('unknown actions are 404 naming what exists; actions on a server in the wrong state are 409', async (t) => {
+  const { app, kube } = await setUp(t);
+  await server(app, 'x');
+  const unknown = await act(app, 'x', 'explode');
+  t.equal(unknown.statusCode, 404);
+  t.match(unknown.json(), { detail: /no action explode.*allocate, reserve, restart, shutdown.*arena defines fail, flood, say, slow/ });
+  t.equal((await act(app, 'nope', 'allocate')).statusCode, 404, 'unknown game server');
+  // Stop the Agones controller's progress: a server that is Shutdown but not yet gone.
+  await kube.kubeConfig.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+    { group: 'agones.dev', version: 'v1', namespace: 'games', plural: 'gameservers', name: 'x', body: { metadata: { finalizers: ['test/hold'] } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  const shutdown = await act(app, 'x', 'shutdown');
+  t.equal(shutdown.statusCode, 200, shutdown.body);
+  await until('Shutdown seen', async () => ((await app.inject({ url: '/api/v1/gameservers/games/x', headers: BASIC_ADMIN })).json() as { state: string }).state === 'Shutdown');
+  const late = await act(app, 'x', 'say', ['hi']);
+  t.equal(late.statusCode, 409);
+  t.match(late.json(), { detail: /is being deleted|is Shutdown/ });
+});
+
+t.test('one action at a time per game server, across replicas sharing Redis', async (t) => {
+  const kube = await startKube(t);
+  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
+  const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
+  const a = await build(t, kube, env);
+  const b = await build(t, kube, env);
+  t.equal((await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE })).statusCode, 201);
+  await until('profile on b', async () => (await b.app.inject({ url: '/api/v1/profiles/arena', headers: BASIC_ADMIN })).statusCode === 200);
+  await server(a.app, 'shared');
+  await until('server on b', async () => (await b.app.inject({ url: '/api/v1/gameservers/games/shared', headers: BASIC_ADMIN })).statusCode === 200);
+  const running = act(a.app, 'shared', 'slow');
+  const refused = await until('b refused while a runs', async () => {
+    const res = await act(b.app, 'shared', 'say', ['x']);
+    return res.statusCode === 409 ? res : undefined;
+  });
+  t.match(refused.json(), { detail: /action slow is already running on game server games\/shared/ });
+  t.equal((await running).statusCode, 504);
+  t.equal((await act(b.app, 'shared', 'say', ['x'])).statusCode, 200, 'free again once it ended');
+});
+
+t.test('operators run actions; viewers may not; audit lines name target, action and outcome but never args', async (t) => {
+  const { app, audit } = await setUp(t);
+  await server(app, 'aud');
+  const operator = await createKey(app, 'op', 'operator');
+  const viewer = await createKey(app, 'view', 'viewer');
+  t.equal((await act(app, 'aud', 'say', ['secret-arg-value'], { 'x-api-key': operator })).statusCode, 200);
+  t.equal((await act(app, 'aud', 'say', ['x'], { 'x-api-key': viewer })).statusCode, 403);
+  const lines = audit.lines().filter((l) => String(l.path).includes('/actions/'));
+  t.equal(lines.length, 2, 'one line per request');
+  t.match(lines[0], { method: 'POST', status: 200, target: 'games/aud', action: 'say', outcome: 'exit 0', role: 'operator' });
+  t.match(lines[1], { status: 403, target: 'games/aud', action: 'say', result: 'failure' });
+  t.notMatch(audit.text.join(''), /secret-arg-value/, 'args never reach the audit');
+  t.notMatch(audit.text.join(''), new RegExp(operator), 'nor the key');
+});
