@@ -55,10 +55,23 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
   const role = JSON.parse(await kubectl(['get', 'role', binding.roleRef.name, '-n', 'gsp', '-o', 'json'])) as { rules: { resources: string[]; verbs: string[] }[] };
   t.same(role.rules, [
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
   ]);
-  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[] };
-  t.same(agones.subjects.map((s) => `${s.namespace}/${s.name}`), [`gsp/${account}`], 'the control plane reads Agones objects in every namespace with its own ServiceAccount');
+  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[]; roleRef: { name: string } };
+  t.same(agones.subjects.map((s) => `${s.namespace}/${s.name}`), [`gsp/${account}`], 'the control plane manages Agones objects in every namespace with its own ServiceAccount');
+  const agonesRole = JSON.parse(await kubectl(['get', 'clusterrole', agones.roleRef.name, '-o', 'json'])) as { rules: unknown[] };
+  t.same(
+    agonesRole.rules,
+    [
+      { apiGroups: ['agones.dev'], resources: ['gameservers'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      { apiGroups: ['agones.dev'], resources: ['fleets'], verbs: ['list', 'watch'] },
+      { apiGroups: ['agones.dev'], resources: ['fleets/scale'], verbs: ['patch'] },
+      { apiGroups: ['allocation.agones.dev'], resources: ['gameserverallocations'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
+      { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['create'] },
+    ],
+    'exactly the verbs the game-server routes use',
+  );
   const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
   t.same(impersonate.rules, [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }], 'the agent may only impersonate users');
   t.match(await kubectl(['get', 'configmap', 'gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']), /fleet-operator/);
