@@ -40,6 +40,8 @@ type PortVariable = keyof typeof PORTS;
 const DEV_ORG = 'dev';
 const DEV_CLUSTER = 'local';
 const DEV_ADMIN = 'dev-admin';
+/** Where the walkthrough's game servers and fleet live. */
+const DEMO_NAMESPACE = 'games';
 /** Each wait on a service is bounded: a slow first start (cold tsx cache, initdb) fits well within it. */
 const READY_DEADLINE_MS = 60_000;
 const STOP_DEADLINE_MS = 15_000;
@@ -229,6 +231,7 @@ async function main(): Promise<void> {
     const cli = join(root, 'packages', 'kube-lite', 'src', 'cli.ts');
     startService('kube-lite', {}, cli, ['--port', String(ports.KUBE_LITE_PORT), '--data-dir', kubeDir]);
     await waitReady('kube-lite', `${kubeUrl}/readyz`);
+    await seedDemo(kubeUrl);
   }
 
   // The control plane needs its cluster at start; a development admin signs in with Basic.
@@ -348,12 +351,56 @@ Another subject, e.g. "alice" as a viewer of tenant "${DEV_ORG}" (roles: admin, 
   curl -s ${apiUrl}/api/v1/tenants/${DEV_ORG}/clusters -H "Authorization: Bearer $ALICE"
 
 ${accessLines.join('\n')}
+${gameServerWalkthrough(controlPlaneUrl, basicPassword, env.KUBECONFIG ? undefined : shown(kubeconfig)).join('\n')}
+
 kubectl through the cluster proxy and the tunnel agent${access.enabled ? '' : ' (410 while access is off)'}:
   curl -s ${apiUrl}/api/v1/tenants/${DEV_ORG}/clusters/${agent.id}/kubeconfig -H "Authorization: Bearer $TOKEN" > ${devKubeconfig}
   npx gsp-kubectl --kubeconfig ${devKubeconfig} get namespaces
 Press Ctrl-C to stop everything.
 =================================================================
 `);
+}
+
+/** The namespace and fleet the walkthrough uses, in kube-lite only (never in a configured cluster). */
+async function seedDemo(kubeUrl: string): Promise<void> {
+  const create = async (path: string, body: object): Promise<void> => {
+    const res = await fetch(`${kubeUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    // 409: already there from an earlier run (the data dir keeps them).
+    if (!res.ok && res.status !== 409) throw new Error(`kube-lite refused ${path}: ${res.status} ${await res.text()}`);
+  };
+  await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEMO_NAMESPACE } });
+  await create(`/apis/agones.dev/v1/namespaces/${DEMO_NAMESPACE}/fleets`, {
+    apiVersion: 'agones.dev/v1',
+    kind: 'Fleet',
+    metadata: { name: 'arena', labels: { 'gsp.dev/profile': 'arena' } },
+    spec: { replicas: 1, template: { metadata: { labels: { 'gsp.dev/profile': 'arena' } }, spec: { ports: [{ name: 'game', containerPort: 7777 }], template: { spec: { containers: [{ name: 'gameserver', image: 'example/arena:1.0' }] } } } } },
+  });
+}
+
+/** Ready-to-paste commands for the control plane: a profile, a game server, actions, a fleet. */
+function gameServerWalkthrough(url: string, password: string, kubeconfig: string | undefined): string[] {
+  const curl = `curl -s -u admin:${password}`;
+  const json = `-H 'Content-Type: application/json'`;
+  const profile = JSON.stringify({
+    image: 'example/arena:1.0',
+    ports: [{ name: 'game', containerPort: 7777, protocol: 'UDP' }],
+    players: { initialCapacity: 16 },
+    restartCommand: ['restart'],
+    actions: { say: { command: ['say'], timeoutSeconds: 5, description: 'broadcast a message to the players' } },
+  });
+  const server = `${url}/api/v1/gameservers/${DEMO_NAMESPACE}/arena-1`;
+  return [
+    `Game servers (control plane, as the Basic admin; paste in order):`,
+    `  ${curl} -X PUT ${url}/api/v1/profiles/arena ${json} -d '${profile}'`,
+    `  ${curl} -X POST ${url}/api/v1/gameservers/${DEMO_NAMESPACE} ${json} -d '{"profile": "arena", "name": "arena-1"}'`,
+    `  ${curl} ${server}                                   # Ready within a second`,
+    `  ${curl} -X POST ${server}/actions/say ${json} -d '{"args": ["hello", "players"]}'`,
+    `  ${curl} -X POST ${server}/actions/allocate`,
+    `  ${curl} -X POST ${url}/api/v1/fleets/${DEMO_NAMESPACE}/arena/scale ${json} -d '{"replicas": 3}'`,
+    `  ${curl} '${url}/api/v1/gameservers?namespace=${DEMO_NAMESPACE}'`,
+    `  ${curl} -X DELETE '${server}?force=true'          # Allocated: players are on it, so force`,
+    ...(kubeconfig ? [`  npx gsp-kubectl --kubeconfig ${kubeconfig} get gameservers,fleets -n ${DEMO_NAMESPACE}`] : []),
+  ];
 }
 
 try {

@@ -180,6 +180,25 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
     t.match(await res.json(), { clusters: [{ name: 'local' }] });
   });
 
+  await t.test('the game-server walkthrough runs as printed: a profile, a game server, actions, a fleet', async (t) => {
+    const block = /Game servers \(control plane[^\n]*\n((?: {2}\S.*\n)+)/.exec(b.text)?.[1] ?? '';
+    const commands = block.split('\n').filter((l) => l.trim().startsWith('curl '));
+    t.equal(commands.length, 8, 'put a profile, create, get, say, allocate, scale, list, delete');
+    for (const command of commands) {
+      // Each line as pasted, with curl told to print the status instead of the body.
+      const line = command.trim().replace(/^curl -s/, "curl -s -o /dev/null -w '%{http_code}'");
+      // The game server must be Ready before its actions run: the walkthrough says so ("within a second").
+      if (line.includes('/actions/say')) {
+        await until('arena-1 Ready', async () => {
+          const res = await fetch(`${b.controlPlane}/api/v1/gameservers/games/arena-1`, { headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` } });
+          return res.ok && ((await res.json()) as { state: string }).state === 'Ready' ? true : undefined;
+        }, 20_000, 100);
+      }
+      const code = await new Promise<string>((resolve, reject) => execFile('bash', ['-c', line], { timeout: 30_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))));
+      t.match(code, /^2\d\d$/, `${line.slice(0, 120)} answered ${code}`);
+    }
+  });
+
   await t.test('audit lines are marked apart from the application log', async (t) => {
     const res = await fetch(`${b.controlPlane}/api/v1/session`, { headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` } });
     t.equal(res.status, 200);
