@@ -142,6 +142,11 @@ t.test('lists filter by namespace, state and label selector, and page with a Lin
   t.equal(pages, 2);
   t.same(seen, ['a-1', 'a-2', 'a-3', 'b-1'], 'every server once, in order, over two pages');
   t.equal((await get(app, '/api/v1/gameservers?limit=2&continue=garbage')).statusCode, 400);
+
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/gameservers/other', headers: BASIC_ADMIN, payload: { profile: 'arena', name: 'b-2' } })).statusCode, 201);
+  t.same(await names(''), ['games/a-1', 'games/a-2', 'games/a-3', 'other/b-1', 'other/b-2'], 'the whole list, answered from its last build, shows a server created since');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/gameservers/games/a-2', headers: BASIC_ADMIN })).statusCode, 204);
+  await until('a-2 gone from the list', async () => !(await names('')).includes('games/a-2'));
 });
 
 t.test('an Allocated game server is deleted only with ?force=true', async (t) => {
