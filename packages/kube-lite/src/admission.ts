@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import type { KubeObject, ResourceType } from './registry.js';
 import { matchesLabels, selectorFromObject, SelectorError, type LabelSelectorObject } from './selectors.js';
 import { badRequest } from './status.js';
-import { pathSegmentNameErrors } from './validation.js';
+import { dns1123SubdomainErrors, pathSegmentNameErrors } from './validation.js';
 
 export interface FieldProblem {
   field: string;
@@ -81,9 +81,51 @@ const admitPod: Admit = (obj) => {
   return problems;
 };
 
+/** A claim's `spec.dataSource` or `spec.dataSourceRef`: what its volume is made from. */
+interface DataSource {
+  apiGroup?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+}
+
+/** validateDataSource / validateDataSourceRef: a name and a kind, and a group for anything but a claim. */
+function dataSourceProblems(source: DataSource, at: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (!source.name) problems.push({ field: `${at}.name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+  if (!source.kind) problems.push({ field: `${at}.kind`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+  const apiGroup = source.apiGroup ?? '';
+  if (apiGroup === '' && source.kind !== 'PersistentVolumeClaim') {
+    problems.push({ field: at, value: source.kind ?? '', detail: "must be 'PersistentVolumeClaim' when referencing the default apiGroup" });
+  }
+  for (const detail of apiGroup === '' ? [] : dns1123SubdomainErrors(apiGroup)) problems.push({ field: `${at}.apiGroup`, value: apiGroup, detail });
+  return problems;
+}
+
+const sameSource = (a: DataSource, b: DataSource): boolean => (a.apiGroup ?? '') === (b.apiGroup ?? '') && a.kind === b.kind && a.name === b.name;
+
+/**
+ * NormalizeDataSources (AnyVolumeDataSource, on by default since 1.24 and GA in 1.33): a
+ * `dataSource` is mirrored into `dataSourceRef` and a `dataSourceRef` without a namespace into
+ * `dataSource`; then the data-source part of ValidatePersistentVolumeClaimSpec.
+ */
 const admitPvc: Admit = (obj) => {
   obj.status ??= { phase: 'Pending' };
-  return [];
+  const spec = dict(obj.spec);
+  const source = isDict(spec.dataSource) ? (spec.dataSource as DataSource) : undefined;
+  const ref = isDict(spec.dataSourceRef) ? (spec.dataSourceRef as DataSource) : undefined;
+  const copy = ({ apiGroup, kind, name }: DataSource): DataSource => ({ ...(apiGroup === undefined ? {} : { apiGroup }), kind, name });
+  if (source && !ref) spec.dataSourceRef = copy(source);
+  else if (ref && !source && !ref.namespace) spec.dataSource = copy(ref);
+  const problems: FieldProblem[] = [];
+  if (source) problems.push(...dataSourceProblems(source, 'spec.dataSource'));
+  if (ref) problems.push(...dataSourceProblems(ref, 'spec.dataSourceRef'));
+  if (ref?.namespace) {
+    if (source) problems.push({ field: 'spec', value: 'spec.dataSource', detail: 'may not be specified when dataSourceRef.namespace is specified' });
+  } else if (source && ref && !sameSource(source, ref)) {
+    problems.push({ field: 'spec', value: 'spec.dataSource', detail: 'must match dataSourceRef' });
+  }
+  return problems;
 };
 
 /** Agones' mutating webhook: defaults for ports, health and scheduling, state PortAllocation/Creating, player status. */

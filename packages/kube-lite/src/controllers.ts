@@ -67,6 +67,7 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
     if (event.typeKey === '/pods') onPod(event);
     if (event.typeKey === '/persistentvolumeclaims' && event.type === 'ADDED') timers.after(ctx.stepMs, () => bindClaim(obj));
     if (event.typeKey === 'snapshot.storage.k8s.io/volumesnapshots' && event.type === 'ADDED') timers.after(ctx.stepMs, () => takeSnapshot(obj));
+    if (event.typeKey === 'snapshot.storage.k8s.io/volumesnapshots' && event.type !== 'DELETED' && isReady(obj)) timers.after(ctx.stepMs, () => restoreFrom(obj));
     if (event.type === 'DELETED') timers.after(0, () => collectDependents(obj));
   };
 
@@ -135,13 +136,19 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
     for (const c of spec.containers ?? []) console_.log(`container ${c.name} started (image ${c.image ?? 'unknown'})`);
   };
 
-  /** A provisioner that binds every claim at once to a volume of the requested size. */
+  /**
+   * A provisioner that binds every claim at once to a volume of the requested size; one restored
+   * from a VolumeSnapshot (its dataSourceRef) stays Pending until that snapshot is ready to use,
+   * as the CSI external-provisioner retries until then.
+   */
   const bindClaim = (claim: KubeObject): void => {
     const ns = claim.metadata.namespace as string;
     const name = claim.metadata.name as string;
     const current = api.get(claims, ns, name);
     const spec = (current.spec ?? {}) as { accessModes?: string[]; resources?: { requests?: { storage?: string } }; volumeName?: string };
     if (spec.volumeName) return;
+    const snapshot = snapshotSourceOf(current);
+    if (snapshot !== undefined && !isReady(api.store.get(typeKey(snapshots), ns, snapshot))) return;
     const bound = api.update(claims, ns, name, { ...current, spec: { ...spec, volumeName: `pvc-${current.metadata.uid}` } });
     api.update(
       claims,
@@ -169,6 +176,14 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
         }
       : { readyToUse: false, error: { time: now, message: `failed to get input parameters to create snapshot ${name}: "persistentvolumeclaims "${source ?? ''}" not found"` } };
     api.update(snapshots, ns, name, { ...current, status }, { subresource: 'status' });
+  };
+
+  /** Binds the claims waiting for `snapshot`, now ready, to restore from it. */
+  const restoreFrom = (snapshot: KubeObject): void => {
+    const ns = snapshot.metadata.namespace as string;
+    for (const claim of api.store.list('/persistentvolumeclaims', ns)) {
+      if (snapshotSourceOf(claim) === snapshot.metadata.name) runSafely(() => bindClaim(claim));
+    }
   };
 
   const collectDependents = (owner: KubeObject): void => {
@@ -199,6 +214,16 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
   });
 
   return api.store.subscribe(onEvent);
+}
+
+function isReady(snapshot: KubeObject | undefined): boolean {
+  return (snapshot?.status as { readyToUse?: boolean } | undefined)?.readyToUse === true;
+}
+
+/** The VolumeSnapshot a claim is restored from, if it is restored from one. */
+function snapshotSourceOf(claim: KubeObject): string | undefined {
+  const ref = (claim.spec as { dataSourceRef?: { apiGroup?: string; kind?: string; name?: string } } | undefined)?.dataSourceRef;
+  return ref?.apiGroup === 'snapshot.storage.k8s.io' && ref.kind === 'VolumeSnapshot' ? ref.name : undefined;
 }
 
 export function describePod(api: Api, namespace: string, name: string): string {

@@ -370,6 +370,16 @@ export class Router {
     let lines = console_.logs;
     const tail = url.searchParams.get('tailLines');
     if (tail !== null) lines = Number(tail) > 0 ? lines.slice(-Number(tail)) : [];
+    // As the kubelet reads a log: the last tailLines lines, then those not older than sinceSeconds.
+    const since = url.searchParams.get('sinceSeconds');
+    if (since !== null) {
+      const seconds = Number(since);
+      if (!Number.isInteger(seconds) || seconds < 1) {
+        throw new StatusError(422, 'Invalid', `PodLogOptions "${name}" is invalid: sinceSeconds: Invalid value: ${since}: must be greater than 0`);
+      }
+      const from = Date.now() - seconds * 1000;
+      lines = lines.filter((line) => Date.parse(line.time) >= from);
+    }
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
     res.write(lines.map(format).join(''));
     if (!flag(url, 'follow')) {
