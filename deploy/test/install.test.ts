@@ -68,9 +68,12 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
       { apiGroups: ['agones.dev'], resources: ['fleets/scale'], verbs: ['patch'] },
       { apiGroups: ['allocation.agones.dev'], resources: ['gameserverallocations'], verbs: ['create'] },
       { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
+      { apiGroups: [''], resources: ['pods/attach'], verbs: ['create', 'get'] },
+      { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['create'] },
+      { apiGroups: ['snapshot.storage.k8s.io'], resources: ['volumesnapshots'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
     ],
-    'exactly the verbs the game-server routes use',
+    'exactly the verbs the game-server, console, log and snapshot routes use',
   );
   const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
   t.same(impersonate.rules, [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }], 'the agent may only impersonate users');
