@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
+import websocket from '@fastify/websocket';
 import { Redis } from 'ioredis';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -23,6 +24,9 @@ import sessionRoutes from './routes/session/index.js';
 import gameServerRoutes from './routes/gameservers/index.js';
 import fleetRoutes from './routes/fleets/index.js';
 import profileRoutes from './routes/profiles/index.js';
+import consoleRoutes from './routes/console/index.js';
+import logRoutes from './routes/logs/index.js';
+import snapshotRoutes from './routes/snapshots/index.js';
 import agones from './plugins/agones.js';
 import profiles from './plugins/profiles.js';
 import openapi from './plugins/openapi.js';
@@ -57,10 +61,21 @@ function budgetKey(request: FastifyRequest): string {
   return `${principal.method}:${principal.userId}`;
 }
 
+/** A URL as the application log shows it: a console ticket in the query is a credential, so it is not. */
+function redactUrl(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  return url.slice(0, query) + url.slice(query).replace(/([?&]ticket=)[^&#]*/gi, '$1[redacted]');
+}
+
+/** Fastify's request serializer, but with `url` redacted; it replaces any other. */
+const serializeRequest = (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort });
+
 /** Builds the control plane; tests build it the same way with their own config, logger and audit stream. */
 export async function buildApp(config: ControlPlaneConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const logger: FastifyServerOptions['logger'] = options.logger ?? { level: config.logLevel, stream: process.stderr };
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel, stream: process.stderr },
+    logger: typeof logger === 'object' ? { ...logger, serializers: { ...logger.serializers, req: serializeRequest } } : logger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     // Off unless configured: a believed X-Forwarded-For would let clients dodge the per-IP failure limit.
@@ -141,7 +156,11 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     const retryAfter = (error as Retryable).retryAfter;
     if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   });
-  await app.register(audit, { stream: options.auditStream ?? process.stdout });
+  const auditStream = options.auditStream ?? process.stdout;
+  await app.register(audit, { stream: auditStream });
+  // Right after the audit, so that its hooks run before authentication's: an upgrade request
+  // refused (401, 403, 429) has its socket closed once answered, on every route.
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(swagger, {
     // Shared schemas keep their $id as their name in components.schemas (`Problem`, not `def-0`).
     refResolver: {
@@ -195,6 +214,10 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(gameServerRoutes);
   await app.register(fleetRoutes);
   await app.register(profileRoutes);
+  await app.register(consoleRoutes, { redis, redisKeyPrefix: config.redisKeyPrefix, ticketTtlMs: config.consoleTicketTtlMs });
+  await app.register(logRoutes);
+  // Retention deletes snapshots with no request behind it; its lines go to the same audit stream.
+  await app.register(snapshotRoutes, { writeAudit: (line) => auditStream.write(`${JSON.stringify(line)}\n`) });
   await app.register(apiKeyRoutes, { keyPrefix: config.apikeyPrefix, roles: config.roles, maxTtlMs: config.apikeyMaxTtlMs });
   return app;
 }

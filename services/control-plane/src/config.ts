@@ -50,6 +50,8 @@ export interface ControlPlaneConfig {
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address. */
   trustProxy: boolean | string;
   logLevel: string;
+  /** CONSOLE_TICKET_TTL: how long a console ticket may wait to be used. */
+  consoleTicketTtlMs: number;
 }
 
 export { ConfigError };
@@ -68,6 +70,7 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+const MAX_CONSOLE_TICKET_TTL_MS = 5 * 60_000;
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
@@ -184,6 +187,12 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     throw new ConfigError('APIKEY_MAX_TTL', `must be at most ${MAX_KEY_TTL_TEXT}, got ${raw}`);
   }
 
+  // A ticket is a credential in a URL: it lives seconds, and minutes at most.
+  const consoleTicketTtlMs = durationVar(env, 'CONSOLE_TICKET_TTL', 30_000, 100);
+  if (consoleTicketTtlMs > MAX_CONSOLE_TICKET_TTL_MS) {
+    throw new ConfigError('CONSOLE_TICKET_TTL', `must be at most 5m, got ${JSON.stringify(nonEmpty(env, 'CONSOLE_TICKET_TTL'))}`);
+  }
+
   const apikeyPrefix = nonEmpty(env, 'APIKEY_PREFIX') ?? 'gsp';
   if (!/^[a-z][a-z0-9]{0,15}$/.test(apikeyPrefix)) throw new ConfigError('APIKEY_PREFIX', 'must be 1-16 lower-case letters and digits, starting with a letter');
 
@@ -215,5 +224,6 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     },
     trustProxy: parseTrustProxy(nonEmpty(env, 'TRUST_PROXY')),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    consoleTicketTtlMs,
   };
 }

@@ -13,6 +13,8 @@ const PROFILE = {
   actions: {
     say: { command: ['printf', '[%s]\\n'], timeoutSeconds: 5, description: 'prints each argument on its own line' },
     slow: { command: ['sleep', '30'], timeoutSeconds: 2 },
+    // Long enough for another replica to be refused even on a loaded machine.
+    long: { command: ['sleep', '30'], timeoutSeconds: 8 },
     fail: { command: ['false'] },
     flood: { command: ['seq', '100000'], timeoutSeconds: 10 },
   },
@@ -140,7 +142,7 @@ t.test('unknown actions are 404 naming what exists; actions on a server in the w
   await server(app, 'x');
   const unknown = await act(app, 'x', 'explode');
   t.equal(unknown.statusCode, 404);
-  t.match(unknown.json(), { detail: /no action explode.*allocate, reserve, restart, shutdown.*arena defines fail, flood, say, slow/ });
+  t.match(unknown.json(), { detail: /no action explode.*allocate, reserve, restart, shutdown.*arena defines fail, flood, long, say, slow/ });
   t.equal((await act(app, 'nope', 'allocate')).statusCode, 404, 'unknown game server');
   // Stop the Agones controller's progress: a server that is Shutdown but not yet gone.
   await kube.kubeConfig.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
@@ -165,12 +167,12 @@ t.test('one action at a time per game server, across replicas sharing Redis', as
   await until('profile on b', async () => (await b.app.inject({ url: '/api/v1/profiles/arena', headers: BASIC_ADMIN })).statusCode === 200);
   await server(a.app, 'shared');
   await until('server on b', async () => (await b.app.inject({ url: '/api/v1/gameservers/games/shared', headers: BASIC_ADMIN })).statusCode === 200);
-  const running = act(a.app, 'shared', 'slow');
+  const running = act(a.app, 'shared', 'long');
   const refused = await until('b refused while a runs', async () => {
     const res = await act(b.app, 'shared', 'say', ['x']);
     return res.statusCode === 409 ? res : undefined;
   });
-  t.match(refused.json(), { detail: /action slow is already running on game server games\/shared/ });
+  t.match(refused.json(), { detail: /action long is already running on game server games\/shared/ });
   t.equal((await running).statusCode, 504);
   t.equal((await act(b.app, 'shared', 'say', ['x'])).statusCode, 200, 'free again once it ended');
 });

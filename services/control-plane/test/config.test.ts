@@ -119,3 +119,11 @@ t.test('the server refuses to start without KUBECONFIG outside a cluster, saying
   t.equal(code, 1);
   t.match(stderr, /control-plane: invalid configuration: KUBECONFIG: is unset and this is not running in a Kubernetes pod/);
 });
+
+t.test('console tickets live 30 s unless CONSOLE_TICKET_TTL says otherwise, at most 5 minutes', async (t) => {
+  t.equal(load({}).consoleTicketTtlMs, 30_000);
+  t.equal(load({ CONSOLE_TICKET_TTL: '10s' }).consoleTicketTtlMs, 10_000);
+  refuses(t, { CONSOLE_TICKET_TTL: '10m' }, 'CONSOLE_TICKET_TTL', /at most 5m/);
+  refuses(t, { CONSOLE_TICKET_TTL: '50ms' }, 'CONSOLE_TICKET_TTL', /at least 100 ms/);
+  refuses(t, { CONSOLE_TICKET_TTL: 'soon' }, 'CONSOLE_TICKET_TTL', /duration/);
+});

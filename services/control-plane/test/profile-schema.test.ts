@@ -57,7 +57,7 @@ const document = fc.record(
       fc.record({ command: argv, timeoutSeconds: fc.integer({ min: 1, max: 3600 }), description: text(0, 50) }, { requiredKeys: ['command'] }),
       { maxKeys: 5 },
     ),
-    snapshot: fc.record({ preCommand: argv, postCommand: argv }, { requiredKeys: [] }),
+    snapshot: fc.record({ preCommand: argv, postCommand: argv, keep: fc.integer({ min: 1, max: 1000 }) }, { requiredKeys: [] }),
   },
   { requiredKeys: ['image', 'ports'] },
 );
@@ -207,6 +207,9 @@ t.test('each field says what it allows', async (t) => {
     '/restartCommand/0': 'restartCommand[0] must not be empty',
   });
   t.same(errorsOf({ ...BASE, health: { periodSeconds: 0 } }), { '/health/periodSeconds': 'health.periodSeconds must be at least 1' });
+  t.same(errorsOf({ ...BASE, snapshot: { keep: 0 } }), { '/snapshot/keep': 'snapshot.keep must be at least 1' });
+  t.same(errorsOf({ ...BASE, snapshot: { keep: 1001 } }), { '/snapshot/keep': 'snapshot.keep must be at most 1000' });
+  t.same(errorsOf({ ...BASE, snapshot: { keep: 2.5 } }), { '/snapshot/keep': 'snapshot.keep must be an integer' });
   t.same(errorsOf('image: x'), { '': 'the profile must be an object' });
   t.same(errorsOf(BASE, 'Not_A_Label'), {
     '': 'the profile name "Not_A_Label" must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit',

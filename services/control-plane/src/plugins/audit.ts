@@ -15,6 +15,16 @@ declare module 'fastify' {
      * that one's own line records it.
      */
     auditUnparsed(seen: UnparsedRequest, socket: object): void;
+    /**
+     * Writes the line of a request upgraded to a WebSocket now, with status 101: its response
+     * never finishes, and the connection closes only when the socket does.
+     */
+    auditUpgraded(request: FastifyRequest): void;
+    /**
+     * One more line about what happened within a request that goes on (a console's input, its
+     * close), with the request's user, role, path, target and request id.
+     */
+    auditEvent(request: FastifyRequest, event: AuditEvent): void;
   }
   interface FastifyRequest {
     /** What the request acted on when its path does not say it all (a create names its object in the body). */
@@ -58,6 +68,24 @@ export interface AuditLine {
   /** The action run, on `.../actions/{action}`. */
   action?: string;
   outcome?: string;
+  /** A console's input line, cut at 256 characters (`console.input`). */
+  command?: string;
+  /** Bytes of console data received from and sent to the client (`console.close`). */
+  bytesIn?: number;
+  bytesOut?: number;
+  /** Why a console closed (`console.close`). */
+  reason?: string;
+}
+
+/** A line about a request that goes on: `action` names what happened (`console.input`, `console.close`). */
+export interface AuditEvent {
+  action: string;
+  result?: 'success' | 'failure';
+  durationMs?: number;
+  command?: string;
+  bytesIn?: number;
+  bytesOut?: number;
+  reason?: string;
 }
 
 const MAX_TARGET = 300;
@@ -88,6 +116,32 @@ export default fp<AuditPluginOptions>(
     };
     /** Connections with a request whose line is still to be written. */
     const inFlight = new WeakSet<object>();
+    /** Requests whose line is still to be written, and the function that writes it (once). */
+    const pending = new WeakMap<FastifyRequest, (status: number) => void>();
+
+    /** The line about `request`, its fields in their usual order; callers add the rest. */
+    function lineOf(request: FastifyRequest, result: AuditLine['result'], status: number, durationMs: number): AuditLine {
+      // Undefined, not null, on a request answered before the lifecycle (no decorators there).
+      const principal = request.principal ?? null;
+      return {
+        timestamp: new Date().toISOString(),
+        level: 'audit',
+        user: principal?.username ?? '',
+        role: principal?.role ?? '',
+        method: request.method,
+        path: request.url.split('?')[0] ?? '',
+        clientIP: request.ip,
+        userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
+        result,
+        status,
+        requestId: request.id,
+        authMethod: principal?.method ?? '',
+        durationMs,
+        ...targetOf(request.params),
+        ...(request.auditTarget === undefined ? {} : { target: request.auditTarget }),
+      };
+    }
+
     function auditRequest(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
       // A flag rather than writableFinished, which light-my-request (app.inject) never sets.
@@ -95,32 +149,24 @@ export default fp<AuditPluginOptions>(
       reply.raw.once('finish', () => (finished = true));
       const socket: object | null = request.raw.socket;
       if (socket) inFlight.add(socket);
-      reply.raw.once('close', () => {
+      const writeOnce = (status: number): void => {
+        if (!pending.delete(request)) return;
         if (socket) inFlight.delete(socket);
-        const status = finished ? reply.raw.statusCode : CLIENT_CLOSED;
-        // Undefined, not null, on a request answered before the lifecycle (no decorators there).
-        const principal = request.principal ?? null;
-        const line: AuditLine = {
-          timestamp: new Date().toISOString(),
-          level: 'audit',
-          user: principal?.username ?? '',
-          role: principal?.role ?? '',
-          method: request.method,
-          path: request.url.split('?')[0] ?? '',
-          clientIP: request.ip,
-          userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
-          result: status < 400 ? 'success' : 'failure',
-          status,
-          requestId: request.id,
-          authMethod: principal?.method ?? '',
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
-          ...targetOf(request.params),
-          ...(request.auditTarget === undefined ? {} : { target: request.auditTarget }),
+        const durationMs = Math.round((performance.now() - started) * 100) / 100;
+        write({
+          ...lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs),
           ...(request.auditOutcome === undefined ? {} : { outcome: request.auditOutcome }),
-        };
-        write(line);
-      });
+        });
+      };
+      pending.set(request, writeOnce);
+      reply.raw.once('close', () => writeOnce(finished ? reply.raw.statusCode : CLIENT_CLOSED));
     }
+    app.decorate('auditUpgraded', (request: FastifyRequest) => pending.get(request)?.(101));
+    app.decorate('auditEvent', (request: FastifyRequest, event: AuditEvent) => {
+      const { action, result = 'success', durationMs = 0, ...details } = event;
+      // Status: that of the request the event belongs to, which for an upgraded console is 101.
+      write({ ...lineOf(request, result, 101, durationMs), action, ...details });
+    });
     app.decorateRequest('auditOutcome', undefined);
     app.decorateRequest('auditTarget', undefined);
     app.decorate('auditRequest', auditRequest);

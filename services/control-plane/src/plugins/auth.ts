@@ -12,6 +12,7 @@ import { isWellFormedKey } from '../apikeys/keys.js';
 import type { ApiKeyRecord } from '../apikeys/store.js';
 import { allowedNamespaces, authorize } from '../rbac/roles.js';
 import type { Permission, Roles } from '../rbac/roles.js';
+import { ROUTES } from '../routes/table.js';
 import type { Scope } from '../routes/table.js';
 import { Forbidden, TooManyRequests, Unauthorized } from '../errors.js';
 
@@ -24,11 +25,24 @@ declare module 'fastify' {
     permission?: Permission;
     scope?: Scope;
   }
+  interface FastifyInstance {
+    /** Installs what redeems `?ticket=` on the console route (the console routes do, once). */
+    acceptConsoleTickets(redeemer: TicketRedeemer): void;
+  }
   interface FastifyRequest {
     principal: Principal | null;
     /** For `filtered` routes: the namespaces whose items the caller may see. */
     visibleNamespaces: 'all' | ReadonlySet<string> | null;
   }
+}
+
+/**
+ * Redeems a console ticket: the principal it was issued to, if it is current, unused and for
+ * this game server. Browsers cannot set headers on a WebSocket, so the console route alone
+ * accepts one in its query, and only when no credential header is present.
+ */
+export interface TicketRedeemer {
+  redeem(ticket: string, target: { namespace: string; name: string }): Promise<Principal | undefined>;
 }
 
 export interface AuthPluginOptions {
@@ -49,7 +63,8 @@ const ANONYMOUS: Principal = { userId: 'anonymous', username: 'anonymous', role:
  * Authentication chain in `onRequest`: API key, bearer token, Basic. The first provider whose
  * credential is present decides; a present but invalid credential is a 401 and never falls
  * through. A credential not already known good takes one attempt from its client address's
- * failed sign-in limit before it is verified, and gives it back when it proves good.
+ * failed sign-in limit before it is verified, and gives it back when it proves good. The
+ * console route alone also takes a single-use ticket (`?ticket=`) when no header is present.
  * Authorization is attached per route from `config.permission` by one `onRoute` hook.
  */
 export default fp<AuthPluginOptions>(
@@ -68,6 +83,19 @@ export default fp<AuthPluginOptions>(
 
     app.decorateRequest('principal', null);
     app.decorateRequest('visibleNamespaces', null);
+
+    let tickets: TicketRedeemer | undefined;
+    app.decorate('acceptConsoleTickets', (redeemer: TicketRedeemer) => {
+      if (tickets !== undefined) throw new Error('console tickets are redeemed by one redeemer only');
+      tickets = redeemer;
+    });
+
+    /** The `?ticket=` of a request to open a console; undefined on every other route. */
+    function consoleTicketOf(request: FastifyRequest): string | undefined {
+      if (request.method !== 'GET' || request.routeOptions.url !== ROUTES.openConsole.url) return undefined;
+      const ticket = (request.query as { ticket?: unknown }).ticket;
+      return typeof ticket === 'string' ? ticket : undefined;
+    }
 
     type Credential = { kind: 'apikey' | 'bearer' | 'basic'; value: string; challenge: string };
 
@@ -189,6 +217,14 @@ export default fp<AuthPluginOptions>(
         return;
       }
       const credential = credentialOf(request);
+      const ticket = credential === undefined ? consoleTicketOf(request) : undefined;
+      if (ticket !== undefined) {
+        const { namespace = '', name = '' } = request.params as { namespace?: string; name?: string };
+        const principal = tickets === undefined ? undefined : await tickets.redeem(ticket, { namespace, name });
+        if (principal === undefined) throw new Unauthorized('the console ticket is not valid: it was used already, has expired or is for another game server');
+        request.principal = principal;
+        return;
+      }
       if (credential === undefined) {
         refused('missing');
         reply.header('www-authenticate', challenges);

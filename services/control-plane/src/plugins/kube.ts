@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { CommandRunner } from '../kube/exec.js';
+import { LogStreamer } from '../kube/logs.js';
 import { ApiKeyStore } from '../apikeys/store.js';
 import { kubeClients } from '../kube/client.js';
 import type { KubeBounds } from '../kube/client.js';
@@ -16,6 +17,8 @@ declare module 'fastify' {
       watch: Watch;
       /** Runs a command in a container through the exec API (kube/exec.ts). */
       exec: CommandRunner;
+      /** Streams a container's log (kube/logs.ts); the answer, not the stream, bounded by KUBE_REQUEST_TIMEOUT. */
+      logs: LogStreamer;
       /** The control plane's own namespace: API keys and profiles live here. */
       namespace: string;
     };
@@ -37,7 +40,7 @@ export default fp<KubePluginOptions>(
     if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
     else kc.loadFromCluster();
     const { core, custom, watch } = kubeClients(kc, opts);
-    app.decorate('kube', { core, custom, watch, exec: new CommandRunner(kc, opts.requestTimeoutMs), namespace: opts.namespace });
+    app.decorate('kube', { core, custom, watch, exec: new CommandRunner(kc, opts.requestTimeoutMs), logs: new LogStreamer(kc, opts.requestTimeoutMs), namespace: opts.namespace });
     const store = new ApiKeyStore(core, watch, opts.namespace, opts.apikeyPrefix, app.log);
     app.decorate('apikeys', store);
     await store.start();

@@ -4,6 +4,7 @@ import { pointerSegment } from './schema.js';
 import type { ProfileError } from './schema.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, PROFILE_LABEL } from './store.js';
 import type { Profile } from './types.js';
+import { SNAPSHOTS, SNAPSHOT_KIND } from '../snapshots/model.js';
 
 /** The container Agones is told is the game server (`spec.container`). */
 export const GAME_SERVER_CONTAINER = 'gameserver';
@@ -32,6 +33,8 @@ export interface GameServerManifestOptions {
   labels?: Record<string, string>;
   /** Added to the profile's environment, replacing variables of the same name. */
   env?: Record<string, string>;
+  /** A VolumeSnapshot in `namespace` the storage is restored from (checked with `restoreSource`). */
+  fromSnapshot?: string;
 }
 
 export interface GameServerManifests {
@@ -94,6 +97,8 @@ export function gameServerManifest(profile: Profile, options: GameServerManifest
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: storage.size } },
       ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+      // The CSI provisioner fills the new volume from the snapshot.
+      ...(options.fromSnapshot ? { dataSource: { apiGroup: SNAPSHOTS.group, kind: SNAPSHOT_KIND, name: options.fromSnapshot } } : {}),
     },
   });
   return { gameServer, claim };

@@ -135,8 +135,14 @@ export const ProfileBody = Type.Object(
     ),
     snapshot: Type.Optional(
       Type.Object(
-        { preCommand: Type.Optional(Argv), postCommand: Type.Optional(Argv) },
-        { additionalProperties: false, description: 'Hooks run around a snapshot.' },
+        {
+          preCommand: Type.Optional(Argv),
+          postCommand: Type.Optional(Argv),
+          keep: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 1000, description: "Ready snapshots kept per game server; older ones are deleted once a newer one is ready." }),
+          ),
+        },
+        { additionalProperties: false, description: 'Hooks run around a snapshot, and how many snapshots to keep.' },
       ),
     ),
   },
@@ -182,7 +188,7 @@ const UNITS: Readonly<Record<string, number>> = {
 };
 
 /** The amount a quantity of the QUANTITY syntax stands for; near enough to compare two. */
-function amount(quantity: string): number {
+export function quantityAmount(quantity: string): number {
   const match = /^([0-9.]+)(.*)$/.exec(quantity);
   return Number(match?.[1]) * (UNITS[match?.[2] ?? ''] ?? Number.NaN);
 }
@@ -215,7 +221,7 @@ function ruleIssues(doc: Record<string, unknown>): SchemaIssue[] {
       const limit = limits[resource];
       if (typeof request !== 'string' || typeof limit !== 'string') continue;
       // Kubernetes refuses the pod otherwise; saying so now beats a game server stuck in Error.
-      if (amount(request) > amount(limit)) {
+      if (quantityAmount(request) > quantityAmount(limit)) {
         issues.push(issue(`/resources/requests/${resource}`, 'requestOverLimit', `must not exceed resources.limits.${resource} (${limit})`));
       }
     }

@@ -16,8 +16,11 @@ export interface Profile {
   restartCommand?: string[];
   /** Named command actions, run with `POST .../actions/{name}`. */
   actions: Record<string, ProfileAction>;
-  /** Hooks for snapshots (issue 14). */
-  snapshot?: { preCommand?: string[]; postCommand?: string[] };
+  /**
+   * Snapshots of the storage: argv run in the container before and after one is cut, and how
+   * many ready ones to keep per game server (older ones are deleted; without it, all are kept).
+   */
+  snapshot?: { preCommand?: string[]; postCommand?: string[]; keep?: number };
 }
 
 export interface ProfilePort {

@@ -23,8 +23,8 @@ export interface Role {
 }
 
 /** The game-server resources viewers may read; API keys are an admin matter. */
-export const RESOURCES = ['session', 'gameservers', 'fleets', 'profiles', 'snapshots', 'console', 'apikeys'] as const;
-const READABLE = ['session', 'gameservers', 'fleets', 'profiles', 'snapshots'];
+export const RESOURCES = ['session', 'gameservers', 'fleets', 'profiles', 'snapshots', 'logs', 'console', 'apikeys'] as const;
+const READABLE = ['session', 'gameservers', 'fleets', 'profiles', 'snapshots', 'logs'];
 
 interface RoleSpec {
   inherits?: readonly string[];

@@ -11,6 +11,7 @@ import type { AgonesGameServer, GameServer } from '../../gameservers/model.js';
 import { SelectorError, matches, parseSelector } from '../../gameservers/selector.js';
 import { checkUserLabels, gameServerManifest, generateName } from '../../profiles/manifest.js';
 import { invalidBody } from '../../profiles/schema.js';
+import { checkRestorable } from '../../snapshots/take.js';
 import { Namespace, Name, ActionName, Argv, page, ListQuery } from '../params.js';
 
 /** How long a write waits for the watch to show it, so the caller's next read sees it; then it answers anyway. */
@@ -25,6 +26,14 @@ const CreateBody = Type.Object(
     labels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra labels; keys under gsp.dev/ are reserved.' })),
     env: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 4096 }), { description: "Environment variables added to the profile's (these win)." }),
+    ),
+    fromSnapshot: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+        description: "A VolumeSnapshot in this namespace, ready to use, that the new server's storage is restored from (its claim's dataSource).",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -149,7 +158,12 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (labelErrors.length > 0) throw invalidBody(labelErrors);
       const name = request.body.name ?? generateName(profile.name);
       request.auditTarget = `${namespace}/${name}`;
-      const { gameServer, claim } = gameServerManifest(profile, { namespace, name, labels, env });
+      const { fromSnapshot } = request.body;
+      if (fromSnapshot !== undefined) {
+        await checkRestorable(custom, namespace, fromSnapshot, profile);
+        request.auditOutcome = `restored from snapshot ${fromSnapshot}`;
+      }
+      const { gameServer, claim } = gameServerManifest(profile, { namespace, name, labels, env, ...(fromSnapshot === undefined ? {} : { fromSnapshot }) });
       const created = (await custom.createNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', body: gameServer })) as AgonesGameServer;
       if (claim !== undefined) {
         try {

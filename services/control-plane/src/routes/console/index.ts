@@ -1,0 +1,108 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Redis } from 'ioredis';
+import { routeOf } from '../table.js';
+import { BadRequest, Conflict, NotFound } from '../../errors.js';
+import { stateOf } from '../../gameservers/model.js';
+import { CONSOLE_STATES, ConsoleHub, currentKey } from '../../console/hub.js';
+import { CONSOLE_LIMITS } from '../../console/protocol.js';
+import { TicketStore } from '../../console/tickets.js';
+import type { ConsoleTarget } from '../../console/tickets.js';
+import { Name, Namespace } from '../params.js';
+
+export interface ConsoleRoutesOptions {
+  /** Where tickets are kept so that any replica redeems them; undefined: this replica's memory. */
+  redis: Redis | undefined;
+  redisKeyPrefix: string;
+  /** CONSOLE_TICKET_TTL. */
+  ticketTtlMs: number;
+}
+
+const GameServerParams = Type.Object({ namespace: Namespace, name: Name });
+
+const ConsoleQuery = Type.Object({
+  ticket: Type.Optional(Type.String({ maxLength: 100, description: 'A ticket from POST .../console/tickets, for clients that cannot send credential headers.' })),
+});
+
+const Ticket = Type.Object(
+  {
+    ticket: Type.String({ description: 'Pass as `?ticket=` when opening the console; valid once.' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The console of a game server: a WebSocket attached to its container (after the same
+ * authentication, audit and role check as every request), and the tickets with which browsers
+ * open one. The protocol is in src/console/protocol.ts and the README.
+ */
+const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (app, opts) => {
+  const tickets = new TicketStore(opts.redis, opts.redisKeyPrefix, opts.ticketTtlMs);
+  const hub = new ConsoleHub({ gameServers: app.agones.gameServers, apikeys: app.apikeys, exec: app.kube.exec, limits: CONSOLE_LIMITS, log: app.log });
+  app.acceptConsoleTickets({
+    redeem: async (ticket, target) => {
+      const grant = await tickets.redeem(ticket, target);
+      const apiKey = grant?.principal.apiKey;
+      // A ticket is worth what the credential it was asked with is worth now.
+      if (apiKey !== undefined && currentKey(app.apikeys, apiKey.sha256) === undefined) return undefined;
+      return grant?.principal;
+    },
+  });
+  app.addHook('onClose', async () => {
+    hub.stop();
+    tickets.clear();
+  });
+
+  /** Refuses a console on a game server that does not exist (404) or whose process does not run (409). */
+  const checkRunning = ({ namespace, name }: ConsoleTarget): void => {
+    const gs = app.agones.gameServers.get(namespace, name);
+    if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
+    const state = stateOf(gs);
+    if (!CONSOLE_STATES.has(state)) throw new Conflict(`the console needs a running game server (${[...CONSOLE_STATES].join(', ')}); ${namespace}/${name} is ${state}`);
+  };
+
+  app.route({
+    ...routeOf('openConsole', [409]),
+    // Left out of /openapi.json, which cannot describe a WebSocket; the README documents it.
+    schema: { hide: true, params: GameServerParams, querystring: ConsoleQuery },
+    preHandler: async (request) => checkRunning(request.params),
+    // A refused upgrade's socket left HTTP behind: nothing else will close it when authentication
+    // or the rate limit refused it (their hooks run before @fastify/websocket's, which would).
+    onResponse: async (request) => {
+      if (request.raw.headers.upgrade !== undefined) request.raw.socket.destroy();
+    },
+    handler: async () => {
+      throw new BadRequest('the console is a WebSocket: connect with Upgrade: websocket (see the README)');
+    },
+    wsHandler: (socket, request) => {
+      app.auditUpgraded(request);
+      hub.open(socket, {
+        target: request.params,
+        principal: request.principal!,
+        audit: {
+          input: (command) => app.auditEvent(request, { action: 'console.input', command }),
+          close: (summary) => app.auditEvent(request, { action: 'console.close', ...summary }),
+        },
+      });
+    },
+  });
+
+  app.route({
+    ...routeOf('createConsoleTicket', [409]),
+    schema: {
+      summary: "A single-use ticket to open the game server's console without credential headers (browsers)",
+      params: GameServerParams,
+      response: { 201: Ticket },
+    },
+    handler: async (request, reply) => {
+      checkRunning(request.params);
+      const issued = await tickets.issue(request.principal!, request.params);
+      // A credential: never kept by a cache.
+      reply.code(201).header('cache-control', 'no-store');
+      return issued;
+    },
+  });
+};
+
+export default consoleRoutes;
