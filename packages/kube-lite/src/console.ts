@@ -64,7 +64,7 @@ const SEQ_LIMIT = 1_000_000;
 /** `seq` writes its output in chunks of about this size, as a process writes through a pipe. */
 const SEQ_CHUNK = 32 * 1024;
 
-export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
+export class PodConsole extends EventEmitter<{ log: [LogLine]; stdout: [string] }> {
   readonly logs: LogLine[] = [];
   /** Connected players, in the order they joined. */
   readonly players = new Set<string>();
@@ -139,7 +139,7 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
   }
 
   /** Attach, or an interactive shell: each line is a command; other lines are echoed back. */
-  interactive(io: ProcessIO): Process {
+  interactive(io: ProcessIO, out: (text: string) => void = io.stdout): Process {
     let buffer = '';
     let done = false;
     const finish = (code: number): void => {
@@ -157,7 +157,7 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
         return;
       }
       const output = this.command(trimmed);
-      io.stdout(`${output ?? line.replace(/\r$/, '')}\n`);
+      out(`${output ?? line.replace(/\r$/, '')}\n`);
     };
     const endInput = (): void => {
       if (buffer) handleLine(buffer);
@@ -176,6 +176,25 @@ export class PodConsole extends EventEmitter<{ log: [LogLine] }> {
       },
       endInput,
       kill: endInput,
+    };
+  }
+
+  /**
+   * Attach: the container's one main process, as on a real node. What any attached client types
+   * reaches it, and what it writes reaches every attached client (each `kubectl attach` of a pod
+   * sees the same output), unlike an exec, whose process is the client's own.
+   */
+  attach(io: ProcessIO): Process {
+    const onOutput = (text: string): void => io.stdout(text);
+    this.on('stdout', onOutput);
+    const detach = (): void => {
+      this.off('stdout', onOutput);
+    };
+    const process_ = this.interactive({ ...io, exit: (code) => (detach(), io.exit(code)) }, (text) => this.emit('stdout', text));
+    return {
+      input: process_.input,
+      endInput: () => (detach(), process_.endInput()),
+      kill: () => (detach(), process_.kill()),
     };
   }
 

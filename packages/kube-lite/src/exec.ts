@@ -94,7 +94,7 @@ export class ExecServer {
       },
     };
     if (request.attach) {
-      process_ = console_.interactive(io);
+      process_ = console_.attach(io);
       if (!request.stdin) {
         // Attach without stdin follows the console's log until the client leaves.
         const onLog = (line: { text: string }): void => io.stdout(`${line.text}\n`);

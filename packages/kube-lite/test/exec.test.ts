@@ -71,6 +71,26 @@ t.test('client-node Attach talks to the console', async (t) => {
   t.match(logs, '[say] welcome');
 });
 
+t.test('every attached client sees what the main process writes, whoever typed it; an exec sees only its own', async (t) => {
+  const kube = await startForTest(t);
+  await runningPod(kube);
+  const attach = async () => {
+    const stdout = collect();
+    const stdin = new PassThrough();
+    const ws = await new Attach(kube.kubeConfig).attach('default', 'game', 'server', stdout.stream, null, stdin, false);
+    t.teardown(() => ws.close());
+    return { stdout, stdin };
+  };
+  const first = await attach();
+  const second = await attach();
+  first.stdin.write('say from the first\n');
+  await until(() => second.stdout.text().includes('[server] from the first\n'), 'the second client to see the answer');
+  t.ok(first.stdout.text().includes('[server] from the first\n'), 'the first sees it too');
+  const own = await exec(kube.kubeConfig, ['sh'], 'say from an exec\n');
+  t.equal(own.stdout, '[server] from an exec\n', 'an exec has its own output');
+  t.notMatch(first.stdout.text(), 'from an exec', 'which no attached client sees');
+});
+
 t.test('the v4 channel protocol works without the v5 close message', async (t) => {
   const kube = await startForTest(t);
   await runningPod(kube);
