@@ -11,6 +11,7 @@ import type { KubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { ADMIN_PASSWORD, AuditCapture, BASIC_ADMIN, TEST_REDIS_URL, baseEnv, createKey, redisPrefix, startKube, until } from './helper.js';
+import { CLIENT_ID, signingKey, startIssuer } from './oidc-issuer.js';
 
 const PROFILE = { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] };
 const SCRIPT = fileURLToPath(new URL('../../../scripts/console.ts', import.meta.url));
@@ -299,6 +300,27 @@ t.test("an API key's expiry closes its console", async (t) => {
   t.equal(await client.closed(4000), 'credential expired');
   t.ok(Date.now() >= Date.parse(expiresAt), 'not before the key expired');
   t.ok(Date.now() - Date.parse(expiresAt) < 1000, 'within a second of it');
+});
+
+t.test("a bearer token's exp closes the console opened with it", async (t) => {
+  const key = await signingKey('k1', 'RS256');
+  const idp = await startIssuer(t);
+  idp.publish([key]);
+  const { app, http } = await setUp(t, {
+    AUTH_MODE: 'apikey,basic,oidc',
+    AUTH_OIDC_ISSUER_URL: idp.issuer,
+    AUTH_OIDC_CLIENT_ID: CLIENT_ID,
+    AUTH_OIDC_ROLE_CLAIM: 'groups',
+    AUTH_OIDC_ROLE_MAPPING: 'ops=operator',
+  });
+  await server(app, 'tok');
+  const token = await idp.sign(key, 'alice', { groups: ['ops'] }, { exp: '3s' });
+  const exp = (JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { exp: number }).exp * 1000;
+  const client = await open(consoleUrl(http, 'tok'), { authorization: `Bearer ${token}` });
+  await until('the first state', () => client.states().length > 0);
+  t.equal(await client.closed(6000), 'credential expired');
+  t.ok(Date.now() >= exp, 'not before the token expired');
+  t.ok(Date.now() - exp < 1000, 'within a second of it');
 });
 
 t.test('audit: the open, each input line with its text, and the close with duration and bytes; no key, password or ticket', async (t) => {

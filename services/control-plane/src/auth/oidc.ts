@@ -87,10 +87,10 @@ export function createOidcVerifier(config: OidcConfig, roles: Roles): OidcVerifi
       throw err;
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidCredentialError('the token has no subject');
-    return {
-      principal: { userId: payload.sub, username: usernameFromClaims(payload), role: roleFromClaims(payload, config, roles), method: 'oidc' },
-      exp: typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity,
-    };
+    const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
+    const principal: Principal = { userId: payload.sub, username: usernameFromClaims(payload), role: roleFromClaims(payload, config, roles), method: 'oidc' };
+    if (Number.isFinite(exp)) principal.expiresAt = exp;
+    return { principal, exp };
   }
 
   const cacheKey = (token: string) => createHash('sha256').update(token).digest('base64url');

@@ -14,6 +14,8 @@ export interface Principal {
    * revocation names. A name alone is not enough: a key revoked and created again keeps it.
    */
   apiKey?: ApiKeyIdentity;
+  /** When the credential stops being valid (a bearer token's `exp`, in ms): what a long-lived console is closed at. */
+  expiresAt?: number;
 }
 
 /** A credential that is present but not acceptable; the message is safe to show the caller. */

@@ -97,6 +97,8 @@ export class ConsoleHub {
       if (record === undefined) return session.close(REVOKED, CloseCode.policy);
       if (record.expiresAt !== undefined) session.expireAt(Date.parse(record.expiresAt));
     }
+    // A bearer token's right ends at its exp: the console with it.
+    if (request.principal.expiresAt !== undefined) session.expireAt(request.principal.expiresAt);
 
     const target = { namespace, pod: name, container: containerOf(gs) };
     this.options.exec

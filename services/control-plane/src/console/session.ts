@@ -100,12 +100,17 @@ export class ConsoleSession {
     this.send({ type: 'state', state });
   }
 
+  private expiresAt = Infinity;
+
   /** Closes the console when the credential it was opened with expires. */
   expireAt(time: number): void {
+    // The earliest of the credential's ends (a key's expiry, a token's exp) is the one that counts.
+    const at = Math.min(time, this.expiresAt);
+    this.expiresAt = at;
     clearTimeout(this.expiry);
-    const wait = time - Date.now();
+    const wait = at - Date.now();
     if (wait <= 0) return this.close('credential expired', CloseCode.policy);
-    this.expiry = setTimeout(() => this.expireAt(time), Math.min(wait, MAX_TIMER_MS));
+    this.expiry = setTimeout(() => this.expireAt(at), Math.min(wait, MAX_TIMER_MS));
   }
 
   close(reason: string, code: number): void {
