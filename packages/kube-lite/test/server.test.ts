@@ -177,7 +177,8 @@ t.test('dry run validates without storing', async (t) => {
 });
 
 t.test('deleting a namespace deletes everything in it', async (t) => {
-  const kube = await startForTest(t);
+  // Terminating lasts a step: long enough here that the create below is surely refused, not too late.
+  const kube = await startForTest(t, { stepMs: 1500 });
   await kubectlOk(t, kube, ['create', 'namespace', 'doomed']);
   await kubectlOk(t, kube, ['-n', 'doomed', 'create', 'configmap', 'c', '--from-literal=a=b']);
   const answer = await request(kube, 'DELETE', '/api/v1/namespaces/doomed');
