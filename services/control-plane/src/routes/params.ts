@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BadRequest } from '../errors.js';
+import { BadRequest, NotFound } from '../errors.js';
 
 /** Path and query pieces the game-server, fleet and profile routes share. */
 export const Namespace = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'A Kubernetes namespace.' });
@@ -49,4 +49,15 @@ export function page<T extends { namespace: string; name: string }>(request: Fas
   next.set('continue', encodeContinue(pageItems[pageItems.length - 1] as T));
   reply.header('link', `<${request.url.split('?')[0]}?${next.toString()}>; rel="next"`);
   return pageItems;
+}
+
+/** Whether the caller of a `filtered` list may see namespace `namespace` (the role check set what it may). */
+export function mayList(request: FastifyRequest, namespace: string): boolean {
+  const visible = request.visibleNamespaces;
+  return visible === null || visible === 'all' || visible.has(namespace);
+}
+
+/** A list's `?namespace=` naming one the caller may not see is a 404, as if it held nothing of theirs. */
+export function checkListedNamespace(request: FastifyRequest, namespace: string | undefined, what: string): void {
+  if (namespace !== undefined && !mayList(request, namespace)) throw new NotFound(`namespace ${namespace} is not one you may list ${what} in`);
 }

@@ -5,7 +5,7 @@ import { routeOf } from '../table.js';
 import { NotFound } from '../../errors.js';
 import { AGONES, FleetSchema, fleetView } from '../../gameservers/model.js';
 import type { AgonesFleet, Fleet } from '../../gameservers/model.js';
-import { ListQuery, Name, Namespace, page } from '../params.js';
+import { checkListedNamespace, ListQuery, mayList, Name, Namespace, page } from '../params.js';
 
 const SETTLE_MS = 2000;
 /** A bound against typos (10000 for 100): each replica is a pod. */
@@ -28,13 +28,11 @@ const fleetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['fleets'], querystring: ListQuery, response: { 200: Type.Array(FleetSchema) } },
     handler: async (request, reply) => {
       const { namespace } = request.query;
-      const visible = request.visibleNamespaces;
-      const may = (ns: string): boolean => visible === null || visible === 'all' || visible.has(ns);
-      if (namespace !== undefined && !may(namespace)) throw new NotFound(`namespace ${namespace} is not one you may list fleets in`);
+      checkListedNamespace(request, namespace, 'fleets');
       const items: Fleet[] = fleets
         .list(namespace)
         .map(fleetView)
-        .filter((f) => may(f.namespace))
+        .filter((f) => mayList(request, f.namespace))
         .sort((a, b) => (a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace < b.namespace ? -1 : 1));
       return page(request, reply, items);
     },

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { routeOf } from '../table.js';
 import { BadRequest, Conflict, NotFound, Unprocessable } from '../../errors.js';
 import { isHeld } from '../../gameservers/locks.js';
@@ -12,7 +11,7 @@ import { SelectorError, matches, parseSelector } from '../../gameservers/selecto
 import { checkUserLabels, gameServerManifest, generateName } from '../../profiles/manifest.js';
 import { invalidBody } from '../../profiles/schema.js';
 import { checkRestorable } from '../../snapshots/take.js';
-import { Namespace, Name, ActionName, Argv, page, ListQuery } from '../params.js';
+import { Namespace, Name, ActionName, Argv, checkListedNamespace, mayList, page, ListQuery } from '../params.js';
 
 /** How long a write waits for the watch to show it, so the caller's next read sees it; then it answers anyway. */
 const SETTLE_MS = 2000;
@@ -97,11 +96,6 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return gs;
   };
 
-  const visibleIn = (request: FastifyRequest, namespace: string): boolean => {
-    const visible = request.visibleNamespaces;
-    return visible === null || visible === 'all' || visible.has(namespace);
-  };
-
   app.route({
     ...routeOf('listGameServers'),
     schema: {
@@ -111,7 +105,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const { namespace, labelSelector, state } = request.query;
-      if (namespace !== undefined && !visibleIn(request, namespace)) throw new NotFound(`namespace ${namespace} is not one you may list game servers in`);
+      checkListedNamespace(request, namespace, 'game servers');
       let requirements;
       try {
         requirements = parseSelector(labelSelector ?? '');
@@ -128,7 +122,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return reply.type('application/json; charset=utf-8').send(cache.whole as unknown as GameServer[]);
       }
       const wanted = items.filter(
-        (gs) => (namespace === undefined || gs.namespace === namespace) && visibleIn(request, gs.namespace) && (state === undefined || gs.state === state) && matches(requirements, gs.labels),
+        (gs) => (namespace === undefined || gs.namespace === namespace) && mayList(request, gs.namespace) && (state === undefined || gs.state === state) && matches(requirements, gs.labels),
       );
       // Already JSON, in the shape the response schema documents (the reply is typed for the objects).
       const body = jsonArray(page(request, reply, wanted), json);

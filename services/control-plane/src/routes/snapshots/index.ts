@@ -9,7 +9,7 @@ import type { WriteAudit } from '../../snapshots/retention.js';
 import { SnapshotStore } from '../../snapshots/store.js';
 import { SnapshotCreatedSchema, takeSnapshot } from '../../snapshots/take.js';
 import type { SnapshotContext } from '../../snapshots/take.js';
-import { ListQuery, Name, Namespace, page } from '../params.js';
+import { checkListedNamespace, ListQuery, mayList, Name, Namespace, page } from '../params.js';
 
 export interface SnapshotRouteOptions {
   /**
@@ -90,10 +90,8 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
     schema: { tags: ['snapshots'], querystring: ListQuery, response: { 200: Type.Array(SnapshotSchema) } },
     handler: async (request, reply) => {
       const { namespace } = request.query;
-      const visible = request.visibleNamespaces;
-      const may = (ns: string): boolean => visible === null || visible === 'all' || visible.has(ns);
-      if (namespace !== undefined && !may(namespace)) throw new NotFound(`namespace ${namespace} is not one you may list snapshots in`);
-      const items: Snapshot[] = store.list(namespace).filter((s) => may(s.namespace));
+      checkListedNamespace(request, namespace, 'snapshots');
+      const items: Snapshot[] = store.list(namespace).filter((s) => mayList(request, s.namespace));
       return page(request, reply, items);
     },
   });
