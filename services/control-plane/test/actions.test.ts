@@ -111,7 +111,9 @@ t.test('a profile action gets its args as separate argv elements, never through 
   const failed = await act(app, 'cmd', 'fail');
   t.equal(failed.statusCode, 200, 'the command ran; it failed');
   t.equal((failed.json() as { exitCode: number }).exitCode, 1);
-  t.equal((await act(app, 'cmd', 'say', ['a\u0000b'])).statusCode, 400, 'NUL cannot be an argv element');
+  const nul = await act(app, 'cmd', 'say', ['a\u0000b']);
+  t.equal(nul.statusCode, 400, 'NUL cannot be an argv element');
+  t.match(nul.json(), { detail: /^args\[0\] must not contain NUL characters/ });
 });
 
 t.test('output past 64 KiB is cut and marked truncated', async (t) => {

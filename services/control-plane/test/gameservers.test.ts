@@ -108,6 +108,9 @@ t.test('creating refuses an unknown profile (422), an unknown namespace (404), a
   t.match(taken.json(), { detail: /taken/ });
   const reserved = await create('games', { profile: 'arena', labels: { 'gsp.dev/profile': 'other' } });
   t.equal(reserved.statusCode, 400);
+  const badName = await create('games', { profile: 'arena', name: 'X Y' });
+  t.equal(badName.statusCode, 400);
+  t.match(badName.json(), { detail: /^name must be a DNS-1123 label: lower-case letters, digits and "-"/ }, 'the rule, not the pattern');
   const extra = await create('games', { profile: 'arena', image: 'evil' });
   t.equal(extra.statusCode, 400);
   t.match(extra.json(), { detail: /unknown field/ });

@@ -3,11 +3,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequest, NotFound } from '../errors.js';
 
 /** Path and query pieces the game-server, fleet and profile routes share. */
-export const Namespace = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'A Kubernetes namespace.' });
-export const Name = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' });
-export const ActionName = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z][a-z0-9-]*$', description: 'allocate, reserve, restart, shutdown, or an action of the profile.' });
+/** What a name that is no DNS-1123 label is told: the rule, not the pattern. */
+export const DNS_LABEL_RULE = 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters';
+export const Namespace = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE, description: 'A Kubernetes namespace.' });
+export const Name = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE });
+export const ActionName = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z][a-z0-9-]*$',
+  errorMessage: 'must be lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+  description: 'allocate, reserve, restart, shutdown, or an action of the profile.',
+});
 /** argv elements: any text but NUL, which no process can receive. */
-export const Argv = Type.Array(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' }), { maxItems: 64 });
+export const Argv = Type.Array(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$', errorMessage: 'must not contain NUL characters, at most 4096 characters' }), { maxItems: 64 });
 
 export const MAX_LIMIT = 1000;
 

@@ -11,7 +11,7 @@ import { SelectorError, matches, parseSelector } from '../../gameservers/selecto
 import { checkUserLabels, gameServerManifest, generateName } from '../../profiles/manifest.js';
 import { invalidBody } from '../../profiles/schema.js';
 import { checkRestorable } from '../../snapshots/take.js';
-import { Namespace, Name, ActionName, Argv, checkListedNamespace, mayList, page, ListQuery } from '../params.js';
+import { Namespace, Name, ActionName, Argv, checkListedNamespace, DNS_LABEL_RULE, mayList, page, ListQuery } from '../params.js';
 
 /** How long a write waits for the watch to show it, so the caller's next read sees it; then it answers anyway. */
 const SETTLE_MS = 2000;
@@ -20,8 +20,10 @@ const GameServerParams = Type.Object({ namespace: Namespace, name: Name });
 
 const CreateBody = Type.Object(
   {
-    profile: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'The profile to create it from.' }),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'Default: the profile name and a random suffix.' })),
+    profile: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE, description: 'The profile to create it from.' }),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE, description: 'Default: the profile name and a random suffix.' }),
+    ),
     labels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra labels; keys under gsp.dev/ are reserved.' })),
     env: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 4096 }), { description: "Environment variables added to the profile's (these win)." }),
