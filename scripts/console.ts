@@ -22,7 +22,8 @@ const MESSAGE_EVERY_MS = 60;
 /** After the end of stdin, the console closes once its output has been quiet this long. */
 const QUIET_MS = 500;
 
-type ServerMessage = { type: 'output'; data: string } | { type: 'state'; state: string } | { type: 'closed'; reason: string };
+type ServerMessage =
+  { type: 'output'; data: string } | { type: 'state'; state: string } | { type: 'closed'; reason: string };
 
 function fail(message: string, code = 2): never {
   console.error(`console: ${message}`);
@@ -32,7 +33,9 @@ function fail(message: string, code = 2): never {
 function credentialHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
   if (env.GSP_API_KEY) return { 'x-api-key': env.GSP_API_KEY };
   if (env.GSP_BASIC_USER && env.GSP_BASIC_PASSWORD !== undefined) {
-    return { authorization: `Basic ${Buffer.from(`${env.GSP_BASIC_USER}:${env.GSP_BASIC_PASSWORD}`).toString('base64')}` };
+    return {
+      authorization: `Basic ${Buffer.from(`${env.GSP_BASIC_USER}:${env.GSP_BASIC_PASSWORD}`).toString('base64')}`,
+    };
   }
   return fail(`set GSP_API_KEY, or GSP_BASIC_USER and GSP_BASIC_PASSWORD\n\n${USAGE}`);
 }
@@ -67,7 +70,10 @@ class Outbox {
   }
 }
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { help: { type: 'boolean', short: 'h' } },
+});
 if (values.help) {
   console.log(USAGE);
   process.exit(0);
@@ -78,7 +84,8 @@ if (match === null || extra.length > 0) fail(`give one game server as <namespace
 const [, namespace, name] = match as RegExpExecArray;
 
 const base = (process.env.CONTROL_PLANE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-if (!/^https?:\/\//.test(base)) fail(`CONTROL_PLANE_URL must be an http:// or https:// URL, got ${JSON.stringify(base)}`);
+if (!/^https?:\/\//.test(base))
+  fail(`CONTROL_PLANE_URL must be an http:// or https:// URL, got ${JSON.stringify(base)}`);
 const url = `${base.replace(/^http/, 'ws')}/api/v1/gameservers/${namespace}/${name}/console`;
 const ws = new WebSocket(url, { headers: credentialHeaders(process.env) });
 

@@ -15,12 +15,26 @@ const kubeletVars = new Set(['KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT
 const helm = helmIn();
 t.teardown(() => helm.close());
 
-function eachContainer(docs: Manifest[]): { deployment: Manifest; env: Env; name: string; spec: ReturnType<typeof podSpec>; container: ReturnType<typeof podSpec>['containers'][number] }[] {
+function eachContainer(
+  docs: Manifest[],
+): {
+  deployment: Manifest;
+  env: Env;
+  name: string;
+  spec: ReturnType<typeof podSpec>;
+  container: ReturnType<typeof podSpec>['containers'][number];
+}[] {
   const dir = mkdtempSync(join(tmpdir(), 'gsp-chart-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return deployments(docs).flatMap((deployment) => {
     const spec = podSpec(deployment);
-    return spec.containers.map((container) => ({ deployment, spec, container, name: container.name, env: containerEnv(docs, spec, container, secrets, join(dir, deployment.metadata.name)) }));
+    return spec.containers.map((container) => ({
+      deployment,
+      spec,
+      container,
+      name: container.name,
+      env: containerEnv(docs, spec, container, secrets, join(dir, deployment.metadata.name)),
+    }));
   });
 }
 
@@ -33,59 +47,113 @@ for (const chart of Object.keys(full)) {
     t.ok(containers.length > 0, 'renders at least one container');
     for (const { name, env } of containers) {
       const { read } = load(name, env);
-      const unread = Object.keys(env).filter((key) => !read.has(key) && !readElsewhere.has(key) && !kubeletVars.has(key));
+      const unread = Object.keys(env).filter(
+        (key) => !read.has(key) && !readElsewhere.has(key) && !kubeletVars.has(key),
+      );
       t.same(unread, [], `${name}: every variable the chart sets is one the service reads`);
     }
   });
 
-  t.test(`${chart}: runs as non-root on a read-only root, with probes on real endpoints, and no secret in the manifest`, async (t) => {
-    const docs = await template(helm, chart, full[chart]!);
-    const text = JSON.stringify(docs);
-    const leaked = Object.values(secrets)
-      .flatMap((data) => Object.values(data))
-      .filter((value) => text.includes(value.slice(0, 40)));
-    t.same(leaked.length, 0, 'no Secret value appears in the rendered manifests');
-    for (const { deployment, spec, container } of eachContainer(docs)) {
-      t.equal(spec.securityContext?.runAsNonRoot, true, `${deployment.metadata.name}: runAsNonRoot`);
-      t.equal(container.securityContext?.readOnlyRootFilesystem, true, `${container.name}: read-only root filesystem`);
-      t.equal(container.securityContext?.allowPrivilegeEscalation, false, `${container.name}: no privilege escalation`);
-      t.same(container.securityContext?.capabilities, { drop: ['ALL'] }, `${container.name}: drops every capability`);
-      t.equal(container.readinessProbe?.httpGet?.path, '/readyz', `${container.name}: readiness on /readyz`);
-      t.equal(container.livenessProbe?.httpGet?.path, '/healthz', `${container.name}: liveness on /healthz`);
-      const portNames = (container.ports ?? []).map((p) => p.name);
-      t.ok(portNames.includes(String(container.readinessProbe?.httpGet?.port)), `${container.name}: the probe's port is declared`);
-    }
-  });
+  t.test(
+    `${chart}: runs as non-root on a read-only root, with probes on real endpoints, and no secret in the manifest`,
+    async (t) => {
+      const docs = await template(helm, chart, full[chart]!);
+      const text = JSON.stringify(docs);
+      const leaked = Object.values(secrets)
+        .flatMap((data) => Object.values(data))
+        .filter((value) => text.includes(value.slice(0, 40)));
+      t.same(leaked.length, 0, 'no Secret value appears in the rendered manifests');
+      for (const { deployment, spec, container } of eachContainer(docs)) {
+        t.equal(spec.securityContext?.runAsNonRoot, true, `${deployment.metadata.name}: runAsNonRoot`);
+        t.equal(
+          container.securityContext?.readOnlyRootFilesystem,
+          true,
+          `${container.name}: read-only root filesystem`,
+        );
+        t.equal(
+          container.securityContext?.allowPrivilegeEscalation,
+          false,
+          `${container.name}: no privilege escalation`,
+        );
+        t.same(container.securityContext?.capabilities, { drop: ['ALL'] }, `${container.name}: drops every capability`);
+        t.equal(container.readinessProbe?.httpGet?.path, '/readyz', `${container.name}: readiness on /readyz`);
+        t.equal(container.livenessProbe?.httpGet?.path, '/healthz', `${container.name}: liveness on /healthz`);
+        const portNames = (container.ports ?? []).map((p) => p.name);
+        t.ok(
+          portNames.includes(String(container.readinessProbe?.httpGet?.port)),
+          `${container.name}: the probe's port is declared`,
+        );
+      }
+    },
+  );
 }
 
-t.test('platform: one value pins the switch on the API server and the proxy alike, as a string or a bool', async (t) => {
-  for (const pinned of ['true', 'false', true, false]) {
-    const docs = await template(helm, 'platform', { ...full.platform, cliAccess: { pinned } });
-    const pins = eachContainer(docs).map(({ name, env }) => [name, env.SERVICE_CLI_ACCESS_ENABLED]);
-    t.same(pins, [['api-server', String(pinned)], ['cluster-proxy', String(pinned)]], `pinned: ${JSON.stringify(pinned)}`);
-  }
-  const unpinned = await template(helm, 'platform', { ...full.platform, cliAccess: { pinned: '' } });
-  t.same(eachContainer(unpinned).map(({ env }) => env.SERVICE_CLI_ACCESS_ENABLED), [undefined, undefined], 'unpinned: neither process is pinned');
-});
+t.test(
+  'platform: one value pins the switch on the API server and the proxy alike, as a string or a bool',
+  async (t) => {
+    for (const pinned of ['true', 'false', true, false]) {
+      const docs = await template(helm, 'platform', { ...full.platform, cliAccess: { pinned } });
+      const pins = eachContainer(docs).map(({ name, env }) => [name, env.SERVICE_CLI_ACCESS_ENABLED]);
+      t.same(
+        pins,
+        [
+          ['api-server', String(pinned)],
+          ['cluster-proxy', String(pinned)],
+        ],
+        `pinned: ${JSON.stringify(pinned)}`,
+      );
+    }
+    const unpinned = await template(helm, 'platform', { ...full.platform, cliAccess: { pinned: '' } });
+    t.same(
+      eachContainer(unpinned).map(({ env }) => env.SERVICE_CLI_ACCESS_ENABLED),
+      [undefined, undefined],
+      'unpinned: neither process is pinned',
+    );
+  },
+);
 
 t.test('platform: a development install without certificates is possible, but only when asked for', async (t) => {
-  const docs = await template(helm, 'platform', { ...full.platform, clusterProxy: { publicUrl: 'https://127.0.0.1:8443', tls: { insecureSkipVerify: true }, tunnelTls: { terminatedInFront: true } } });
+  const docs = await template(helm, 'platform', {
+    ...full.platform,
+    clusterProxy: {
+      publicUrl: 'https://127.0.0.1:8443',
+      tls: { insecureSkipVerify: true },
+      tunnelTls: { terminatedInFront: true },
+    },
+  });
   const env = Object.fromEntries(eachContainer(docs).map(({ name, env }) => [name, env]));
-  t.equal(env['api-server']?.PROXY_INSECURE_SKIP_TLS_VERIFY, 'true', 'kubeconfigs skip verifying the self-signed certificate');
+  t.equal(
+    env['api-server']?.PROXY_INSECURE_SKIP_TLS_VERIFY,
+    'true',
+    'kubeconfigs skip verifying the self-signed certificate',
+  );
   t.equal(env['cluster-proxy']?.TLS_CERT_FILE, undefined, 'the proxy generates its certificate');
-  t.equal(env['cluster-proxy']?.TUNNEL_TLS_CERT_FILE, undefined, 'the tunnel speaks h2c behind the terminating load balancer');
+  t.equal(
+    env['cluster-proxy']?.TUNNEL_TLS_CERT_FILE,
+    undefined,
+    'the tunnel speaks h2c behind the terminating load balancer',
+  );
 });
 
-t.test('platform: the proxy finds the API server through the chart\'s own Service', async (t) => {
+t.test("platform: the proxy finds the API server through the chart's own Service", async (t) => {
   const docs = await template(helm, 'platform', full.platform!);
   const proxy = eachContainer(docs).find((c) => c.name === 'cluster-proxy')!;
   const api = docs.find((d) => d.kind === 'Service' && d.metadata.name.endsWith('-api-server'))!;
   t.equal(proxy.env.API_SERVER_URL, `http://${api.metadata.name}.gsp.svc:80`);
-  const services = docs.filter((d) => d.kind === 'Service').map((d) => [d.metadata.name, (d as unknown as { spec: { type: string } }).spec.type]);
-  t.same(services.find(([name]) => String(name).endsWith('-metrics')), ['gsp-platform-cluster-proxy-metrics', 'ClusterIP'], 'metrics are not exposed outside the cluster');
+  const services = docs
+    .filter((d) => d.kind === 'Service')
+    .map((d) => [d.metadata.name, (d as unknown as { spec: { type: string } }).spec.type]);
+  t.same(
+    services.find(([name]) => String(name).endsWith('-metrics')),
+    ['gsp-platform-cluster-proxy-metrics', 'ClusterIP'],
+    'metrics are not exposed outside the cluster',
+  );
 });
 
-const without = (values: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => ({ ...values, ...patch });
+const without = (values: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => ({
+  ...values,
+  ...patch,
+});
 const platformApi = full.platform!.apiServer as Record<string, unknown>;
 const platformProxy = full.platform!.clusterProxy as Record<string, unknown>;
 const controlPlaneAuth = full['control-plane']!.auth as Record<string, unknown>;
@@ -95,20 +163,91 @@ const controlPlaneAuth = full['control-plane']!.auth as Record<string, unknown>;
 // refusal stays behind it for `--skip-schema-validation`.
 t.test('a missing required value stops helm template and helm lint alike, naming the value', async (t) => {
   const cases: [string, Record<string, unknown>, RegExp, RegExp][] = [
-    ['platform', without(full.platform!, { database: { existingSecret: '' } }), /at '\/database\/existingSecret'/, /database\.existingSecret/],
-    ['platform', without(full.platform!, { apiServer: { ...platformApi, kubeconfig: { signingKey: { existingSecret: '' } } } }), /at '\/apiServer\/kubeconfig\/signingKey\/existingSecret'/, /signingKey\.existingSecret is required: without a shared key/],
-    ['platform', without(full.platform!, { apiServer: { ...platformApi, auth: { jwtSecret: { existingSecret: '' }, oidc: { issuerUrl: '' } } } }), /at '\/apiServer\/auth': 'anyOf' failed/, /set jwtSecret\.existingSecret, oidc\.issuerUrl/],
-    ['platform', without(full.platform!, { apiServer: { ...platformApi, auth: { oidc: { issuerUrl: 'https://id.example.com', audience: '' } } } }), /at '\/apiServer\/auth\/oidc\/audience'/, /oidc\.audience is required with an issuer/],
-    ['platform', without(full.platform!, { clusterProxy: { ...platformProxy, publicUrl: '' } }), /at '\/clusterProxy\/publicUrl'/, /clusterProxy\.publicUrl/],
-    ['platform', without(full.platform!, { clusterProxy: { ...platformProxy, tls: { existingSecret: '' } } }), /at '\/clusterProxy\/tls': 'anyOf' failed/, /clusterProxy\.tls\.existingSecret .* is required/],
-    ['platform', without(full.platform!, { clusterProxy: { ...platformProxy, tunnelTls: { existingSecret: '' } } }), /at '\/clusterProxy\/tunnelTls': 'anyOf' failed/, /agents send their token on the tunnel port/],
-    ['control-plane', without(full['control-plane']!, { auth: { ...controlPlaneAuth, basic: { user: 'admin', existingSecret: '' } } }), /at '\/auth\/basic\/existingSecret'/, /auth\.basic\.existingSecret/],
-    ['control-plane', without(full['control-plane']!, { auth: { ...controlPlaneAuth, basic: { user: '', existingSecret: 'cp-basic' } } }), /at '\/auth\/basic\/user'/, /auth\.basic\.user is required/],
-    ['control-plane', without(full['control-plane']!, { auth: { ...controlPlaneAuth, oidc: { issuerUrl: '', clientId: 'gsp-cp' } } }), /at '\/auth\/oidc\/issuerUrl'/, /auth\.oidc\.issuerUrl is required/],
-    ['control-plane', without(full['control-plane']!, { serviceAccount: { create: false } }), /at '\/serviceAccount\/name'/, /serviceAccount\.name is required/],
-    ['tunnel-agent', without(full['tunnel-agent']!, { agentToken: { existingSecret: '' } }), /at '\/agentToken\/existingSecret'/, /agentToken\.existingSecret/],
+    [
+      'platform',
+      without(full.platform!, { database: { existingSecret: '' } }),
+      /at '\/database\/existingSecret'/,
+      /database\.existingSecret/,
+    ],
+    [
+      'platform',
+      without(full.platform!, { apiServer: { ...platformApi, kubeconfig: { signingKey: { existingSecret: '' } } } }),
+      /at '\/apiServer\/kubeconfig\/signingKey\/existingSecret'/,
+      /signingKey\.existingSecret is required: without a shared key/,
+    ],
+    [
+      'platform',
+      without(full.platform!, {
+        apiServer: { ...platformApi, auth: { jwtSecret: { existingSecret: '' }, oidc: { issuerUrl: '' } } },
+      }),
+      /at '\/apiServer\/auth': 'anyOf' failed/,
+      /set jwtSecret\.existingSecret, oidc\.issuerUrl/,
+    ],
+    [
+      'platform',
+      without(full.platform!, {
+        apiServer: { ...platformApi, auth: { oidc: { issuerUrl: 'https://id.example.com', audience: '' } } },
+      }),
+      /at '\/apiServer\/auth\/oidc\/audience'/,
+      /oidc\.audience is required with an issuer/,
+    ],
+    [
+      'platform',
+      without(full.platform!, { clusterProxy: { ...platformProxy, publicUrl: '' } }),
+      /at '\/clusterProxy\/publicUrl'/,
+      /clusterProxy\.publicUrl/,
+    ],
+    [
+      'platform',
+      without(full.platform!, { clusterProxy: { ...platformProxy, tls: { existingSecret: '' } } }),
+      /at '\/clusterProxy\/tls': 'anyOf' failed/,
+      /clusterProxy\.tls\.existingSecret .* is required/,
+    ],
+    [
+      'platform',
+      without(full.platform!, { clusterProxy: { ...platformProxy, tunnelTls: { existingSecret: '' } } }),
+      /at '\/clusterProxy\/tunnelTls': 'anyOf' failed/,
+      /agents send their token on the tunnel port/,
+    ],
+    [
+      'control-plane',
+      without(full['control-plane']!, { auth: { ...controlPlaneAuth, basic: { user: 'admin', existingSecret: '' } } }),
+      /at '\/auth\/basic\/existingSecret'/,
+      /auth\.basic\.existingSecret/,
+    ],
+    [
+      'control-plane',
+      without(full['control-plane']!, {
+        auth: { ...controlPlaneAuth, basic: { user: '', existingSecret: 'cp-basic' } },
+      }),
+      /at '\/auth\/basic\/user'/,
+      /auth\.basic\.user is required/,
+    ],
+    [
+      'control-plane',
+      without(full['control-plane']!, { auth: { ...controlPlaneAuth, oidc: { issuerUrl: '', clientId: 'gsp-cp' } } }),
+      /at '\/auth\/oidc\/issuerUrl'/,
+      /auth\.oidc\.issuerUrl is required/,
+    ],
+    [
+      'control-plane',
+      without(full['control-plane']!, { serviceAccount: { create: false } }),
+      /at '\/serviceAccount\/name'/,
+      /serviceAccount\.name is required/,
+    ],
+    [
+      'tunnel-agent',
+      without(full['tunnel-agent']!, { agentToken: { existingSecret: '' } }),
+      /at '\/agentToken\/existingSecret'/,
+      /agentToken\.existingSecret/,
+    ],
     ['tunnel-agent', without(full['tunnel-agent']!, { clusterId: '' }), /at '\/clusterId'/, /clusterId .* is required/],
-    ['tunnel-agent', without(full['tunnel-agent']!, { proxyTunnelUrl: '', proxyCa: { existingSecret: '' } }), /at '\/proxyTunnelUrl'/, /proxyTunnelUrl .* is required/],
+    [
+      'tunnel-agent',
+      without(full['tunnel-agent']!, { proxyTunnelUrl: '', proxyCa: { existingSecret: '' } }),
+      /at '\/proxyTunnelUrl'/,
+      /proxyTunnelUrl .* is required/,
+    ],
   ];
   for (const [chart, values, path, reason] of cases) {
     const rendered = await helm.run(['template', 'gsp', chartDir(chart), ...valuesArgs(values)]);
@@ -117,98 +256,187 @@ t.test('a missing required value stops helm template and helm lint alike, naming
     const lint = await helm.run(['lint', chartDir(chart), ...valuesArgs(values)]);
     t.not(lint.code, 0, `${chart}: helm lint refuses ${path.source}`);
     t.match(lint.stdout + lint.stderr, path);
-    const unchecked = await helm.run(['template', 'gsp', chartDir(chart), '--skip-schema-validation', ...valuesArgs(values)]);
+    const unchecked = await helm.run([
+      'template',
+      'gsp',
+      chartDir(chart),
+      '--skip-schema-validation',
+      ...valuesArgs(values),
+    ]);
     t.not(unchecked.code, 0, `${chart}: without the schema, the template still refuses: ${reason.source}`);
     t.match(unchecked.stderr, reason);
   }
 });
 
-t.test('helm lint fails on each chart\'s default values, naming every value they lack, and passes once a values file gives them', async (t) => {
-  const lacking: Record<string, string[]> = {
-    platform: ['/database/existingSecret', '/apiServer/auth', '/apiServer/kubeconfig/signingKey/existingSecret', '/clusterProxy/publicUrl', '/clusterProxy/tls', '/clusterProxy/tunnelTls'],
-    'control-plane': ['/auth/oidc/issuerUrl', '/auth/oidc/clientId'],
-    'tunnel-agent': ['/proxyTunnelUrl', '/clusterId', '/agentToken/existingSecret'],
-  };
-  const dir = mkdtempSync(join(tmpdir(), 'gsp-values-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  for (const chart of Object.keys(full)) {
-    const defaults = await helm.run(['lint', chartDir(chart)]);
-    t.not(defaults.code, 0, `${chart}: helm lint with the default values fails`);
-    for (const path of lacking[chart]!) t.match(defaults.stdout, `at '${path}'`, `${chart}: names ${path}`);
-    const file = join(dir, `${chart}.yaml`);
-    writeFileSync(file, stringify(full[chart]));
-    const given = await helm.run(['lint', chartDir(chart), '--values', file]);
-    t.equal(given.code, 0, `${chart}: helm lint -f values.yaml passes: ${given.stdout}${given.stderr}`);
-  }
-});
+t.test(
+  "helm lint fails on each chart's default values, naming every value they lack, and passes once a values file gives them",
+  async (t) => {
+    const lacking: Record<string, string[]> = {
+      platform: [
+        '/database/existingSecret',
+        '/apiServer/auth',
+        '/apiServer/kubeconfig/signingKey/existingSecret',
+        '/clusterProxy/publicUrl',
+        '/clusterProxy/tls',
+        '/clusterProxy/tunnelTls',
+      ],
+      'control-plane': ['/auth/oidc/issuerUrl', '/auth/oidc/clientId'],
+      'tunnel-agent': ['/proxyTunnelUrl', '/clusterId', '/agentToken/existingSecret'],
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'gsp-values-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    for (const chart of Object.keys(full)) {
+      const defaults = await helm.run(['lint', chartDir(chart)]);
+      t.not(defaults.code, 0, `${chart}: helm lint with the default values fails`);
+      for (const path of lacking[chart]!) t.match(defaults.stdout, `at '${path}'`, `${chart}: names ${path}`);
+      const file = join(dir, `${chart}.yaml`);
+      writeFileSync(file, stringify(full[chart]));
+      const given = await helm.run(['lint', chartDir(chart), '--values', file]);
+      t.equal(given.code, 0, `${chart}: helm lint -f values.yaml passes: ${given.stdout}${given.stderr}`);
+    }
+  },
+);
 
-t.test('platform: SERVICE_CLI_ACCESS_ENABLED in the API server\'s or the proxy\'s extraEnv is refused, pinned or not', async (t) => {
-  // Each process reads its own pin: set on one alone, the proxy could answer 410 while the API says enabled.
-  for (const { envVar } of FLAGS) {
-    for (const component of ['apiServer', 'clusterProxy'] as const) {
-      for (const pinned of ['', 'true']) {
-        const base = full.platform![component] as Record<string, unknown>;
-        const values = without(full.platform!, { cliAccess: { pinned }, [component]: { ...base, extraEnv: [{ name: envVar, value: 'false' }] } });
-        const result = await helm.run(['template', 'gsp', chartDir('platform'), ...valuesArgs(values)]);
-        t.not(result.code, 0, `${component}.extraEnv: ${envVar} with cliAccess.pinned=${JSON.stringify(pinned)}`);
-        t.match(result.stderr, new RegExp(`extraEnv: ${envVar} may not be set here; set cliAccess\\.pinned`));
+t.test(
+  "platform: SERVICE_CLI_ACCESS_ENABLED in the API server's or the proxy's extraEnv is refused, pinned or not",
+  async (t) => {
+    // Each process reads its own pin: set on one alone, the proxy could answer 410 while the API says enabled.
+    for (const { envVar } of FLAGS) {
+      for (const component of ['apiServer', 'clusterProxy'] as const) {
+        for (const pinned of ['', 'true']) {
+          const base = full.platform![component] as Record<string, unknown>;
+          const values = without(full.platform!, {
+            cliAccess: { pinned },
+            [component]: { ...base, extraEnv: [{ name: envVar, value: 'false' }] },
+          });
+          const result = await helm.run(['template', 'gsp', chartDir('platform'), ...valuesArgs(values)]);
+          t.not(result.code, 0, `${component}.extraEnv: ${envVar} with cliAccess.pinned=${JSON.stringify(pinned)}`);
+          t.match(result.stderr, new RegExp(`extraEnv: ${envVar} may not be set here; set cliAccess\\.pinned`));
+        }
       }
     }
-  }
-});
+  },
+);
 
 t.test('the charts share one gsp.noDuplicateEnv, as a parent chart installing two of them would', async (t) => {
   const definition = (chart: string): string => {
     const text = readFileSync(join(chartDir(chart), 'templates', '_helpers.tpl'), 'utf8');
     return text.slice(text.indexOf('{{- define "gsp.noDuplicateEnv"'));
   };
-  for (const chart of ['control-plane', 'tunnel-agent']) t.equal(definition(chart), definition('platform'), `${chart}'s copy is the platform's`);
+  for (const chart of ['control-plane', 'tunnel-agent'])
+    t.equal(definition(chart), definition('platform'), `${chart}'s copy is the platform's`);
 });
 
-t.test('resource names say the release and the chart once: release gsp of gsp-platform makes gsp-platform-api-server', async (t) => {
-  const cases: [string, string, Record<string, unknown>, string[]][] = [
-    ['platform', 'gsp', {}, ['gsp-platform-api-server', 'gsp-platform-cluster-proxy']],
-    ['platform', 'gsp-platform', {}, ['gsp-platform-api-server', 'gsp-platform-cluster-proxy']],
-    ['platform', 'gsp-platform-eu', {}, ['gsp-platform-eu-api-server', 'gsp-platform-eu-cluster-proxy']],
-    ['platform', 'eu', {}, ['eu-gsp-platform-api-server', 'eu-gsp-platform-cluster-proxy']],
-    ['platform', 'gsp', { fullnameOverride: 'gsp-gsp-platform' }, ['gsp-gsp-platform-api-server', 'gsp-gsp-platform-cluster-proxy']],
-    ['control-plane', 'gsp', {}, ['gsp-control-plane']],
-    ['control-plane', 'gsp-control-plane', {}, ['gsp-control-plane']],
-    ['control-plane', 'eu', {}, ['eu-gsp-control-plane']],
-    ['tunnel-agent', 'gsp', {}, ['gsp-tunnel-agent']],
-    ['tunnel-agent', 'gsp-tunnel-agent', {}, ['gsp-tunnel-agent']],
-  ];
-  for (const [chart, release, patch, expected] of cases) {
-    const docs = await template(helm, chart, { ...full[chart], ...patch }, 'gsp', release);
-    t.same(deployments(docs).map((d) => d.metadata.name).sort(), expected, `${chart}, release ${release}${patch.fullnameOverride ? ' with fullnameOverride' : ''}`);
-    if (release !== 'gsp' || patch.fullnameOverride) continue;
-    // Cluster-scoped names carry the namespace (gsp) first, which may repeat; namespaced ones may not.
-    const repeated = docs.filter((d) => !d.kind.startsWith('Cluster') && d.metadata.name.includes('gsp-gsp'));
-    t.same(repeated.map((d) => `${d.kind}/${d.metadata.name}`), [], `${chart}: no namespaced name repeats gsp`);
-  }
-});
+t.test(
+  'resource names say the release and the chart once: release gsp of gsp-platform makes gsp-platform-api-server',
+  async (t) => {
+    const cases: [string, string, Record<string, unknown>, string[]][] = [
+      ['platform', 'gsp', {}, ['gsp-platform-api-server', 'gsp-platform-cluster-proxy']],
+      ['platform', 'gsp-platform', {}, ['gsp-platform-api-server', 'gsp-platform-cluster-proxy']],
+      ['platform', 'gsp-platform-eu', {}, ['gsp-platform-eu-api-server', 'gsp-platform-eu-cluster-proxy']],
+      ['platform', 'eu', {}, ['eu-gsp-platform-api-server', 'eu-gsp-platform-cluster-proxy']],
+      [
+        'platform',
+        'gsp',
+        { fullnameOverride: 'gsp-gsp-platform' },
+        ['gsp-gsp-platform-api-server', 'gsp-gsp-platform-cluster-proxy'],
+      ],
+      ['control-plane', 'gsp', {}, ['gsp-control-plane']],
+      ['control-plane', 'gsp-control-plane', {}, ['gsp-control-plane']],
+      ['control-plane', 'eu', {}, ['eu-gsp-control-plane']],
+      ['tunnel-agent', 'gsp', {}, ['gsp-tunnel-agent']],
+      ['tunnel-agent', 'gsp-tunnel-agent', {}, ['gsp-tunnel-agent']],
+    ];
+    for (const [chart, release, patch, expected] of cases) {
+      const docs = await template(helm, chart, { ...full[chart], ...patch }, 'gsp', release);
+      t.same(
+        deployments(docs)
+          .map((d) => d.metadata.name)
+          .sort(),
+        expected,
+        `${chart}, release ${release}${patch.fullnameOverride ? ' with fullnameOverride' : ''}`,
+      );
+      if (release !== 'gsp' || patch.fullnameOverride) continue;
+      // Cluster-scoped names carry the namespace (gsp) first, which may repeat; namespaced ones may not.
+      const repeated = docs.filter((d) => !d.kind.startsWith('Cluster') && d.metadata.name.includes('gsp-gsp'));
+      t.same(
+        repeated.map((d) => `${d.kind}/${d.metadata.name}`),
+        [],
+        `${chart}: no namespaced name repeats gsp`,
+      );
+    }
+  },
+);
 
-t.test('the control plane and the proxy default their metrics to different ports, each its service\'s own default', async (t) => {
-  const controlPlane = eachContainer(await template(helm, 'control-plane', full['control-plane']!))[0]!;
-  const proxy = eachContainer(await template(helm, 'platform', full.platform!)).find((c) => c.name === 'cluster-proxy')!;
-  t.equal(controlPlane.env.METRICS_PORT, '9091', 'the control plane on 9091');
-  t.equal(proxy.env.METRICS_PORT, '9090', 'the proxy on 9090');
-  const serviceDefault = (name: string, env: Env): number => (loaders[name]!({ ...env, METRICS_PORT: undefined }) as { metricsPort: number }).metricsPort;
-  t.equal(serviceDefault('control-plane', controlPlane.env), 9091, 'the control plane service defaults to the chart\'s port');
-  t.equal(serviceDefault('cluster-proxy', proxy.env), 9090, 'the proxy service defaults to the chart\'s port');
-});
+t.test(
+  "the control plane and the proxy default their metrics to different ports, each its service's own default",
+  async (t) => {
+    const controlPlane = eachContainer(await template(helm, 'control-plane', full['control-plane']!))[0]!;
+    const proxy = eachContainer(await template(helm, 'platform', full.platform!)).find(
+      (c) => c.name === 'cluster-proxy',
+    )!;
+    t.equal(controlPlane.env.METRICS_PORT, '9091', 'the control plane on 9091');
+    t.equal(proxy.env.METRICS_PORT, '9090', 'the proxy on 9090');
+    const serviceDefault = (name: string, env: Env): number =>
+      (loaders[name]!({ ...env, METRICS_PORT: undefined }) as { metricsPort: number }).metricsPort;
+    t.equal(
+      serviceDefault('control-plane', controlPlane.env),
+      9091,
+      "the control plane service defaults to the chart's port",
+    );
+    t.equal(serviceDefault('cluster-proxy', proxy.env), 9090, "the proxy service defaults to the chart's port");
+  },
+);
 
 t.test('each chart refuses an unsafe installation with a message saying what to change', async (t) => {
   const refusals: [string, Record<string, unknown>, RegExp][] = [
-    ['platform', without(full.platform!, { clusterProxy: { ...platformProxy, replicaCount: 2 } }), /replicaCount must be 1/],
+    [
+      'platform',
+      without(full.platform!, { clusterProxy: { ...platformProxy, replicaCount: 2 } }),
+      /replicaCount must be 1/,
+    ],
     ['platform', without(full.platform!, { cliAccess: { pinned: 'yes' } }), /cliAccess\.pinned must be/],
     ['control-plane', without(full['control-plane']!, { auth: { modes: ['none'] } }), /development only/],
-    ['control-plane', without(full['control-plane']!, { extraEnv: [{ name: 'LOG_LEVEL', value: 'debug' }] }), /extraEnv: LOG_LEVEL is already set by the chart/],
-    ['platform', without(full.platform!, { apiServer: { ...platformApi, extraEnv: [{ name: 'NODE_OPTIONS', value: '-' }, { name: 'NODE_OPTIONS', value: '+' }] } }), /extraEnv: NODE_OPTIONS is already set twice/],
-    ['platform', without(full.platform!, { clusterProxy: { ...platformProxy, extraEnv: [{ name: 'DATABASE_URL', value: 'postgres://in-plain-sight' }] } }), /extraEnv: DATABASE_URL is already set by the chart/],
-    ['control-plane', without(full['control-plane']!, { metrics: { port: 8080 } }), /metrics\.port: 8080 is the API port/],
-    ['platform', without(full.platform!, { clusterProxy: { ...platformProxy, metrics: { port: 8444 } } }), /8443 and 8444 are the kubectl and tunnel ports/],
-    ['tunnel-agent', without(full['tunnel-agent']!, { proxyTunnelUrl: 'http://proxy:8444' }), /proxyCa applies only to an https/],
+    [
+      'control-plane',
+      without(full['control-plane']!, { extraEnv: [{ name: 'LOG_LEVEL', value: 'debug' }] }),
+      /extraEnv: LOG_LEVEL is already set by the chart/,
+    ],
+    [
+      'platform',
+      without(full.platform!, {
+        apiServer: {
+          ...platformApi,
+          extraEnv: [
+            { name: 'NODE_OPTIONS', value: '-' },
+            { name: 'NODE_OPTIONS', value: '+' },
+          ],
+        },
+      }),
+      /extraEnv: NODE_OPTIONS is already set twice/,
+    ],
+    [
+      'platform',
+      without(full.platform!, {
+        clusterProxy: { ...platformProxy, extraEnv: [{ name: 'DATABASE_URL', value: 'postgres://in-plain-sight' }] },
+      }),
+      /extraEnv: DATABASE_URL is already set by the chart/,
+    ],
+    [
+      'control-plane',
+      without(full['control-plane']!, { metrics: { port: 8080 } }),
+      /metrics\.port: 8080 is the API port/,
+    ],
+    [
+      'platform',
+      without(full.platform!, { clusterProxy: { ...platformProxy, metrics: { port: 8444 } } }),
+      /8443 and 8444 are the kubectl and tunnel ports/,
+    ],
+    [
+      'tunnel-agent',
+      without(full['tunnel-agent']!, { proxyTunnelUrl: 'http://proxy:8444' }),
+      /proxyCa applies only to an https/,
+    ],
   ];
   for (const [chart, values, message] of refusals) {
     const result = await helm.run(['template', 'gsp', chartDir(chart), ...valuesArgs(values)]);
@@ -217,21 +445,59 @@ t.test('each chart refuses an unsafe installation with a message saying what to 
   }
 });
 
-t.test('each chart\'s values schema names a misspelt or mistyped value before anything renders', async (t) => {
+t.test("each chart's values schema names a misspelt or mistyped value before anything renders", async (t) => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ['control-plane', { ...full['control-plane'], replicas: 3 }, /additional properties 'replicas' not allowed/],
-    ['control-plane', { ...full['control-plane'], replicaCount: 'two' }, /at '\/replicaCount': got string, want integer/],
-    ['control-plane', { ...full['control-plane'], auth: { ...(full['control-plane']!.auth as object), modes: ['apikey', 'ldap'] } }, /at '\/auth\/modes\/1'/],
+    [
+      'control-plane',
+      { ...full['control-plane'], replicaCount: 'two' },
+      /at '\/replicaCount': got string, want integer/,
+    ],
+    [
+      'control-plane',
+      { ...full['control-plane'], auth: { ...(full['control-plane']!.auth as object), modes: ['apikey', 'ldap'] } },
+      /at '\/auth\/modes\/1'/,
+    ],
     ['platform', { ...full.platform, flagsCacheTtl: 'ten seconds' }, /at '\/flagsCacheTtl'/],
     ['platform', { ...full.platform, cliAccess: { staleMode: 'lenient' } }, /at '\/cliAccess\/staleMode'/],
-    ['platform', { ...full.platform, clusterProxy: { ...(full.platform!.clusterProxy as object), publicUrl: 'http://kubectl.example.com' } }, /at '\/clusterProxy\/publicUrl'/],
+    [
+      'platform',
+      {
+        ...full.platform,
+        clusterProxy: { ...(full.platform!.clusterProxy as object), publicUrl: 'http://kubectl.example.com' },
+      },
+      /at '\/clusterProxy\/publicUrl'/,
+    ],
     ['tunnel-agent', { ...full['tunnel-agent'], connectTimeout: 'soon' }, /at '\/connectTimeout'/],
-    ['tunnel-agent', { ...full['tunnel-agent'], proxyTunelUrl: 'https://typo:8444' }, /additional properties 'proxyTunelUrl' not allowed/],
+    [
+      'tunnel-agent',
+      { ...full['tunnel-agent'], proxyTunelUrl: 'https://typo:8444' },
+      /additional properties 'proxyTunelUrl' not allowed/,
+    ],
     // Kubernetes takes only strings in env[].value: a bare 2 or true would render, then fail to apply.
-    ['platform', { ...full.platform, apiServer: { ...platformApi, extraEnv: [{ name: 'UV_THREADPOOL_SIZE', value: 8 }] } }, /at '\/apiServer\/extraEnv\/0\/value': got number, want string/],
-    ['platform', { ...full.platform, clusterProxy: { ...platformProxy, extraEnv: [{ name: 'NODE_NO_WARNINGS', value: true }] } }, /at '\/clusterProxy\/extraEnv\/0\/value': got boolean, want string/],
-    ['control-plane', { ...full['control-plane'], extraEnv: [{ name: 'UV_THREADPOOL_SIZE', value: 8 }] }, /at '\/extraEnv\/0\/value': got number, want string/],
-    ['tunnel-agent', { ...full['tunnel-agent'], extraEnv: [{ name: 'NODE_OPTIONS', valuefrom: { secretKeyRef: { name: 'x', key: 'y' } } }] }, /additional properties 'valuefrom' not allowed/],
+    [
+      'platform',
+      { ...full.platform, apiServer: { ...platformApi, extraEnv: [{ name: 'UV_THREADPOOL_SIZE', value: 8 }] } },
+      /at '\/apiServer\/extraEnv\/0\/value': got number, want string/,
+    ],
+    [
+      'platform',
+      { ...full.platform, clusterProxy: { ...platformProxy, extraEnv: [{ name: 'NODE_NO_WARNINGS', value: true }] } },
+      /at '\/clusterProxy\/extraEnv\/0\/value': got boolean, want string/,
+    ],
+    [
+      'control-plane',
+      { ...full['control-plane'], extraEnv: [{ name: 'UV_THREADPOOL_SIZE', value: 8 }] },
+      /at '\/extraEnv\/0\/value': got number, want string/,
+    ],
+    [
+      'tunnel-agent',
+      {
+        ...full['tunnel-agent'],
+        extraEnv: [{ name: 'NODE_OPTIONS', valuefrom: { secretKeyRef: { name: 'x', key: 'y' } } }],
+      },
+      /additional properties 'valuefrom' not allowed/,
+    ],
     ['platform', { ...full.platform, fullnameOverride: 'GSP_Platform' }, /at '\/fullnameOverride'/],
   ];
   for (const [chart, values, message] of cases) {
@@ -243,32 +509,62 @@ t.test('each chart\'s values schema names a misspelt or mistyped value before an
   }
 });
 
-t.test('the longest release name Helm allows still gives DNS-label names, and extra variables that repeat nothing pass', async (t) => {
-  const release = 'a'.repeat(53);
-  for (const chart of Object.keys(full)) {
-    const values = { ...full[chart], ...(chart === 'platform' ? { apiServer: { ...platformApi, extraEnv: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=200' }] } } : {}) };
-    const result = await helm.run(['template', release, chartDir(chart), ...valuesArgs(values)]);
-    t.equal(result.code, 0, result.stderr);
-    const docs = parseAllDocuments(result.stdout).map((doc) => doc.toJSON() as Manifest | null).filter((doc): doc is Manifest => doc !== null);
-    const tooLong = docs.filter((d) => ['Service', 'Deployment', 'ServiceAccount', 'ConfigMap', 'PodDisruptionBudget'].includes(d.kind) && !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(d.metadata.name));
-    t.same(tooLong.map((d) => `${d.kind}/${d.metadata.name}`), [], `${chart}: every Service, Deployment and account name is a DNS label of 63 characters or fewer`);
-  }
-});
+t.test(
+  'the longest release name Helm allows still gives DNS-label names, and extra variables that repeat nothing pass',
+  async (t) => {
+    const release = 'a'.repeat(53);
+    for (const chart of Object.keys(full)) {
+      const values = {
+        ...full[chart],
+        ...(chart === 'platform'
+          ? { apiServer: { ...platformApi, extraEnv: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=200' }] } }
+          : {}),
+      };
+      const result = await helm.run(['template', release, chartDir(chart), ...valuesArgs(values)]);
+      t.equal(result.code, 0, result.stderr);
+      const docs = parseAllDocuments(result.stdout)
+        .map((doc) => doc.toJSON() as Manifest | null)
+        .filter((doc): doc is Manifest => doc !== null);
+      const tooLong = docs.filter(
+        (d) =>
+          ['Service', 'Deployment', 'ServiceAccount', 'ConfigMap', 'PodDisruptionBudget'].includes(d.kind) &&
+          !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(d.metadata.name),
+      );
+      t.same(
+        tooLong.map((d) => `${d.kind}/${d.metadata.name}`),
+        [],
+        `${chart}: every Service, Deployment and account name is a DNS label of 63 characters or fewer`,
+      );
+    }
+  },
+);
 
 t.test('numbers given in a values file reach the service as the integers it reads, not 1e+06', async (t) => {
-  const docs = await template(helm, 'control-plane', { ...full['control-plane'], rateLimit: { max: 1_000_000, window: 60, authFailureLimit: 20 } });
+  const docs = await template(helm, 'control-plane', {
+    ...full['control-plane'],
+    rateLimit: { max: 1_000_000, window: 60, authFailureLimit: 20 },
+  });
   const { env } = eachContainer(docs)[0]!;
   t.equal(env.RATE_LIMIT_MAX, '1000000');
   t.equal(env.RATE_LIMIT_WINDOW, '60', 'a bare number of seconds is a duration');
   t.doesNotThrow(() => load('control-plane', env));
 });
 
-t.test('the same chart installs in two namespaces: cluster-wide objects carry the namespace in their names', async (t) => {
-  for (const chart of ['control-plane', 'tunnel-agent']) {
-    const names = async (namespace: string): Promise<string[]> =>
-      (await template(helm, chart, full[chart]!, namespace)).filter((d) => d.kind.startsWith('Cluster')).map((d) => d.metadata.name);
-    const [staging, production] = [await names('staging'), await names('production')];
-    t.ok(staging.length > 0, `${chart} has cluster-scoped objects`);
-    t.same(staging.filter((name) => production.includes(name)), [], `${chart}: no cluster-scoped name is shared between namespaces`);
-  }
-});
+t.test(
+  'the same chart installs in two namespaces: cluster-wide objects carry the namespace in their names',
+  async (t) => {
+    for (const chart of ['control-plane', 'tunnel-agent']) {
+      const names = async (namespace: string): Promise<string[]> =>
+        (await template(helm, chart, full[chart]!, namespace))
+          .filter((d) => d.kind.startsWith('Cluster'))
+          .map((d) => d.metadata.name);
+      const [staging, production] = [await names('staging'), await names('production')];
+      t.ok(staging.length > 0, `${chart} has cluster-scoped objects`);
+      t.same(
+        staging.filter((name) => production.includes(name)),
+        [],
+        `${chart}: no cluster-scoped name is shared between namespaces`,
+      );
+    }
+  },
+);

@@ -6,7 +6,12 @@ import { full, secrets } from './values.js';
 
 interface Deployed {
   metadata: { name: string };
-  spec: { replicas: number; template: { spec: { serviceAccountName?: string; containers: { name: string; env?: { name: string; value?: string }[] }[] } } };
+  spec: {
+    replicas: number;
+    template: {
+      spec: { serviceAccountName?: string; containers: { name: string; env?: { name: string; value?: string }[] }[] };
+    };
+  };
 }
 
 t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes API', async (t) => {
@@ -15,8 +20,12 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
   const kubectlBinary = findKubectl({ searchPath: false });
   const kubectl = (args: string[], input?: string): Promise<string> =>
     new Promise((resolve, reject) => {
-      const child = execFile(kubectlBinary, ['--kubeconfig', kube.kubeconfigPath, ...args], { timeout: 60_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+      const child = execFile(
+        kubectlBinary,
+        ['--kubeconfig', kube.kubeconfigPath, ...args],
+        { timeout: 60_000 },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
       );
       if (input !== undefined) child.stdin?.end(input);
     });
@@ -26,7 +35,12 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
   // What the operator creates first: namespaces and the Secrets the values name.
   for (const namespace of ['gsp', 'gsp-agent']) await kubectl(['create', 'namespace', namespace]);
   const secretList = Object.entries(secrets).flatMap(([name, data]) =>
-    ['gsp', 'gsp-agent'].map((namespace) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, stringData: data })),
+    ['gsp', 'gsp-agent'].map((namespace) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace },
+      stringData: data,
+    })),
   );
   await kubectl(['apply', '-f', '-'], secretList.map((secret) => JSON.stringify(secret)).join('\n---\n'));
 
@@ -36,34 +50,72 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
     ['gsp', 'tunnel-agent', 'gsp-agent'],
   ];
   for (const [release, chart, namespace] of releases) {
-    const install = await helm.run(['install', release, chartDir(chart), '--namespace', namespace, ...valuesArgs(full[chart]!)]);
+    const install = await helm.run([
+      'install',
+      release,
+      chartDir(chart),
+      '--namespace',
+      namespace,
+      ...valuesArgs(full[chart]!),
+    ]);
     t.equal(install.code, 0, `helm install ${chart}: ${install.stderr}`);
     t.match(install.stdout, 'STATUS: deployed');
   }
 
-  const deploymentsIn = async (namespace: string): Promise<Deployed[]> => (JSON.parse(await kubectl(['get', 'deployments', '-n', namespace, '-o', 'json'])) as { items: Deployed[] }).items;
+  const deploymentsIn = async (namespace: string): Promise<Deployed[]> =>
+    (JSON.parse(await kubectl(['get', 'deployments', '-n', namespace, '-o', 'json'])) as { items: Deployed[] }).items;
   const gsp = await deploymentsIn('gsp');
-  t.same(gsp.map((d) => d.metadata.name).sort(), ['gsp-control-plane', 'gsp-platform-api-server', 'gsp-platform-cluster-proxy']);
-  t.same((await deploymentsIn('gsp-agent')).map((d) => [d.metadata.name, d.spec.replicas]), [['gsp-tunnel-agent', 1]]);
+  t.same(gsp.map((d) => d.metadata.name).sort(), [
+    'gsp-control-plane',
+    'gsp-platform-api-server',
+    'gsp-platform-cluster-proxy',
+  ]);
+  t.same(
+    (await deploymentsIn('gsp-agent')).map((d) => [d.metadata.name, d.spec.replicas]),
+    [['gsp-tunnel-agent', 1]],
+  );
 
   // The objects the pods rely on exist under the names the pods use.
   const controlPlane = gsp.find((d) => d.metadata.name === 'gsp-control-plane')!;
   const account = controlPlane.spec.template.spec.serviceAccountName!;
-  t.equal((await kubectl(['get', 'serviceaccount', account, '-n', 'gsp', '-o', 'name'])).trim(), `serviceaccount/${account}`);
-  const binding = JSON.parse(await kubectl(['get', 'rolebinding', 'gsp-control-plane-apikeys', '-n', 'gsp', '-o', 'json'])) as { subjects: { name: string }[]; roleRef: { name: string } };
-  t.same(binding.subjects.map((s) => s.name), [account], 'the API-key Role is bound to the control plane\'s ServiceAccount');
-  const role = JSON.parse(await kubectl(['get', 'role', binding.roleRef.name, '-n', 'gsp', '-o', 'json'])) as { rules: { resources: string[]; verbs: string[] }[] };
+  t.equal(
+    (await kubectl(['get', 'serviceaccount', account, '-n', 'gsp', '-o', 'name'])).trim(),
+    `serviceaccount/${account}`,
+  );
+  const binding = JSON.parse(
+    await kubectl(['get', 'rolebinding', 'gsp-control-plane-apikeys', '-n', 'gsp', '-o', 'json']),
+  ) as { subjects: { name: string }[]; roleRef: { name: string } };
+  t.same(
+    binding.subjects.map((s) => s.name),
+    [account],
+    "the API-key Role is bound to the control plane's ServiceAccount",
+  );
+  const role = JSON.parse(await kubectl(['get', 'role', binding.roleRef.name, '-n', 'gsp', '-o', 'json'])) as {
+    rules: { resources: string[]; verbs: string[] }[];
+  };
   t.same(role.rules, [
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
   ]);
-  const agones = JSON.parse(await kubectl(['get', 'clusterrolebinding', 'gsp-gsp-control-plane-agones', '-o', 'json'])) as { subjects: { name: string; namespace: string }[]; roleRef: { name: string } };
-  t.same(agones.subjects.map((s) => `${s.namespace}/${s.name}`), [`gsp/${account}`], 'the control plane manages Agones objects in every namespace with its own ServiceAccount');
-  const agonesRole = JSON.parse(await kubectl(['get', 'clusterrole', agones.roleRef.name, '-o', 'json'])) as { rules: unknown[] };
+  const agones = JSON.parse(
+    await kubectl(['get', 'clusterrolebinding', 'gsp-gsp-control-plane-agones', '-o', 'json']),
+  ) as { subjects: { name: string; namespace: string }[]; roleRef: { name: string } };
+  t.same(
+    agones.subjects.map((s) => `${s.namespace}/${s.name}`),
+    [`gsp/${account}`],
+    'the control plane manages Agones objects in every namespace with its own ServiceAccount',
+  );
+  const agonesRole = JSON.parse(await kubectl(['get', 'clusterrole', agones.roleRef.name, '-o', 'json'])) as {
+    rules: unknown[];
+  };
   t.same(
     agonesRole.rules,
     [
-      { apiGroups: ['agones.dev'], resources: ['gameservers'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      {
+        apiGroups: ['agones.dev'],
+        resources: ['gameservers'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      },
       { apiGroups: ['agones.dev'], resources: ['fleets'], verbs: ['list', 'watch'] },
       { apiGroups: ['agones.dev'], resources: ['fleets/scale'], verbs: ['patch'] },
       { apiGroups: ['allocation.agones.dev'], resources: ['gameserverallocations'], verbs: ['create'] },
@@ -71,13 +123,26 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
       { apiGroups: [''], resources: ['pods/attach'], verbs: ['create', 'get'] },
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['create'] },
-      { apiGroups: ['snapshot.storage.k8s.io'], resources: ['volumesnapshots'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+      {
+        apiGroups: ['snapshot.storage.k8s.io'],
+        resources: ['volumesnapshots'],
+        verbs: ['get', 'list', 'watch', 'create', 'delete'],
+      },
     ],
     'exactly the verbs the game-server, console, log and snapshot routes use',
   );
-  const impersonate = JSON.parse(await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json'])) as { rules: unknown[] };
-  t.same(impersonate.rules, [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }], 'the agent may only impersonate users');
-  t.match(await kubectl(['get', 'configmap', 'gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']), /fleet-operator/);
+  const impersonate = JSON.parse(
+    await kubectl(['get', 'clusterrole', 'gsp-agent-gsp-tunnel-agent-impersonate', '-o', 'json']),
+  ) as { rules: unknown[] };
+  t.same(
+    impersonate.rules,
+    [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }],
+    'the agent may only impersonate users',
+  );
+  t.match(
+    await kubectl(['get', 'configmap', 'gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']),
+    /fleet-operator/,
+  );
   t.match(await kubectl(['get', 'pdb', '-n', 'gsp', '-o', 'name']), /gsp-platform-api-server/);
 
   // Turning the pin around is one upgrade, and it reaches both processes.
@@ -86,10 +151,28 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
       .filter((d) => d.metadata.name.startsWith('gsp-platform'))
       .map((d) => d.spec.template.spec.containers[0]!.env?.find((e) => e.name === 'SERVICE_CLI_ACCESS_ENABLED')?.value);
   t.same(await pins(), ['true', 'true']);
-  const upgrade = await helm.run(['upgrade', 'gsp', chartDir('platform'), '--namespace', 'gsp', '--reuse-values', '--set', 'cliAccess.pinned=false']);
+  const upgrade = await helm.run([
+    'upgrade',
+    'gsp',
+    chartDir('platform'),
+    '--namespace',
+    'gsp',
+    '--reuse-values',
+    '--set',
+    'cliAccess.pinned=false',
+  ]);
   t.equal(upgrade.code, 0, `helm upgrade: ${upgrade.stderr}`);
   t.same(await pins(), ['false', 'false'], 'pinned off on the API server and the proxy');
-  const unpin = await helm.run(['upgrade', 'gsp', chartDir('platform'), '--namespace', 'gsp', '--reuse-values', '--set', 'cliAccess.pinned=']);
+  const unpin = await helm.run([
+    'upgrade',
+    'gsp',
+    chartDir('platform'),
+    '--namespace',
+    'gsp',
+    '--reuse-values',
+    '--set',
+    'cliAccess.pinned=',
+  ]);
   t.equal(unpin.code, 0, `helm upgrade: ${unpin.stderr}`);
   t.same(await pins(), [undefined, undefined], 'unpinned: the stored value decides again');
 
@@ -97,7 +180,24 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
     const uninstall = await helm.run(['uninstall', release, '--namespace', namespace]);
     t.equal(uninstall.code, 0, uninstall.stderr);
   }
-  t.equal((await kubectl(['get', 'deployments,services,serviceaccounts,roles,rolebindings,configmaps,pdb', '-n', 'gsp', '-o', 'name'])).trim(), '', 'nothing of the releases is left in gsp');
+  t.equal(
+    (
+      await kubectl([
+        'get',
+        'deployments,services,serviceaccounts,roles,rolebindings,configmaps,pdb',
+        '-n',
+        'gsp',
+        '-o',
+        'name',
+      ])
+    ).trim(),
+    '',
+    'nothing of the releases is left in gsp',
+  );
   t.equal((await kubectl(['get', 'clusterroles,clusterrolebindings', '-o', 'name'])).trim(), '', 'nor cluster-wide');
-  t.equal((await kubectl(['get', 'secrets', '-n', 'gsp', '-o', 'name'])).trim().split('\n').length, Object.keys(secrets).length, 'the operator\'s Secrets stay');
+  t.equal(
+    (await kubectl(['get', 'secrets', '-n', 'gsp', '-o', 'name'])).trim().split('\n').length,
+    Object.keys(secrets).length,
+    "the operator's Secrets stay",
+  );
 });

@@ -43,7 +43,15 @@ export function helmIn(kubeconfig?: string): Helm {
         execFile(
           binary,
           full,
-          { env: { ...process.env, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') }, timeout: 60_000 },
+          {
+            env: {
+              ...process.env,
+              HELM_CACHE_HOME: join(home, 'cache'),
+              HELM_CONFIG_HOME: join(home, 'config'),
+              HELM_DATA_HOME: join(home, 'data'),
+            },
+            timeout: 60_000,
+          },
           (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         );
       }),
@@ -59,8 +67,21 @@ export function valuesArgs(values: Record<string, unknown>): string[] {
 }
 
 /** Renders a chart; strict YAML (no duplicate keys), as kustomize or a linter would read it. */
-export async function template(helm: Helm, chart: string, values: Record<string, unknown>, namespace = 'gsp', release = 'gsp'): Promise<Manifest[]> {
-  const result = await helm.run(['template', release, chartDir(chart), '--namespace', namespace, ...valuesArgs(values)]);
+export async function template(
+  helm: Helm,
+  chart: string,
+  values: Record<string, unknown>,
+  namespace = 'gsp',
+  release = 'gsp',
+): Promise<Manifest[]> {
+  const result = await helm.run([
+    'template',
+    release,
+    chartDir(chart),
+    '--namespace',
+    namespace,
+    ...valuesArgs(values),
+  ]);
   if (result.code !== 0) throw new Error(result.stderr.trim());
   const docs = parseAllDocuments(result.stdout);
   const errors = docs.flatMap((doc) => doc.errors.map((e) => e.message));
@@ -96,17 +117,25 @@ export interface PodSpec {
 }
 
 export const deployments = (docs: Manifest[]): Manifest[] => docs.filter((d) => d.kind === 'Deployment');
-export const podSpec = (deployment: Manifest): PodSpec => (deployment as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+export const podSpec = (deployment: Manifest): PodSpec =>
+  (deployment as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
 
 /**
  * The environment one container would see, with every file it is told about (a path under
  * a mount) written below `dir`: Secret data comes from `secrets`, ConfigMaps from `docs`.
  * The kubelet's own variables (KUBERNETES_SERVICE_HOST) are added, as in a real pod.
  */
-export function containerEnv(docs: Manifest[], spec: PodSpec, container: Container, secrets: Record<string, Record<string, string>>, dir: string): Env {
+export function containerEnv(
+  docs: Manifest[],
+  spec: PodSpec,
+  container: Container,
+  secrets: Record<string, Record<string, string>>,
+  dir: string,
+): Env {
   const secretValue = (name: string, key: string): string => {
     const value = secrets[name]?.[key];
-    if (value === undefined) throw new Error(`the chart reads key ${key} of Secret ${name}, which the test did not provide`);
+    if (value === undefined)
+      throw new Error(`the chart reads key ${key} of Secret ${name}, which the test did not provide`);
     return value;
   };
   const mounts = new Map<string, string>();
@@ -118,21 +147,26 @@ export function containerEnv(docs: Manifest[], spec: PodSpec, container: Contain
     mounts.set(mount.mountPath, target);
     if (volume.secret) {
       const data = secrets[volume.secret.secretName];
-      if (data === undefined) throw new Error(`the chart mounts Secret ${volume.secret.secretName}, which the test did not provide`);
+      if (data === undefined)
+        throw new Error(`the chart mounts Secret ${volume.secret.secretName}, which the test did not provide`);
       const items = volume.secret.items ?? Object.keys(data).map((key) => ({ key, path: key }));
       for (const item of items) writeFileSync(join(target, item.path), secretValue(volume.secret.secretName, item.key));
     } else if (volume.configMap) {
-      const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === volume.configMap?.name) as { data?: Record<string, string> } | undefined;
-      if (configMap === undefined) throw new Error(`the chart mounts ConfigMap ${volume.configMap.name}, which it does not render`);
+      const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === volume.configMap?.name) as
+        { data?: Record<string, string> } | undefined;
+      if (configMap === undefined)
+        throw new Error(`the chart mounts ConfigMap ${volume.configMap.name}, which it does not render`);
       for (const [key, value] of Object.entries(configMap.data ?? {})) writeFileSync(join(target, key), value);
     }
   }
   const env: Env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
   for (const variable of container.env ?? []) {
-    if (variable.name in env && !variable.name.startsWith('KUBERNETES_')) throw new Error(`${variable.name} is set twice`);
+    if (variable.name in env && !variable.name.startsWith('KUBERNETES_'))
+      throw new Error(`${variable.name} is set twice`);
     let value: string;
     if (variable.value !== undefined) value = variable.value;
-    else if (variable.valueFrom?.secretKeyRef) value = secretValue(variable.valueFrom.secretKeyRef.name, variable.valueFrom.secretKeyRef.key);
+    else if (variable.valueFrom?.secretKeyRef)
+      value = secretValue(variable.valueFrom.secretKeyRef.name, variable.valueFrom.secretKeyRef.key);
     else if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') value = 'gsp';
     else throw new Error(`${variable.name} has no value the test understands`);
     for (const [mountPath, target] of mounts) {

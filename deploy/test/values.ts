@@ -8,7 +8,12 @@ export const secrets: Record<string, Record<string, string>> = {
   'gsp-db': { url: 'postgres://gsp:db-password-1f2e@db.internal:5432/gsp' },
   'gsp-redis': { url: 'redis://:redis-password-9a8b@redis.internal:6379' },
   'gsp-jwt': { secret: 'jwt-secret-0123456789abcdef0123456789abcdef' },
-  'gsp-signing': { 'key.pem': generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
+  'gsp-signing': {
+    'key.pem': generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string,
+  },
   'gsp-proxy-tls': { 'tls.crt': certificate.cert, 'tls.key': certificate.key, 'ca.crt': certificate.cert },
   'gsp-tunnel-tls': { 'tls.crt': certificate.cert, 'tls.key': certificate.key },
   'cp-basic': { 'password-hash': '$2b$10$JCeIjG3XCknllMS5sizzgeMjiY4D/7KwdVHqj60sLXKvZLaP5bBHC' },
@@ -25,19 +30,35 @@ export const full: Record<string, Record<string, unknown>> = {
     apiServer: {
       replicaCount: 3,
       platformAdmins: ['alice', 'bob'],
-      auth: { jwtSecret: { existingSecret: 'gsp-jwt' }, oidc: { issuerUrl: 'https://id.example.com', audience: 'gsp' } },
+      auth: {
+        jwtSecret: { existingSecret: 'gsp-jwt' },
+        oidc: { issuerUrl: 'https://id.example.com', audience: 'gsp' },
+      },
       kubeconfig: { signingKey: { existingSecret: 'gsp-signing' } },
     },
-    clusterProxy: { publicUrl: 'https://kubectl.example.com', tls: { existingSecret: 'gsp-proxy-tls', embedCa: true }, tunnelTls: { existingSecret: 'gsp-tunnel-tls' } },
+    clusterProxy: {
+      publicUrl: 'https://kubectl.example.com',
+      tls: { existingSecret: 'gsp-proxy-tls', embedCa: true },
+      tunnelTls: { existingSecret: 'gsp-tunnel-tls' },
+    },
   },
   'control-plane': {
     auth: {
       modes: ['apikey', 'oidc', 'basic'],
       basic: { user: 'admin', existingSecret: 'cp-basic' },
-      oidc: { issuerUrl: 'https://id.example.com', clientId: 'gsp-cp', roleMapping: 'ops=operator,fleet=fleet-operator' },
+      oidc: {
+        issuerUrl: 'https://id.example.com',
+        clientId: 'gsp-cp',
+        roleMapping: 'ops=operator,fleet=fleet-operator',
+      },
       apiKeys: { maxTtl: '90d' },
     },
-    customRoles: { 'fleet-operator': { inherits: ['viewer'], permissions: [{ resource: 'fleets', verbs: ['update'], namespaces: ['games'] }] } },
+    customRoles: {
+      'fleet-operator': {
+        inherits: ['viewer'],
+        permissions: [{ resource: 'fleets', verbs: ['update'], namespaces: ['games'] }],
+      },
+    },
     redis: { existingSecret: 'gsp-redis' },
     trustProxy: '10.0.0.0/8',
   },
@@ -48,4 +69,3 @@ export const full: Record<string, Record<string, unknown>> = {
     proxyCa: { existingSecret: 'proxy-ca' },
   },
 };
-

@@ -48,5 +48,9 @@ export function describeAccess(access: CliAccess, ctx: AccessContext): string[] 
     ];
   }
   const why = access.source === 'default' ? 'the built-in default' : `stored true for the ${access.source}`;
-  return [`kubectl access is ON (${why}). Turn it off for the whole platform, then back on:`, turnOff, clear(platformFlag)];
+  return [
+    `kubectl access is ON (${why}). Turn it off for the whole platform, then back on:`,
+    turnOff,
+    clear(platformFlag),
+  ];
 }

@@ -197,7 +197,8 @@ async function startDatabase(dir: string): Promise<EmbeddedDatabase> {
   const before = new Map(signals.map((s) => [s, process.listeners(s)]));
   const db = await startEmbeddedPostgres(dir);
   for (const signal of signals) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)?.includes(listener)) process.off(signal, listener);
+    for (const listener of process.listeners(signal))
+      if (!before.get(signal)?.includes(listener)) process.off(signal, listener);
   }
   return db;
 }
@@ -269,7 +270,10 @@ async function main(): Promise<void> {
   const api = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown> | undefined> => {
     const res = await fetch(`${apiUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
@@ -278,7 +282,10 @@ async function main(): Promise<void> {
   };
   await api('PUT', `/api/v1/tenants/${DEV_ORG}/members/${DEV_ADMIN}`, { role: 'admin' });
   const agentFile = join(dataDir, 'dev-agent.json');
-  const clusters = ((await api('GET', `/api/v1/tenants/${DEV_ORG}/clusters`))?.clusters ?? []) as { id: string; name: string }[];
+  const clusters = ((await api('GET', `/api/v1/tenants/${DEV_ORG}/clusters`))?.clusters ?? []) as {
+    id: string;
+    name: string;
+  }[];
   type Agent = { id: string; agentToken: string };
   let agent = existsSync(agentFile) ? (JSON.parse(readFileSync(agentFile, 'utf8')) as Agent) : undefined;
   if (!agent || !clusters.some((c) => c.id === agent!.id)) {
@@ -329,7 +336,13 @@ async function main(): Promise<void> {
     ? 'REDIS_URL'
     : `none: the proxy sees a switch change within its ${proxyTtl} cache TTL (set REDIS_URL for milliseconds)`;
   const pin = env.SERVICE_CLI_ACCESS_ENABLED;
-  const accessLines = describeAccess(access, { apiUrl, org: DEV_ORG, clusterId: agent.id, clusterName: DEV_CLUSTER, pin });
+  const accessLines = describeAccess(access, {
+    apiUrl,
+    org: DEV_ORG,
+    clusterId: agent.id,
+    clusterName: DEV_CLUSTER,
+    pin,
+  });
   const json = `-H 'Content-Type: application/json'`;
   console.log(`
 ================ GSP platform, local development ================
@@ -364,7 +377,12 @@ Press Ctrl-C to stop everything.
 /** The namespace and fleet the walkthrough uses, in kube-lite only (never in a configured cluster). */
 async function seedDemo(kubeUrl: string): Promise<void> {
   const create = async (path: string, body: object): Promise<void> => {
-    const res = await fetch(`${kubeUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${kubeUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
     // 409: already there from an earlier run (the data dir keeps them).
     if (!res.ok && res.status !== 409) throw new Error(`kube-lite refused ${path}: ${res.status} ${await res.text()}`);
   };
@@ -373,7 +391,16 @@ async function seedDemo(kubeUrl: string): Promise<void> {
     apiVersion: 'agones.dev/v1',
     kind: 'Fleet',
     metadata: { name: 'arena', labels: { 'gsp.dev/profile': 'arena' } },
-    spec: { replicas: 1, template: { metadata: { labels: { 'gsp.dev/profile': 'arena' } }, spec: { ports: [{ name: 'game', containerPort: 7777 }], template: { spec: { containers: [{ name: 'gameserver', image: 'example/arena:1.0' }] } } } } },
+    spec: {
+      replicas: 1,
+      template: {
+        metadata: { labels: { 'gsp.dev/profile': 'arena' } },
+        spec: {
+          ports: [{ name: 'game', containerPort: 7777 }],
+          template: { spec: { containers: [{ name: 'gameserver', image: 'example/arena:1.0' }] } },
+        },
+      },
+    },
   });
 }
 

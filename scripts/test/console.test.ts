@@ -1,7 +1,8 @@
 import t from 'tap';
 import { DevConsole } from '../dev/console.js';
 
-const line = (fields: Record<string, unknown>): string => JSON.stringify({ time: 1, pid: 1, hostname: 'vm', ...fields });
+const line = (fields: Record<string, unknown>): string =>
+  JSON.stringify({ time: 1, pid: 1, hostname: 'vm', ...fields });
 const incoming = line({ level: 30, reqId: 'r1', req: { method: 'GET', url: '/readyz' }, msg: 'incoming request' });
 const completed = line({ level: 30, reqId: 'r1', res: { statusCode: 200 }, msg: 'request completed' });
 
@@ -28,7 +29,10 @@ t.test('a warning repeated within the window is shown once, and again after it',
   now = 5_000;
   t.equal(devConsole.format('tunnel-agent', warn), undefined);
   t.ok(devConsole.format('cluster-proxy', warn), 'another service is another voice');
-  t.ok(devConsole.format('tunnel-agent', line({ level: 50, msg: 'tunnel unavailable; reconnecting with backoff' })), 'errors are never folded');
+  t.ok(
+    devConsole.format('tunnel-agent', line({ level: 50, msg: 'tunnel unavailable; reconnecting with backoff' })),
+    'errors are never folded',
+  );
   now = 61_000;
   t.ok(devConsole.format('tunnel-agent', warn));
 });

@@ -81,7 +81,8 @@ function startRunner(t: Test, env: Record<string, string>): Runner {
     const deadline = Date.now() + BANNER_DEADLINE_MS;
     let done: string | undefined;
     while (!(done = /={10,} GSP platform[\s\S]*?Press Ctrl-C to stop everything\./.exec(output)?.[0])) {
-      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}) before its banner:\n${output}`);
+      if (child.exitCode !== null)
+        throw new Error(`npm start exited (${child.exitCode}) before its banner:\n${output}`);
       if (Date.now() > deadline) throw new Error(`no banner within ${BANNER_DEADLINE_MS / 1000} s:\n${output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -123,7 +124,11 @@ async function everyServiceIsUp(t: Test, b: Banner, agentConnected: boolean): Pr
   t.equal(await httpsStatus(`${b.proxy}/readyz`), 200, "the proxy's kubectl side is ready");
   t.equal(await status(b.proxyMetrics), 200, "the proxy's metrics answer");
   t.equal(await status(`${b.agent}/healthz`), 200, 'the agent runs');
-  t.equal(await status(`${b.agent}/readyz`), agentConnected ? 200 : 503, agentConnected ? 'the agent is connected' : 'the agent is not connected: the proxy refuses it');
+  t.equal(
+    await status(`${b.agent}/readyz`),
+    agentConnected ? 200 : 503,
+    agentConnected ? 'the agent is connected' : 'the agent is not connected: the proxy refuses it',
+  );
 }
 
 /**
@@ -162,17 +167,28 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
   await t.test('every service is ready and the banner says kubectl access is off, and why', async (t) => {
     await everyServiceIsUp(t, b, false);
     t.match(b.text, 'kubectl access is OFF: cli_access.enabled is stored false for the whole platform');
-    t.match(b.text, `curl -s -X DELETE ${b.api}/api/v1/platform/feature-flags/cli_access.enabled`, 'it says how to turn it back on');
+    t.match(
+      b.text,
+      `curl -s -X DELETE ${b.api}/api/v1/platform/feature-flags/cli_access.enabled`,
+      'it says how to turn it back on',
+    );
     t.notMatch(runner.output(), /incoming request|request completed/, 'request logs stay out of the way');
   });
 
   await t.test('a token for another subject works once it is a member of the tenant', async (t) => {
     const admin = { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' };
-    const put = await fetch(`${b.api}/api/v1/tenants/dev/members/vic`, { method: 'PUT', headers: admin, body: JSON.stringify({ role: 'viewer' }) });
+    const put = await fetch(`${b.api}/api/v1/tenants/dev/members/vic`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify({ role: 'viewer' }),
+    });
     t.equal(put.status, 200);
     const token = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [...NODE_ARGS, tokenScript, 'vic'], { env: { PATH: process.env.PATH, DEV_DATA_DIR: runner.dataDir }, timeout: 60_000 }, (err, stdout) =>
-        err ? reject(err) : resolve(stdout.trim()),
+      execFile(
+        process.execPath,
+        [...NODE_ARGS, tokenScript, 'vic'],
+        { env: { PATH: process.env.PATH, DEV_DATA_DIR: runner.dataDir }, timeout: 60_000 },
+        (err, stdout) => (err ? reject(err) : resolve(stdout.trim())),
       ),
     );
     const res = await fetch(`${b.api}/api/v1/tenants/dev/clusters`, { headers: { authorization: `Bearer ${token}` } });
@@ -189,44 +205,71 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
       const line = command.trim().replace(/^curl -s/, "curl -s -o /dev/null -w '%{http_code}'");
       // The game server must be Ready before its actions run: the walkthrough says so ("within a second").
       if (line.includes('/actions/say')) {
-        await until('arena-1 Ready', async () => {
-          const res = await fetch(`${b.controlPlane}/api/v1/gameservers/games/arena-1`, { headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` } });
-          return res.ok && ((await res.json()) as { state: string }).state === 'Ready' ? true : undefined;
-        }, 20_000, 100);
+        await until(
+          'arena-1 Ready',
+          async () => {
+            const res = await fetch(`${b.controlPlane}/api/v1/gameservers/games/arena-1`, {
+              headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` },
+            });
+            return res.ok && ((await res.json()) as { state: string }).state === 'Ready' ? true : undefined;
+          },
+          20_000,
+          100,
+        );
       }
-      const code = await new Promise<string>((resolve, reject) => execFile('bash', ['-c', line], { timeout: 30_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))));
+      const code = await new Promise<string>((resolve, reject) =>
+        execFile('bash', ['-c', line], { timeout: 30_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+      );
       t.match(code, /^2\d\d$/, `${line.slice(0, 120)} answered ${code}`);
     }
   });
 
   await t.test('audit lines are marked apart from the application log', async (t) => {
-    const res = await fetch(`${b.controlPlane}/api/v1/session`, { headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` } });
+    const res = await fetch(`${b.controlPlane}/api/v1/session`, {
+      headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` },
+    });
     t.equal(res.status, 200);
-    await until('the audit line', () => /^\[audit\] \[control-plane\] \{.*"\/api\/v1\/session"/m.test(runner.output()) || undefined, 10_000, 100);
+    await until(
+      'the audit line',
+      () => /^\[audit\] \[control-plane\] \{.*"\/api\/v1\/session"/m.test(runner.output()) || undefined,
+      10_000,
+      100,
+    );
     t.pass('the audit line of the request is printed with [audit]');
   });
 
   await t.test('turning access back on through the API connects the agent without a restart', async (t) => {
-    const res = await fetch(`${b.api}/api/v1/platform/feature-flags/cli_access.enabled`, { method: 'DELETE', headers: { authorization: `Bearer ${b.token}` } });
+    const res = await fetch(`${b.api}/api/v1/platform/feature-flags/cli_access.enabled`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${b.token}` },
+    });
     t.ok(res.ok, `the switch API answers (${res.status})`);
     // The proxy's flag cache (1 s here) and the agent's redial (at most 5 s here) bound this.
-    await until('the agent to connect', async () => (await status(`${b.agent}/readyz`)) === 200 || undefined, 20_000, 200);
+    await until(
+      'the agent to connect',
+      async () => (await status(`${b.agent}/readyz`)) === 200 || undefined,
+      20_000,
+      200,
+    );
     t.pass('the agent is connected');
   });
 
   await t.test('Ctrl-C stops everything cleanly', (t) => stopsCleanly(t, runner, b));
 });
 
-t.test('with kubectl access pinned off, npm start comes up and says it is pinned instead of offering commands', async (t) => {
-  // No DATABASE_URL: the embedded PostgreSQL in the runner's data directory, which must outlive the services.
-  const runner = startRunner(t, { SERVICE_CLI_ACCESS_ENABLED: 'false' });
-  const b = await runner.banner;
+t.test(
+  'with kubectl access pinned off, npm start comes up and says it is pinned instead of offering commands',
+  async (t) => {
+    // No DATABASE_URL: the embedded PostgreSQL in the runner's data directory, which must outlive the services.
+    const runner = startRunner(t, { SERVICE_CLI_ACCESS_ENABLED: 'false' });
+    const b = await runner.banner;
 
-  await t.test('every service is ready and the banner names the pin', async (t) => {
-    await everyServiceIsUp(t, b, false);
-    t.match(b.text, 'kubectl access is pinned OFF by SERVICE_CLI_ACCESS_ENABLED=false');
-    t.notMatch(b.text, /curl -s -X (PUT|DELETE) \S+\/feature-flags\//, 'no switch command that would do nothing');
-  });
+    await t.test('every service is ready and the banner names the pin', async (t) => {
+      await everyServiceIsUp(t, b, false);
+      t.match(b.text, 'kubectl access is pinned OFF by SERVICE_CLI_ACCESS_ENABLED=false');
+      t.notMatch(b.text, /curl -s -X (PUT|DELETE) \S+\/feature-flags\//, 'no switch command that would do nothing');
+    });
 
-  await t.test('Ctrl-C stops everything cleanly', (t) => stopsCleanly(t, runner, b));
-});
+    await t.test('Ctrl-C stops everything cleanly', (t) => stopsCleanly(t, runner, b));
+  },
+);

@@ -20,16 +20,22 @@ function token(args: string[], env: Record<string, string>): Promise<{ code: num
   );
 }
 
-t.test('npm run token signs an HS256 token for the subject with the secret of npm start and the audience', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gsp-token-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'dev-jwt-secret'), SECRET);
-  const { code, stdout } = await token(['alice', '--ttl', '1h'], { DEV_DATA_DIR: dir });
-  t.equal(code, 0);
-  const { payload } = await jwtVerify(stdout.trim(), new TextEncoder().encode(SECRET), { audience: 'gsp-api', algorithms: ['HS256'] });
-  t.equal(payload.sub, 'alice');
-  t.ok(payload.exp! - payload.iat! === 3600, 'valid for the --ttl asked');
-});
+t.test(
+  'npm run token signs an HS256 token for the subject with the secret of npm start and the audience',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsp-token-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'dev-jwt-secret'), SECRET);
+    const { code, stdout } = await token(['alice', '--ttl', '1h'], { DEV_DATA_DIR: dir });
+    t.equal(code, 0);
+    const { payload } = await jwtVerify(stdout.trim(), new TextEncoder().encode(SECRET), {
+      audience: 'gsp-api',
+      algorithms: ['HS256'],
+    });
+    t.equal(payload.sub, 'alice');
+    t.ok(payload.exp! - payload.iat! === 3600, 'valid for the --ttl asked');
+  },
+);
 
 t.test('npm run token says what is missing instead of signing a token nobody accepts', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gsp-token-'));

@@ -38,25 +38,37 @@ const port = await new Promise<number>((resolve) => {
   });
 });
 const apiUrl = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', fileURLToPath(new URL('../../../services/api-server/src/server.ts', import.meta.url))], {
-  env: {
-    ...process.env,
-    DATABASE_URL: url.toString(),
-    REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: prefix,
-    AUTH_JWT_SECRET: secret,
-    AUTH_JWT_AUDIENCE: audience,
-    PLATFORM_ADMINS: 'bench',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
+const server = spawn(
+  process.execPath,
+  [
+    '--conditions=@gsp/source',
+    '--import',
+    'tsx',
+    fileURLToPath(new URL('../../../services/api-server/src/server.ts', import.meta.url)),
+  ],
+  {
+    env: {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: prefix,
+      AUTH_JWT_SECRET: secret,
+      AUTH_JWT_AUDIENCE: audience,
+      PLATFORM_ADMINS: 'bench',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
   },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
+);
 // Whatever happens below, the API server does not outlive the benchmark.
 process.on('exit', () => server.kill('SIGKILL'));
 const deadline = Date.now() + 60_000;
 for (;;) {
-  const ready = await fetch(`${apiUrl}/readyz`).then((r) => r.ok, () => false);
+  const ready = await fetch(`${apiUrl}/readyz`).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (ready) break;
   if (Date.now() > deadline || server.exitCode !== null) throw new Error('api-server did not become ready');
   await new Promise((r) => setTimeout(r, 100));
@@ -83,7 +95,9 @@ try {
   const started = performance.now();
   for (let i = 0; i < evaluations; i++) await client.cliAccess({});
   const seconds = (performance.now() - started) / 1000;
-  console.log(`cached evaluations: ${(evaluations / seconds).toFixed(0)} /s (${evaluations} in ${seconds.toFixed(2)} s)`);
+  console.log(
+    `cached evaluations: ${(evaluations / seconds).toFixed(0)} /s (${evaluations} in ${seconds.toFixed(2)} s)`,
+  );
 
   // 2. propagation through Redis
   const fromSent: number[] = [];
@@ -110,8 +124,12 @@ try {
   }
   fromSent.sort((a, b) => a - b);
   fromAnswered.sort((a, b) => a - b);
-  console.log(`propagation over ${toggles} toggles, PUT answered -> observed: p50 ${pct(fromAnswered, 50).toFixed(1)} ms, p99 ${pct(fromAnswered, 99).toFixed(1)} ms, max ${fromAnswered.at(-1)!.toFixed(1)} ms`);
-  console.log(`propagation over ${toggles} toggles, PUT sent -> observed:     p50 ${pct(fromSent, 50).toFixed(1)} ms, p99 ${pct(fromSent, 99).toFixed(1)} ms, max ${fromSent.at(-1)!.toFixed(1)} ms`);
+  console.log(
+    `propagation over ${toggles} toggles, PUT answered -> observed: p50 ${pct(fromAnswered, 50).toFixed(1)} ms, p99 ${pct(fromAnswered, 99).toFixed(1)} ms, max ${fromAnswered.at(-1)!.toFixed(1)} ms`,
+  );
+  console.log(
+    `propagation over ${toggles} toggles, PUT sent -> observed:     p50 ${pct(fromSent, 50).toFixed(1)} ms, p99 ${pct(fromSent, 99).toFixed(1)} ms, max ${fromSent.at(-1)!.toFixed(1)} ms`,
+  );
 } finally {
   await client.close();
   await pool.end();

@@ -120,17 +120,18 @@ export class RedisEventBus implements EventBus {
       return pub;
     })();
     const pub = this.pub;
-    if (pub.status !== 'ready') await new Promise<void>((resolve, reject) => {
-      const ready = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        pub.off('ready', ready);
-        reject(new Error('redis publisher not connected'));
-      }, 2000);
-      pub.once('ready', ready);
-    });
+    if (pub.status !== 'ready')
+      await new Promise<void>((resolve, reject) => {
+        const ready = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          pub.off('ready', ready);
+          reject(new Error('redis publisher not connected'));
+        }, 2000);
+        pub.once('ready', ready);
+      });
     await this.pub.publish(this.channel(type), JSON.stringify(payload));
   }
 

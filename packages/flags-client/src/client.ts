@@ -87,7 +87,8 @@ const silent: Logger = { info() {}, warn() {} };
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) throw new FlagsClientError('ERR_FLAGS_OPTIONS', `${name} must be a finite number >= 0, got ${value}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new FlagsClientError('ERR_FLAGS_OPTIONS', `${name} must be a finite number >= 0, got ${value}`);
   return value;
 }
 
@@ -122,7 +123,8 @@ export class FlagsClient {
   private readonly invalidations: Counter | undefined;
 
   constructor(options: FlagsClientOptions) {
-    if (!options || typeof options.pool?.query !== 'function') throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.pool must be a pg.Pool');
+    if (!options || typeof options.pool?.query !== 'function')
+      throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.pool must be a pg.Pool');
     this.pool = options.pool;
     this.ttlMs = positive('options.ttlMs', options.ttlMs, 10_000);
     this.storeTimeoutMs = positive('options.storeTimeoutMs', options.storeTimeoutMs, 2000);
@@ -148,7 +150,11 @@ export class FlagsClient {
         url: options.redisUrl,
         prefix: options.redisPrefix,
         connectionName: options.redisConnectionName,
-        onError: (err) => this.log.warn({ err: { message: err.message } }, 'flag invalidation channel error; caches expire by TTL meanwhile'),
+        onError: (err) =>
+          this.log.warn(
+            { err: { message: err.message } },
+            'flag invalidation channel error; caches expire by TTL meanwhile',
+          ),
       });
       this.ownsBus = true;
     } else {
@@ -164,9 +170,22 @@ export class FlagsClient {
 
     if (options.registry) {
       const registers = [options.registry];
-      this.staleServed = new Counter({ name: 'gsp_flags_stale_evaluations_total', help: 'Evaluations answered with a stale value because the flag store could not be read', registers });
-      this.storeUp = new Gauge({ name: 'gsp_flags_store_up', help: '1 while the flag store answers, 0 during an outage', registers });
-      this.invalidations = new Counter({ name: 'gsp_flags_invalidations_total', help: 'Cache invalidations by scope', labelNames: ['scope'], registers });
+      this.staleServed = new Counter({
+        name: 'gsp_flags_stale_evaluations_total',
+        help: 'Evaluations answered with a stale value because the flag store could not be read',
+        registers,
+      });
+      this.storeUp = new Gauge({
+        name: 'gsp_flags_store_up',
+        help: '1 while the flag store answers, 0 during an outage',
+        registers,
+      });
+      this.invalidations = new Counter({
+        name: 'gsp_flags_invalidations_total',
+        help: 'Cache invalidations by scope',
+        labelNames: ['scope'],
+        registers,
+      });
       this.storeUp.set(1);
     }
   }
@@ -193,7 +212,11 @@ export class FlagsClient {
 
   private async evaluateRemote(remote: OfrepResolver, key: string, context: EvaluationContext): Promise<Evaluation> {
     const resolution = await remote.resolveBoolean(key, { org: context.org, clusterId: context.clusterId }, false);
-    if (!resolution) throw new FlagsClientError('ERR_FLAG_UNKNOWN', `unknown flag ${JSON.stringify(key)} (neither in the registry nor known to the OFREP provider)`);
+    if (!resolution)
+      throw new FlagsClientError(
+        'ERR_FLAG_UNKNOWN',
+        `unknown flag ${JSON.stringify(key)} (neither in the registry nor known to the OFREP provider)`,
+      );
     // A provider failure serves the caller's default (false) and says so, like a stale store read.
     return { value: resolution.value, source: 'provider', envPinned: false, stale: resolution.errorCode !== undefined };
   }
@@ -208,7 +231,11 @@ export class FlagsClient {
     return this.evaluateWith(key, context, true) as Promise<DetailedEvaluation>;
   }
 
-  private evaluateWith(key: string, context: EvaluationContext, detailed: boolean): Promise<Evaluation | DetailedEvaluation> {
+  private evaluateWith(
+    key: string,
+    context: EvaluationContext,
+    detailed: boolean,
+  ): Promise<Evaluation | DetailedEvaluation> {
     if (this.closed) return Promise.reject(new FlagsClientError('ERR_FLAGS_CLOSED', 'the flags client is closed'));
     const flag = this.flags.get(key);
     if (!flag) return Promise.reject(new FlagsClientError('ERR_FLAG_UNKNOWN', `unknown flag ${JSON.stringify(key)}`));
@@ -222,16 +249,33 @@ export class FlagsClient {
     return this.slowPath(flag, clusterId, now, detailed);
   }
 
-  private resolve(flag: FlagDefinition, platform: ScopeEntry | undefined, cluster: ScopeEntry | undefined, forceStale: boolean, detailed: boolean): Evaluation | DetailedEvaluation {
+  private resolve(
+    flag: FlagDefinition,
+    platform: ScopeEntry | undefined,
+    cluster: ScopeEntry | undefined,
+    forceStale: boolean,
+    detailed: boolean,
+  ): Evaluation | DetailedEvaluation {
     const platformValue = platform?.values.get(flag.key);
     const clusterValue = cluster?.values.get(flag.key);
     const stale = forceStale || platform?.stale === true || cluster?.stale === true;
     if (stale) this.staleServed?.inc();
-    const { value, source, envPinned } = resolveFlag(flag, { env: this.pins.get(flag.key), platform: platformValue, cluster: clusterValue });
-    return detailed ? { value, source, envPinned, stale, platformValue, clusterValue } : { value, source, envPinned, stale };
+    const { value, source, envPinned } = resolveFlag(flag, {
+      env: this.pins.get(flag.key),
+      platform: platformValue,
+      cluster: clusterValue,
+    });
+    return detailed
+      ? { value, source, envPinned, stale, platformValue, clusterValue }
+      : { value, source, envPinned, stale };
   }
 
-  private async slowPath(flag: FlagDefinition, clusterId: string | undefined, now: number, detailed: boolean): Promise<Evaluation | DetailedEvaluation> {
+  private async slowPath(
+    flag: FlagDefinition,
+    clusterId: string | undefined,
+    now: number,
+    detailed: boolean,
+  ): Promise<Evaluation | DetailedEvaluation> {
     if (now >= this.storeDownUntil) await this.load(clusterId);
     const platform = this.platform;
     const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
@@ -262,7 +306,10 @@ export class FlagsClient {
           [clusterId ?? null],
         ),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`flag store did not answer within ${this.storeTimeoutMs} ms`)), this.storeTimeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`flag store did not answer within ${this.storeTimeoutMs} ms`)),
+            this.storeTimeoutMs,
+          );
         }),
       ]);
       const platformValues = new Map<string, boolean>();
@@ -274,9 +321,13 @@ export class FlagsClient {
       this.storeReachable();
       const expiresAt = Date.now() + this.ttlMs;
       // An invalidation that arrived while the query ran wins: do not cache what may predate it.
-      if (this.platformEpoch !== platformEpoch || (clusterId !== undefined && (this.clusterEpochs.get(clusterId) ?? 0) !== clusterEpoch)) {
+      if (
+        this.platformEpoch !== platformEpoch ||
+        (clusterId !== undefined && (this.clusterEpochs.get(clusterId) ?? 0) !== clusterEpoch)
+      ) {
         this.platform = { values: platformValues, expiresAt: 0, stale: false };
-        if (clusterId !== undefined) this.clusters.set(clusterId, { values: clusterValues, expiresAt: 0, stale: false });
+        if (clusterId !== undefined)
+          this.clusters.set(clusterId, { values: clusterValues, expiresAt: 0, stale: false });
         return;
       }
       this.platform = { values: platformValues, expiresAt, stale: false };
@@ -303,7 +354,8 @@ export class FlagsClient {
     const retryAt = now + this.retryAfterMs;
     if (this.platform) this.platform = { ...this.platform, expiresAt: retryAt, stale: true };
     const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
-    if (cluster && clusterId !== undefined) this.clusters.set(clusterId, { ...cluster, expiresAt: retryAt, stale: true });
+    if (cluster && clusterId !== undefined)
+      this.clusters.set(clusterId, { ...cluster, expiresAt: retryAt, stale: true });
     if (!this.outage) {
       this.outage = true;
       this.storeUp?.set(0);
@@ -323,7 +375,10 @@ export class FlagsClient {
       this.clusters.delete(scope.clusterId);
     }
     this.invalidations?.inc({ scope: scope.type });
-    const change: FlagChange = { key: key ?? '', scope: scope.type === 'platform' ? { type: 'platform' } : { type: 'cluster', clusterId: scope.clusterId } };
+    const change: FlagChange = {
+      key: key ?? '',
+      scope: scope.type === 'platform' ? { type: 'platform' } : { type: 'cluster', clusterId: scope.clusterId },
+    };
     const keys = key === undefined ? [...this.flags.keys()] : [key];
     for (const k of keys) this.notify({ ...change, key: k });
   }

@@ -26,7 +26,10 @@ export function resolveFlag(flag: FlagDefinition, values: StoredValues): Resolut
 
 export class InvalidEnvPinError extends Error {
   readonly code = 'ERR_FLAG_ENV_PIN';
-  constructor(readonly variable: string, readonly raw: string) {
+  constructor(
+    readonly variable: string,
+    readonly raw: string,
+  ) {
     super(`${variable} must be "true" or "false" when set, got ${JSON.stringify(raw)}`);
     this.name = 'InvalidEnvPinError';
   }
@@ -36,7 +39,10 @@ export class InvalidEnvPinError extends Error {
  * Reads the env pin of a flag. Unset and empty mean "not pinned"; anything other than
  * true/false is a configuration error, so a typo never silently leaves access on.
  */
-export function readEnvPin(flag: FlagDefinition, env: Readonly<Record<string, string | undefined>>): boolean | undefined {
+export function readEnvPin(
+  flag: FlagDefinition,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean | undefined {
   const raw = env[flag.envVar];
   if (raw === undefined || raw.trim() === '') return undefined;
   const normalised = raw.trim().toLowerCase();

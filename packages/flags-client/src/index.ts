@@ -3,7 +3,15 @@ export type { FlagDefinition, FlagScopeType } from './registry.js';
 export { resolveFlag, readEnvPin, InvalidEnvPinError } from './evaluate.js';
 export type { FlagSource, Resolution, StoredValues } from './evaluate.js';
 export { createFlagsClient, FlagsClient } from './client.js';
-export type { DetailedEvaluation, Evaluation, EvaluationContext, EvaluationSource, FlagChange, FlagsClientOptions, Logger } from './client.js';
+export type {
+  DetailedEvaluation,
+  Evaluation,
+  EvaluationContext,
+  EvaluationSource,
+  FlagChange,
+  FlagsClientOptions,
+  Logger,
+} from './client.js';
 export { createOfrepResolver } from './ofrep.js';
 export type { OfrepContext, OfrepResolution, OfrepResolver, OfrepResolverOptions } from './ofrep.js';
 export { FlagsClientError } from './errors.js';

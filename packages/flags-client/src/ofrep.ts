@@ -38,27 +38,40 @@ export interface OfrepResolver {
    * timeout, 5xx, wrong type) resolves with `errorCode` set and `value` = `defaultValue`.
    * Never rejects, except after `close()`.
    */
-  resolveBoolean(key: string, context?: OfrepContext, defaultValue?: boolean): Promise<OfrepResolution<boolean> | undefined>;
+  resolveBoolean(
+    key: string,
+    context?: OfrepContext,
+    defaultValue?: boolean,
+  ): Promise<OfrepResolution<boolean> | undefined>;
   /** Unbinds this resolver's provider; later calls reject with `ERR_FLAGS_CLOSED`. */
   close(): Promise<void>;
 }
 
 function checkOptions(options: OfrepResolverOptions): { baseUrl: string; timeoutMs: number } {
-  if (!options || typeof options.url !== 'string') throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.url must be a string');
+  if (!options || typeof options.url !== 'string')
+    throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.url must be a string');
   let url: URL;
   try {
     url = new URL(options.url);
   } catch {
-    throw new FlagsClientError('ERR_FLAGS_OPTIONS', `options.url must be an absolute URL, got ${JSON.stringify(options.url)}`);
+    throw new FlagsClientError(
+      'ERR_FLAGS_OPTIONS',
+      `options.url must be an absolute URL, got ${JSON.stringify(options.url)}`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FlagsClientError('ERR_FLAGS_OPTIONS', `options.url must use http: or https:, got ${url.protocol}`);
-  if (url.search || url.hash) throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.url must not have a query or fragment');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FlagsClientError('ERR_FLAGS_OPTIONS', `options.url must use http: or https:, got ${url.protocol}`);
+  if (url.search || url.hash)
+    throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.url must not have a query or fragment');
   const timeoutMs = options.timeoutMs ?? 2000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new FlagsClientError('ERR_FLAGS_OPTIONS', `options.timeoutMs must be a finite number > 0, got ${timeoutMs}`);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new FlagsClientError('ERR_FLAGS_OPTIONS', `options.timeoutMs must be a finite number > 0, got ${timeoutMs}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) {
-    if (typeof value !== 'string') throw new FlagsClientError('ERR_FLAGS_OPTIONS', `options.headers.${name} must be a string`);
+    if (typeof value !== 'string')
+      throw new FlagsClientError('ERR_FLAGS_OPTIONS', `options.headers.${name} must be a string`);
   }
-  if (options.headersFactory !== undefined && typeof options.headersFactory !== 'function') throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.headersFactory must be a function');
+  if (options.headersFactory !== undefined && typeof options.headersFactory !== 'function')
+    throw new FlagsClientError('ERR_FLAGS_OPTIONS', 'options.headersFactory must be a function');
   // The provider appends "/ofrep/v1/..." to the base as given.
   return { baseUrl: url.href.replace(/\/+$/, ''), timeoutMs };
 }
@@ -84,7 +97,8 @@ export function createOfrepResolver(options: OfrepResolverOptions): OfrepResolve
     headers: { ...options.headers },
     headersFactory: options.headersFactory,
     // A request that hangs must not hold the caller: abort it and let the SDK serve the default.
-    fetchImplementation: (input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+    fetchImplementation: (input: string | URL | Request, init?: RequestInit) =>
+      fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
   });
   const domain = `gsp-ofrep-${randomUUID()}`;
   OpenFeature.setProvider(domain, provider);

@@ -10,7 +10,10 @@ t.teardown(() => pool.end());
 t.test('bad options fail at construction with a precise message', async (t) => {
   t.throws(() => createFlagsClient({} as never), { code: 'ERR_FLAGS_OPTIONS', message: /pool/ });
   t.throws(() => createFlagsClient({ pool, ttlMs: -1 }), { code: 'ERR_FLAGS_OPTIONS', message: /ttlMs/ });
-  t.throws(() => createFlagsClient({ pool, storeTimeoutMs: Number.NaN }), { code: 'ERR_FLAGS_OPTIONS', message: /storeTimeoutMs/ });
+  t.throws(() => createFlagsClient({ pool, storeTimeoutMs: Number.NaN }), {
+    code: 'ERR_FLAGS_OPTIONS',
+    message: /storeTimeoutMs/,
+  });
   t.throws(() => createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'on' } }), InvalidEnvPinError);
 });
 
@@ -27,7 +30,10 @@ t.test('unknown flags and closed clients reject with a code the caller can switc
   const client = createFlagsClient({ pool, bus: new LocalEventBus() });
   await t.rejects(client.evaluate('no.such.flag'), { code: 'ERR_FLAG_UNKNOWN' });
   await client.close();
-  await t.rejects(client.evaluate('cli_access.enabled'), new FlagsClientError('ERR_FLAGS_CLOSED', 'the flags client is closed'));
+  await t.rejects(
+    client.evaluate('cli_access.enabled'),
+    new FlagsClientError('ERR_FLAGS_CLOSED', 'the flags client is closed'),
+  );
 });
 
 t.test('change listeners hear platform and cluster events for their flag, and can unsubscribe', async (t) => {
@@ -35,10 +41,25 @@ t.test('change listeners hear platform and cluster events for their flag, and ca
   const client = createFlagsClient({ pool, bus });
   const heard: unknown[] = [];
   const off = client.onChange('cli_access.enabled', (change) => heard.push(change));
-  await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'a', scope: { type: 'cluster', org: 'o', clusterId: 'c1' }, value: false });
-  await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'a', scope: { type: 'platform' }, value: null });
+  await bus.publish(FLAG_UPDATED_EVENT, {
+    flag: 'cli_access.enabled',
+    actor: 'a',
+    scope: { type: 'cluster', org: 'o', clusterId: 'c1' },
+    value: false,
+  });
+  await bus.publish(FLAG_UPDATED_EVENT, {
+    flag: 'cli_access.enabled',
+    actor: 'a',
+    scope: { type: 'platform' },
+    value: null,
+  });
   off();
-  await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'a', scope: { type: 'platform' }, value: true });
+  await bus.publish(FLAG_UPDATED_EVENT, {
+    flag: 'cli_access.enabled',
+    actor: 'a',
+    scope: { type: 'platform' },
+    value: true,
+  });
   t.same(heard, [
     { key: 'cli_access.enabled', scope: { type: 'cluster', clusterId: 'c1' } },
     { key: 'cli_access.enabled', scope: { type: 'platform' } },
@@ -49,7 +70,14 @@ t.test('change listeners hear platform and cluster events for their flag, and ca
 t.test('only well-formed events are accepted from the channel', async (t) => {
   t.ok(isFlagEvent({ flag: 'f', scope: { type: 'platform' } }));
   t.ok(isFlagEvent({ flag: 'f', scope: { type: 'cluster', clusterId: 'c' } }));
-  for (const bad of [null, 'x', {}, { flag: 1, scope: { type: 'platform' } }, { flag: 'f', scope: { type: 'cluster' } }, { flag: 'f', scope: { type: 'galaxy' } }]) {
+  for (const bad of [
+    null,
+    'x',
+    {},
+    { flag: 1, scope: { type: 'platform' } },
+    { flag: 'f', scope: { type: 'cluster' } },
+    { flag: 'f', scope: { type: 'galaxy' } },
+  ]) {
     t.notOk(isFlagEvent(bad), JSON.stringify(bad));
   }
 });

@@ -18,10 +18,15 @@ interface Seen {
  * A small OFREP service of its own, standing in for an external product-flag service (flagd,
  * a vendor): it answers single-flag evaluations from a table, the way the spec says.
  */
-async function ofrepService(t: Tap, flags: Record<string, unknown>, hang = new Set<string>()): Promise<{ url: string; seen: Seen[] }> {
+async function ofrepService(
+  t: Tap,
+  flags: Record<string, unknown>,
+  hang = new Set<string>(),
+): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const held = new Set<ServerResponse>();
-  const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -33,11 +38,19 @@ async function ofrepService(t: Tap, flags: Record<string, unknown>, hang = new S
       const key = decodeURIComponent(path.replace(/^\/ofrep\/v1\/evaluate\/flags\//, ''));
       if (hang.has(key)) return held.add(res);
       const context = (body as { context?: Record<string, unknown> }).context ?? {};
-      if (context.org !== undefined && typeof context.org !== 'string') return json(res, 400, { key, errorCode: 'INVALID_CONTEXT', errorDetails: 'org must be a string' });
-      if (!(key in flags)) return json(res, 404, { key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} not found` });
+      if (context.org !== undefined && typeof context.org !== 'string')
+        return json(res, 400, { key, errorCode: 'INVALID_CONTEXT', errorDetails: 'org must be a string' });
+      if (!(key in flags))
+        return json(res, 404, { key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} not found` });
       if (flags[key] === 'boom') return json(res, 500, { errorDetails: 'internal' });
       const value = flags[key];
-      json(res, 200, { key, value, reason: 'TARGETING_MATCH', variant: value === true ? 'on' : 'off', metadata: { team: 'web', nested: { dropped: true } } });
+      json(res, 200, {
+        key,
+        value,
+        reason: 'TARGETING_MATCH',
+        variant: value === true ? 'on' : 'off',
+        metadata: { team: 'web', nested: { dropped: true } },
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,7 +82,11 @@ t.test('a flag the service knows resolves to its value, reason, variant and meta
     errorMessage: undefined,
     flagMetadata: { team: 'web' },
   });
-  t.match(await r.resolveBoolean('search.v2', {}, true), { value: false, variant: 'off', errorCode: undefined }, 'an explicit false wins over a default of true');
+  t.match(
+    await r.resolveBoolean('search.v2', {}, true),
+    { value: false, variant: 'off', errorCode: undefined },
+    'an explicit false wins over a default of true',
+  );
 });
 
 t.test('a key the service does not know resolves to undefined, so the caller applies its own default', async (t) => {
@@ -81,11 +98,24 @@ t.test('a key the service does not know resolves to undefined, so the caller app
 t.test('the context and the configured headers reach the service', async (t) => {
   const service = await ofrepService(t, { 'checkout.new_flow': true });
   let n = 0;
-  const r = resolver(t, { url: `${service.url}/`, headers: { authorization: 'Bearer static' }, headersFactory: () => ({ 'x-request-number': String(++n) }) });
-  await r.resolveBoolean('checkout.new_flow', { targetingKey: 'user-1', org: 'acme', clusterId: undefined, beta: true });
+  const r = resolver(t, {
+    url: `${service.url}/`,
+    headers: { authorization: 'Bearer static' },
+    headersFactory: () => ({ 'x-request-number': String(++n) }),
+  });
+  await r.resolveBoolean('checkout.new_flow', {
+    targetingKey: 'user-1',
+    org: 'acme',
+    clusterId: undefined,
+    beta: true,
+  });
   const [request] = service.seen;
   t.equal(request?.path, '/ofrep/v1/evaluate/flags/checkout.new_flow', 'a trailing slash on the URL does not double');
-  t.same(request?.body, { context: { targetingKey: 'user-1', org: 'acme', beta: true } }, 'undefined attributes are dropped');
+  t.same(
+    request?.body,
+    { context: { targetingKey: 'user-1', org: 'acme', beta: true } },
+    'undefined attributes are dropped',
+  );
   t.equal(request?.headers.authorization, 'Bearer static');
   t.equal(request?.headers['x-request-number'], '1');
   t.match(request?.headers['content-type'], /^application\/json/);
@@ -94,7 +124,12 @@ t.test('the context and the configured headers reach the service', async (t) => 
 t.test('an INVALID_CONTEXT answer serves the default with its error code', async (t) => {
   const service = await ofrepService(t, { 'checkout.new_flow': true });
   const r = resolver(t, { url: service.url });
-  t.match(await r.resolveBoolean('checkout.new_flow', { org: 42 }, false), { value: false, reason: 'ERROR', errorCode: 'INVALID_CONTEXT', errorMessage: 'org must be a string' });
+  t.match(await r.resolveBoolean('checkout.new_flow', { org: 42 }, false), {
+    value: false,
+    reason: 'ERROR',
+    errorCode: 'INVALID_CONTEXT',
+    errorMessage: 'org must be a string',
+  });
 });
 
 t.test('a value of another type is a TYPE_MISMATCH and serves the default', async (t) => {

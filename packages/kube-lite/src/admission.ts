@@ -34,7 +34,8 @@ const admitSecret: Admit = (obj) => {
   // stringData is write-only: it is folded into data and never stored.
   const stringData = obj.stringData as Record<string, unknown> | undefined;
   if (stringData && typeof stringData === 'object') {
-    for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(String(value), 'utf8').toString('base64');
+    for (const [key, value] of Object.entries(stringData))
+      data[key] = Buffer.from(String(value), 'utf8').toString('base64');
   }
   delete obj.stringData;
   if (Object.keys(data).length > 0 || obj.data !== undefined) obj.data = data;
@@ -96,13 +97,19 @@ function dataSourceProblems(source: DataSource, at: string): FieldProblem[] {
   if (!source.kind) problems.push({ field: `${at}.kind`, value: undefined, detail: '', reason: 'FieldValueRequired' });
   const apiGroup = source.apiGroup ?? '';
   if (apiGroup === '' && source.kind !== 'PersistentVolumeClaim') {
-    problems.push({ field: at, value: source.kind ?? '', detail: "must be 'PersistentVolumeClaim' when referencing the default apiGroup" });
+    problems.push({
+      field: at,
+      value: source.kind ?? '',
+      detail: "must be 'PersistentVolumeClaim' when referencing the default apiGroup",
+    });
   }
-  for (const detail of apiGroup === '' ? [] : dns1123SubdomainErrors(apiGroup)) problems.push({ field: `${at}.apiGroup`, value: apiGroup, detail });
+  for (const detail of apiGroup === '' ? [] : dns1123SubdomainErrors(apiGroup))
+    problems.push({ field: `${at}.apiGroup`, value: apiGroup, detail });
   return problems;
 }
 
-const sameSource = (a: DataSource, b: DataSource): boolean => (a.apiGroup ?? '') === (b.apiGroup ?? '') && a.kind === b.kind && a.name === b.name;
+const sameSource = (a: DataSource, b: DataSource): boolean =>
+  (a.apiGroup ?? '') === (b.apiGroup ?? '') && a.kind === b.kind && a.name === b.name;
 
 /**
  * NormalizeDataSources (AnyVolumeDataSource, on by default since 1.24 and GA in 1.33): a
@@ -114,14 +121,23 @@ const admitPvc: Admit = (obj) => {
   const spec = dict(obj.spec);
   const source = isDict(spec.dataSource) ? (spec.dataSource as DataSource) : undefined;
   const ref = isDict(spec.dataSourceRef) ? (spec.dataSourceRef as DataSource) : undefined;
-  const copy = ({ apiGroup, kind, name }: DataSource): DataSource => ({ ...(apiGroup === undefined ? {} : { apiGroup }), kind, name });
+  const copy = ({ apiGroup, kind, name }: DataSource): DataSource => ({
+    ...(apiGroup === undefined ? {} : { apiGroup }),
+    kind,
+    name,
+  });
   if (source && !ref) spec.dataSourceRef = copy(source);
   else if (ref && !source && !ref.namespace) spec.dataSource = copy(ref);
   const problems: FieldProblem[] = [];
   if (source) problems.push(...dataSourceProblems(source, 'spec.dataSource'));
   if (ref) problems.push(...dataSourceProblems(ref, 'spec.dataSourceRef'));
   if (ref?.namespace) {
-    if (source) problems.push({ field: 'spec', value: 'spec.dataSource', detail: 'may not be specified when dataSourceRef.namespace is specified' });
+    if (source)
+      problems.push({
+        field: 'spec',
+        value: 'spec.dataSource',
+        detail: 'may not be specified when dataSourceRef.namespace is specified',
+      });
   } else if (source && ref && !sameSource(source, ref)) {
     problems.push({ field: 'spec', value: 'spec.dataSource', detail: 'must match dataSourceRef' });
   }
@@ -133,12 +149,18 @@ const admitGameServer: Admit = (obj, old) => {
   // Agones' validating webhook: the name becomes a label value on the pod, so it is a 63-character label.
   const name = obj.metadata.name ?? '';
   if (!old && name.length > 63) {
-    return [{ field: 'Name', value: name, detail: `Length of GameServer '${name}' name should be no more than 63 characters.` }];
+    return [
+      {
+        field: 'Name',
+        value: name,
+        detail: `Length of GameServer '${name}' name should be no more than 63 characters.`,
+      },
+    ];
   }
   const spec = ((obj.spec as Record<string, unknown> | undefined) ??= {});
   const ports = ((spec.ports as Record<string, unknown>[] | undefined) ??= []);
   if (ports.length === 0) ports.push({ name: 'default', portPolicy: 'Dynamic', containerPort: 7654, protocol: 'UDP' });
-  const oldPorts = ((old?.spec as { ports?: Record<string, unknown>[] } | undefined)?.ports ?? []);
+  const oldPorts = (old?.spec as { ports?: Record<string, unknown>[] } | undefined)?.ports ?? [];
   for (const port of ports) {
     port.name ??= 'default';
     port.portPolicy ??= 'Dynamic';
@@ -150,7 +172,13 @@ const admitGameServer: Admit = (obj, old) => {
     }
   }
   if (old) return [];
-  spec.health = { disabled: false, initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 3, ...((spec.health as object | undefined) ?? {}) };
+  spec.health = {
+    disabled: false,
+    initialDelaySeconds: 5,
+    periodSeconds: 5,
+    failureThreshold: 3,
+    ...((spec.health as object | undefined) ?? {}),
+  };
   spec.scheduling ??= 'Packed';
   spec.sdkServer ??= { logLevel: 'Info', grpcPort: 9357, httpPort: 9358 };
   const meta = obj.metadata;
@@ -198,8 +226,10 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
  */
 function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const required = (field: string): void => void problems.push({ field, value: undefined, detail: '', reason: 'FieldValueRequired' });
-  const duplicate = (field: string, value: unknown): void => void problems.push({ field, value, detail: '', reason: 'FieldValueDuplicate' });
+  const required = (field: string): void =>
+    void problems.push({ field, value: undefined, detail: '', reason: 'FieldValueRequired' });
+  const duplicate = (field: string, value: unknown): void =>
+    void problems.push({ field, value, detail: '', reason: 'FieldValueDuplicate' });
 
   const volumeNames = new Set<unknown>();
   list(podSpec.volumes).forEach((raw, i) => {
@@ -215,7 +245,8 @@ function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
     const mountPaths = new Set<unknown>();
     list(container.volumeMounts).forEach((raw, i) => {
       const mountPath = dict(raw).mountPath ?? '';
-      if (mountPaths.has(mountPath)) problems.push({ field: `${path}.volumeMounts[${i}].mountPath`, value: mountPath, detail: 'must be unique' });
+      if (mountPaths.has(mountPath))
+        problems.push({ field: `${path}.volumeMounts[${i}].mountPath`, value: mountPath, detail: 'must be unique' });
       mountPaths.add(mountPath);
     });
   };
@@ -261,8 +292,14 @@ function envWarnings(podSpec: Dict, at: string): string[] {
         }
         const ref = `$(${name})`;
         const value = typeof variable.value === 'string' ? variable.value : '';
-        if ((variable.valueFrom !== undefined && variable.valueFrom !== null) || value === ref || !value.includes(ref)) {
-          warnings.push(`${at}.${kind}[${c}].env[${i}]: hides previous definition of ${JSON.stringify(name)}, which may be dropped when using apply`);
+        if (
+          (variable.valueFrom !== undefined && variable.valueFrom !== null) ||
+          value === ref ||
+          !value.includes(ref)
+        ) {
+          warnings.push(
+            `${at}.${kind}[${c}].env[${i}]: hides previous definition of ${JSON.stringify(name)}, which may be dropped when using apply`,
+          );
         }
       });
     });
@@ -310,7 +347,11 @@ const admitDeployment: Admit = (obj, old) => {
     const labels = (dict(template.metadata).labels ?? {}) as Record<string, string>;
     try {
       if (!matchesLabels(selectorFromObject(selector), labels)) {
-        problems.push({ field: 'spec.template.metadata.labels', value: labels, detail: '`selector` does not match template `labels`' });
+        problems.push({
+          field: 'spec.template.metadata.labels',
+          value: labels,
+          detail: '`selector` does not match template `labels`',
+        });
       }
     } catch (err) {
       if (!(err instanceof SelectorError)) throw err;
@@ -330,9 +371,17 @@ const PERCENT = /^[0-9]+%$/;
 
 function intOrPercentProblems(field: string, value: unknown): FieldProblem[] {
   if (value === undefined || value === null) return [];
-  if (typeof value === 'number') return value < 0 ? [{ field, value, detail: 'must be greater than or equal to 0' }] : [];
+  if (typeof value === 'number')
+    return value < 0 ? [{ field, value, detail: 'must be greater than or equal to 0' }] : [];
   if (typeof value !== 'string' || !PERCENT.test(value)) {
-    return [{ field, value, detail: "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')" }];
+    return [
+      {
+        field,
+        value,
+        detail:
+          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+      },
+    ];
   }
   return Number(value.slice(0, -1)) > 100 ? [{ field, value, detail: 'must not be greater than 100%' }] : [];
 }
@@ -342,10 +391,18 @@ const admitPodDisruptionBudget: Admit = (obj, old) => {
   const spec = ((obj.spec as Dict | undefined) ??= {});
   if (!old) obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
   const problems: FieldProblem[] = [];
-  if (spec.minAvailable !== undefined && spec.minAvailable !== null && spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) {
+  if (
+    spec.minAvailable !== undefined &&
+    spec.minAvailable !== null &&
+    spec.maxUnavailable !== undefined &&
+    spec.maxUnavailable !== null
+  ) {
     problems.push({ field: 'spec', value: spec, detail: 'minAvailable and maxUnavailable cannot be both set' });
   }
-  problems.push(...intOrPercentProblems('spec.minAvailable', spec.minAvailable), ...intOrPercentProblems('spec.maxUnavailable', spec.maxUnavailable));
+  problems.push(
+    ...intOrPercentProblems('spec.minAvailable', spec.minAvailable),
+    ...intOrPercentProblems('spec.maxUnavailable', spec.maxUnavailable),
+  );
   return problems;
 };
 
@@ -357,19 +414,44 @@ function ruleProblems(rules: unknown, namespaced: boolean): FieldProblem[] {
     const rule = dict(raw);
     const at = `rules[${i}]`;
     const size = (key: string): number => (Array.isArray(rule[key]) ? (rule[key] as unknown[]).length : 0);
-    if (size('verbs') === 0) problems.push({ field: `${at}.verbs`, value: undefined, detail: 'verbs must contain at least one value', reason: 'FieldValueRequired' });
+    if (size('verbs') === 0)
+      problems.push({
+        field: `${at}.verbs`,
+        value: undefined,
+        detail: 'verbs must contain at least one value',
+        reason: 'FieldValueRequired',
+      });
     if (size('nonResourceURLs') > 0) {
-      if (namespaced) problems.push({ field: `${at}.nonResourceURLs`, value: rule.nonResourceURLs, detail: 'namespaced rules cannot apply to non-resource URLs' });
+      if (namespaced)
+        problems.push({
+          field: `${at}.nonResourceURLs`,
+          value: rule.nonResourceURLs,
+          detail: 'namespaced rules cannot apply to non-resource URLs',
+        });
       if (size('apiGroups') > 0 || size('resources') > 0 || size('resourceNames') > 0) {
-        problems.push({ field: `${at}.nonResourceURLs`, value: rule.nonResourceURLs, detail: 'rules cannot apply to both regular resources and non-resource URLs' });
+        problems.push({
+          field: `${at}.nonResourceURLs`,
+          value: rule.nonResourceURLs,
+          detail: 'rules cannot apply to both regular resources and non-resource URLs',
+        });
       }
       return;
     }
     if (size('apiGroups') === 0) {
-      problems.push({ field: `${at}.apiGroups`, value: undefined, detail: 'resource rules must supply at least one api group', reason: 'FieldValueRequired' });
+      problems.push({
+        field: `${at}.apiGroups`,
+        value: undefined,
+        detail: 'resource rules must supply at least one api group',
+        reason: 'FieldValueRequired',
+      });
     }
     if (size('resources') === 0) {
-      problems.push({ field: `${at}.resources`, value: undefined, detail: 'resource rules must supply at least one resource', reason: 'FieldValueRequired' });
+      problems.push({
+        field: `${at}.resources`,
+        value: undefined,
+        detail: 'resource rules must supply at least one resource',
+        reason: 'FieldValueRequired',
+      });
     }
   });
   return problems;
@@ -386,30 +468,62 @@ function admitBinding(namespaced: boolean): Admit {
     const subjects = Array.isArray(obj.subjects) ? (obj.subjects as unknown[]) : [];
     for (const raw of subjects) {
       const subject = dict(raw);
-      if (subject.apiGroup === undefined && (subject.kind === 'User' || subject.kind === 'Group')) subject.apiGroup = RBAC_GROUP;
+      if (subject.apiGroup === undefined && (subject.kind === 'User' || subject.kind === 'Group'))
+        subject.apiGroup = RBAC_GROUP;
     }
     const problems: FieldProblem[] = [];
-    if (roleRef.apiGroup !== RBAC_GROUP) problems.push({ field: 'roleRef.apiGroup', value: roleRef.apiGroup ?? '', detail: `"${RBAC_GROUP}"`, reason: 'FieldValueNotSupported' });
+    if (roleRef.apiGroup !== RBAC_GROUP)
+      problems.push({
+        field: 'roleRef.apiGroup',
+        value: roleRef.apiGroup ?? '',
+        detail: `"${RBAC_GROUP}"`,
+        reason: 'FieldValueNotSupported',
+      });
     const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
     if (!kinds.includes(roleRef.kind as string)) {
-      problems.push({ field: 'roleRef.kind', value: roleRef.kind ?? '', detail: kinds.map((k) => `"${k}"`).join(', '), reason: 'FieldValueNotSupported' });
+      problems.push({
+        field: 'roleRef.kind',
+        value: roleRef.kind ?? '',
+        detail: kinds.map((k) => `"${k}"`).join(', '),
+        reason: 'FieldValueNotSupported',
+      });
     }
     if (typeof roleRef.name !== 'string' || roleRef.name === '') {
       problems.push({ field: 'roleRef.name', value: undefined, detail: '', reason: 'FieldValueRequired' });
     } else {
-      for (const detail of pathSegmentNameErrors(roleRef.name)) problems.push({ field: 'roleRef.name', value: roleRef.name, detail });
+      for (const detail of pathSegmentNameErrors(roleRef.name))
+        problems.push({ field: 'roleRef.name', value: roleRef.name, detail });
     }
     subjects.forEach((raw, i) => {
       const subject = dict(raw);
       const at = `subjects[${i}]`;
-      if (typeof subject.name !== 'string' || subject.name === '') problems.push({ field: `${at}.name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+      if (typeof subject.name !== 'string' || subject.name === '')
+        problems.push({ field: `${at}.name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
       if (subject.kind === 'ServiceAccount') {
-        if ((subject.apiGroup ?? '') !== '') problems.push({ field: `${at}.apiGroup`, value: subject.apiGroup, detail: '""', reason: 'FieldValueNotSupported' });
-        if (!namespaced && !subject.namespace) problems.push({ field: `${at}.namespace`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+        if ((subject.apiGroup ?? '') !== '')
+          problems.push({
+            field: `${at}.apiGroup`,
+            value: subject.apiGroup,
+            detail: '""',
+            reason: 'FieldValueNotSupported',
+          });
+        if (!namespaced && !subject.namespace)
+          problems.push({ field: `${at}.namespace`, value: undefined, detail: '', reason: 'FieldValueRequired' });
       } else if (subject.kind === 'User' || subject.kind === 'Group') {
-        if (subject.apiGroup !== RBAC_GROUP) problems.push({ field: `${at}.apiGroup`, value: subject.apiGroup, detail: `"${RBAC_GROUP}"`, reason: 'FieldValueNotSupported' });
+        if (subject.apiGroup !== RBAC_GROUP)
+          problems.push({
+            field: `${at}.apiGroup`,
+            value: subject.apiGroup,
+            detail: `"${RBAC_GROUP}"`,
+            reason: 'FieldValueNotSupported',
+          });
       } else {
-        problems.push({ field: `${at}.kind`, value: subject.kind ?? '', detail: '"ServiceAccount", "User", "Group"', reason: 'FieldValueNotSupported' });
+        problems.push({
+          field: `${at}.kind`,
+          value: subject.kind ?? '',
+          detail: '"ServiceAccount", "User", "Group"',
+          reason: 'FieldValueNotSupported',
+        });
       }
     });
     if (old && JSON.stringify(old.roleRef) !== JSON.stringify(obj.roleRef)) {

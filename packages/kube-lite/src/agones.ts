@@ -20,7 +20,8 @@ const GSS_LABEL = 'agones.dev/gameserverset';
 const ROLE_LABEL = 'agones.dev/role';
 const GS_LABEL = 'agones.dev/gameserver';
 
-type GameServerState = 'Creating' | 'Scheduled' | 'RequestReady' | 'Ready' | 'Allocated' | 'Reserved' | 'Shutdown' | 'Unhealthy' | 'Error';
+type GameServerState =
+  'Creating' | 'Scheduled' | 'RequestReady' | 'Ready' | 'Allocated' | 'Reserved' | 'Shutdown' | 'Unhealthy' | 'Error';
 
 interface GameServerPort {
   name?: string;
@@ -80,7 +81,10 @@ export function startAgones(ctx: ControllerContext): Agones {
   const reservations = new Map<string, string>();
 
   const setState = (gs: KubeObject, state: GameServerState, extra: Partial<GameServerStatus> = {}): KubeObject =>
-    api.update(gameServers, gs.metadata.namespace, gs.metadata.name as string, { ...gs, status: { ...statusOf(gs), ...extra, state } });
+    api.update(gameServers, gs.metadata.namespace, gs.metadata.name as string, {
+      ...gs,
+      status: { ...statusOf(gs), ...extra, state },
+    });
 
   const consoleOf = (ns: string, name: string): PodConsole =>
     ctx.consoles.get({ namespace: ns, name, describe: () => describePod(api, ns, name) });
@@ -116,7 +120,8 @@ export function startAgones(ctx: ControllerContext): Agones {
     if (state === 'Shutdown') {
       timers.after(0, () => {
         const current = api.get(gameServers, ns, name);
-        if (statusOf(current).state === 'Shutdown' && !current.metadata.deletionTimestamp) api.delete(gameServers, ns, name);
+        if (statusOf(current).state === 'Shutdown' && !current.metadata.deletionTimestamp)
+          api.delete(gameServers, ns, name);
       });
     }
     if (state === 'Reserved') armReservation(gs);
@@ -158,7 +163,10 @@ export function startAgones(ctx: ControllerContext): Agones {
         const gs = api.store.get(typeKey(gameServers), namespace, name);
         const players = gs && statusOf(gs).players;
         if (!gs || !players || gs.metadata.deletionTimestamp) return;
-        api.update(gameServers, namespace, name, { ...gs, status: { ...statusOf(gs), players: { ...players, count: ids.length, ids } } });
+        api.update(gameServers, namespace, name, {
+          ...gs,
+          status: { ...statusOf(gs), players: { ...players, count: ids.length, ids } },
+        });
       });
     },
   };
@@ -167,7 +175,9 @@ export function startAgones(ctx: ControllerContext): Agones {
   const createPod = (gs: KubeObject): void => {
     const ns = gs.metadata.namespace as string;
     const name = gs.metadata.name as string;
-    const template = ((gs.spec as { template?: { metadata?: KubeObject['metadata']; spec?: Record<string, unknown> } } | undefined)?.template ?? {}) as {
+    const template = ((
+      gs.spec as { template?: { metadata?: KubeObject['metadata']; spec?: Record<string, unknown> } } | undefined
+    )?.template ?? {}) as {
       metadata?: KubeObject['metadata'];
       spec?: Record<string, unknown>;
     };
@@ -181,9 +191,26 @@ export function startAgones(ctx: ControllerContext): Agones {
       metadata: {
         name,
         namespace: ns,
-        labels: { ...(template.metadata?.labels ?? {}), ...(gs.metadata.labels ?? {}), [ROLE_LABEL]: 'gameserver', [GS_LABEL]: name },
-        annotations: { ...(template.metadata?.annotations ?? {}), 'agones.dev/container': containers[0]?.name ?? 'gameserver' },
-        ownerReferences: [{ apiVersion: 'agones.dev/v1', kind: 'GameServer', name, uid: gs.metadata.uid as string, controller: true, blockOwnerDeletion: true }],
+        labels: {
+          ...(template.metadata?.labels ?? {}),
+          ...(gs.metadata.labels ?? {}),
+          [ROLE_LABEL]: 'gameserver',
+          [GS_LABEL]: name,
+        },
+        annotations: {
+          ...(template.metadata?.annotations ?? {}),
+          'agones.dev/container': containers[0]?.name ?? 'gameserver',
+        },
+        ownerReferences: [
+          {
+            apiVersion: 'agones.dev/v1',
+            kind: 'GameServer',
+            name,
+            uid: gs.metadata.uid as string,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: podSpec,
     };
@@ -195,7 +222,10 @@ export function startAgones(ctx: ControllerContext): Agones {
   const schedule = (ns: string, name: string): void => {
     const gs = api.get(gameServers, ns, name);
     if (gs.metadata.deletionTimestamp || statusOf(gs).state !== 'Creating') return;
-    const ports = ((gs.spec as { ports?: GameServerPort[] } | undefined)?.ports ?? []).map((p) => ({ name: p.name ?? 'default', port: p.hostPort ?? p.containerPort ?? 0 }));
+    const ports = ((gs.spec as { ports?: GameServerPort[] } | undefined)?.ports ?? []).map((p) => ({
+      name: p.name ?? 'default',
+      port: p.hostPort ?? p.containerPort ?? 0,
+    }));
     setState(gs, 'Scheduled', {
       address: '127.0.0.1',
       addresses: [
@@ -229,7 +259,10 @@ export function startAgones(ctx: ControllerContext): Agones {
   const reconcileFleet = (ns: string, name: string): void => {
     const fleet = api.store.get(typeKey(fleets), ns, name);
     if (!fleet || fleet.metadata.deletionTimestamp) return;
-    const spec = (fleet.spec ?? {}) as { replicas?: number; template?: { metadata?: KubeObject['metadata']; spec?: Record<string, unknown> } };
+    const spec = (fleet.spec ?? {}) as {
+      replicas?: number;
+      template?: { metadata?: KubeObject['metadata']; spec?: Record<string, unknown> };
+    };
     const replicas = spec.replicas ?? 0;
     const owned = api
       .list(gameServers, ns, { labelSelector: `${FLEET_LABEL}=${name}` })
@@ -246,7 +279,16 @@ export function startAgones(ctx: ControllerContext): Agones {
               generateName: `${gssName}-`,
               labels: { ...(template.metadata?.labels ?? {}), [FLEET_LABEL]: name, [GSS_LABEL]: gssName },
               annotations: { ...(template.metadata?.annotations ?? {}) },
-              ownerReferences: [{ apiVersion: 'agones.dev/v1', kind: 'Fleet', name, uid: fleet.metadata.uid as string, controller: true, blockOwnerDeletion: true }],
+              ownerReferences: [
+                {
+                  apiVersion: 'agones.dev/v1',
+                  kind: 'Fleet',
+                  name,
+                  uid: fleet.metadata.uid as string,
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
             },
             spec: structuredClone(template.spec ?? {}),
           });
@@ -254,7 +296,14 @@ export function startAgones(ctx: ControllerContext): Agones {
       }
     } else if (owned.length > replicas) {
       // Scale down removes servers nobody plays on first and never an Allocated one.
-      const rank: Record<string, number> = { Creating: 0, Scheduled: 1, RequestReady: 2, Unhealthy: 0, Error: 0, Ready: 3 };
+      const rank: Record<string, number> = {
+        Creating: 0,
+        Scheduled: 1,
+        RequestReady: 2,
+        Unhealthy: 0,
+        Error: 0,
+        Ready: 3,
+      };
       const removable = owned
         .filter((gs) => !['Allocated', 'Reserved'].includes(statusOf(gs).state ?? ''))
         .sort((a, b) => (rank[statusOf(a).state ?? ''] ?? 0) - (rank[statusOf(b).state ?? ''] ?? 0));
@@ -264,7 +313,9 @@ export function startAgones(ctx: ControllerContext): Agones {
         });
       }
     }
-    const current = api.list(gameServers, ns, { labelSelector: `${FLEET_LABEL}=${name}` }).items.filter((gs) => !gs.metadata.deletionTimestamp);
+    const current = api
+      .list(gameServers, ns, { labelSelector: `${FLEET_LABEL}=${name}` })
+      .items.filter((gs) => !gs.metadata.deletionTimestamp);
     const countState = (state: string): number => current.filter((gs) => statusOf(gs).state === state).length;
     const status = {
       ...((fleet.status ?? {}) as object),
@@ -282,7 +333,8 @@ export function startAgones(ctx: ControllerContext): Agones {
 
   const onEvent = (event: StoreEvent): void => {
     if (event.typeKey === typeKey(gameServers)) onGameServer(event);
-    else if (event.typeKey === typeKey(fleets) && event.type !== 'DELETED') scheduleFleet(event.object.metadata.namespace as string, event.object.metadata.name as string);
+    else if (event.typeKey === typeKey(fleets) && event.type !== 'DELETED')
+      scheduleFleet(event.object.metadata.namespace as string, event.object.metadata.name as string);
     else if (event.typeKey === typeKey(pods) && event.type === 'DELETED') {
       const owner = event.object.metadata.ownerReferences?.find((r) => r.kind === 'GameServer');
       if (!owner) return;
@@ -295,7 +347,8 @@ export function startAgones(ctx: ControllerContext): Agones {
 
   const allocate = async (namespace: string, body: unknown): Promise<object> => {
     api.get(namespaces, undefined, namespace);
-    if (body === null || typeof body !== 'object') throw badRequest('the body of the request must be a GameServerAllocation');
+    if (body === null || typeof body !== 'object')
+      throw badRequest('the body of the request must be a GameServerAllocation');
     const request = body as { metadata?: KubeObject['metadata']; spec?: AllocationSpec };
     const spec: AllocationSpec = request.spec ?? {};
     const selectors: AllocationSelector[] = spec.selectors?.length
@@ -306,7 +359,9 @@ export function startAgones(ctx: ControllerContext): Agones {
     for (const selector of selectors) {
       const wanted = selector.gameServerState ?? 'Ready';
       const requirements = selectorFromObject(selector);
-      chosen = candidates.find((gs) => statusOf(gs).state === wanted && matchesLabels(requirements, gs.metadata.labels));
+      chosen = candidates.find(
+        (gs) => statusOf(gs).state === wanted && matchesLabels(requirements, gs.metadata.labels),
+      );
       if (chosen) break;
     }
     const metadata: KubeObject['metadata'] = { namespace, creationTimestamp: nowTimestamp() };
@@ -318,7 +373,15 @@ export function startAgones(ctx: ControllerContext): Agones {
         kind: 'GameServerAllocation',
         metadata,
         spec: responseSpec,
-        status: { state: 'UnAllocated', gameServerName: '', ports: null, address: '', addresses: null, nodeName: '', source: '' },
+        status: {
+          state: 'UnAllocated',
+          gameServerName: '',
+          ports: null,
+          address: '',
+          addresses: null,
+          nodeName: '',
+          source: '',
+        },
       };
     }
     const labels = { ...(chosen.metadata.labels ?? {}), ...(spec.metadata?.labels ?? {}) };
@@ -352,12 +415,20 @@ export function startAgones(ctx: ControllerContext): Agones {
   // go, and reservations run out.
   timers.after(0, () => {
     for (const gs of api.store.list(typeKey(gameServers))) {
-      const event: StoreEvent = { type: 'ADDED', typeKey: typeKey(gameServers), resourceVersion: api.store.resourceVersion, object: gs };
+      const event: StoreEvent = {
+        type: 'ADDED',
+        typeKey: typeKey(gameServers),
+        resourceVersion: api.store.resourceVersion,
+        object: gs,
+      };
       const state = statusOf(gs).state;
-      if (state === 'Creating' || state === 'Shutdown' || state === 'Reserved' || gs.metadata.deletionTimestamp) onGameServer(event);
-      else if (state === 'Scheduled') timers.after(stepMs, () => makeReady(gs.metadata.namespace as string, gs.metadata.name as string));
+      if (state === 'Creating' || state === 'Shutdown' || state === 'Reserved' || gs.metadata.deletionTimestamp)
+        onGameServer(event);
+      else if (state === 'Scheduled')
+        timers.after(stepMs, () => makeReady(gs.metadata.namespace as string, gs.metadata.name as string));
     }
-    for (const fleet of api.store.list(typeKey(fleets))) scheduleFleet(fleet.metadata.namespace as string, fleet.metadata.name as string);
+    for (const fleet of api.store.list(typeKey(fleets)))
+      scheduleFleet(fleet.metadata.namespace as string, fleet.metadata.name as string);
   });
 
   const unsubscribe = api.store.subscribe(onEvent);

@@ -7,8 +7,15 @@ import { admit, hasGeneration, warningsFor } from './admission.js';
 import { checkApplyConfiguration } from './apply.js';
 import { mergePatch, jsonPatch, strategicMergePatch, PatchError, type Json } from './patch.js';
 import { RESOURCE_TYPES, apiVersionOf, typeKey, type KubeObject, type ResourceType } from './registry.js';
-import type { SelectorError} from './selectors.js';
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelSelector } from './selectors.js';
+import type { SelectorError } from './selectors.js';
+import {
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  type FieldRequirement,
+  type LabelSelector,
+} from './selectors.js';
 import {
   alreadyExists,
   badRequest,
@@ -94,7 +101,8 @@ function selectableFields(type: ResourceType, obj: KubeObject): Record<string, s
     fields['status.phase'] = String((obj.status as { phase?: string } | undefined)?.phase ?? '');
     fields['spec.nodeName'] = String((obj.spec as { nodeName?: string } | undefined)?.nodeName ?? '');
   }
-  if (type.plural === 'namespaces' && !type.group) fields['status.phase'] = String((obj.status as { phase?: string } | undefined)?.phase ?? '');
+  if (type.plural === 'namespaces' && !type.group)
+    fields['status.phase'] = String((obj.status as { phase?: string } | undefined)?.phase ?? '');
   return fields;
 }
 
@@ -130,7 +138,9 @@ export class Api {
 
   private matches(type: ResourceType, filter: Filter, obj: KubeObject): boolean {
     if (filter.namespace !== undefined && obj.metadata.namespace !== filter.namespace) return false;
-    return matchesLabels(filter.labels, obj.metadata.labels) && matchesFields(filter.fields, selectableFields(type, obj));
+    return (
+      matchesLabels(filter.labels, obj.metadata.labels) && matchesFields(filter.fields, selectableFields(type, obj))
+    );
   }
 
   private decorate(type: ResourceType, obj: KubeObject): KubeObject {
@@ -149,7 +159,10 @@ export class Api {
     let resourceVersion = String(this.store.resourceVersion);
     if (options.continue) {
       try {
-        const token = JSON.parse(Buffer.from(options.continue, 'base64').toString('utf8')) as { rv?: unknown; start?: unknown };
+        const token = JSON.parse(Buffer.from(options.continue, 'base64').toString('utf8')) as {
+          rv?: unknown;
+          start?: unknown;
+        };
         if (typeof token.rv !== 'string' || typeof token.start !== 'string') throw new Error('bad token');
         start = token.start;
         resourceVersion = token.rv;
@@ -162,7 +175,8 @@ export class Api {
         );
       }
     }
-    const keyOf = (o: KubeObject): string => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name ?? ''}` : (o.metadata.name ?? ''));
+    const keyOf = (o: KubeObject): string =>
+      o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name ?? ''}` : (o.metadata.name ?? '');
     const all = this.store
       .list(typeKey(type), type.namespaced ? namespace : undefined)
       .filter((o) => keyOf(o) > start || start === '')
@@ -173,14 +187,28 @@ export class Api {
     }
     const page = all.slice(0, limit);
     const last = page[page.length - 1] as KubeObject;
-    const token = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: resourceVersion, start: keyOf(last) })).toString('base64');
-    return { items: page.map((o) => this.decorate(type, o)), resourceVersion, continue: token, remainingItemCount: all.length - limit };
+    const token = Buffer.from(
+      JSON.stringify({ v: 'meta.k8s.io/v1', rv: resourceVersion, start: keyOf(last) }),
+    ).toString('base64');
+    return {
+      items: page.map((o) => this.decorate(type, o)),
+      resourceVersion,
+      continue: token,
+      remainingItemCount: all.length - limit,
+    };
   }
 
-  private checkMeta(type: ResourceType, obj: KubeObject, bodyNamespace: string | undefined, urlNamespace: string | undefined): void {
+  private checkMeta(
+    type: ResourceType,
+    obj: KubeObject,
+    bodyNamespace: string | undefined,
+    urlNamespace: string | undefined,
+  ): void {
     const expected = apiVersionOf(type);
     if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
-      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`);
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+      );
     }
     if (obj.kind !== undefined && obj.kind !== type.kind) {
       throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${type.kind})`);
@@ -190,10 +218,15 @@ export class Api {
     }
   }
 
-  private validate(type: ResourceType, obj: KubeObject, extra: { field: string; value: unknown; detail: string; reason?: string }[]): void {
+  private validate(
+    type: ResourceType,
+    obj: KubeObject,
+    extra: { field: string; value: unknown; detail: string; reason?: string }[],
+  ): void {
     const name = obj.metadata.name ?? '';
     const causes = [...extra];
-    for (const detail of nameErrors(type.nameRule, name)) causes.unshift({ field: 'metadata.name', value: name, detail });
+    for (const detail of nameErrors(type.nameRule, name))
+      causes.unshift({ field: 'metadata.name', value: name, detail });
     for (const [key, value] of Object.entries(obj.metadata.labels ?? {})) {
       for (const detail of qualifiedNameErrors(key)) causes.push({ field: 'metadata.labels', value: key, detail });
       if (typeof value !== 'string') causes.push({ field: `metadata.labels`, value, detail: 'must be a string' });
@@ -221,7 +254,14 @@ export class Api {
     // As the API server's name generator: the prefix is cut to 58 characters, so the name stays a 63-character label.
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName.slice(0, 58)}${randomSuffix()}`;
     if (!meta.name) {
-      throw invalid(type, '', [{ field: 'metadata.name', value: undefined, detail: 'name or generateName is required', reason: 'FieldValueRequired' }]);
+      throw invalid(type, '', [
+        {
+          field: 'metadata.name',
+          value: undefined,
+          detail: 'name or generateName is required',
+          reason: 'FieldValueRequired',
+        },
+      ]);
     }
     const problems = admit(type, obj, undefined);
     this.validate(type, obj, problems);
@@ -240,7 +280,13 @@ export class Api {
     return this.decorate(type, this.store.create(typeKey(type), decorated));
   }
 
-  update(type: ResourceType, namespace: string | undefined, name: string, body: unknown, options: WriteOptions = {}): KubeObject {
+  update(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ): KubeObject {
     const obj = asObject(body);
     this.checkMeta(type, obj, obj.metadata.namespace, namespace);
     const ns = type.namespaced ? namespace : undefined;
@@ -249,9 +295,14 @@ export class Api {
     }
     const current = this.store.get(typeKey(type), ns, name);
     if (!current) throw notFound(type, name);
-    if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(type, name);
+    if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== current.metadata.resourceVersion)
+      throw conflict(type, name);
     if (obj.metadata.uid && obj.metadata.uid !== current.metadata.uid) {
-      throw conflict(type, name, `Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
+      throw conflict(
+        type,
+        name,
+        `Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
     }
 
     let next: KubeObject;
@@ -272,7 +323,8 @@ export class Api {
     meta.creationTimestamp = current.metadata.creationTimestamp as string;
     if (current.metadata.deletionTimestamp) meta.deletionTimestamp = current.metadata.deletionTimestamp;
     else delete meta.deletionTimestamp;
-    if (current.metadata.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds;
+    if (current.metadata.deletionGracePeriodSeconds !== undefined)
+      meta.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds;
     else delete meta.deletionGracePeriodSeconds;
     if (options.subresource === 'status') next.metadata = { ...current.metadata };
     const problems = options.subresource === 'status' ? [] : admit(type, next, current);
@@ -296,14 +348,23 @@ export class Api {
     return this.decorate(type, this.store.update(typeKey(type), decorated));
   }
 
-  patch(type: ResourceType, namespace: string | undefined, name: string, contentType: string, body: unknown, options: WriteOptions = {}): KubeObject {
+  patch(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ): KubeObject {
     const ns = type.namespaced ? namespace : undefined;
     const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     // Server-side apply converts what is applied to its typed form first, whether or not the object exists.
     if (mediaType === 'application/apply-patch+yaml') checkApplyConfiguration(type, body);
     const current = this.store.get(typeKey(type), ns, name);
     if (!current && mediaType !== 'application/apply-patch+yaml') throw notFound(type, name);
-    const base = (current ? this.decorate(type, current) : { apiVersion: apiVersionOf(type), kind: type.kind, metadata: {} }) as unknown as Json;
+    const base = (current
+      ? this.decorate(type, current)
+      : { apiVersion: apiVersionOf(type), kind: type.kind, metadata: {} }) as unknown as Json;
     let patched: Json;
     try {
       switch (mediaType) {
@@ -332,8 +393,10 @@ export class Api {
     if (!current) return this.create(type, namespace, { ...obj, metadata: { ...obj.metadata, name } }, options);
     // A patch only conflicts when it names a resourceVersion itself.
     const patchRv = (body as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
-    if (mediaType !== 'application/json-patch+json' && patchRv === undefined) obj.metadata.resourceVersion = current.metadata.resourceVersion as string;
-    if (mediaType === 'application/json-patch+json' && obj.metadata.resourceVersion === undefined) obj.metadata.resourceVersion = current.metadata.resourceVersion as string;
+    if (mediaType !== 'application/json-patch+json' && patchRv === undefined)
+      obj.metadata.resourceVersion = current.metadata.resourceVersion as string;
+    if (mediaType === 'application/json-patch+json' && obj.metadata.resourceVersion === undefined)
+      obj.metadata.resourceVersion = current.metadata.resourceVersion as string;
     return this.update(type, namespace, name, obj, options);
   }
 
@@ -343,7 +406,11 @@ export class Api {
     if (!current) throw notFound(type, name);
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== current.metadata.uid) {
-      throw conflict(type, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+      throw conflict(
+        type,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
       throw conflict(
@@ -355,13 +422,17 @@ export class Api {
     const pending = (current.metadata.finalizers ?? []).length > 0 || isNamespace(type) || isPod(type);
     if (pending) {
       if (current.metadata.deletionTimestamp) return { body: this.decorate(type, current) };
-      const marked: KubeObject = { ...current, metadata: { ...current.metadata, deletionTimestamp: nowTimestamp(), deletionGracePeriodSeconds: 0 } };
+      const marked: KubeObject = {
+        ...current,
+        metadata: { ...current.metadata, deletionTimestamp: nowTimestamp(), deletionGracePeriodSeconds: 0 },
+      };
       if (isPod(type)) marked.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 30;
       if (isNamespace(type)) marked.status = { ...(marked.status as object), phase: 'Terminating' };
       if (options.dryRun) return { body: this.decorate(type, marked) };
       return { body: this.decorate(type, this.store.update(typeKey(type), marked)) };
     }
-    if (options.dryRun) return { body: type.custom ? this.decorate(type, current) : successStatus(type, name, current.metadata.uid) };
+    if (options.dryRun)
+      return { body: type.custom ? this.decorate(type, current) : successStatus(type, name, current.metadata.uid) };
     const removed = this.store.remove(typeKey(type), ns, name) as KubeObject;
     return { body: type.custom ? this.decorate(type, removed) : successStatus(type, name, removed.metadata.uid) };
   }
@@ -375,7 +446,12 @@ export class Api {
    * Starts a watch. Events go to `send`; returns a function that stops it. Throws a
    * StatusError for bad selectors; a too old resourceVersion yields an ERROR event (410).
    */
-  watch(type: ResourceType, namespace: string | undefined, options: WatchOptions, send: (event: WatchEvent) => void): { stop: () => void; expired: boolean } {
+  watch(
+    type: ResourceType,
+    namespace: string | undefined,
+    options: WatchOptions,
+    send: (event: WatchEvent) => void,
+  ): { stop: () => void; expired: boolean } {
     const filter = this.filter(type, namespace, options.labelSelector, options.fieldSelector);
     const key = typeKey(type);
     const rvParam = options.resourceVersion ?? '';
@@ -384,7 +460,8 @@ export class Api {
       const nowMatches = this.matches(type, filter, event.object);
       const wasMatching = event.previous ? this.matches(type, filter, event.previous) : false;
       let kind: WatchEvent['type'] | undefined;
-      if (event.type === 'MODIFIED') kind = nowMatches && wasMatching ? 'MODIFIED' : nowMatches ? 'ADDED' : wasMatching ? 'DELETED' : undefined;
+      if (event.type === 'MODIFIED')
+        kind = nowMatches && wasMatching ? 'MODIFIED' : nowMatches ? 'ADDED' : wasMatching ? 'DELETED' : undefined;
       else kind = nowMatches ? event.type : undefined;
       if (kind) send({ type: kind, object: this.decorate(type, event.object) });
     };
@@ -399,7 +476,8 @@ export class Api {
       }
     } else {
       const since = Number(rvParam);
-      if (!Number.isInteger(since) || since < 0) throw badRequest(`resourceVersion: Invalid value: "${rvParam}": must be a non-negative integer`);
+      if (!Number.isInteger(since) || since < 0)
+        throw badRequest(`resourceVersion: Invalid value: "${rvParam}": must be a non-negative integer`);
       const backlog = this.store.eventsSince(since);
       if (!backlog) {
         send({
@@ -438,7 +516,8 @@ function specChanged(a: KubeObject, b: KubeObject): boolean {
 }
 
 function asObject(body: unknown): KubeObject {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('the body of the request must be a JSON object');
   const obj = structuredClone(body) as KubeObject;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw badRequest('metadata must be an object');

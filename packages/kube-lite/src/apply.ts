@@ -52,7 +52,8 @@ export function listKeyErrors(obj: unknown, listMapKeys: Record<string, readonly
       else if (!isDict(item)) problem = 'associative list with keys may not have non-map elements';
       else {
         const missing = keys.find((key) => !(key in item) && !(key in KEY_DEFAULTS));
-        if (missing !== undefined) problem = `associative list with keys has an element that omits key field "${missing}" (and doesn't have default value)`;
+        if (missing !== undefined)
+          problem = `associative list with keys has an element that omits key field "${missing}" (and doesn't have default value)`;
       }
       if (problem !== undefined) {
         // The element cannot be named, so neither it nor the rest of the list is looked at.
@@ -88,5 +89,9 @@ export function checkApplyConfiguration(type: ResourceType, body: unknown): void
   const text = (value: unknown): string => (typeof value === 'string' ? value : '');
   const gvk = `${type.group}/${type.version}, Kind=${type.kind}`;
   const detail = errors.length === 1 ? (errors[0] as string) : ['errors:', ...errors].join('\n  ');
-  throw new StatusError(500, '', `failed to create typed patch object (${text(meta.namespace)}/${text(meta.name)}; ${gvk}): ${detail}`);
+  throw new StatusError(
+    500,
+    '',
+    `failed to create typed patch object (${text(meta.namespace)}/${text(meta.name)}; ${gvk}): ${detail}`,
+  );
 }

@@ -34,7 +34,13 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const kube = await startKubeLite({ port, host: values.host, dataDir: values['data-dir'], tls: values.tls, token: values.token });
+  const kube = await startKubeLite({
+    port,
+    host: values.host,
+    dataDir: values['data-dir'],
+    tls: values.tls,
+    token: values.token,
+  });
   console.log(`kube-lite listening on ${kube.url}`);
   console.log(`kubeconfig: ${kube.kubeconfigPath}`);
   console.log(`try: kubectl --kubeconfig ${kube.kubeconfigPath} get namespaces`);

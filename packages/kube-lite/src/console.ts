@@ -94,7 +94,9 @@ export class PodConsole extends EventEmitter<{ log: [LogLine]; stdout: [string] 
       case 'status':
         return this.info.describe();
       case 'players':
-        return this.players.size ? `${this.players.size} player(s): ${[...this.players].sort().join(', ')}` : '0 players';
+        return this.players.size
+          ? `${this.players.size} player(s): ${[...this.players].sort().join(', ')}`
+          : '0 players';
       case 'join': {
         const player = rest[0];
         if (!player) return 'usage: join <name>';
@@ -190,7 +192,9 @@ export class PodConsole extends EventEmitter<{ log: [LogLine]; stdout: [string] 
     const detach = (): void => {
       this.off('stdout', onOutput);
     };
-    const process_ = this.interactive({ ...io, exit: (code) => (detach(), io.exit(code)) }, (text) => this.emit('stdout', text));
+    const process_ = this.interactive({ ...io, exit: (code) => (detach(), io.exit(code)) }, (text) =>
+      this.emit('stdout', text),
+    );
     return {
       input: process_.input,
       endInput: () => (detach(), process_.endInput()),
@@ -267,7 +271,9 @@ export class PodConsole extends EventEmitter<{ log: [LogLine]; stdout: [string] 
           io.exit(Number(exit[1] ?? 0));
           return;
         }
-        const output = this.command(trimmed.replace(/^(["'])(.*)\1$/, '$2').replace(/^echo\s+(["'])(.*)\1$/, 'echo $2'));
+        const output = this.command(
+          trimmed.replace(/^(["'])(.*)\1$/, '$2').replace(/^echo\s+(["'])(.*)\1$/, 'echo $2'),
+        );
         if (output === undefined) {
           const program = trimmed.split(/\s+/)[0];
           io.stderr(`sh: 1: ${program}: not found\n`);
@@ -331,7 +337,9 @@ function parseSeq(args: readonly string[]): SeqRange | string {
   if (bad !== undefined) return `seq: invalid floating point argument: '${bad}'\n${help}`;
   if (args.length > 3) return `seq: extra operand '${args[3] as string}'\n${help}`;
   const numbers = args.map(Number);
-  const [first, step, last] = (numbers.length === 1 ? [1, 1, numbers[0]] : numbers.length === 2 ? [numbers[0], 1, numbers[1]] : numbers) as [number, number, number];
+  const [first, step, last] = (
+    numbers.length === 1 ? [1, 1, numbers[0]] : numbers.length === 2 ? [numbers[0], 1, numbers[1]] : numbers
+  ) as [number, number, number];
   if (step === 0) return `seq: invalid Zero increment value: '${args[1] as string}'\n${help}`;
   const count = Math.max(0, Math.floor((last - first) / step) + 1);
   if (count > SEQ_LIMIT) return `seq: kube-lite prints at most ${SEQ_LIMIT} numbers\n`;

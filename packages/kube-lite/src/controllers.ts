@@ -11,7 +11,8 @@ import { StatusError } from './status.js';
 import type { StoreEvent } from './store.js';
 
 export const typeByKey = new Map(RESOURCE_TYPES.map((t) => [typeKey(t), t] as const));
-export const typeOf = (group: string, plural: string): ResourceType => typeByKey.get(`${group}/${plural}`) as ResourceType;
+export const typeOf = (group: string, plural: string): ResourceType =>
+  typeByKey.get(`${group}/${plural}`) as ResourceType;
 
 /** Timers that all stop when kube-lite closes. */
 export class Timers {
@@ -65,16 +66,20 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
       timers.after(ctx.stepMs, () => finalizeNamespace(obj.metadata.name as string));
     }
     if (event.typeKey === '/pods') onPod(event);
-    if (event.typeKey === '/persistentvolumeclaims' && event.type === 'ADDED') timers.after(ctx.stepMs, () => bindClaim(obj));
-    if (event.typeKey === 'snapshot.storage.k8s.io/volumesnapshots' && event.type === 'ADDED') timers.after(ctx.stepMs, () => takeSnapshot(obj));
-    if (event.typeKey === 'snapshot.storage.k8s.io/volumesnapshots' && event.type !== 'DELETED' && isReady(obj)) timers.after(ctx.stepMs, () => restoreFrom(obj));
+    if (event.typeKey === '/persistentvolumeclaims' && event.type === 'ADDED')
+      timers.after(ctx.stepMs, () => bindClaim(obj));
+    if (event.typeKey === 'snapshot.storage.k8s.io/volumesnapshots' && event.type === 'ADDED')
+      timers.after(ctx.stepMs, () => takeSnapshot(obj));
+    if (event.typeKey === 'snapshot.storage.k8s.io/volumesnapshots' && event.type !== 'DELETED' && isReady(obj))
+      timers.after(ctx.stepMs, () => restoreFrom(obj));
     if (event.type === 'DELETED') timers.after(0, () => collectDependents(obj));
   };
 
   const finalizeNamespace = (name: string): void => {
     for (const type of RESOURCE_TYPES) {
       if (!type.namespaced) continue;
-      for (const item of api.store.list(typeKey(type), name)) api.store.remove(typeKey(type), name, item.metadata.name as string);
+      for (const item of api.store.list(typeKey(type), name))
+        api.store.remove(typeKey(type), name, item.metadata.name as string);
     }
     api.finalizeDeletion(namespaces, undefined, name);
   };
@@ -103,7 +108,12 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
       api.update(pods, ns, name, { ...pod, spec: { ...spec, nodeName: 'kube-lite' } });
     }
     const current = api.get(pods, ns, name);
-    const condition = (type: string): object => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: started });
+    const condition = (type: string): object => ({
+      type,
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: started,
+    });
     api.update(
       pods,
       ns,
@@ -112,7 +122,9 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
         ...current,
         status: {
           phase: 'Running',
-          conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
+          conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(
+            condition,
+          ),
           hostIP: '127.0.0.1',
           hostIPs: [{ ip: '127.0.0.1' }],
           podIP: '127.0.0.1',
@@ -145,16 +157,30 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
     const ns = claim.metadata.namespace as string;
     const name = claim.metadata.name as string;
     const current = api.get(claims, ns, name);
-    const spec = (current.spec ?? {}) as { accessModes?: string[]; resources?: { requests?: { storage?: string } }; volumeName?: string };
+    const spec = (current.spec ?? {}) as {
+      accessModes?: string[];
+      resources?: { requests?: { storage?: string } };
+      volumeName?: string;
+    };
     if (spec.volumeName) return;
     const snapshot = snapshotSourceOf(current);
     if (snapshot !== undefined && !isReady(api.store.get(typeKey(snapshots), ns, snapshot))) return;
-    const bound = api.update(claims, ns, name, { ...current, spec: { ...spec, volumeName: `pvc-${current.metadata.uid}` } });
+    const bound = api.update(claims, ns, name, {
+      ...current,
+      spec: { ...spec, volumeName: `pvc-${current.metadata.uid}` },
+    });
     api.update(
       claims,
       ns,
       name,
-      { ...bound, status: { phase: 'Bound', accessModes: spec.accessModes ?? ['ReadWriteOnce'], capacity: { storage: spec.resources?.requests?.storage ?? '1Gi' } } },
+      {
+        ...bound,
+        status: {
+          phase: 'Bound',
+          accessModes: spec.accessModes ?? ['ReadWriteOnce'],
+          capacity: { storage: spec.resources?.requests?.storage ?? '1Gi' },
+        },
+      },
       { subresource: 'status' },
     );
   };
@@ -164,7 +190,8 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
     const ns = snapshot.metadata.namespace as string;
     const name = snapshot.metadata.name as string;
     const current = api.get(snapshots, ns, name);
-    const source = (current.spec as { source?: { persistentVolumeClaimName?: string } } | undefined)?.source?.persistentVolumeClaimName;
+    const source = (current.spec as { source?: { persistentVolumeClaimName?: string } } | undefined)?.source
+      ?.persistentVolumeClaimName;
     const claim = source ? api.store.get('/persistentvolumeclaims', ns, source) : undefined;
     const now = nowTimestamp();
     const status = claim
@@ -174,7 +201,13 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
           restoreSize: (claim.status as { capacity?: { storage?: string } } | undefined)?.capacity?.storage ?? '1Gi',
           boundVolumeSnapshotContentName: `snapcontent-${current.metadata.uid}`,
         }
-      : { readyToUse: false, error: { time: now, message: `failed to get input parameters to create snapshot ${name}: "persistentvolumeclaims "${source ?? ''}" not found"` } };
+      : {
+          readyToUse: false,
+          error: {
+            time: now,
+            message: `failed to get input parameters to create snapshot ${name}: "persistentvolumeclaims "${source ?? ''}" not found"`,
+          },
+        };
     api.update(snapshots, ns, name, { ...current, status }, { subresource: 'status' });
   };
 
@@ -201,10 +234,17 @@ export function startBuiltinControllers(ctx: ControllerContext): () => void {
 
   // Finish what a data dir brought back mid-flight, as controllers do after a restart.
   timers.after(0, () => {
-    for (const ns of api.store.list('/namespaces')) if (ns.metadata.deletionTimestamp) finalizeNamespace(ns.metadata.name as string);
+    for (const ns of api.store.list('/namespaces'))
+      if (ns.metadata.deletionTimestamp) finalizeNamespace(ns.metadata.name as string);
     for (const pod of api.store.list('/pods')) {
-      const event: StoreEvent = { type: 'ADDED', typeKey: '/pods', resourceVersion: api.store.resourceVersion, object: pod };
-      if (pod.metadata.deletionTimestamp || (pod.status as { phase?: string } | undefined)?.phase === 'Pending') onPod(event);
+      const event: StoreEvent = {
+        type: 'ADDED',
+        typeKey: '/pods',
+        resourceVersion: api.store.resourceVersion,
+        object: pod,
+      };
+      if (pod.metadata.deletionTimestamp || (pod.status as { phase?: string } | undefined)?.phase === 'Pending')
+        onPod(event);
     }
     for (const claim of api.store.list('/persistentvolumeclaims')) bindClaim(claim);
     for (const snapshot of api.store.list(typeKey(snapshots))) {
@@ -222,7 +262,8 @@ function isReady(snapshot: KubeObject | undefined): boolean {
 
 /** The VolumeSnapshot a claim is restored from, if it is restored from one. */
 function snapshotSourceOf(claim: KubeObject): string | undefined {
-  const ref = (claim.spec as { dataSourceRef?: { apiGroup?: string; kind?: string; name?: string } } | undefined)?.dataSourceRef;
+  const ref = (claim.spec as { dataSourceRef?: { apiGroup?: string; kind?: string; name?: string } } | undefined)
+    ?.dataSourceRef;
   return ref?.apiGroup === 'snapshot.storage.k8s.io' && ref.kind === 'VolumeSnapshot' ? ref.name : undefined;
 }
 

@@ -24,7 +24,11 @@ export function versionInfo(): Record<string, string> {
 }
 
 export function apiVersions(serverAddress: string): object {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupEntry(group: string, version: string): object {
@@ -33,7 +37,11 @@ function groupEntry(group: string, version: string): object {
 }
 
 export function apiGroupList(): object {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups().map(({ group, version }) => groupEntry(group, version)) };
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: apiGroups().map(({ group, version }) => groupEntry(group, version)),
+  };
 }
 
 export function apiGroup(group: string): object | undefined {
@@ -68,13 +76,24 @@ export function apiResourceList(group: string, version: string): object | undefi
     for (const sub of type.subresources) {
       const info = SUBRESOURCES[sub];
       if (!info) continue;
-      const subEntry: Record<string, unknown> = { name: `${type.plural}/${sub}`, singularName: '', namespaced: type.namespaced, kind: info.kind || type.kind, verbs: info.verbs };
+      const subEntry: Record<string, unknown> = {
+        name: `${type.plural}/${sub}`,
+        singularName: '',
+        namespaced: type.namespaced,
+        kind: info.kind || type.kind,
+        verbs: info.verbs,
+      };
       if (info.group) subEntry.group = info.group;
       if (info.version) subEntry.version = info.version;
       resources.push(subEntry);
     }
   }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: group ? `${group}/${version}` : version,
+    resources,
+  };
 }
 
 function openApiPath(group: string, version: string): string {
@@ -180,7 +199,9 @@ function toV2Schema(schema: Record<string, unknown>): Record<string, unknown> {
     delete out.properties;
     delete out.items;
   } else if (out.properties) {
-    out.properties = Object.fromEntries(Object.entries(out.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [k, toV2Schema(v)]));
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [k, toV2Schema(v)]),
+    );
   }
   return out;
 }
@@ -200,7 +221,13 @@ function pathParameter(name: string, description: string): object {
 export function openApiV2Document(): Record<string, unknown> {
   const definitions: Record<string, object> = {};
   const paths: Record<string, Record<string, object>> = {};
-  const fieldValidation = { uniqueItems: true, type: 'string', description: FIELD_VALIDATION_DESCRIPTION, name: 'fieldValidation', in: 'query' };
+  const fieldValidation = {
+    uniqueItems: true,
+    type: 'string',
+    description: FIELD_VALIDATION_DESCRIPTION,
+    name: 'fieldValidation',
+    in: 'query',
+  };
   const namespace = pathParameter('namespace', 'object name and auth scope, such as for teams and projects');
   for (const type of RESOURCE_TYPES) {
     const name = gvkName(type);
@@ -216,7 +243,11 @@ export function openApiV2Document(): Record<string, unknown> {
     const { base, item } = kindPaths(type);
     const scope = type.namespaced ? [namespace] : [];
     paths[base] = { post: op('post'), parameters: scope };
-    paths[item] = { put: op('put'), patch: op('patch'), parameters: [pathParameter('name', `name of the ${type.kind}`), ...scope] };
+    paths[item] = {
+      put: op('put'),
+      patch: op('patch'),
+      parameters: [pathParameter('name', `name of the ${type.kind}`), ...scope],
+    };
   }
   return { swagger: '2.0', info: { title: 'Kubernetes', version: KUBERNETES_VERSION.gitVersion }, paths, definitions };
 }

@@ -17,9 +17,30 @@ import { Router } from './server.js';
 import { Store } from './store.js';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 
-export { findHelm, findKubectl, ToolNotFoundError, MIN_KUBECTL_MINOR, type FindToolOptions, type ToolName } from './tools.js';
-export { parseLabelSelector, matchesLabels, parseFieldSelector, SelectorError, type LabelSelector, type Requirement, type Operator } from './selectors.js';
-export { dns1123LabelErrors, dns1123SubdomainErrors, dns1035LabelErrors, qualifiedNameErrors, labelValueErrors } from './validation.js';
+export {
+  findHelm,
+  findKubectl,
+  ToolNotFoundError,
+  MIN_KUBECTL_MINOR,
+  type FindToolOptions,
+  type ToolName,
+} from './tools.js';
+export {
+  parseLabelSelector,
+  matchesLabels,
+  parseFieldSelector,
+  SelectorError,
+  type LabelSelector,
+  type Requirement,
+  type Operator,
+} from './selectors.js';
+export {
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  dns1035LabelErrors,
+  qualifiedNameErrors,
+  labelValueErrors,
+} from './validation.js';
 export { RESOURCE_TYPES, type ResourceType, type KubeObject } from './registry.js';
 
 export interface KubeLiteOptions {
@@ -67,7 +88,8 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
   const stepMs = options.stepMs ?? 150;
 
   for (const name of ['default', 'kube-system', 'kube-public']) {
-    if (!store.get('/namespaces', undefined, name)) api.create(typeOf('', 'namespaces'), undefined, { metadata: { name } });
+    if (!store.get('/namespaces', undefined, name))
+      api.create(typeOf('', 'namespaces'), undefined, { metadata: { name } });
   }
 
   let url = '';
@@ -84,7 +106,9 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
   router.allocate = agones.allocate;
 
   const certificate = options.tls ? generateSelfSignedCertificate('kube-lite') : undefined;
-  const server: Server = certificate ? createHttpsServer({ cert: certificate.cert, key: certificate.key }, router.handle) : createHttpServer(router.handle);
+  const server: Server = certificate
+    ? createHttpsServer({ cert: certificate.cert, key: certificate.key }, router.handle)
+    : createHttpServer(router.handle);
   server.on('upgrade', router.upgrade);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {

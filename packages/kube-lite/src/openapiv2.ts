@@ -36,7 +36,8 @@ function messageField(number: number, payload: Buffer): Buffer {
 /** Proto3 scalars: a default value (empty string, false) is not written. */
 function stringField(number: number, value: unknown): Buffer {
   if (value === undefined || value === '') return Buffer.alloc(0);
-  if (typeof value !== 'string') throw new Error(`openapi v2: field ${number} must be a string, not ${JSON.stringify(value)}`);
+  if (typeof value !== 'string')
+    throw new Error(`openapi v2: field ${number} must be a string, not ${JSON.stringify(value)}`);
   return messageField(number, Buffer.from(value, 'utf8'));
 }
 
@@ -55,7 +56,8 @@ function boolField(number: number, value: unknown): Buffer {
 /** Throws for a key the encoder does not know; `x-` keys are vendor extensions and always allowed. */
 function checkKeys(obj: Json, known: string[], where: string): void {
   for (const key of Object.keys(obj)) {
-    if (!key.startsWith('x-') && !known.includes(key)) throw new Error(`openapi v2: cannot encode "${key}" of ${where}`);
+    if (!key.startsWith('x-') && !known.includes(key))
+      throw new Error(`openapi v2: cannot encode "${key}" of ${where}`);
   }
 }
 
@@ -64,22 +66,51 @@ function extensions(number: number, obj: Json): Buffer {
   return Buffer.concat(
     Object.entries(obj)
       .filter(([key]) => key.startsWith('x-'))
-      .map(([key, value]) => messageField(number, Buffer.concat([stringField(1, key), messageField(2, stringField(2, toYaml(value)))]))),
+      .map(([key, value]) =>
+        messageField(number, Buffer.concat([stringField(1, key), messageField(2, stringField(2, toYaml(value)))])),
+      ),
   );
 }
 
 /** `repeated NamedX additional_properties = 1`-style maps: (name, value) pairs in document order. */
 function named(number: number, map: unknown, encode: (value: Json, where: string) => Buffer, where: string): Buffer {
   return Buffer.concat(
-    Object.entries((map ?? {}) as Record<string, Json>).map(([name, value]) => messageField(number, Buffer.concat([stringField(1, name), messageField(2, encode(value, `${where}.${name}`))]))),
+    Object.entries((map ?? {}) as Record<string, Json>).map(([name, value]) =>
+      messageField(number, Buffer.concat([stringField(1, name), messageField(2, encode(value, `${where}.${name}`))])),
+    ),
   );
 }
 
 function schema(s: Json, where: string): Buffer {
-  checkKeys(s, ['$ref', 'format', 'title', 'description', 'required', 'additionalProperties', 'type', 'items', 'allOf', 'properties', 'readOnly'], where);
-  const parts = [stringField(1, s.$ref), stringField(2, s.format), stringField(3, s.title), stringField(4, s.description), stringsField(19, s.required)];
+  checkKeys(
+    s,
+    [
+      '$ref',
+      'format',
+      'title',
+      'description',
+      'required',
+      'additionalProperties',
+      'type',
+      'items',
+      'allOf',
+      'properties',
+      'readOnly',
+    ],
+    where,
+  );
+  const parts = [
+    stringField(1, s.$ref),
+    stringField(2, s.format),
+    stringField(3, s.title),
+    stringField(4, s.description),
+    stringsField(19, s.required),
+  ];
   if (s.additionalProperties !== undefined) {
-    const item = typeof s.additionalProperties === 'boolean' ? boolField(2, s.additionalProperties) : messageField(1, schema(s.additionalProperties as Json, `${where}.additionalProperties`));
+    const item =
+      typeof s.additionalProperties === 'boolean'
+        ? boolField(2, s.additionalProperties)
+        : messageField(1, schema(s.additionalProperties as Json, `${where}.additionalProperties`));
     parts.push(messageField(21, item));
   }
   if (s.type !== undefined) parts.push(messageField(22, stringsField(1, Array.isArray(s.type) ? s.type : [s.type])));
@@ -98,16 +129,40 @@ function parameter(p: Json, where: string): Buffer {
   let encoded: Buffer;
   if (p.in === 'body') {
     checkKeys(p, ['description', 'name', 'in', 'required', 'schema'], where);
-    const body = Buffer.concat([stringField(1, p.description), stringField(2, p.name), stringField(3, p.in), boolField(4, p.required), messageField(5, schema(p.schema as Json, `${where}.schema`)), extensions(6, p)]);
+    const body = Buffer.concat([
+      stringField(1, p.description),
+      stringField(2, p.name),
+      stringField(3, p.in),
+      boolField(4, p.required),
+      messageField(5, schema(p.schema as Json, `${where}.schema`)),
+      extensions(6, p),
+    ]);
     encoded = messageField(1, body);
   } else if (p.in === 'query' || p.in === 'path') {
     checkKeys(p, ['required', 'in', 'description', 'name', 'type', 'format', 'uniqueItems'], where);
-    const common = [boolField(1, p.required), stringField(2, p.in), stringField(3, p.description), stringField(4, p.name)];
+    const common = [
+      boolField(1, p.required),
+      stringField(2, p.in),
+      stringField(3, p.description),
+      stringField(4, p.name),
+    ];
     // QueryParameterSubSchema has allow_empty_value at 5, so its later fields sit one number higher.
     const sub =
       p.in === 'query'
-        ? Buffer.concat([...common, stringField(6, p.type), stringField(7, p.format), boolField(20, p.uniqueItems), extensions(23, p)])
-        : Buffer.concat([...common, stringField(5, p.type), stringField(6, p.format), boolField(19, p.uniqueItems), extensions(22, p)]);
+        ? Buffer.concat([
+            ...common,
+            stringField(6, p.type),
+            stringField(7, p.format),
+            boolField(20, p.uniqueItems),
+            extensions(23, p),
+          ])
+        : Buffer.concat([
+            ...common,
+            stringField(5, p.type),
+            stringField(6, p.format),
+            boolField(19, p.uniqueItems),
+            extensions(22, p),
+          ]);
     encoded = messageField(2, messageField(p.in === 'query' ? 3 : 4, sub));
   } else {
     throw new Error(`openapi v2: cannot encode a parameter in ${String(p.in)} (${where})`);
@@ -125,7 +180,22 @@ function response(r: Json, where: string): Buffer {
 }
 
 function operation(op: Json, where: string): Buffer {
-  checkKeys(op, ['tags', 'summary', 'description', 'operationId', 'produces', 'consumes', 'parameters', 'responses', 'schemes', 'deprecated'], where);
+  checkKeys(
+    op,
+    [
+      'tags',
+      'summary',
+      'description',
+      'operationId',
+      'produces',
+      'consumes',
+      'parameters',
+      'responses',
+      'schemes',
+      'deprecated',
+    ],
+    where,
+  );
   return Buffer.concat([
     stringsField(1, op.tags),
     stringField(2, op.summary),
@@ -149,7 +219,9 @@ function pathItem(item: Json, where: string): Buffer {
   for (const [verb, number] of Object.entries(OPERATIONS)) {
     if (item[verb] !== undefined) parts.push(messageField(number, operation(item[verb] as Json, `${where}.${verb}`)));
   }
-  ((item.parameters ?? []) as Json[]).forEach((p, i) => parts.push(messageField(9, parameter(p, `${where}.parameters[${i}]`))));
+  ((item.parameters ?? []) as Json[]).forEach((p, i) =>
+    parts.push(messageField(9, parameter(p, `${where}.parameters[${i}]`))),
+  );
   parts.push(extensions(10, item));
   return Buffer.concat(parts);
 }
@@ -161,7 +233,15 @@ export function encodeOpenApiV2(doc: Json): Buffer {
   checkKeys(info, ['title', 'version', 'description'], 'info');
   return Buffer.concat([
     stringField(1, doc.swagger),
-    messageField(2, Buffer.concat([stringField(1, info.title), stringField(2, info.version), stringField(3, info.description), extensions(7, info)])),
+    messageField(
+      2,
+      Buffer.concat([
+        stringField(1, info.title),
+        stringField(2, info.version),
+        stringField(3, info.description),
+        extensions(7, info),
+      ]),
+    ),
     messageField(8, named(2, doc.paths, pathItem, 'paths')),
     messageField(9, named(1, doc.definitions, schema, 'definitions')),
     extensions(16, doc),
@@ -185,7 +265,13 @@ function acceptClauses(accept: string): { type: string; subtype: string }[] {
       return { type, subtype, q: q ? Number(q.slice(2)) : 1, index };
     })
     .filter((c) => c.type && c.subtype && c.q > 0)
-    .sort((a, b) => b.q - a.q || Number(b.subtype !== '*') - Number(a.subtype !== '*') || Number(b.type !== '*') - Number(a.type !== '*') || a.index - b.index);
+    .sort(
+      (a, b) =>
+        b.q - a.q ||
+        Number(b.subtype !== '*') - Number(a.subtype !== '*') ||
+        Number(b.type !== '*') - Number(a.type !== '*') ||
+        a.index - b.index,
+    );
 }
 
 /**
@@ -193,7 +279,11 @@ function acceptClauses(accept: string): { type: string; subtype: string }[] {
  * deprecated `@` spelling (served as the protobuf type), with an ETag of the JSON's SHA-512;
  * 406 when nothing is acceptable.
  */
-export function serveOpenApiV2(doc: Json, accept: string | undefined, ifNoneMatch: string | undefined): OpenApiV2Response {
+export function serveOpenApiV2(
+  doc: Json,
+  accept: string | undefined,
+  ifNoneMatch: string | undefined,
+): OpenApiV2Response {
   const json = Buffer.from(JSON.stringify(doc));
   const etag = `"${createHash('sha512').update(json).digest('hex').toUpperCase()}"`;
   const offered: [string, () => Buffer, string][] = [

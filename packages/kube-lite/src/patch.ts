@@ -6,7 +6,8 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export class PatchError extends Error {
   constructor(
@@ -48,7 +49,8 @@ function getAt(doc: Json, tokens: string[]): Json | undefined {
   let current: Json | undefined = doc;
   for (const token of tokens) {
     if (Array.isArray(current)) current = current[Number(token)];
-    else if (isObject(current)) current = Object.prototype.hasOwnProperty.call(current, token) ? current[token] : undefined;
+    else if (isObject(current))
+      current = Object.prototype.hasOwnProperty.call(current, token) ? current[token] : undefined;
     else return undefined;
   }
   return current;
@@ -67,7 +69,8 @@ function arrayIndex(arr: Json[], token: string, path: string, forInsert: boolean
   if (forInsert && token === '-') return arr.length;
   if (!/^(0|[1-9]\d*)$/.test(token)) throw new PatchError(`invalid array index "${token}" in "${path}"`);
   const index = Number(token);
-  if (index > arr.length || (!forInsert && index === arr.length)) throw new PatchError(`index out of bounds at "${path}"`);
+  if (index > arr.length || (!forInsert && index === arr.length))
+    throw new PatchError(`index out of bounds at "${path}"`);
   return index;
 }
 
@@ -89,7 +92,8 @@ function remove(doc: Json, path: string): { doc: Json; removed: Json } {
     return { doc, removed: removed as Json };
   }
   const obj = parent as JsonObject;
-  if (!Object.prototype.hasOwnProperty.call(obj, last)) throw new PatchError(`Unable to remove nonexistent key: ${last}: missing value`);
+  if (!Object.prototype.hasOwnProperty.call(obj, last))
+    throw new PatchError(`Unable to remove nonexistent key: ${last}: missing value`);
   const removed = obj[last] as Json;
   delete obj[last];
   return { doc, removed };
@@ -152,7 +156,12 @@ export function jsonPatch(target: Json, operations: unknown): Json {
  * `$patch: delete|replace` and `$setElementOrder/` / `$retainKeys` directives are honoured,
  * and `$deleteFromPrimitiveList/<field>` removes scalars.
  */
-export function strategicMergePatch(target: Json, patch: Json, mergeKeys: Record<string, string> = {}, path = ''): Json {
+export function strategicMergePatch(
+  target: Json,
+  patch: Json,
+  mergeKeys: Record<string, string> = {},
+  path = '',
+): Json {
   if (!isObject(patch)) return structuredClone(patch);
   if (patch.$patch === 'replace') {
     const { $patch: _ignored, ...rest } = patch;
@@ -188,7 +197,13 @@ export function strategicMergePatch(target: Json, patch: Json, mergeKeys: Record
   return result;
 }
 
-function mergeList(current: Json | undefined, patch: Json[], mergeKey: string, mergeKeys: Record<string, string>, path: string): Json[] {
+function mergeList(
+  current: Json | undefined,
+  patch: Json[],
+  mergeKey: string,
+  mergeKeys: Record<string, string>,
+  path: string,
+): Json[] {
   if (patch.some((item) => isObject(item) && item.$patch === 'replace')) {
     return patch.filter((item) => !(isObject(item) && item.$patch === 'replace')).map((item) => stripDirectives(item));
   }

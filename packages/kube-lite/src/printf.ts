@@ -10,7 +10,17 @@ export interface ProgramResult {
   stderr: string;
 }
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+};
 
 export function printf(operands: readonly string[]): ProgramResult {
   const [format, ...args] = operands;
@@ -24,7 +34,9 @@ export function printf(operands: readonly string[]): ProgramResult {
     const leading = /^\s*([+-]?\d+)/.exec(arg);
     if (leading && leading[0].length === arg.length) return String(BigInt(leading[1] as string));
     code = 1;
-    stderr += leading ? `printf: '${arg}': value not completely converted\n` : `printf: '${arg}': expected a numeric value\n`;
+    stderr += leading
+      ? `printf: '${arg}': value not completely converted\n`
+      : `printf: '${arg}': expected a numeric value\n`;
     return leading ? String(BigInt(leading[1] as string)) : '0';
   };
   for (;;) {
@@ -39,7 +51,12 @@ export function printf(operands: readonly string[]): ProgramResult {
         if (conversion === '%') stdout += '%';
         else if (conversion === 's') stdout += args[next++] ?? '';
         else if (conversion === 'd' || conversion === 'i') stdout += integer(args[next++]);
-        else return { code: 1, stdout, stderr: `${stderr}printf: %${conversion ?? ''}: invalid conversion specification\n` };
+        else
+          return {
+            code: 1,
+            stdout,
+            stderr: `${stderr}printf: %${conversion ?? ''}: invalid conversion specification\n`,
+          };
       } else {
         stdout += c;
       }
@@ -47,6 +64,7 @@ export function printf(operands: readonly string[]): ProgramResult {
     // POSIX: the format is reused while arguments remain, unless it consumes none.
     if (next >= args.length || next === passStart) break;
   }
-  if (next < args.length) stderr += `printf: warning: ignoring excess arguments, starting with '${args[next] as string}'\n`;
+  if (next < args.length)
+    stderr += `printf: warning: ignoring excess arguments, starting with '${args[next] as string}'\n`;
   return { code, stdout, stderr };
 }

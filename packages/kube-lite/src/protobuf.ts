@@ -71,10 +71,18 @@ function fields(buf: Buffer): Field[] {
  * it and its zero value (the integer 0) means unset; `intOrString?` is a pointer field, kept as sent.
  */
 type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'int?' | 'bool?' | 'string?';
-type Kind = Scalar | 'intOrString' | 'intOrString?' | { repeated: Kind } | { map: 'string' | 'bytes' } | { message: Schema };
+type Kind =
+  Scalar | 'intOrString' | 'intOrString?' | { repeated: Kind } | { map: 'string' | 'bytes' } | { message: Schema };
 type Schema = Record<number, [string, Kind]>;
 
-const OWNER_REFERENCE: Schema = { 1: ['kind', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 5: ['apiVersion', 'string'], 6: ['controller', 'bool'], 7: ['blockOwnerDeletion', 'bool'] };
+const OWNER_REFERENCE: Schema = {
+  1: ['kind', 'string'],
+  3: ['name', 'string'],
+  4: ['uid', 'string'],
+  5: ['apiVersion', 'string'],
+  6: ['controller', 'bool'],
+  7: ['blockOwnerDeletion', 'bool'],
+};
 const OBJECT_META: Schema = {
   1: ['name', 'string'],
   2: ['generateName', 'string'],
@@ -93,7 +101,12 @@ const OBJECT_META: Schema = {
 
 const LABEL_SELECTOR: Schema = {
   1: ['matchLabels', { map: 'string' }],
-  2: ['matchExpressions', { repeated: { message: { 1: ['key', 'string'], 2: ['operator', 'string'], 3: ['values', { repeated: 'string' }] } } }],
+  2: [
+    'matchExpressions',
+    {
+      repeated: { message: { 1: ['key', 'string'], 2: ['operator', 'string'], 3: ['values', { repeated: 'string' }] } },
+    },
+  ],
 };
 
 const LOCAL_OBJECT_REFERENCE: Schema = { 1: ['name', 'string'] };
@@ -116,7 +129,12 @@ const POLICY_RULE: Schema = {
   5: ['nonResourceURLs', { repeated: 'string' }],
 };
 
-const SUBJECT: Schema = { 1: ['kind', 'string'], 2: ['apiGroup', 'string'], 3: ['name', 'string'], 4: ['namespace', 'string'] };
+const SUBJECT: Schema = {
+  1: ['kind', 'string'],
+  2: ['apiGroup', 'string'],
+  3: ['name', 'string'],
+  4: ['namespace', 'string'],
+};
 const ROLE_REF: Schema = { 1: ['apiGroup', 'string'], 2: ['kind', 'string'], 3: ['name', 'string'] };
 const BINDING: Schema = {
   1: ['metadata', { message: OBJECT_META }],
@@ -131,9 +149,34 @@ const CONTAINER: Schema = {
   3: ['command', { repeated: 'string' }],
   4: ['args', { repeated: 'string' }],
   5: ['workingDir', 'string'],
-  6: ['ports', { repeated: { message: { 1: ['name', 'string'], 2: ['hostPort', 'int'], 3: ['containerPort', 'int'], 4: ['protocol', 'string'], 5: ['hostIP', 'string'] } } }],
+  6: [
+    'ports',
+    {
+      repeated: {
+        message: {
+          1: ['name', 'string'],
+          2: ['hostPort', 'int'],
+          3: ['containerPort', 'int'],
+          4: ['protocol', 'string'],
+          5: ['hostIP', 'string'],
+        },
+      },
+    },
+  ],
   7: ['env', { repeated: { message: { 1: ['name', 'string'], 2: ['value', 'string'] } } }],
-  9: ['volumeMounts', { repeated: { message: { 1: ['name', 'string'], 2: ['readOnly', 'bool'], 3: ['mountPath', 'string'], 4: ['subPath', 'string'] } } }],
+  9: [
+    'volumeMounts',
+    {
+      repeated: {
+        message: {
+          1: ['name', 'string'],
+          2: ['readOnly', 'bool'],
+          3: ['mountPath', 'string'],
+          4: ['subPath', 'string'],
+        },
+      },
+    },
+  ],
   13: ['terminationMessagePath', 'string'],
   14: ['imagePullPolicy', 'string'],
   16: ['stdin', 'bool'],
@@ -289,8 +332,22 @@ export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
         message: {
           1: ['replicas', 'int?'],
           2: ['selector', { message: LABEL_SELECTOR }],
-          3: ['template', { message: { 1: ['metadata', { message: OBJECT_META }], 2: ['spec', { message: POD_SPEC }] } }],
-          4: ['strategy', { message: { 1: ['type', 'string'], 2: ['rollingUpdate', { message: { 1: ['maxUnavailable', 'intOrString?'], 2: ['maxSurge', 'intOrString?'] } }] } }],
+          3: [
+            'template',
+            { message: { 1: ['metadata', { message: OBJECT_META }], 2: ['spec', { message: POD_SPEC }] } },
+          ],
+          4: [
+            'strategy',
+            {
+              message: {
+                1: ['type', 'string'],
+                2: [
+                  'rollingUpdate',
+                  { message: { 1: ['maxUnavailable', 'intOrString?'], 2: ['maxSurge', 'intOrString?'] } },
+                ],
+              },
+            },
+          ],
           5: ['minReadySeconds', 'int'],
           6: ['revisionHistoryLimit', 'int?'],
           7: ['paused', 'bool'],
@@ -354,7 +411,11 @@ function decodeMessage(buf: Buffer, schema: Schema, where: string): Record<strin
     const entry = schema[field.number];
     if (!entry) {
       if (isZero(field)) continue;
-      throw new StatusError(415, 'UnsupportedMediaType', `kube-lite cannot decode field ${field.number} of ${where} from protobuf; send application/json`);
+      throw new StatusError(
+        415,
+        'UnsupportedMediaType',
+        `kube-lite cannot decode field ${field.number} of ${where} from protobuf; send application/json`,
+      );
     }
     const [name, kind] = entry;
     const path = `${where}.${name}`;
@@ -368,7 +429,11 @@ function decodeMessage(buf: Buffer, schema: Schema, where: string): Record<strin
     } else if ('repeated' in kind) {
       const list = (out[name] as unknown[] | undefined) ?? [];
       const inner = kind.repeated;
-      list.push(typeof inner === 'string' ? decodeScalar(inner as Scalar, field) : decodeMessage(field.value as Buffer, (inner as { message: Schema }).message, path));
+      list.push(
+        typeof inner === 'string'
+          ? decodeScalar(inner as Scalar, field)
+          : decodeMessage(field.value as Buffer, (inner as { message: Schema }).message, path),
+      );
       out[name] = list;
     } else if ('map' in kind) {
       const map = (out[name] as Record<string, unknown> | undefined) ?? {};
@@ -389,7 +454,8 @@ function decodeMessage(buf: Buffer, schema: Schema, where: string): Record<strin
 
 /** Decodes a protobuf-encoded object, or throws 415 for kinds kube-lite cannot read this way. */
 export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
-  if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC)) throw badRequest('protobuf body does not start with the k8s magic number');
+  if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC))
+    throw badRequest('protobuf body does not start with the k8s magic number');
   let apiVersion = '';
   let kind = '';
   let raw: Buffer = Buffer.alloc(0);
@@ -405,7 +471,11 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   }
   const schema = PROTOBUF_SCHEMAS[`${apiVersion}/${kind}`];
   if (!schema) {
-    throw new StatusError(415, 'UnsupportedMediaType', `kube-lite cannot decode ${apiVersion}/${kind} from protobuf; send application/json`);
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `kube-lite cannot decode ${apiVersion}/${kind} from protobuf; send application/json`,
+    );
   }
   return { apiVersion, kind, ...decodeMessage(raw, schema, `${apiVersion}/${kind}`) };
 }

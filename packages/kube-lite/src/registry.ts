@@ -132,7 +132,8 @@ export function humanAge(timestamp: string | undefined, now: Date): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
   if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  if (hours < 24 * 8)
+    return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
   if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
   return `${Math.floor(hours / 24 / 365)}y`;
 }
@@ -205,8 +206,11 @@ function bindingColumns(what: 'roleBinding' | 'clusterRoleBinding'): Column[] {
       .join(', ');
   return [
     nameColumn,
-    col('Role', 'string', 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.', (o) =>
-      `${str(path(o, 'roleRef', 'kind'))}/${str(path(o, 'roleRef', 'name'))}`,
+    col(
+      'Role',
+      'string',
+      'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+      (o) => `${str(path(o, 'roleRef', 'kind'))}/${str(path(o, 'roleRef', 'name'))}`,
     ),
     ageColumn,
     col('Users', 'string', `Users in the ${what}`, (o) => subjects(o, 'User'), 1),
@@ -227,10 +231,18 @@ export function selectorString(selector: unknown): string {
     matchLabels?: Record<string, string>;
     matchExpressions?: { key: string; operator: string; values?: string[] }[];
   };
-  const requirements: [string, string][] = Object.entries(matchLabels ?? {}).map(([key, value]) => [key, `${key}=${value}`]);
+  const requirements: [string, string][] = Object.entries(matchLabels ?? {}).map(([key, value]) => [
+    key,
+    `${key}=${value}`,
+  ]);
   for (const e of matchExpressions ?? []) {
     const values = [...(e.values ?? [])].sort().join(',');
-    const text = { In: `${e.key} in (${values})`, NotIn: `${e.key} notin (${values})`, Exists: e.key, DoesNotExist: `!${e.key}` }[e.operator];
+    const text = {
+      In: `${e.key} in (${values})`,
+      NotIn: `${e.key} notin (${values})`,
+      Exists: e.key,
+      DoesNotExist: `!${e.key}`,
+    }[e.operator];
     if (text === undefined) return '<invalid>';
     requirements.push([e.key, text]);
   }
@@ -327,7 +339,13 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col('Restarts', 'string', 'The number of times the containers in this pod have been restarted.', () => '0'),
       ageColumn,
       col('IP', 'string', 'The IP address assigned to the pod', (o) => str(path(o, 'status', 'podIP'), '<none>'), 1),
-      col('Node', 'string', 'The name of the node this pod is assigned to', (o) => str(path(o, 'spec', 'nodeName'), '<none>'), 1),
+      col(
+        'Node',
+        'string',
+        'The name of the node this pod is assigned to',
+        (o) => str(path(o, 'spec', 'nodeName'), '<none>'),
+        1,
+      ),
     ],
   }),
   core('persistentvolumeclaims', 'PersistentVolumeClaim', {
@@ -342,7 +360,9 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col('Access Modes', 'string', 'The access modes of the claim', (o) =>
         ((path(o, 'status', 'accessModes') as string[] | undefined) ?? []).map(shortAccessMode).join(','),
       ),
-      col('StorageClass', 'string', 'The storage class of the claim', (o) => str(path(o, 'spec', 'storageClassName'), '<unset>')),
+      col('StorageClass', 'string', 'The storage class of the claim', (o) =>
+        str(path(o, 'spec', 'storageClassName'), '<unset>'),
+      ),
       ageColumn,
     ],
   }),
@@ -372,8 +392,11 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     mergeKeys: { secrets: 'name' },
     columns: [
       nameColumn,
-      col('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.', (o) =>
-        Array.isArray(o.secrets) ? o.secrets.length : 0,
+      col(
+        'Secrets',
+        'string',
+        'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+        (o) => (Array.isArray(o.secrets) ? o.secrets.length : 0),
       ),
       ageColumn,
     ],
@@ -389,20 +412,50 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     listMapKeys: podSpecListMapKeys('spec.template.spec'),
     columns: [
       nameColumn,
-      col('Ready', 'string', 'Number of the pod with ready state', (o) =>
-        `${num(path(o, 'status', 'readyReplicas'), 0)}/${num(path(o, 'spec', 'replicas'), 1)}`,
+      col(
+        'Ready',
+        'string',
+        'Number of the pod with ready state',
+        (o) => `${num(path(o, 'status', 'readyReplicas'), 0)}/${num(path(o, 'spec', 'replicas'), 1)}`,
       ),
-      col('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', (o) =>
-        num(path(o, 'status', 'updatedReplicas'), 0),
+      col(
+        'Up-to-date',
+        'string',
+        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+        (o) => num(path(o, 'status', 'updatedReplicas'), 0),
       ),
-      col('Available', 'string', 'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.', (o) =>
-        num(path(o, 'status', 'availableReplicas'), 0),
+      col(
+        'Available',
+        'string',
+        'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.',
+        (o) => num(path(o, 'status', 'availableReplicas'), 0),
       ),
       ageColumn,
-      col('Containers', 'string', 'Names of each container in the template.', (o) => templateContainers(o).map((c) => str(c.name)).join(','), 1),
-      col('Images', 'string', 'Images referenced by each container in the template.', (o) => templateContainers(o).map((c) => str(c.image)).join(','), 1),
-      col('Selector', 'string', 'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.', (o) =>
-        selectorString(path(o, 'spec', 'selector')),
+      col(
+        'Containers',
+        'string',
+        'Names of each container in the template.',
+        (o) =>
+          templateContainers(o)
+            .map((c) => str(c.name))
+            .join(','),
+        1,
+      ),
+      col(
+        'Images',
+        'string',
+        'Images referenced by each container in the template.',
+        (o) =>
+          templateContainers(o)
+            .map((c) => str(c.image))
+            .join(','),
+        1,
+      ),
+      col(
+        'Selector',
+        'string',
+        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+        (o) => selectorString(path(o, 'spec', 'selector')),
         1,
       ),
     ],
@@ -414,14 +467,28 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     mergeKeys: { 'status.conditions': 'type' },
     columns: [
       nameColumn,
-      col('Min Available', 'string', 'The minimum number of pods that must be available.', (o) => str(path(o, 'spec', 'minAvailable'), 'N/A')),
-      col('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable.', (o) => str(path(o, 'spec', 'maxUnavailable'), 'N/A')),
-      col('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.', (o) => num(path(o, 'status', 'disruptionsAllowed'), 0)),
+      col('Min Available', 'string', 'The minimum number of pods that must be available.', (o) =>
+        str(path(o, 'spec', 'minAvailable'), 'N/A'),
+      ),
+      col('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable.', (o) =>
+        str(path(o, 'spec', 'maxUnavailable'), 'N/A'),
+      ),
+      col('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.', (o) =>
+        num(path(o, 'status', 'disruptionsAllowed'), 0),
+      ),
       ageColumn,
     ],
   }),
-  builtin('rbac.authorization.k8s.io', 'roles', 'Role', { nameRule: 'path-segment', generation: false, columns: createdAtColumns }),
-  builtin('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', { nameRule: 'path-segment', generation: false, columns: bindingColumns('roleBinding') }),
+  builtin('rbac.authorization.k8s.io', 'roles', 'Role', {
+    nameRule: 'path-segment',
+    generation: false,
+    columns: createdAtColumns,
+  }),
+  builtin('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', {
+    nameRule: 'path-segment',
+    generation: false,
+    columns: bindingColumns('roleBinding'),
+  }),
   builtin('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', {
     namespaced: false,
     nameRule: 'path-segment',
@@ -512,8 +579,11 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col('ReadyToUse', 'boolean', 'Indicates if the snapshot is ready to be used to restore a volume.', (o) =>
         Boolean(path(o, 'status', 'readyToUse')),
       ),
-      col('SourcePVC', 'string', 'If a new snapshot needs to be created, this contains the name of the source PVC from which this snapshot was (or will be) created.', (o) =>
-        str(path(o, 'spec', 'source', 'persistentVolumeClaimName')),
+      col(
+        'SourcePVC',
+        'string',
+        'If a new snapshot needs to be created, this contains the name of the source PVC from which this snapshot was (or will be) created.',
+        (o) => str(path(o, 'spec', 'source', 'persistentVolumeClaimName')),
       ),
       col('SnapshotClass', 'string', 'The name of the VolumeSnapshotClass requested by the VolumeSnapshot.', (o) =>
         str(path(o, 'spec', 'volumeSnapshotClassName')),
@@ -524,7 +594,14 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
 ];
 
 function shortAccessMode(mode: string): string {
-  return ({ ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' } as Record<string, string>)[mode] ?? mode;
+  return (
+    (
+      { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' } as Record<
+        string,
+        string
+      >
+    )[mode] ?? mode
+  );
 }
 
 /** Groups in the order discovery lists them, each with its one served version. */

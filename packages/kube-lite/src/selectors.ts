@@ -88,7 +88,8 @@ export function parseLabelSelector(input: string): LabelSelector {
       const opToken = next();
       let operator: Operator;
       if (opToken.kind === 'id' && (opToken.text === 'in' || opToken.text === 'notin')) operator = opToken.text;
-      else if (opToken.kind === 'op' && (opToken.text === '=' || opToken.text === '==' || opToken.text === '!=')) operator = opToken.text;
+      else if (opToken.kind === 'op' && (opToken.text === '=' || opToken.text === '==' || opToken.text === '!='))
+        operator = opToken.text;
       else if (opToken.kind === 'op' && opToken.text === '<') operator = 'lt';
       else if (opToken.kind === 'op' && opToken.text === '>') operator = 'gt';
       else throw new SelectorError(`found '${describe(opToken)}', expected: in, notin, =, ==, !=, gt, lt`);
@@ -96,7 +97,8 @@ export function parseLabelSelector(input: string): LabelSelector {
       let values: string[];
       if (operator === 'in' || operator === 'notin') {
         const open = next();
-        if (!(open.kind === 'op' && open.text === '(')) throw new SelectorError(`found '${describe(open)}', expected: '('`);
+        if (!(open.kind === 'op' && open.text === '('))
+          throw new SelectorError(`found '${describe(open)}', expected: '('`);
         values = [];
         if (peek().kind === 'op' && (peek() as { text: string }).text === ')') {
           next();
@@ -112,7 +114,8 @@ export function parseLabelSelector(input: string): LabelSelector {
             }
             const sep = next();
             if (sep.kind === 'op' && sep.text === ')') break;
-            if (!(sep.kind === 'op' && sep.text === ',')) throw new SelectorError(`found '${describe(sep)}', expected: ',' or ')'`);
+            if (!(sep.kind === 'op' && sep.text === ','))
+              throw new SelectorError(`found '${describe(sep)}', expected: ',' or ')'`);
           }
         }
       } else {
@@ -136,7 +139,8 @@ export function parseLabelSelector(input: string): LabelSelector {
     }
     const sep = next();
     if (sep.kind === 'end') break;
-    if (!(sep.kind === 'op' && sep.text === ',')) throw new SelectorError(`found '${describe(sep)}', expected: ',' or 'end of string'`);
+    if (!(sep.kind === 'op' && sep.text === ','))
+      throw new SelectorError(`found '${describe(sep)}', expected: ',' or 'end of string'`);
   }
   return requirements;
 }
@@ -189,7 +193,8 @@ export interface LabelSelectorObject {
 
 export function selectorFromObject(selector: LabelSelectorObject | undefined): LabelSelector {
   const requirements: Requirement[] = [];
-  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) requirements.push({ key, operator: '=', values: [value] });
+  for (const [key, value] of Object.entries(selector?.matchLabels ?? {}))
+    requirements.push({ key, operator: '=', values: [value] });
   for (const expr of selector?.matchExpressions ?? []) {
     const operator = ({ In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' } as const)[expr.operator];
     if (!operator) throw new SelectorError(`"${expr.operator}" is not a valid label selector operator`);

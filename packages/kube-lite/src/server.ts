@@ -7,7 +7,16 @@ import type { Duplex } from 'node:stream';
 import { parse as parseYaml } from 'yaml';
 import type { Api, WatchEvent } from './api.js';
 import type { Consoles, PodConsole } from './console.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, openApiV2Document, openApiV3Document, openApiV3Index, versionInfo } from './discovery.js';
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  openApiV2Document,
+  openApiV3Document,
+  openApiV3Index,
+  versionInfo,
+} from './discovery.js';
 import { ExecServer, parseExecQuery } from './exec.js';
 import { serveOpenApiV2 } from './openapiv2.js';
 import { decodeProtobufObject } from './protobuf.js';
@@ -85,7 +94,11 @@ function warningHeader(text: string): string {
 
 function sendJson(res: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {
   const text = JSON.stringify(body);
-  const headers: Record<string, string | number | string[]> = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' };
+  const headers: Record<string, string | number | string[]> = {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  };
   // The API server sends each distinct warning once.
   if (warnings.length > 0) headers.Warning = [...new Set(warnings)].map(warningHeader);
   res.writeHead(code, headers);
@@ -102,14 +115,20 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new StatusError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+    if (size > MAX_BODY)
+      throw new StatusError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
     chunks.push(chunk as Buffer);
   }
   const bytes = Buffer.concat(chunks);
   const contentType = (req.headers['content-type'] ?? 'application/json').toLowerCase();
-  if (contentType.startsWith('application/vnd.kubernetes.protobuf')) return bytes.length ? decodeProtobufObject(bytes) : undefined;
+  if (contentType.startsWith('application/vnd.kubernetes.protobuf'))
+    return bytes.length ? decodeProtobufObject(bytes) : undefined;
   if (contentType.includes('cbor')) {
-    throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    );
   }
   const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
@@ -192,11 +211,18 @@ export class Router {
     await this.resource(req, res, url, method, target);
   }
 
-  private async resource(req: IncomingMessage, res: ServerResponse, url: URL, method: string, target: Target): Promise<void> {
+  private async resource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+    target: Target,
+  ): Promise<void> {
     const { api } = this.options;
     const { type, namespace, name, subresource } = target;
     const verbAllowed = (verb: string): void => {
-      if (!type.verbs.includes(verb as never)) throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+      if (!type.verbs.includes(verb as never))
+        throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     };
     const dryRun = url.searchParams.getAll('dryRun').includes('All');
 
@@ -209,12 +235,24 @@ export class Router {
       if (subresource === 'scale') return this.scale(req, res, method, target);
       if (subresource === 'status' || subresource === 'finalize') {
         if (method === 'GET') return this.sendObject(req, res, url, type, api.get(type, namespace, name as string));
-        if (method === 'PUT') return sendJson(res, 200, api.update(type, namespace, name as string, await readBody(req), { dryRun, subresource: 'status' }));
+        if (method === 'PUT')
+          return sendJson(
+            res,
+            200,
+            api.update(type, namespace, name as string, await readBody(req), { dryRun, subresource: 'status' }),
+          );
         if (method === 'PATCH') {
           // The patch applies to the whole object; only its status is kept. (Patching the main
           // resource first would drop the status change wherever a status subresource exists.)
           api.get(type, namespace, name as string);
-          return sendJson(res, 200, api.patch(type, namespace, name as string, req.headers['content-type'] ?? '', await readBody(req), { dryRun, subresource: 'status' }));
+          return sendJson(
+            res,
+            200,
+            api.patch(type, namespace, name as string, req.headers['content-type'] ?? '', await readBody(req), {
+              dryRun,
+              subresource: 'status',
+            }),
+          );
         }
         throw methodNotAllowed('the server does not allow this method on the requested resource');
       }
@@ -234,7 +272,10 @@ export class Router {
           continue: url.searchParams.get('continue') ?? '',
         });
         if (wantsTable(req.headers.accept)) {
-          const tableOptions: Parameters<typeof toTable>[2] = { resourceVersion: list.resourceVersion, includeObject: includeObjectOf(url) };
+          const tableOptions: Parameters<typeof toTable>[2] = {
+            resourceVersion: list.resourceVersion,
+            includeObject: includeObjectOf(url),
+          };
           if (list.continue) tableOptions.continue = list.continue;
           if (list.remainingItemCount !== undefined) tableOptions.remainingItemCount = list.remainingItemCount;
           return sendJson(res, 200, toTable(type, list.items, tableOptions));
@@ -242,7 +283,12 @@ export class Router {
         const metadata: Record<string, unknown> = { resourceVersion: list.resourceVersion };
         if (list.continue) metadata.continue = list.continue;
         if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
-        return sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: list.items });
+        return sendJson(res, 200, {
+          kind: `${type.kind}List`,
+          apiVersion: apiVersionOf(type),
+          metadata,
+          items: list.items,
+        });
       }
       if (method === 'POST') {
         verbAllowed('create');
@@ -264,7 +310,12 @@ export class Router {
           const result = api.delete(type, item.metadata.namespace, item.metadata.name as string, { dryRun });
           items.push('metadata' in result.body && (result.body as KubeObject).metadata.name ? result.body : item);
         }
-        return sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(api.store.resourceVersion) }, items });
+        return sendJson(res, 200, {
+          kind: `${type.kind}List`,
+          apiVersion: apiVersionOf(type),
+          metadata: { resourceVersion: String(api.store.resourceVersion) },
+          items,
+        });
       }
       throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
@@ -276,7 +327,12 @@ export class Router {
       case 'PUT': {
         verbAllowed('update');
         const warnings: string[] = [];
-        return sendJson(res, 200, api.update(type, namespace, name, await readBody(req), { dryRun, warnings }), warnings);
+        return sendJson(
+          res,
+          200,
+          api.update(type, namespace, name, await readBody(req), { dryRun, warnings }),
+          warnings,
+        );
       }
       case 'PATCH': {
         verbAllowed('patch');
@@ -290,8 +346,14 @@ export class Router {
       case 'DELETE': {
         verbAllowed('delete');
         // DeleteOptions may come in the body (client libraries) or the query (kubectl).
-        const body = ((await readBody(req)) ?? {}) as { preconditions?: { uid?: string; resourceVersion?: string }; gracePeriodSeconds?: number; dryRun?: string[] };
-        const options: Parameters<Api['delete']>[3] = { dryRun: dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) };
+        const body = ((await readBody(req)) ?? {}) as {
+          preconditions?: { uid?: string; resourceVersion?: string };
+          gracePeriodSeconds?: number;
+          dryRun?: string[];
+        };
+        const options: Parameters<Api['delete']>[3] = {
+          dryRun: dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')),
+        };
         if (body.preconditions) options.preconditions = body.preconditions;
         const grace = url.searchParams.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
         if (grace !== undefined && grace !== null) options.gracePeriodSeconds = Number(grace);
@@ -304,12 +366,25 @@ export class Router {
 
   private sendObject(req: IncomingMessage, res: ServerResponse, url: URL, type: ResourceType, obj: KubeObject): void {
     if (wantsTable(req.headers.accept)) {
-      return sendJson(res, 200, toTable(type, [obj], { resourceVersion: obj.metadata.resourceVersion as string, includeObject: includeObjectOf(url) }));
+      return sendJson(
+        res,
+        200,
+        toTable(type, [obj], {
+          resourceVersion: obj.metadata.resourceVersion as string,
+          includeObject: includeObjectOf(url),
+        }),
+      );
     }
     sendJson(res, 200, obj);
   }
 
-  private watch(req: IncomingMessage, res: ServerResponse, url: URL, type: ResourceType, namespace: string | undefined): void {
+  private watch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    type: ResourceType,
+    namespace: string | undefined,
+  ): void {
     const table = wantsTable(req.headers.accept);
     const includeObject = includeObjectOf(url);
     const bookmarks = flag(url, 'allowWatchBookmarks');
@@ -317,7 +392,11 @@ export class Router {
     let first = true;
     const write = (event: WatchEvent): void => {
       if (!headersSent) {
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'Transfer-Encoding': 'chunked',
+          'Cache-Control': 'no-cache, private',
+        });
         headersSent = true;
       }
       let object: unknown = event.object;
@@ -336,7 +415,11 @@ export class Router {
     };
     const watch = this.options.api.watch(type, namespace, options, write);
     if (!headersSent) {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Transfer-Encoding': 'chunked',
+        'Cache-Control': 'no-cache, private',
+      });
       headersSent = true;
     }
     res.flushHeaders();
@@ -348,7 +431,12 @@ export class Router {
     this.watchStreams.add(res);
     const timers: NodeJS.Timeout[] = [];
     if (bookmarks) {
-      timers.push(setInterval(() => write({ type: 'BOOKMARK', object: this.options.api.bookmark(type) }), this.options.bookmarkIntervalMs));
+      timers.push(
+        setInterval(
+          () => write({ type: 'BOOKMARK', object: this.options.api.bookmark(type) }),
+          this.options.bookmarkIntervalMs,
+        ),
+      );
     }
     const timeoutSeconds = Number(url.searchParams.get('timeoutSeconds') ?? 0);
     if (timeoutSeconds > 0) timers.push(setTimeout(() => res.end(), timeoutSeconds * 1000));
@@ -366,7 +454,8 @@ export class Router {
     this.options.api.get(PODS, namespace, name);
     const console_ = this.consoleFor(namespace, name);
     const timestamps = flag(url, 'timestamps');
-    const format = (line: { time: string; text: string }): string => (timestamps ? `${line.time} ${line.text}\n` : `${line.text}\n`);
+    const format = (line: { time: string; text: string }): string =>
+      timestamps ? `${line.time} ${line.text}\n` : `${line.text}\n`;
     let lines = console_.logs;
     const tail = url.searchParams.get('tailLines');
     if (tail !== null) lines = Number(tail) > 0 ? lines.slice(-Number(tail)) : [];
@@ -375,7 +464,11 @@ export class Router {
     if (since !== null) {
       const seconds = Number(since);
       if (!Number.isInteger(seconds) || seconds < 1) {
-        throw new StatusError(422, 'Invalid', `PodLogOptions "${name}" is invalid: sinceSeconds: Invalid value: ${since}: must be greater than 0`);
+        throw new StatusError(
+          422,
+          'Invalid',
+          `PodLogOptions "${name}" is invalid: sinceSeconds: Invalid value: ${since}: must be greater than 0`,
+        );
       }
       const from = Date.now() - seconds * 1000;
       lines = lines.filter((line) => Date.parse(line.time) >= from);
@@ -392,7 +485,13 @@ export class Router {
     console_.on('log', onLog);
     this.openStreams.add(res);
     const unsubscribe = this.options.api.store.subscribe((event) => {
-      if (event.type === 'DELETED' && event.typeKey === '/pods' && event.object.metadata.namespace === namespace && event.object.metadata.name === name) res.end();
+      if (
+        event.type === 'DELETED' &&
+        event.typeKey === '/pods' &&
+        event.object.metadata.namespace === namespace &&
+        event.object.metadata.name === name
+      )
+        res.end();
     });
     res.on('close', () => {
       console_.off('log', onLog);
@@ -412,7 +511,13 @@ export class Router {
     const toScale = (obj: KubeObject): object => ({
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
-      metadata: { name, namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp },
+      metadata: {
+        name,
+        namespace,
+        uid: obj.metadata.uid,
+        resourceVersion: obj.metadata.resourceVersion,
+        creationTimestamp: obj.metadata.creationTimestamp,
+      },
       spec: { replicas: (obj.spec as { replicas?: number } | undefined)?.replicas ?? 0 },
       status: { replicas: (obj.status as { replicas?: number } | undefined)?.replicas ?? 0 },
     });
@@ -436,22 +541,32 @@ export class Router {
   }
 
   /** Set by the Agones controller: answers a GameServerAllocation. */
-  allocate: (namespace: string, body: unknown) => Promise<object> = () => Promise.reject(badRequest('allocation is not available'));
+  allocate: (namespace: string, body: unknown) => Promise<object> = () =>
+    Promise.reject(badRequest('allocation is not available'));
 
   upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const fail = (err: StatusError): void => {
       const text = JSON.stringify(err.toStatus());
-      socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+      socket.end(
+        `HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
     };
     try {
       if (!this.authorized(req)) throw unauthorized();
       const url = new URL(req.url ?? '/', 'http://kube-lite');
       const target = resolvePath(url.pathname);
-      if (!target || target.type !== PODS || !target.name || (target.subresource !== 'exec' && target.subresource !== 'attach')) {
+      if (
+        !target ||
+        target.type !== PODS ||
+        !target.name ||
+        (target.subresource !== 'exec' && target.subresource !== 'attach')
+      ) {
         throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
       }
       if (!ExecServer.acceptsProtocols(req.headers['sec-websocket-protocol'])) {
-        throw badRequest('unable to upgrade connection: none of the offered subprotocols is supported (want v5.channel.k8s.io or v4.channel.k8s.io)');
+        throw badRequest(
+          'unable to upgrade connection: none of the offered subprotocols is supported (want v5.channel.k8s.io or v4.channel.k8s.io)',
+        );
       }
       const pod = this.options.api.get(PODS, target.namespace, target.name);
       const phase = (pod.status as { phase?: string } | undefined)?.phase;

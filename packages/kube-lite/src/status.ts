@@ -69,14 +69,32 @@ export function notFound(type: ResourceType, name: string): StatusError {
 }
 
 export function alreadyExists(type: ResourceType, name: string): StatusError {
-  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(type)} "${name}" already exists`, details(type, name));
+  return new StatusError(
+    409,
+    'AlreadyExists',
+    `${qualifiedResource(type)} "${name}" already exists`,
+    details(type, name),
+  );
 }
 
-export function conflict(type: ResourceType, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again'): StatusError {
-  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": ${why}`, details(type, name));
+export function conflict(
+  type: ResourceType,
+  name: string,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+): StatusError {
+  return new StatusError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": ${why}`,
+    details(type, name),
+  );
 }
 
-export function invalid(type: ResourceType, name: string, causes: { field: string; value: unknown; detail: string; reason?: string }[]): StatusError {
+export function invalid(
+  type: ResourceType,
+  name: string,
+  causes: { field: string; value: unknown; detail: string; reason?: string }[],
+): StatusError {
   const kind = type.kind;
   const qualifiedKind = type.group ? `${kind}.${type.group}` : kind;
   const describe = (c: (typeof causes)[number]): string =>
@@ -117,7 +135,11 @@ export function unsupportedMediaType(custom: boolean): StatusError {
   const accepted = custom
     ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
     : 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json';
-  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
+  return new StatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+  );
 }
 
 export function forbiddenNamespaceTerminating(type: ResourceType, name: string, namespace: string): StatusError {
@@ -125,7 +147,16 @@ export function forbiddenNamespaceTerminating(type: ResourceType, name: string, 
     403,
     'Forbidden',
     `${qualifiedResource(type)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-    { ...details(type, name), causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+    {
+      ...details(type, name),
+      causes: [
+        {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${namespace} is being terminated`,
+          field: 'metadata.namespace',
+        },
+      ],
+    },
   );
 }
 

@@ -17,7 +17,13 @@ export function wantsTable(accept: string | undefined): boolean {
 export function toTable(
   type: ResourceType,
   objects: KubeObject[],
-  options: { includeObject?: IncludeObject; resourceVersion?: string; continue?: string; remainingItemCount?: number; noHeaders?: boolean },
+  options: {
+    includeObject?: IncludeObject;
+    resourceVersion?: string;
+    continue?: string;
+    remainingItemCount?: number;
+    noHeaders?: boolean;
+  },
 ): object {
   const now = new Date();
   const include = options.includeObject ?? 'Metadata';
@@ -28,11 +34,18 @@ export function toTable(
   const table: Record<string, unknown> = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata };
   table.columnDefinitions = options.noHeaders
     ? null
-    : type.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority ?? 0 }));
+    : type.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        format: c.format ?? '',
+        description: c.description,
+        priority: c.priority ?? 0,
+      }));
   table.rows = objects.map((obj) => {
     const row: Record<string, unknown> = { cells: type.columns.map((c) => c.cell(obj, now)) };
     if (include === 'Object') row.object = obj;
-    else if (include === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+    else if (include === 'Metadata')
+      row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
     return row;
   });
   return table;

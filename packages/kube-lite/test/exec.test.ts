@@ -9,8 +9,14 @@ import { kubectlOk, startForTest, until } from './helper.js';
 
 async function runningPod(kube: KubeLite, name = 'game'): Promise<void> {
   const core = kube.kubeConfig.makeApiClient(CoreV1Api);
-  await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name }, spec: { containers: [{ name: 'server', image: 'game:1' }] } } });
-  await until(async () => (await core.readNamespacedPod({ namespace: 'default', name })).status?.phase === 'Running', 'the pod to run');
+  await core.createNamespacedPod({
+    namespace: 'default',
+    body: { metadata: { name }, spec: { containers: [{ name: 'server', image: 'game:1' }] } },
+  });
+  await until(
+    async () => (await core.readNamespacedPod({ namespace: 'default', name })).status?.phase === 'Running',
+    'the pod to run',
+  );
 }
 
 function collect(): { stream: PassThrough; text: () => string } {
@@ -20,7 +26,11 @@ function collect(): { stream: PassThrough; text: () => string } {
   return { stream, text: () => text };
 }
 
-async function exec(kc: KubeConfig, command: string[], input?: string): Promise<{ stdout: string; stderr: string; status: V1Status }> {
+async function exec(
+  kc: KubeConfig,
+  command: string[],
+  input?: string,
+): Promise<{ stdout: string; stderr: string; status: V1Status }> {
   const stdout = collect();
   const stderr = collect();
   let stdin: PassThrough | null = null;
@@ -29,7 +39,17 @@ async function exec(kc: KubeConfig, command: string[], input?: string): Promise<
     stdin.end(input);
   }
   let status: V1Status | undefined;
-  await new Exec(kc).exec('default', 'game', 'server', command, stdout.stream, stderr.stream, stdin, false, (s) => (status = s));
+  await new Exec(kc).exec(
+    'default',
+    'game',
+    'server',
+    command,
+    stdout.stream,
+    stderr.stream,
+    stdin,
+    false,
+    (s) => (status = s),
+  );
   await until(() => status, 'the exit status');
   return { stdout: stdout.text(), stderr: stderr.text(), status: status as V1Status };
 }
@@ -47,7 +67,11 @@ t.test('a failing command reports NonZeroExitCode with its exit code', async (t)
   await runningPod(kube);
   const result = await exec(kube.kubeConfig, ['no-such-program']);
   t.match(result.stderr, 'executable file not found');
-  t.match(result.status, { status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '127' }] } });
+  t.match(result.status, {
+    status: 'Failure',
+    reason: 'NonZeroExitCode',
+    details: { causes: [{ reason: 'ExitCode', message: '127' }] },
+  });
 });
 
 t.test('an interactive shell answers console commands and echoes other lines until stdin closes', async (t) => {
@@ -67,29 +91,45 @@ t.test('client-node Attach talks to the console', async (t) => {
   t.teardown(() => ws.close());
   stdin.write('say welcome\n');
   await until(() => stdout.text().includes('[server] welcome\n'), 'the console to answer');
-  const logs = await kube.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPodLog({ namespace: 'default', name: 'game' });
+  const logs = await kube.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .readNamespacedPodLog({ namespace: 'default', name: 'game' });
   t.match(logs, '[say] welcome');
 });
 
-t.test('every attached client sees what the main process writes, whoever typed it; an exec sees only its own', async (t) => {
-  const kube = await startForTest(t);
-  await runningPod(kube);
-  const attach = async () => {
-    const stdout = collect();
-    const stdin = new PassThrough();
-    const ws = await new Attach(kube.kubeConfig).attach('default', 'game', 'server', stdout.stream, null, stdin, false);
-    t.teardown(() => ws.close());
-    return { stdout, stdin };
-  };
-  const first = await attach();
-  const second = await attach();
-  first.stdin.write('say from the first\n');
-  await until(() => second.stdout.text().includes('[server] from the first\n'), 'the second client to see the answer');
-  t.ok(first.stdout.text().includes('[server] from the first\n'), 'the first sees it too');
-  const own = await exec(kube.kubeConfig, ['sh'], 'say from an exec\n');
-  t.equal(own.stdout, '[server] from an exec\n', 'an exec has its own output');
-  t.notMatch(first.stdout.text(), 'from an exec', 'which no attached client sees');
-});
+t.test(
+  'every attached client sees what the main process writes, whoever typed it; an exec sees only its own',
+  async (t) => {
+    const kube = await startForTest(t);
+    await runningPod(kube);
+    const attach = async () => {
+      const stdout = collect();
+      const stdin = new PassThrough();
+      const ws = await new Attach(kube.kubeConfig).attach(
+        'default',
+        'game',
+        'server',
+        stdout.stream,
+        null,
+        stdin,
+        false,
+      );
+      t.teardown(() => ws.close());
+      return { stdout, stdin };
+    };
+    const first = await attach();
+    const second = await attach();
+    first.stdin.write('say from the first\n');
+    await until(
+      () => second.stdout.text().includes('[server] from the first\n'),
+      'the second client to see the answer',
+    );
+    t.ok(first.stdout.text().includes('[server] from the first\n'), 'the first sees it too');
+    const own = await exec(kube.kubeConfig, ['sh'], 'say from an exec\n');
+    t.equal(own.stdout, '[server] from an exec\n', 'an exec has its own output');
+    t.notMatch(first.stdout.text(), 'from an exec', 'which no attached client sees');
+  },
+);
 
 t.test('the v4 channel protocol works without the v5 close message', async (t) => {
   const kube = await startForTest(t);
@@ -107,22 +147,31 @@ t.test('the v4 channel protocol works without the v5 close message', async (t) =
     frames.filter((f) => f.channel === 1).map((f) => f.text),
     ['over v4\n'],
   );
-  t.match(JSON.parse(frames.find((f) => f.channel === 3)?.text ?? '{}'), { status: 'Failure', details: { causes: [{ message: '3' }] } });
+  t.match(JSON.parse(frames.find((f) => f.channel === 3)?.text ?? '{}'), {
+    status: 'Failure',
+    details: { causes: [{ message: '3' }] },
+  });
 });
 
 /** A plain HTTP/1.1 reverse proxy that forwards requests and upgrades, like the cluster proxy. */
 async function reverseProxy(t: Test, target: string): Promise<string> {
   const { hostname, port } = new URL(target);
   const proxy = createServer((req, res) => {
-    const upstream = httpRequest({ host: hostname, port, method: req.method, path: req.url, headers: req.headers }, (up: IncomingMessage) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = httpRequest(
+      { host: hostname, port, method: req.method, path: req.url, headers: req.headers },
+      (up: IncomingMessage) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   proxy.on('upgrade', (req, socket, head) => {
     const upstream = connect(Number(port), hostname, () => {
-      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`)];
+      const lines = [
+        `${req.method} ${req.url} HTTP/1.1`,
+        ...Object.entries(req.headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`),
+      ];
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
       upstream.write(head);
       upstream.pipe(socket);
@@ -156,7 +205,9 @@ t.test('exec works through a plain HTTP reverse proxy', async (t) => {
 
 t.test('exec into a pod that does not exist fails before the upgrade', async (t) => {
   const kube = await startForTest(t);
-  const ws = new WebSocket(`${kube.url.replace('http', 'ws')}/api/v1/namespaces/default/pods/ghost/exec?command=ls`, ['v5.channel.k8s.io']);
+  const ws = new WebSocket(`${kube.url.replace('http', 'ws')}/api/v1/namespaces/default/pods/ghost/exec?command=ls`, [
+    'v5.channel.k8s.io',
+  ]);
   const status = await new Promise<number>((resolve) => {
     ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
     ws.on('error', () => undefined);
@@ -170,7 +221,10 @@ t.test('printf hands each argument to the process as one argv element', async (t
   const result = await exec(kube.kubeConfig, ['printf', '[%s]\\n', 'a', 'b c', '; rm -rf /']);
   t.equal(result.stdout, '[a]\n[b c]\n[; rm -rf /]\n');
   t.match(result.status, { status: 'Success' });
-  t.equal(await kubectlOk(t, kube, ['exec', 'game', '--', 'printf', '%s=%d%%\\t|\\n', 'load', '42', "it's", '-7']), "load=42%\t|\nit's=-7%\t|\n");
+  t.equal(
+    await kubectlOk(t, kube, ['exec', 'game', '--', 'printf', '%s=%d%%\\t|\\n', 'load', '42', "it's", '-7']),
+    "load=42%\t|\nit's=-7%\t|\n",
+  );
 });
 
 t.test('printf with a number that is not one fails like coreutils', async (t) => {
@@ -199,7 +253,16 @@ const activeTimers = (): number => process.getActiveResourcesInfo().filter((reso
 async function startSleeping(t: Test, kube: KubeLite): Promise<{ ws: WebSocket; before: number }> {
   await runningPod(kube);
   const before = activeTimers();
-  const ws = (await new Exec(kube.kubeConfig).exec('default', 'game', 'server', ['sleep', '600'], collect().stream, collect().stream, null, false)) as WebSocket;
+  const ws = (await new Exec(kube.kubeConfig).exec(
+    'default',
+    'game',
+    'server',
+    ['sleep', '600'],
+    collect().stream,
+    collect().stream,
+    null,
+    false,
+  )) as WebSocket;
   t.teardown(() => ws.terminate());
   await until(() => activeTimers() > before, 'the sleep to hold a timer');
   return { ws, before };
@@ -209,7 +272,7 @@ t.test('a sleep whose client goes away keeps no timer alive', async (t) => {
   const kube = await startForTest(t);
   const { ws, before } = await startSleeping(t, kube);
   ws.close();
-  await until(() => activeTimers() <= before, 'the sleep\'s timer to be cleared');
+  await until(() => activeTimers() <= before, "the sleep's timer to be cleared");
   t.pass('no timer outlives the exec session');
 });
 
@@ -218,7 +281,7 @@ t.test('closing kube-lite ends a running sleep and its timer', async (t) => {
   const { ws, before } = await startSleeping(t, kube);
   await kube.close();
   await until(() => ws.readyState === WebSocket.CLOSED, 'the session to end');
-  await until(() => activeTimers() <= before, 'the sleep\'s timer to be cleared');
+  await until(() => activeTimers() <= before, "the sleep's timer to be cleared");
   t.pass('no timer outlives kube-lite');
 });
 

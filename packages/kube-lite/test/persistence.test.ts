@@ -22,7 +22,10 @@ t.test('restarting on the same data dir keeps every object and keeps resourceVer
     namespace: 'keys',
     body: { metadata: { name: 'key-a', labels: { 'gsp.dev/apikey': 'true' } }, stringData: { hash: 'abc' } },
   });
-  await core.createNamespacedConfigMap({ namespace: 'keys', body: { metadata: { name: 'settings' }, data: { mode: 'dev' } } });
+  await core.createNamespacedConfigMap({
+    namespace: 'keys',
+    body: { metadata: { name: 'settings' }, data: { mode: 'dev' } },
+  });
   await custom.createNamespacedCustomObject({
     group: 'agones.dev',
     version: 'v1',
@@ -36,8 +39,14 @@ t.test('restarting on the same data dir keeps every object and keeps resourceVer
 
   const files = readdirSync(dataDir);
   t.ok(files.includes('state.json'), 'the state is in state.json');
-  t.notOk(files.some((f) => f.endsWith('.tmp')), 'no temporary file is left behind');
-  t.doesNotThrow(() => JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')), 'the state file is complete JSON');
+  t.notOk(
+    files.some((f) => f.endsWith('.tmp')),
+    'no temporary file is left behind',
+  );
+  t.doesNotThrow(
+    () => JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')),
+    'the state file is complete JSON',
+  );
 
   const second = await startKubeLite({ port: 0, dataDir, stepMs: 20 });
   t.teardown(() => second.close());
@@ -49,17 +58,32 @@ t.test('restarting on the same data dir keeps every object and keeps resourceVer
   t.same(again.metadata?.labels, { 'gsp.dev/apikey': 'true' });
   t.equal(Buffer.from(again.data?.hash ?? '', 'base64').toString(), 'abc');
   t.equal((await core2.readNamespacedConfigMap({ namespace: 'keys', name: 'settings' })).data?.mode, 'dev');
-  const gs = (await custom2.getNamespacedCustomObject({ group: 'agones.dev', version: 'v1', namespace: 'keys', plural: 'gameservers', name: 'gs-1' })) as {
+  const gs = (await custom2.getNamespacedCustomObject({
+    group: 'agones.dev',
+    version: 'v1',
+    namespace: 'keys',
+    plural: 'gameservers',
+    name: 'gs-1',
+  })) as {
     metadata: { name: string };
   };
   t.equal(gs.metadata.name, 'gs-1');
-  t.same(
-    ((await core2.listNamespace()).items ?? []).map((n) => n.metadata?.name).sort(),
-    ['default', 'keys', 'kube-public', 'kube-system'],
-  );
+  t.same(((await core2.listNamespace()).items ?? []).map((n) => n.metadata?.name).sort(), [
+    'default',
+    'keys',
+    'kube-public',
+    'kube-system',
+  ]);
 
-  const updated = await core2.replaceNamespacedSecret({ namespace: 'keys', name: 'key-a', body: { ...again, stringData: { hash: 'def' } } });
-  t.ok(Number(updated.metadata?.resourceVersion) > lastVersion, 'a write after the restart gets a higher resourceVersion than any before it');
+  const updated = await core2.replaceNamespacedSecret({
+    namespace: 'keys',
+    name: 'key-a',
+    body: { ...again, stringData: { hash: 'def' } },
+  });
+  t.ok(
+    Number(updated.metadata?.resourceVersion) > lastVersion,
+    'a write after the restart gets a higher resourceVersion than any before it',
+  );
   const list = await core2.listNamespacedSecret({ namespace: 'keys' });
   t.ok(Number(list.metadata?.resourceVersion) >= Number(updated.metadata?.resourceVersion));
 });
@@ -79,12 +103,20 @@ t.test('a GameServer still starting when kube-lite stops becomes Ready after the
   t.teardown(() => second.close());
   const custom = second.kubeConfig.makeApiClient(CustomObjectsApi);
   await until(async () => {
-    const gs = (await custom.getNamespacedCustomObject({ group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'gameservers', name: 'half-started' })) as {
+    const gs = (await custom.getNamespacedCustomObject({
+      group: 'agones.dev',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'gameservers',
+      name: 'half-started',
+    })) as {
       status: { state: string };
     };
     return gs.status.state === 'Ready';
   }, 'Ready after the restart');
-  const pod = await second.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ namespace: 'default', name: 'half-started' });
+  const pod = await second.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .readNamespacedPod({ namespace: 'default', name: 'half-started' });
   t.equal(pod.status?.phase, 'Running');
 });
 
@@ -94,6 +126,8 @@ t.test('without a data dir nothing is kept between runs', async (t) => {
   await first.close();
   const second = await startKubeLite({ port: 0 });
   t.teardown(() => second.close());
-  const names = ((await second.kubeConfig.makeApiClient(CoreV1Api).listNamespace()).items ?? []).map((n) => n.metadata?.name);
+  const names = ((await second.kubeConfig.makeApiClient(CoreV1Api).listNamespace()).items ?? []).map(
+    (n) => n.metadata?.name,
+  );
   t.notOk(names.includes('temporary'));
 });

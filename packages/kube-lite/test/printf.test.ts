@@ -14,7 +14,10 @@ t.test('every argument of %s comes out exactly as given, whatever it holds', asy
 
 t.test('%d prints any integer in decimal', async (t) => {
   fc.assert(
-    fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), (n) => printf(['%d', String(n)]).stdout === String(n)),
+    fc.property(
+      fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+      (n) => printf(['%d', String(n)]).stdout === String(n),
+    ),
   );
   t.pass();
 });

@@ -13,10 +13,17 @@ const namePart = fc
   .map(([a, mid, b]) => (mid.length === 0 && a === b ? a : `${a}${mid.join('')}${b}`))
   .filter((s) => s.length <= 63);
 const dnsLabel = fc
-  .tuple(fc.constantFrom(...'abcz019'), fc.array(fc.constantFrom(...'abz09-'), { maxLength: 6 }), fc.constantFrom(...'abz09'))
+  .tuple(
+    fc.constantFrom(...'abcz019'),
+    fc.array(fc.constantFrom(...'abz09-'), { maxLength: 6 }),
+    fc.constantFrom(...'abz09'),
+  )
   .map(([a, mid, b]) => `${a}${mid.join('')}${b}`);
 const prefix = fc.array(dnsLabel, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('.'));
-const key = fc.oneof(namePart, fc.tuple(prefix, namePart).map(([p, n]) => `${p}/${n}`));
+const key = fc.oneof(
+  namePart,
+  fc.tuple(prefix, namePart).map(([p, n]) => `${p}/${n}`),
+);
 const value = fc.oneof(fc.constant(''), namePart);
 // Gt/Lt values must be integers and also valid label values, so they cannot be negative.
 const integer = fc.integer({ min: 0, max: 1000 }).map(String);
@@ -25,8 +32,12 @@ type Op = Requirement['operator'];
 const requirement: fc.Arbitrary<Requirement> = fc.oneof(
   key.map((k) => ({ key: k, operator: 'exists' as Op, values: [] as string[] })),
   key.map((k) => ({ key: k, operator: '!' as Op, values: [] as string[] })),
-  fc.tuple(key, fc.constantFrom<Op>('=', '==', '!='), value).map(([k, op, v]) => ({ key: k, operator: op, values: [v] })),
-  fc.tuple(key, fc.constantFrom<Op>('in', 'notin'), fc.array(value, { minLength: 1, maxLength: 4 })).map(([k, op, vs]) => ({ key: k, operator: op, values: vs })),
+  fc
+    .tuple(key, fc.constantFrom<Op>('=', '==', '!='), value)
+    .map(([k, op, v]) => ({ key: k, operator: op, values: [v] })),
+  fc
+    .tuple(key, fc.constantFrom<Op>('in', 'notin'), fc.array(value, { minLength: 1, maxLength: 4 }))
+    .map(([k, op, vs]) => ({ key: k, operator: op, values: vs })),
   fc.tuple(key, fc.constantFrom<Op>('gt', 'lt'), integer).map(([k, op, v]) => ({ key: k, operator: op, values: [v] })),
 );
 const space = fc.constantFrom('', ' ', '  ');
@@ -90,14 +101,22 @@ t.test('a parsed selector matches label sets exactly as the documentation says',
   const labelValue = fc.constantFrom('', 'web', 'db', 'true', '5', '3', '12');
   const labels = fc.dictionary(labelPool, labelValue, { maxKeys: 4 });
   const poolRequirement = fc.oneof(
-    fc.tuple(labelPool, fc.constantFrom<Op>('=', '==', '!='), labelValue).map(([k, op, v]) => ({ key: k, operator: op, values: [v] })),
-    fc.tuple(labelPool, fc.constantFrom<Op>('in', 'notin'), fc.uniqueArray(labelValue, { minLength: 1, maxLength: 3 })).map(([k, op, vs]) => ({
-      key: k,
-      operator: op,
-      values: vs,
-    })),
-    fc.tuple(labelPool, fc.constantFrom<Op>('exists', '!')).map(([k, op]) => ({ key: k, operator: op, values: [] as string[] })),
-    fc.tuple(labelPool, fc.constantFrom<Op>('gt', 'lt'), fc.constantFrom('0', '4', '7')).map(([k, op, v]) => ({ key: k, operator: op, values: [v] })),
+    fc
+      .tuple(labelPool, fc.constantFrom<Op>('=', '==', '!='), labelValue)
+      .map(([k, op, v]) => ({ key: k, operator: op, values: [v] })),
+    fc
+      .tuple(labelPool, fc.constantFrom<Op>('in', 'notin'), fc.uniqueArray(labelValue, { minLength: 1, maxLength: 3 }))
+      .map(([k, op, vs]) => ({
+        key: k,
+        operator: op,
+        values: vs,
+      })),
+    fc
+      .tuple(labelPool, fc.constantFrom<Op>('exists', '!'))
+      .map(([k, op]) => ({ key: k, operator: op, values: [] as string[] })),
+    fc
+      .tuple(labelPool, fc.constantFrom<Op>('gt', 'lt'), fc.constantFrom('0', '4', '7'))
+      .map(([k, op, v]) => ({ key: k, operator: op, values: [v] })),
   );
   fc.assert(
     fc.property(fc.array(poolRequirement, { maxLength: 4 }), labels, (reqs, set) => {
@@ -112,7 +131,8 @@ t.test('the empty selector matches everything', async () => {
 });
 
 t.test('whatever parses has keys and values that follow the grammar', async () => {
-  const keyRe = /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+  const keyRe =
+    /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
   const valueRe = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
   const noisy = fc.string({ unit: fc.constantFrom(...'ab1-_./!=(),<> in notin'.split('')), maxLength: 24 });
   fc.assert(
@@ -123,14 +143,33 @@ t.test('whatever parses has keys and values that follow the grammar', async () =
       } catch (err) {
         return err instanceof SelectorError;
       }
-      return parsed.every((r) => keyRe.test(r.key) && r.key.split('/').pop()!.length <= 63 && r.values.every((v) => valueRe.test(v) && v.length <= 63));
+      return parsed.every(
+        (r) =>
+          keyRe.test(r.key) &&
+          r.key.split('/').pop()!.length <= 63 &&
+          r.values.every((v) => valueRe.test(v) && v.length <= 63),
+      );
     }),
     { numRuns: 2000 },
   );
 });
 
 t.test('malformed selectors are rejected', async (t) => {
-  for (const bad of ['a in b', 'a in (b', '=b', 'a=b=c', 'a,', '!a=b', 'a b', '-a=b', 'a=-b', 'a>b', `${'k'.repeat(64)}=v`, `k=${'v'.repeat(64)}`, 'UPPER.example.com/a=b']) {
+  for (const bad of [
+    'a in b',
+    'a in (b',
+    '=b',
+    'a=b=c',
+    'a,',
+    '!a=b',
+    'a b',
+    '-a=b',
+    'a=-b',
+    'a>b',
+    `${'k'.repeat(64)}=v`,
+    `k=${'v'.repeat(64)}`,
+    'UPPER.example.com/a=b',
+  ]) {
     t.throws(() => parseLabelSelector(bad), SelectorError, bad);
   }
 });

@@ -22,7 +22,10 @@ function fakeKubectl(t: Test, minor: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'fake-kubectl-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'kubectl');
-  writeFileSync(path, `#!/bin/sh\necho '{"clientVersion":{"major":"1","minor":"${minor}","gitVersion":"v1.${minor}.0"}}'\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\necho '{"clientVersion":{"major":"1","minor":"${minor}","gitVersion":"v1.${minor}.0"}}'\n`,
+  );
   chmodSync(path, 0o755);
   return path;
 }

@@ -48,15 +48,28 @@ t.test('a watch from a resourceVersion older than the history gets 410 Expired',
   const watch = rawWatch(t, kube, `${secrets}?watch=1&resourceVersion=${first.body.metadata.resourceVersion}`);
   await until(() => watch.ended(), 'the server to end the watch');
   t.equal(watch.events.length, 1);
-  t.match(watch.events[0], { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: /^too old resource version/ } });
+  t.match(watch.events[0], {
+    type: 'ERROR',
+    object: { kind: 'Status', code: 410, reason: 'Expired', message: /^too old resource version/ },
+  });
 });
 
 t.test('a watch that allows bookmarks receives them with the current resourceVersion', async (t) => {
   const kube = await startForTest(t, { bookmarkIntervalMs: 50 });
   const list = await request<{ metadata: { resourceVersion: string } }>(kube, 'GET', secrets);
-  const watch = rawWatch(t, kube, `${secrets}?watch=1&allowWatchBookmarks=true&resourceVersion=${list.body.metadata.resourceVersion}`);
+  const watch = rawWatch(
+    t,
+    kube,
+    `${secrets}?watch=1&allowWatchBookmarks=true&resourceVersion=${list.body.metadata.resourceVersion}`,
+  );
   await request(kube, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'elsewhere' } });
-  await until(() => watch.events.find((e) => e.type === 'BOOKMARK' && Number(e.object.metadata?.resourceVersion) >= kube.resourceVersion()), 'a bookmark');
+  await until(
+    () =>
+      watch.events.find(
+        (e) => e.type === 'BOOKMARK' && Number(e.object.metadata?.resourceVersion) >= kube.resourceVersion(),
+      ),
+    'a bookmark',
+  );
   const bookmark = watch.events.find((e) => e.type === 'BOOKMARK');
   t.match(bookmark?.object, { kind: 'Secret', apiVersion: 'v1' });
 });
@@ -64,10 +77,17 @@ t.test('a watch that allows bookmarks receives them with the current resourceVer
 t.test('sendInitialEvents ends the initial objects with a marked bookmark', async (t) => {
   const kube = await startForTest(t);
   await request(kube, 'POST', secrets, secret('s1'));
-  const watch = rawWatch(t, kube, `${secrets}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+  const watch = rawWatch(
+    t,
+    kube,
+    `${secrets}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+  );
   await until(() => watch.events.length >= 2, 'initial events');
   t.match(watch.events[0], { type: 'ADDED', object: { metadata: { name: 's1' } } });
-  t.match(watch.events[1], { type: 'BOOKMARK', object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+  t.match(watch.events[1], {
+    type: 'BOOKMARK',
+    object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } },
+  });
 });
 
 t.test('a label-selected watch sees an object leave and enter the selection', async (t) => {
@@ -75,8 +95,20 @@ t.test('a label-selected watch sees an object leave and enter the selection', as
   await request(kube, 'POST', secrets, secret('k', { 'gsp.dev/apikey': 'true' }));
   const watch = rawWatch(t, kube, `${secrets}?watch=1&labelSelector=${encodeURIComponent('gsp.dev/apikey=true')}`);
   await until(() => watch.events.length === 1, 'the initial ADDED');
-  await request(kube, 'PATCH', `${secrets}/k`, { metadata: { labels: { 'gsp.dev/apikey': 'false' } } }, 'application/merge-patch+json');
-  await request(kube, 'PATCH', `${secrets}/k`, { metadata: { labels: { 'gsp.dev/apikey': 'true' } } }, 'application/merge-patch+json');
+  await request(
+    kube,
+    'PATCH',
+    `${secrets}/k`,
+    { metadata: { labels: { 'gsp.dev/apikey': 'false' } } },
+    'application/merge-patch+json',
+  );
+  await request(
+    kube,
+    'PATCH',
+    `${secrets}/k`,
+    { metadata: { labels: { 'gsp.dev/apikey': 'true' } } },
+    'application/merge-patch+json',
+  );
   await until(() => watch.events.length === 3, 'two more events');
   t.same(
     watch.events.map((e) => e.type),

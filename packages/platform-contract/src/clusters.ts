@@ -13,10 +13,14 @@ export const hashAgentToken = (token: string): string => createHash('sha256').up
 export const newAgentToken = (): string => `gspat_${randomBytes(32).toString('base64url')}`;
 
 /** The cluster an agent token opens, if any. */
-export async function clusterOfAgentToken(db: Queryable, token: string): Promise<{ id: string; org: string } | undefined> {
-  const { rows } = await db.query<{ id: string; org: string }>('SELECT id, org FROM clusters WHERE agent_token_hash = $1', [
-    hashAgentToken(token),
-  ]);
+export async function clusterOfAgentToken(
+  db: Queryable,
+  token: string,
+): Promise<{ id: string; org: string } | undefined> {
+  const { rows } = await db.query<{ id: string; org: string }>(
+    'SELECT id, org FROM clusters WHERE agent_token_hash = $1',
+    [hashAgentToken(token)],
+  );
   return rows[0];
 }
 
@@ -37,10 +41,14 @@ export async function readClusterState(db: Queryable, clusterId: string): Promis
 }
 
 /** A subject's role bindings on the given resources (one indexed query). */
-export async function readBindings(db: Queryable, subject: string, resources: readonly string[]): Promise<RoleBinding[]> {
-  const { rows } = await db.query<RoleBinding>('SELECT role, resource FROM role_bindings WHERE subject = $1 AND resource = ANY($2)', [
-    subject,
-    resources,
-  ]);
+export async function readBindings(
+  db: Queryable,
+  subject: string,
+  resources: readonly string[],
+): Promise<RoleBinding[]> {
+  const { rows } = await db.query<RoleBinding>(
+    'SELECT role, resource FROM role_bindings WHERE subject = $1 AND resource = ANY($2)',
+    [subject, resources],
+  );
   return rows;
 }

@@ -11,7 +11,8 @@ export const FLAG_UPDATED_EVENT = 'featureflags.updated';
 /** A right to reach a cluster changed: a member's role, a cluster's existence, its agent token. */
 export const ACCESS_CHANGED_EVENT = 'access.changed';
 
-export type FlagEventScope = { type: 'platform'; platformId?: string } | { type: 'cluster'; org: string; clusterId: string };
+export type FlagEventScope =
+  { type: 'platform'; platformId?: string } | { type: 'cluster'; org: string; clusterId: string };
 
 /** What a committed flag write announces: actor, scope and value, plus the outbox id. */
 export interface FlagEvent {

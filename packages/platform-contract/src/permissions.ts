@@ -1,9 +1,5 @@
 /** Permissions on the platform API; the proxy checks `KUBECTL_PERMISSION` on every kubectl request. */
-export type Permission =
-  | 'platform.admin'
-  | 'tenant.read'
-  | 'clusters.register'
-  | 'members.manage';
+export type Permission = 'platform.admin' | 'tenant.read' | 'clusters.register' | 'members.manage';
 
 export type TenantRole = 'admin' | 'operator' | 'viewer';
 export const TENANT_ROLES: readonly TenantRole[] = ['admin', 'operator', 'viewer'];
@@ -35,7 +31,12 @@ export function tenantRole(bindings: readonly RoleBinding[], org: string): Tenan
 }
 
 /** Platform admins have every permission; tenant roles grant only within their tenant. */
-export function authorize(bindings: readonly RoleBinding[], platformId: string, permission: Permission, org?: string): boolean {
+export function authorize(
+  bindings: readonly RoleBinding[],
+  platformId: string,
+  permission: Permission,
+  org?: string,
+): boolean {
   if (isPlatformAdmin(bindings, platformId)) return true;
   if (permission === 'platform.admin' || org === undefined) return false;
   const role = tenantRole(bindings, org);

@@ -54,7 +54,8 @@ export class LoadingCache<K, V> {
 
   get(key: K): Promise<CachedValue<V>> {
     const entry = this.entries.get(key);
-    if (entry !== undefined && entry.expiresAt > Date.now()) return Promise.resolve({ value: entry.value, stale: entry.stale });
+    if (entry !== undefined && entry.expiresAt > Date.now())
+      return Promise.resolve({ value: entry.value, stale: entry.stale });
     const pending = this.inflight.get(key) ?? this.startLoad(key);
     // The last reload failed (the store is down): answer with the stale value now and let the retry
     // run in the background, instead of making every reader wait out the timeout again.
@@ -79,7 +80,10 @@ export class LoadingCache<K, V> {
       const value = await Promise.race([
         this.load(key),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`the store did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`the store did not answer within ${this.timeoutMs} ms`)),
+            this.timeoutMs,
+          );
         }),
       ]);
       if (epoch === this.epoch) this.store(key, { value, expiresAt: Date.now() + this.options.ttlMs, stale: false });

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 
 /** A configuration variable that is missing or malformed; the message names it. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -31,7 +34,8 @@ export function readFileVar(env: Env, name: string): string | undefined {
 /** Reads NAME, or the file named by NAME_FILE (secrets mounted from Kubernetes); never both. */
 export function readSecret(env: Env, name: string): string | undefined {
   const direct = nonEmpty(env, name);
-  if (direct !== undefined && nonEmpty(env, `${name}_FILE`) !== undefined) throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
+  if (direct !== undefined && nonEmpty(env, `${name}_FILE`) !== undefined)
+    throw new ConfigError(name, `set either ${name} or ${name}_FILE, not both`);
   return direct ?? readFileVar(env, `${name}_FILE`)?.trim();
 }
 
@@ -40,7 +44,8 @@ export function parsePort(env: Env, name: string, fallback: number): number {
   const raw = nonEmpty(env, name);
   if (raw === undefined) return fallback;
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new ConfigError(name, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || port > 65535)
+    throw new ConfigError(name, `must be a port number 0-65535, got ${JSON.stringify(raw)}`);
   return port;
 }
 
@@ -78,7 +83,11 @@ export function durationVar(env: Env, name: string, fallback: number | undefined
   const raw = nonEmpty(env, name);
   if (raw === undefined) return fallback;
   const ms = parseDuration(raw);
-  if (ms === undefined) throw new ConfigError(name, `must be a duration such as 30s, 500ms, 12h or 30d (a bare number is seconds), got ${JSON.stringify(raw)}`);
+  if (ms === undefined)
+    throw new ConfigError(
+      name,
+      `must be a duration such as 30s, 500ms, 12h or 30d (a bare number is seconds), got ${JSON.stringify(raw)}`,
+    );
   if (ms < minMs) throw new ConfigError(name, `must be at least ${minMs} ms, got ${JSON.stringify(raw)}`);
   return ms;
 }

@@ -1,5 +1,14 @@
 // What every service process shares; each service keeps the variables that are its own.
-export { ConfigError, durationVar, nonEmpty, parseDuration, parsePort, parseUrl, readFileVar, readSecret } from './config.js';
+export {
+  ConfigError,
+  durationVar,
+  nonEmpty,
+  parseDuration,
+  parsePort,
+  parseUrl,
+  readFileVar,
+  readSecret,
+} from './config.js';
 export type { Env } from './config.js';
 export { runService } from './run.js';
 export type { RunningService, RunServiceOptions } from './run.js';

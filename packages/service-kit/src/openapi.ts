@@ -23,7 +23,10 @@ export const problemResponse = (description: string, schema: object = { $ref: '#
   content: { 'application/problem+json': { schema } },
 });
 
-export const jsonResponse = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
+export const jsonResponse = (schema: object, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 
 /** What a port's client may get wrong before any route runs: a path or bytes that are not HTTP, a request sent too slowly. */
 export const CLIENT_ERROR_RESPONSES = {

@@ -27,7 +27,9 @@ export const ProblemSchema = Type.Object(
       Type.Array(
         Type.Object({
           in: Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('query'), Type.Literal('header')]),
-          pointer: Type.String({ description: 'RFC 6901 JSON Pointer to the field in that part, as a URI fragment: `#/role`' }),
+          pointer: Type.String({
+            description: 'RFC 6901 JSON Pointer to the field in that part, as a URI fragment: `#/role`',
+          }),
           detail: Type.String({ description: 'what is wrong, naming what is allowed' }),
         }),
         { description: 'on a 400 for bad input: each field that failed' },
@@ -46,7 +48,12 @@ function slug(status: number): string {
 
 /** A problem without a request (no Fastify reply: bytes that are not HTTP, a port served by hand), as JSON. */
 export function problemBody(status: number, detail: string): string {
-  return JSON.stringify({ type: `urn:gsp:problem:${slug(status)}`, title: STATUS_CODES[status] ?? 'Error', status, detail });
+  return JSON.stringify({
+    type: `urn:gsp:problem:${slug(status)}`,
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+  });
 }
 
 /** Writes a problem on a plain Node response (HTTP/1 or HTTP/2), where no Fastify reply exists. */
@@ -57,7 +64,11 @@ export function writeProblem(
   headers: Record<string, string> = {},
 ): void {
   const body = problemBody(status, detail);
-  res.writeHead(status, { ...headers, 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -141,15 +152,27 @@ export const problems = fp<ProblemsOptions>(
         if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', retryAfter);
         // Our own declared errors carry messages written for clients; anything else may leak internals.
         if (!code.startsWith(opts.ownCodePrefix)) {
-          return sendProblem(request, reply, status, `The server could not complete the request; quote request id ${request.id} when reporting it.`);
+          return sendProblem(
+            request,
+            reply,
+            status,
+            `The server could not complete the request; quote request id ${request.id} when reporting it.`,
+          );
         }
       }
       if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-        return sendProblem(request, reply, 415, `send the body as application/json (got ${request.headers['content-type'] ?? 'no content type'})`);
+        return sendProblem(
+          request,
+          reply,
+          415,
+          `send the body as application/json (got ${request.headers['content-type'] ?? 'no content type'})`,
+        );
       }
       return sendProblem(request, reply, status, error.message);
     });
-    app.setNotFoundHandler((request, reply) => sendProblem(request, reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`));
+    app.setNotFoundHandler((request, reply) =>
+      sendProblem(request, reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`),
+    );
   },
   { name: 'problems' },
 );

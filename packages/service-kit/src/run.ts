@@ -64,7 +64,8 @@ function checkDistinctPorts(ports: Readonly<Record<string, number>>): void {
   for (const [variable, port] of Object.entries(ports)) {
     const other = seen.get(port);
     // Port 0 asks the system for a free port each time, so it may repeat.
-    if (other !== undefined && port !== 0) throw new ConfigError(variable, `must differ from ${other} (both are ${port})`);
+    if (other !== undefined && port !== 0)
+      throw new ConfigError(variable, `must differ from ${other} (both are ${port})`);
     seen.set(port, variable);
   }
 }
@@ -78,6 +79,7 @@ function bindError(err: unknown, ports: Readonly<Record<string, number>>): Confi
   const host = typeof e.address === 'string' ? e.address : '';
   const where = `${host.includes(':') ? `[${host}]` : host}:${e.port}`;
   if (e.code === 'EADDRINUSE') return new ConfigError(variable, `${where} is already in use`);
-  if (e.code === 'EACCES') return new ConfigError(variable, `${where} may not be bound by this user (below 1024 needs privileges)`);
+  if (e.code === 'EACCES')
+    return new ConfigError(variable, `${where} may not be bound by this user (below 1024 needs privileges)`);
   return undefined;
 }

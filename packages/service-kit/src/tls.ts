@@ -70,7 +70,11 @@ export interface Certificate {
   key: string;
 }
 
-export function generateSelfSignedCertificate(commonName: string, hosts: string[] = ['localhost'], ips: string[] = ['127.0.0.1']): Certificate {
+export function generateSelfSignedCertificate(
+  commonName: string,
+  hosts: string[] = ['localhost'],
+  ips: string[] = ['127.0.0.1'],
+): Certificate {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const ecdsaWithSha256 = seq(oid('1.2.840.10045.4.3.2'));
@@ -99,7 +103,13 @@ export function generateSelfSignedCertificate(commonName: string, hosts: string[
   );
   const signature = sign('sha256', tbs, { key: privateKey, dsaEncoding: 'der' });
   const der = seq(tbs, ecdsaWithSha256, bitString(signature));
-  const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
-  const key = createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' })).export({ type: 'pkcs8', format: 'pem' }) as string;
+  const pem = `-----BEGIN CERTIFICATE-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
+  const key = createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' })).export({
+    type: 'pkcs8',
+    format: 'pem',
+  }) as string;
   return { cert: pem, key };
 }

@@ -138,8 +138,7 @@ function unionPhrase(branches: readonly SchemaIssue[]): string | undefined {
     if (b.keyword === 'const') values.push(literal(b.params.allowedValue));
     else if (b.keyword === 'enum' && Array.isArray(b.params.allowedValues)) {
       values.push(...b.params.allowedValues.map(literal));
-    }
-    else if (b.keyword === 'type') kinds.push(...types(b.params.type));
+    } else if (b.keyword === 'type') kinds.push(...types(b.params.type));
     else return undefined;
   }
   const unique = [...new Set(values)];

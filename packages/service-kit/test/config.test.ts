@@ -34,8 +34,14 @@ t.test('every port from 0 to 65535 parses; anything else is refused, naming the 
 t.test('URLs must be absolute and use an allowed protocol', async (t) => {
   t.equal(parseUrl({ U: 'https://example.test/x' }, 'U', ['https:']), 'https://example.test/x');
   t.equal(parseUrl({}, 'U', ['https:']), undefined);
-  t.equal(refusal(() => parseUrl({ U: 'example.test' }, 'U', ['https:'])), 'U');
-  t.equal(refusal(() => parseUrl({ U: 'http://example.test' }, 'U', ['https:'])), 'U');
+  t.equal(
+    refusal(() => parseUrl({ U: 'example.test' }, 'U', ['https:'])),
+    'U',
+  );
+  t.equal(
+    refusal(() => parseUrl({ U: 'http://example.test' }, 'U', ['https:'])),
+    'U',
+  );
 });
 
 t.test('a secret comes from NAME or from the file NAME_FILE, never both', async (t) => {
@@ -43,8 +49,14 @@ t.test('a secret comes from NAME or from the file NAME_FILE, never both', async 
   writeFileSync(join(dir, 's'), 'from-file\n');
   t.equal(readSecret({ S: 'direct' }, 'S'), 'direct');
   t.equal(readSecret({ S_FILE: join(dir, 's') }, 'S'), 'from-file');
-  t.equal(refusal(() => readSecret({ S: 'x', S_FILE: join(dir, 's') }, 'S')), 'S');
-  t.equal(refusal(() => readSecret({ S_FILE: join(dir, 'missing') }, 'S')), 'S_FILE');
+  t.equal(
+    refusal(() => readSecret({ S: 'x', S_FILE: join(dir, 's') }, 'S')),
+    'S',
+  );
+  t.equal(
+    refusal(() => readSecret({ S_FILE: join(dir, 'missing') }, 'S')),
+    'S_FILE',
+  );
 });
 
 t.test('readFileVar reads the file a variable names, and names the variable when it cannot', async (t) => {
@@ -52,5 +64,8 @@ t.test('readFileVar reads the file a variable names, and names the variable when
   writeFileSync(join(dir, 'ca.crt'), 'PEM\n');
   t.equal(readFileVar({}, 'CA_FILE'), undefined, 'unset');
   t.equal(readFileVar({ CA_FILE: join(dir, 'ca.crt') }, 'CA_FILE'), 'PEM\n', 'as written, not trimmed');
-  t.equal(refusal(() => readFileVar({ CA_FILE: join(dir, 'missing.crt') }, 'CA_FILE')), 'CA_FILE');
+  t.equal(
+    refusal(() => readFileVar({ CA_FILE: join(dir, 'missing.crt') }, 'CA_FILE')),
+    'CA_FILE',
+  );
 });

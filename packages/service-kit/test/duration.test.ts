@@ -21,9 +21,13 @@ t.test('garbage is rejected rather than guessed', async (t) => {
 t.test('every integer with every unit round-trips', async () => {
   const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 100_000 }), fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])), (n, unit) => {
-      return parseDuration(`${n}${unit}`) === n * units[unit];
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])),
+      (n, unit) => {
+        return parseDuration(`${n}${unit}`) === n * units[unit];
+      },
+    ),
   );
 });
 
@@ -42,16 +46,23 @@ t.test('durationVar: the fallback when unset, the value when valid, a named refu
   t.equal(durationVar({ D: '1.5s' }, 'D', 0), 1500);
   t.equal(durationVar({ D: '30d' }, 'D', 0), 2_592_000_000);
   fc.assert(
-    fc.property(fc.string().filter((s) => s.trim() !== '' && parseDuration(s) === undefined), (s) => {
-      try {
-        durationVar({ D: s }, 'D', 1);
-        return false;
-      } catch (err) {
-        return err instanceof ConfigError && err.variable === 'D';
-      }
-    }),
+    fc.property(
+      fc.string().filter((s) => s.trim() !== '' && parseDuration(s) === undefined),
+      (s) => {
+        try {
+          durationVar({ D: s }, 'D', 1);
+          return false;
+        } catch (err) {
+          return err instanceof ConfigError && err.variable === 'D';
+        }
+      },
+    ),
   );
   t.throws(() => durationVar({ D: '5ms' }, 'D', 1000, 10), { message: 'D: must be at least 10 ms, got "5ms"' });
-  t.throws(() => durationVar({ D: '0' }, 'D', 1000), { message: 'D: must be at least 1 ms, got "0"' }, 'zero is refused unless allowed');
+  t.throws(
+    () => durationVar({ D: '0' }, 'D', 1000),
+    { message: 'D: must be at least 1 ms, got "0"' },
+    'zero is refused unless allowed',
+  );
   t.equal(durationVar({ D: '0' }, 'D', 1000, 0), 0);
 });

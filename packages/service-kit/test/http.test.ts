@@ -18,7 +18,10 @@ t.test('the headers timeout never exceeds the request timeout (Node refuses that
 });
 
 t.test('a bad or zero timeout is a configuration error naming the variable', async (t) => {
-  t.throws(() => httpTimeouts({ HTTP_REQUEST_TIMEOUT: '0' }), new ConfigError('HTTP_REQUEST_TIMEOUT', 'must be at least 100 ms, got "0"'));
+  t.throws(
+    () => httpTimeouts({ HTTP_REQUEST_TIMEOUT: '0' }),
+    new ConfigError('HTTP_REQUEST_TIMEOUT', 'must be at least 100 ms, got "0"'),
+  );
   t.throws(() => httpTimeouts({ HTTP_HEADERS_TIMEOUT: 'soon' }), ConfigError);
 });
 
@@ -29,7 +32,9 @@ t.test('a client that stalls in the middle of its headers is cut off within the 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const started = Date.now();
-  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n'));
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () =>
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n'),
+  );
   let answer = '';
   socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
   await new Promise((resolve) => socket.on('close', resolve));

@@ -29,25 +29,29 @@ function closed(socket: Socket, ms: number): Promise<string> {
   });
 }
 
-t.test('a client that sends its headers byte by byte is cut off at HTTP_HEADERS_TIMEOUT, with a 408 problem', async (t) => {
-  const { port } = await metricsPort(t, httpTimeouts({ HTTP_HEADERS_TIMEOUT: '500ms' }));
-  const startedAt = Date.now();
-  let sent = 0;
-  const socket = connect(port, '127.0.0.1');
-  // Each byte arrives well within any idle timeout; only a bound on the whole head stops this client.
-  const trickle = setInterval(() => {
-    if (socket.writable) socket.write('GET /metrics HTTP/1.1\r\nhost: x\r\nx-slow: '.charAt(sent) || 'a', () => (sent += 1));
-  }, 20);
-  t.teardown(() => clearInterval(trickle));
-  const answer = await closed(socket, 5000);
-  const ms = Date.now() - startedAt;
-  clearInterval(trickle);
-  t.comment(`cut off after ${ms} ms and ${sent} bytes`);
-  t.ok(ms >= 450 && ms < 1500, `within the 500 ms bound and the server's check interval (${ms} ms)`);
-  t.ok(sent >= 10, `the client was still sending when cut off (${sent} bytes)`);
-  t.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/);
-  t.match(answer, /content-type: application\/problem\+json/i);
-});
+t.test(
+  'a client that sends its headers byte by byte is cut off at HTTP_HEADERS_TIMEOUT, with a 408 problem',
+  async (t) => {
+    const { port } = await metricsPort(t, httpTimeouts({ HTTP_HEADERS_TIMEOUT: '500ms' }));
+    const startedAt = Date.now();
+    let sent = 0;
+    const socket = connect(port, '127.0.0.1');
+    // Each byte arrives well within any idle timeout; only a bound on the whole head stops this client.
+    const trickle = setInterval(() => {
+      if (socket.writable)
+        socket.write('GET /metrics HTTP/1.1\r\nhost: x\r\nx-slow: '.charAt(sent) || 'a', () => (sent += 1));
+    }, 20);
+    t.teardown(() => clearInterval(trickle));
+    const answer = await closed(socket, 5000);
+    const ms = Date.now() - startedAt;
+    clearInterval(trickle);
+    t.comment(`cut off after ${ms} ms and ${sent} bytes`);
+    t.ok(ms >= 450 && ms < 1500, `within the 500 ms bound and the server's check interval (${ms} ms)`);
+    t.ok(sent >= 10, `the client was still sending when cut off (${sent} bytes)`);
+    t.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+    t.match(answer, /content-type: application\/problem\+json/i);
+  },
+);
 
 t.test('an idle kept-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT', async (t) => {
   const { port } = await metricsPort(t, httpTimeouts({ HTTP_KEEP_ALIVE_TIMEOUT: '200ms' }));

@@ -13,7 +13,8 @@ async function app(t: Tap, compiler: 'typebox' | 'ajv' = 'typebox'): Promise<Fas
   if (compiler === 'typebox') app.setValidatorCompiler(TypeBoxValidatorCompiler);
   await app.register(problems, {
     ownCodePrefix: 'TEST_',
-    unavailable: (err) => ((err as { code?: unknown }).code === 'ECONNREFUSED' ? 'the database cannot be reached' : undefined),
+    unavailable: (err) =>
+      (err as { code?: unknown }).code === 'ECONNREFUSED' ? 'the database cannot be reached' : undefined,
   });
   const ok = async () => ({ ok: true });
   app.put(
@@ -65,7 +66,9 @@ async function app(t: Tap, compiler: 'typebox' | 'ajv' = 'typebox'): Promise<Fas
     throw Object.assign(new Error('the cluster is not reachable'), { code: 'TEST_UNAVAILABLE', statusCode: 503 });
   });
   app.get('/checked', async () => {
-    throw new InvalidRequestError([{ in: 'path', pointer: '#/org', detail: 'org must not contain control characters' }]);
+    throw new InvalidRequestError([
+      { in: 'path', pointer: '#/org', detail: 'org must not contain control characters' },
+    ]);
   });
   t.teardown(() => app.close());
   return app;
@@ -91,27 +94,47 @@ t.test('an extra field is named as unknown, not "schema is false"', async (t) =>
 
 t.test('a wrong type, a missing field and a body that is not an object say what is expected', async (t) => {
   const a = await app(t);
-  t.equal((await a.inject({ method: 'PUT', url: '/flags', payload: { value: 'yes' } })).json().detail, 'value must be a boolean');
+  t.equal(
+    (await a.inject({ method: 'PUT', url: '/flags', payload: { value: 'yes' } })).json().detail,
+    'value must be a boolean',
+  );
   t.equal((await a.inject({ method: 'PUT', url: '/flags', payload: {} })).json().detail, 'value is required');
-  t.equal((await a.inject({ method: 'PUT', url: '/flags', payload: [true] })).json().detail, 'the body must be an object');
+  t.equal(
+    (await a.inject({ method: 'PUT', url: '/flags', payload: [true] })).json().detail,
+    'the body must be an object',
+  );
 });
 
-t.test('a pattern failure uses the schema\'s errorMessage or description, never the regex when either is there', async (t) => {
-  const a = await app(t);
-  const res = await a.inject({ method: 'PUT', url: '/members/ac%01me', payload: { role: 'viewer' } });
-  t.equal(res.statusCode, 400);
-  t.same(res.json().errors, [{ in: 'path', pointer: '#/org', detail: 'org must not contain control characters' }]);
-  t.equal((await a.inject('/items?name=ABC')).json().detail, 'name is not valid: lower-case letters only');
-  t.equal((await a.inject('/items?code=12')).json().detail, 'code must match the pattern ^[0-9]{3}$', 'without either, the pattern');
-});
+t.test(
+  "a pattern failure uses the schema's errorMessage or description, never the regex when either is there",
+  async (t) => {
+    const a = await app(t);
+    const res = await a.inject({ method: 'PUT', url: '/members/ac%01me', payload: { role: 'viewer' } });
+    t.equal(res.statusCode, 400);
+    t.same(res.json().errors, [{ in: 'path', pointer: '#/org', detail: 'org must not contain control characters' }]);
+    t.equal((await a.inject('/items?name=ABC')).json().detail, 'name is not valid: lower-case letters only');
+    t.equal(
+      (await a.inject('/items?code=12')).json().detail,
+      'code must match the pattern ^[0-9]{3}$',
+      'without either, the pattern',
+    );
+  },
+);
 
 t.test('limits and nested fields are named by their path', async (t) => {
   const a = await app(t);
   const limit = await a.inject('/items?limit=0');
   t.same(limit.json().errors, [{ in: 'query', pointer: '#/limit', detail: 'limit must be at least 1' }]);
-  const nested = await a.inject({ method: 'PUT', url: '/nested', payload: { spec: { replicas: 'two', ports: [80, 'x'] }, note: 3 } });
+  const nested = await a.inject({
+    method: 'PUT',
+    url: '/nested',
+    payload: { spec: { replicas: 'two', ports: [80, 'x'] }, note: 3 },
+  });
   t.same(
-    nested.json().errors.map((e: { pointer: string; detail: string }) => [e.pointer, e.detail]).sort(),
+    nested
+      .json()
+      .errors.map((e: { pointer: string; detail: string }) => [e.pointer, e.detail])
+      .sort(),
     [
       ['#/note', 'note must be a string or null'],
       ['#/spec/ports/1', 'spec.ports[1] must be an integer'],
@@ -120,7 +143,7 @@ t.test('limits and nested fields are named by their path', async (t) => {
   );
 });
 
-t.test('Fastify\'s own (Ajv) validator gets the same sentences', async (t) => {
+t.test("Fastify's own (Ajv) validator gets the same sentences", async (t) => {
   const a = Fastify({ logger: false });
   await a.register(problems, { ownCodePrefix: 'TEST_' });
   a.put(
@@ -148,7 +171,7 @@ t.test('Fastify\'s own (Ajv) validator gets the same sentences', async (t) => {
   t.equal(pattern.json().detail, 'subject is not valid: lower-case letters only');
 });
 
-t.test('a check of the service\'s own answers like a schema failure', async (t) => {
+t.test("a check of the service's own answers like a schema failure", async (t) => {
   const res = await (await app(t)).inject('/checked');
   t.equal(res.statusCode, 400);
   t.same(res.json().errors, [{ in: 'path', pointer: '#/org', detail: 'org must not contain control characters' }]);
@@ -171,13 +194,16 @@ t.test('every 503 says when to come back', async (t) => {
   t.equal(res.json().detail, 'the cluster is not reachable');
 });
 
-t.test('an error whose code is a number (a Kubernetes client error) is a 500 without its body, not a crash', async (t) => {
-  const res = await (await app(t)).inject('/kube');
-  t.equal(res.statusCode, 500);
-  t.match(res.headers['content-type'], /^application\/problem\+json/);
-  t.match(res.json().detail, /quote request id/);
-  t.notMatch(res.body, /secret|startsWith/);
-});
+t.test(
+  'an error whose code is a number (a Kubernetes client error) is a 500 without its body, not a crash',
+  async (t) => {
+    const res = await (await app(t)).inject('/kube');
+    t.equal(res.statusCode, 500);
+    t.match(res.headers['content-type'], /^application\/problem\+json/);
+    t.match(res.json().detail, /quote request id/);
+    t.notMatch(res.body, /secret|startsWith/);
+  },
+);
 
 t.test('a Retry-After the route set is kept', async (t) => {
   const a = Fastify({ logger: false });

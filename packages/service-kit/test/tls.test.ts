@@ -8,7 +8,11 @@ import { derInteger } from '../src/tls.js';
 /** Reads back a DER INTEGER with a short length, as OpenSSL would, refusing a non-minimal form. */
 function readInteger(der: Buffer): bigint | 'not minimal' {
   const body = der.subarray(2, 2 + (der[1] as number));
-  if (body.length > 1 && ((body[0] === 0 && ((body[1] as number) & 0x80) === 0) || (body[0] === 0xff && ((body[1] as number) & 0x80) !== 0))) return 'not minimal';
+  if (
+    body.length > 1 &&
+    ((body[0] === 0 && ((body[1] as number) & 0x80) === 0) || (body[0] === 0xff && ((body[1] as number) & 0x80) !== 0))
+  )
+    return 'not minimal';
   return BigInt(`0x${body.toString('hex')}`);
 }
 

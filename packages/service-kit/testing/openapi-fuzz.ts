@@ -40,7 +40,12 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
       const op = value as OpenApiOperation;
       const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
       const schema = op.requestBody?.content?.['application/json']?.schema;
-      ops.push({ method: method.toUpperCase(), path, query, bodyFields: schema ? Object.keys(schema.properties ?? {}) : undefined });
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        query,
+        bodyFields: schema ? Object.keys(schema.properties ?? {}) : undefined,
+      });
     }
   }
   return ops;
@@ -90,10 +95,30 @@ const segment = (plausible: readonly string[]): fc.Arbitrary<string> =>
   );
 
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
-const wrongTyped = fc.oneof(fc.constant(null), fc.integer(), fc.double(), fc.boolean(), fc.string({ maxLength: 50 }), fc.array(fc.integer(), { maxLength: 3 }), fc.object({ maxDepth: 1 }));
+const wrongTyped = fc.oneof(
+  fc.constant(null),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.string({ maxLength: 50 }),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.object({ maxDepth: 1 }),
+);
 const hostileString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 60 }),
-  fc.constantFrom('', ' ', '\u0000', 'a\r\nb', '100000000d', '-1', '1e309', 'NaN', '__proto__', 'constructor', 'x'.repeat(2000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\r\nb',
+    '100000000d',
+    '-1',
+    '1e309',
+    'NaN',
+    '__proto__',
+    'constructor',
+    'x'.repeat(2000),
+  ),
 );
 
 /** A body: random JSON, the route's own fields with any values, or bytes that are not JSON at all. */
@@ -101,16 +126,23 @@ function bodyOf(fields: string[] | undefined): fc.Arbitrary<string | undefined> 
   const shaped =
     fields && fields.length > 0
       ? fc
-          .dictionary(fc.oneof(fc.constantFrom(...fields), fc.constantFrom('extra', '__proto__', '')), fc.oneof(wrongTyped, hostileString), {
-            maxKeys: fields.length + 2,
-          })
+          .dictionary(
+            fc.oneof(fc.constantFrom(...fields), fc.constantFrom('extra', '__proto__', '')),
+            fc.oneof(wrongTyped, hostileString),
+            {
+              maxKeys: fields.length + 2,
+            },
+          )
           .map((o) => JSON.stringify(o))
       : fc.constant('{}');
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant(undefined) },
     { weight: 4, arbitrary: shaped },
     { weight: 2, arbitrary: jsonValue.map((v) => JSON.stringify(v)) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', '\u0000', 'null', '[]', '"', '{"value": tru}', 'x'.repeat(20_000)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{', '{"a":', '\u0000', 'null', '[]', '"', '{"value": tru}', 'x'.repeat(20_000)),
+    },
   );
 }
 
@@ -126,7 +158,16 @@ const CONTENT_TYPES = [
   'garbage',
 ];
 
-const ACCEPTS = ['*/*', 'application/json', 'text/event-stream', 'application/yaml', 'text/html', 'application/xml;q=0.1', '', 'x/y;q=abc'];
+const ACCEPTS = [
+  '*/*',
+  'application/json',
+  'text/event-stream',
+  'application/yaml',
+  'text/html',
+  'application/xml;q=0.1',
+  '',
+  'x/y;q=abc',
+];
 
 export interface FuzzOptions {
   /** Credentials that pass, so most requests reach the handler. */
@@ -164,25 +205,45 @@ export function requests(ops: Operation[], options: FuzzOptions): fc.Arbitrary<F
     return fc
       .record({
         segments: fc.tuple(...names.map((name) => segment(options.plausibleFor?.[name] ?? plausible))),
-        query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...(op.query.length ? op.query : ['q'])), fc.constantFrom('x', '%zz', '')), hostileString), {
-          maxLength: 3,
-        }),
+        query: fc.array(
+          fc.tuple(
+            fc.oneof(fc.constantFrom(...(op.query.length ? op.query : ['q'])), fc.constantFrom('x', '%zz', '')),
+            hostileString,
+          ),
+          {
+            maxLength: 3,
+          },
+        ),
         body: op.method === 'GET' || op.method === 'DELETE' ? fc.constant(undefined) : bodyOf(op.bodyFields),
         contentType: fc.constantFrom(...CONTENT_TYPES),
         accept: fc.constantFrom(...ACCEPTS),
         credential,
-        extra: fc.constantFrom<Record<string, string>>({}, { 'if-none-match': '"x"' }, { 'content-encoding': 'gzip' }, { 'x-request-id': '\u00ff' }, { 'x-forwarded-for': 'garbage' }),
+        extra: fc.constantFrom<Record<string, string>>(
+          {},
+          { 'if-none-match': '"x"' },
+          { 'content-encoding': 'gzip' },
+          { 'x-request-id': '\u00ff' },
+          { 'x-forwarded-for': 'garbage' },
+        ),
       })
       .map(({ segments, query, body, contentType, accept, credential, extra }) => {
         let i = 0;
         const path = op.path.replace(/\{[^}]+\}/g, () => segments[i++] as string);
-        const search = query.map(([k, v]) => `${encodeURIComponent(k)}=${k === '%zz' ? '%zz' : encodeURIComponent(v)}`).join('&');
+        const search = query
+          .map(([k, v]) => `${encodeURIComponent(k)}=${k === '%zz' ? '%zz' : encodeURIComponent(v)}`)
+          .join('&');
         const headers: Record<string, string> = { ...credential, ...extra };
         if (accept !== '') headers.accept = accept;
         if (body !== undefined) headers['content-type'] = contentType;
         // Latin-1 only: Node's client refuses other characters in a header value.
         for (const [k, v] of Object.entries(headers)) headers[k] = v.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
-        return { method: op.method, path: search ? `${path}?${search}` : path, headers, ...(body === undefined ? {} : { body }), route: `${op.method} ${op.path}` };
+        return {
+          method: op.method,
+          path: search ? `${path}?${search}` : path,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          route: `${op.method} ${op.path}`,
+        };
       });
   });
 }
@@ -199,7 +260,12 @@ export interface FuzzResponse {
  * new one, as Node's documentation advises (`reusedSocket`): that race is the client's, not a fault.
  * An `https:` base URL goes over TLS: pass an `https.Agent` (with the server's `ca`).
  */
-export async function send(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutMs = 10_000): Promise<FuzzResponse> {
+export async function send(
+  baseUrl: string,
+  req: FuzzRequest,
+  agent: http.Agent,
+  timeoutMs = 10_000,
+): Promise<FuzzResponse> {
   try {
     return await sendOnce(baseUrl, req, agent, timeoutMs);
   } catch (err) {
@@ -215,7 +281,15 @@ function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutM
   const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
     const r = request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent, timeout: timeoutMs },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+        agent,
+        timeout: timeoutMs,
+      },
       (res) => {
         // A stream that was accepted (server-sent events) is judged by its status line alone.
         if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) {
@@ -224,14 +298,21 @@ function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutM
         }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
     r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     r.on('error', (err: NodeJS.ErrnoException) => {
-      if (r.reusedSocket && (err.code === 'ECONNRESET' || err.message === 'socket hang up')) return reject(new ReusedSocketClosed());
-      reject(new Error(`${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`));
+      if (r.reusedSocket && (err.code === 'ECONNRESET' || err.message === 'socket hang up'))
+        return reject(new ReusedSocketClosed());
+      reject(
+        new Error(
+          `${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`,
+        ),
+      );
     });
     r.end(req.body);
   });
@@ -242,12 +323,24 @@ function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutM
  * Connect endpoint) and reads the whole answer, with a deadline. `headers` holds no pseudo-headers,
  * and `body` is decoded as latin1 so that binary frames survive byte for byte (`Buffer.from(body, 'latin1')`).
  */
-export function sendHttp2(session: http2.ClientHttp2Session, req: FuzzRequest, timeoutMs = 10_000): Promise<FuzzResponse> {
+export function sendHttp2(
+  session: http2.ClientHttp2Session,
+  req: FuzzRequest,
+  timeoutMs = 10_000,
+): Promise<FuzzResponse> {
   return new Promise((resolve, reject) => {
-    const failed = (err: Error) => reject(new Error(`${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`));
+    const failed = (err: Error) =>
+      reject(
+        new Error(
+          `${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`,
+        ),
+      );
     let stream: http2.ClientHttp2Stream;
     try {
-      stream = session.request({ ...req.headers, ':method': req.method, ':path': req.path }, { endStream: req.body === undefined });
+      stream = session.request(
+        { ...req.headers, ':method': req.method, ':path': req.path },
+        { endStream: req.body === undefined },
+      );
     } catch (err) {
       return failed(err as Error);
     }

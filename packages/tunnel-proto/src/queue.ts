@@ -125,7 +125,10 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
     return {
       next: () => {
         if (this.head < this.items.length) return Promise.resolve({ value: this.take(), done: false });
-        if (this.done) return this.error !== undefined ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
+        if (this.done)
+          return this.error !== undefined
+            ? Promise.reject(this.error)
+            : Promise.resolve({ value: undefined, done: true });
         return new Promise<IteratorResult<T[]>>((resolve, reject) => {
           this.waiting = resolve;
           this.failWaiting = reject;

@@ -31,7 +31,10 @@ export class Valve {
  * body): when a write is refused, `pause` is called once, and `resume` once the target drained.
  * Both ends of the tunnel answer a slow reader this way, by pausing that one stream at the far end.
  */
-export function drainingWriter(pause: () => void, resume: () => void): (target: NodeJS.WritableStream, chunk: Uint8Array) => void {
+export function drainingWriter(
+  pause: () => void,
+  resume: () => void,
+): (target: NodeJS.WritableStream, chunk: Uint8Array) => void {
   let paused = false;
   const drained = () => {
     paused = false;

@@ -6,7 +6,9 @@ const TOKEN = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 // A field name is a token; a value (as Node's parser hands it over) has no CR, LF or NUL and no
 // surrounding whitespace, and may hold obs-text (bytes 0x80-0xff, read as latin1 characters).
 const name = fc.string({ unit: fc.constantFrom(...TOKEN), minLength: 1, maxLength: 20 });
-const valueChar = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.constant(0x09), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c));
+const valueChar = fc
+  .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.constant(0x09), fc.integer({ min: 0x80, max: 0xff }))
+  .map((c) => String.fromCharCode(c));
 const value = fc.string({ unit: valueChar, maxLength: 40 }).map((v) => v.trim());
 
 // Any string at all: every code point, and often the characters that could end or split a line.
@@ -81,7 +83,10 @@ t.test('a name without a value is refused, not dropped', async (t) => {
 });
 
 t.test('the block is HTTP/1.1 field lines', async (t) => {
-  t.equal(toHeaderBlock(['accept', 'application/json', 'set-cookie', 'a=1', 'set-cookie', 'b=2']), 'accept: application/json\r\nset-cookie: a=1\r\nset-cookie: b=2');
+  t.equal(
+    toHeaderBlock(['accept', 'application/json', 'set-cookie', 'a=1', 'set-cookie', 'b=2']),
+    'accept: application/json\r\nset-cookie: a=1\r\nset-cookie: b=2',
+  );
   t.same(fromHeaderBlock(''), []);
   t.same(fromHeaderBlock('x-empty: '), ['x-empty', '']);
   t.same(fromHeaderBlock('url: http://a:1/b'), ['url', 'http://a:1/b'], 'only the first colon separates');

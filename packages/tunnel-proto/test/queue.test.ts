@@ -67,7 +67,12 @@ t.test('whatever the pushes and limits, batches hold every item once, in order, 
         const flat = batches.flat();
         const pushed = ticks.flat();
         if (flat.length !== pushed.length || flat.some((n, i) => n !== pushed[i])) return false;
-        return batches.every((b) => b.length > 0 && b.length <= maxBatchItems && (b.length === 1 || b.reduce((a, n) => a + n, 0) <= maxBatchBytes));
+        return batches.every(
+          (b) =>
+            b.length > 0 &&
+            b.length <= maxBatchItems &&
+            (b.length === 1 || b.reduce((a, n) => a + n, 0) <= maxBatchBytes),
+        );
       },
     ),
   );
@@ -75,7 +80,13 @@ t.test('whatever the pushes and limits, batches hold every item once, in order, 
 
 t.test('only payload bytes count against the byte limit', async (t) => {
   t.equal(frameDataBytes({ kind: { case: 'data', value: new Uint8Array(7) } }), 7);
-  t.equal(frameDataBytes({ kind: { case: 'response', value: { status: 200, headers: 'a: b', body: new Uint8Array(5), end: true } } }), 5, 'a response carrying its body');
+  t.equal(
+    frameDataBytes({
+      kind: { case: 'response', value: { status: 200, headers: 'a: b', body: new Uint8Array(5), end: true } },
+    }),
+    5,
+    'a response carrying its body',
+  );
   t.equal(frameDataBytes({ kind: { case: 'end', value: {} } }), 0);
   t.equal(frameDataBytes({}), 0);
 });

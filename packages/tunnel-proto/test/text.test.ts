@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ProxyFrameSchema, useNodeTextEncoding } from '@gsp/tunnel-proto';
 
-const frame = (headers: string, path: string) => create(ProxyFrameSchema, { streamId: 7, kind: { case: 'open', value: { method: 'GET', path, headers, end: true } } });
+const frame = (headers: string, path: string) =>
+  create(ProxyFrameSchema, { streamId: 7, kind: { case: 'open', value: { method: 'GET', path, headers, end: true } } });
 
 t.test('Node text encoding writes the same bytes as TextEncoder and reads them back', async (t) => {
   // Graphemes of every script, and any code point at all (lone surrogates become U+FFFD both ways).
@@ -20,7 +21,11 @@ t.test('Node text encoding writes the same bytes as TextEncoder and reads them b
   });
   // Code points, not the strings: a random string in a TAP line can break the report itself.
   const codePoints = (s: string) => [...s].map((c) => c.codePointAt(0)?.toString(16)).join(' ');
-  t.same(differing.map(([h, p]) => `${codePoints(h)} | ${codePoints(p)}`), [], `all ${samples.length} samples encode alike and decode back`);
+  t.same(
+    differing.map(([h, p]) => `${codePoints(h)} | ${codePoints(p)}`),
+    [],
+    `all ${samples.length} samples encode alike and decode back`,
+  );
 });
 
 t.test('a lone surrogate becomes U+FFFD, as TextEncoder makes it', async (t) => {

@@ -42,14 +42,19 @@ async function run(name: string, opts: autocannon.Options): Promise<number> {
   const result = await autocannon({ connections, duration, ...opts });
   const failed = result.non2xx + result.errors;
   if (failed > 0) throw new Error(`${name}: ${failed} failed requests`);
-  console.log(`${name.padEnd(24)} ${result.requests.average.toFixed(0).padStart(8)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms`);
+  console.log(
+    `${name.padEnd(24)} ${result.requests.average.toFixed(0).padStart(8)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms`,
+  );
   return result.requests.average;
 }
 
 try {
   console.log(`autocannon, ${connections} connections, ${duration} s per target, Node ${process.version}\n`);
   const bareRps = await run('bare Fastify GET', { url: `http://127.0.0.1:${ports.bare}/bare` });
-  const getRps = await run('GET platform flags', { url: `http://127.0.0.1:${ports.api}/api/v1/platform/feature-flags`, headers: auth });
+  const getRps = await run('GET platform flags', {
+    url: `http://127.0.0.1:${ports.api}/api/v1/platform/feature-flags`,
+    headers: auth,
+  });
   const putRps = await run('PUT platform flag', {
     url: `http://127.0.0.1:${ports.api}/api/v1/platform/feature-flags/cli_access.enabled`,
     method: 'PUT',

@@ -14,7 +14,14 @@ await admin.query(`CREATE SCHEMA ${schema}`);
 const url = new URL(databaseUrl);
 url.searchParams.set('options', `-c search_path=${schema}`);
 
-const app = await buildApp(loadConfig({ DATABASE_URL: url.toString(), AUTH_JWT_SECRET: process.env.BENCH_SECRET, PLATFORM_ADMINS: 'bench-admin' }), false);
+const app = await buildApp(
+  loadConfig({
+    DATABASE_URL: url.toString(),
+    AUTH_JWT_SECRET: process.env.BENCH_SECRET,
+    PLATFORM_ADMINS: 'bench-admin',
+  }),
+  false,
+);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const bare = Fastify();
 bare.get('/bare', async () => ({ hello: 'world' }));

@@ -23,7 +23,10 @@ import { createKubeconfigSigner } from './kubeconfig/signer.js';
 export const BODY_LIMIT = 16 * 1024;
 
 /** Builds the API server; tests build it the same way, with their own config and logger. */
-export async function buildApp(config: ApiServerConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<FastifyInstance> {
+export async function buildApp(
+  config: ApiServerConfig,
+  logger: FastifyServerOptions['logger'] = { level: config.logLevel },
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT,
@@ -56,7 +59,11 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
     },
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'GSP platform API', version: '1.0.0', description: 'Feature flags (the CLI-access kill switch), tenants and clusters.' },
+      info: {
+        title: 'GSP platform API',
+        version: '1.0.0',
+        description: 'Feature flags (the CLI-access kill switch), tenants and clusters.',
+      },
       components: { securitySchemes: { [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ [SECURITY_SCHEME]: [] }],
     },
@@ -83,11 +90,10 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
 
   // Platform admins named in configuration are (re)granted at every start.
   for (const subject of config.platformAdmins) {
-    await app.pg.query('INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3) ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role', [
-      subject,
-      platformResource(config.platformId),
-      PLATFORM_ADMIN_ROLE,
-    ]);
+    await app.pg.query(
+      'INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3) ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role',
+      [subject, platformResource(config.platformId), PLATFORM_ADMIN_ROLE],
+    );
   }
 
   await app.register(opsRoutes);
@@ -98,7 +104,10 @@ export async function buildApp(config: ApiServerConfig, logger: FastifyServerOpt
     proxyPublicUrl: config.proxyPublicUrl,
     proxyCa: config.proxyCa,
     proxyInsecureSkipTlsVerify: config.proxyInsecureSkipTlsVerify,
-    signer: await createKubeconfigSigner({ keyFile: config.kubeconfigSigningKeyFile, ttlMs: config.kubeconfigTokenTtlMs }),
+    signer: await createKubeconfigSigner({
+      keyFile: config.kubeconfigSigningKeyFile,
+      ttlMs: config.kubeconfigTokenTtlMs,
+    }),
   });
   await app.register(import('./routes/ofrep/index.js'), { platformId: config.platformId });
   return app;

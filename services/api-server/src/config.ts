@@ -60,7 +60,8 @@ const PLATFORM_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export function loadConfig(env: Env = process.env): ApiServerConfig {
   const platformId = nonEmpty(env, 'PLATFORM_ID') ?? 'default';
-  if (!PLATFORM_ID.test(platformId)) throw new ConfigError('PLATFORM_ID', 'must be a DNS-1123 label (lower-case letters, digits and "-")');
+  if (!PLATFORM_ID.test(platformId))
+    throw new ConfigError('PLATFORM_ID', 'must be a DNS-1123 label (lower-case letters, digits and "-")');
 
   const envPins = new Map<string, boolean>();
   const flagEnv: Record<string, string> = {};
@@ -82,19 +83,26 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
   const audience = nonEmpty(env, 'AUTH_OIDC_AUDIENCE');
   if (issuerUrl !== undefined && audience === undefined) {
-    throw new ConfigError('AUTH_OIDC_AUDIENCE', 'is required with AUTH_OIDC_ISSUER_URL, otherwise tokens issued to any client would be accepted');
+    throw new ConfigError(
+      'AUTH_OIDC_AUDIENCE',
+      'is required with AUTH_OIDC_ISSUER_URL, otherwise tokens issued to any client would be accepted',
+    );
   }
-  if (issuerUrl === undefined && audience !== undefined) throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
+  if (issuerUrl === undefined && audience !== undefined)
+    throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
 
   const outboxPollIntervalMs = durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10);
 
   const relayRaw = nonEmpty(env, 'OUTBOX_RELAY_ENABLED') ?? 'true';
-  if (relayRaw !== 'true' && relayRaw !== 'false') throw new ConfigError('OUTBOX_RELAY_ENABLED', 'must be "true" or "false"');
+  if (relayRaw !== 'true' && relayRaw !== 'false')
+    throw new ConfigError('OUTBOX_RELAY_ENABLED', 'must be "true" or "false"');
 
   const provider = nonEmpty(env, 'SERVICE_FLAGS_PROVIDER') ?? 'database';
-  if (provider !== 'database' && provider !== 'ofrep') throw new ConfigError('SERVICE_FLAGS_PROVIDER', `must be "database" or "ofrep", got ${JSON.stringify(provider)}`);
+  if (provider !== 'database' && provider !== 'ofrep')
+    throw new ConfigError('SERVICE_FLAGS_PROVIDER', `must be "database" or "ofrep", got ${JSON.stringify(provider)}`);
   const ofrepUrl = parseUrl(env, 'OFREP_URL', ['http:', 'https:']);
-  if (provider === 'ofrep' && ofrepUrl === undefined) throw new ConfigError('OFREP_URL', 'is required with SERVICE_FLAGS_PROVIDER=ofrep');
+  if (provider === 'ofrep' && ofrepUrl === undefined)
+    throw new ConfigError('OFREP_URL', 'is required with SERVICE_FLAGS_PROVIDER=ofrep');
   const ofrepToken = readSecret(env, 'OFREP_BEARER_TOKEN');
 
   const jwksCooldownMs = durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN', 30_000, 0);
@@ -104,7 +112,10 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     throw new ConfigError('AUTH_JWT_SECRET', 'must be at least 32 bytes (HS256 needs a 256-bit key)');
   }
   if (issuerUrl === undefined && secret === undefined) {
-    throw new ConfigError('AUTH_JWT_SECRET', 'set AUTH_JWT_SECRET or AUTH_OIDC_ISSUER_URL: at least one bearer-token verifier is required');
+    throw new ConfigError(
+      'AUTH_JWT_SECRET',
+      'set AUTH_JWT_SECRET or AUTH_OIDC_ISSUER_URL: at least one bearer-token verifier is required',
+    );
   }
   const jwtAudience = nonEmpty(env, 'AUTH_JWT_AUDIENCE');
   if (jwtAudience !== undefined && secret === undefined) {
@@ -122,7 +133,8 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
 
   const proxyCa = readFileVar(env, 'PROXY_CA_FILE');
   const skipRaw = nonEmpty(env, 'PROXY_INSECURE_SKIP_TLS_VERIFY') ?? 'false';
-  if (skipRaw !== 'true' && skipRaw !== 'false') throw new ConfigError('PROXY_INSECURE_SKIP_TLS_VERIFY', 'must be "true" or "false"');
+  if (skipRaw !== 'true' && skipRaw !== 'false')
+    throw new ConfigError('PROXY_INSECURE_SKIP_TLS_VERIFY', 'must be "true" or "false"');
 
   return {
     port: parsePort(env, 'PORT', 8081),
@@ -140,7 +152,10 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     outboxPollIntervalMs,
     outboxRelayEnabled: relayRaw === 'true',
-    ofrep: provider === 'ofrep' && ofrepUrl !== undefined ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} } : undefined,
+    ofrep:
+      provider === 'ofrep' && ofrepUrl !== undefined
+        ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} }
+        : undefined,
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     jwt:
       secret === undefined

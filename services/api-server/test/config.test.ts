@@ -10,7 +10,15 @@ const SECRET = 'a-development-secret-of-32-bytes-or-more';
 
 t.test('defaults apply when only a token verifier is configured', async (t) => {
   const config = loadConfig({ AUTH_JWT_SECRET: SECRET });
-  t.match(config, { port: 8081, host: '127.0.0.1', databaseUrl: undefined, platformId: 'default', flagsCacheTtlMs: 10_000, oidc: undefined, platformAdmins: [] });
+  t.match(config, {
+    port: 8081,
+    host: '127.0.0.1',
+    databaseUrl: undefined,
+    platformId: 'default',
+    flagsCacheTtlMs: 10_000,
+    oidc: undefined,
+    platformAdmins: [],
+  });
   t.equal(config.envPins.size, 0);
   t.equal(config.jwt?.audience, 'gsp-api');
 });
@@ -44,7 +52,10 @@ t.test('each bad setting is refused with a message naming the variable', async (
     [{ AUTH_JWT_SECRET: SECRET, HTTP_HEADERS_TIMEOUT: '10ms' }, 'HTTP_HEADERS_TIMEOUT'],
     [{ AUTH_JWT_SECRET: SECRET, HTTP_REQUEST_TIMEOUT: 'never' }, 'HTTP_REQUEST_TIMEOUT'],
     // An HS256 audience without an HS256 secret would have no effect.
-    [{ AUTH_OIDC_ISSUER_URL: 'https://i.example', AUTH_OIDC_AUDIENCE: 'x', AUTH_JWT_AUDIENCE: 'y' }, 'AUTH_JWT_AUDIENCE'],
+    [
+      { AUTH_OIDC_ISSUER_URL: 'https://i.example', AUTH_OIDC_AUDIENCE: 'x', AUTH_JWT_AUDIENCE: 'y' },
+      'AUTH_JWT_AUDIENCE',
+    ],
   ];
   for (const [env, variable] of cases) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', variable }, `${JSON.stringify(env)} names ${variable}`);
@@ -56,7 +67,12 @@ t.test('database and client timeouts have documented defaults and take durations
   t.equal(defaults.databaseConnectTimeoutMs, 2000);
   t.equal(defaults.databaseStatementTimeoutMs, 5000);
   t.same(defaults.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 });
-  const set = loadConfig({ AUTH_JWT_SECRET: SECRET, DATABASE_CONNECT_TIMEOUT: '500ms', DATABASE_STATEMENT_TIMEOUT: '1.5s', HTTP_HEADERS_TIMEOUT: '2s' });
+  const set = loadConfig({
+    AUTH_JWT_SECRET: SECRET,
+    DATABASE_CONNECT_TIMEOUT: '500ms',
+    DATABASE_STATEMENT_TIMEOUT: '1.5s',
+    HTTP_HEADERS_TIMEOUT: '2s',
+  });
   t.equal(set.databaseConnectTimeoutMs, 500);
   t.equal(set.databaseStatementTimeoutMs, 1500);
   t.equal(set.http.headersTimeoutMs, 2000);
@@ -70,7 +86,12 @@ t.test('secrets can come from files mounted by Kubernetes', async (t) => {
 });
 
 t.test('durations, pins and admin lists are parsed', async (t) => {
-  const config = loadConfig({ AUTH_JWT_SECRET: SECRET, SERVICE_CACHE_FLAGS_TTL: '500ms', SERVICE_CLI_ACCESS_ENABLED: 'false', PLATFORM_ADMINS: ' alice, bob ,,' });
+  const config = loadConfig({
+    AUTH_JWT_SECRET: SECRET,
+    SERVICE_CACHE_FLAGS_TTL: '500ms',
+    SERVICE_CLI_ACCESS_ENABLED: 'false',
+    PLATFORM_ADMINS: ' alice, bob ,,',
+  });
   t.equal(config.flagsCacheTtlMs, 500);
   t.equal(config.envPins.get('cli_access.enabled'), false);
   t.same(config.platformAdmins, ['alice', 'bob']);

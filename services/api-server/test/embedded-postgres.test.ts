@@ -16,7 +16,12 @@ t.test('without DATABASE_URL the API runs on an embedded PostgreSQL that keeps i
   const first = await buildApp(loadConfig(env), false);
   try {
     t.equal((await first.inject('/readyz')).statusCode, 200);
-    const put = await first.inject({ method: 'PUT', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers, payload: { value: false } });
+    const put = await first.inject({
+      method: 'PUT',
+      url: '/api/v1/platform/feature-flags/cli_access.enabled',
+      headers,
+      payload: { value: false },
+    });
     t.equal(put.statusCode, 200);
     t.equal(put.json().effective, false);
   } finally {
@@ -26,7 +31,11 @@ t.test('without DATABASE_URL the API runs on an embedded PostgreSQL that keeps i
   const second = await buildApp(loadConfig(env), false);
   try {
     const read = await second.inject({ url: '/api/v1/platform/feature-flags', headers });
-    t.same(read.json().flags[0], { key: 'cli_access.enabled', value: false, platformDefault: false, source: 'platform', envPinned: false }, 'the value survived a restart');
+    t.same(
+      read.json().flags[0],
+      { key: 'cli_access.enabled', value: false, platformDefault: false, source: 'platform', envPinned: false },
+      'the value survived a restart',
+    );
   } finally {
     await second.close();
   }

@@ -31,7 +31,10 @@ const READY_BOUND_MS = 2000;
 const FLAG = 'cli_access.enabled';
 const platformFlag = `/api/v1/platform/feature-flags/${FLAG}`;
 
-async function timed(app: FastifyInstance, options: InjectOptions): Promise<{ res: LightMyRequestResponse; ms: number }> {
+async function timed(
+  app: FastifyInstance,
+  options: InjectOptions,
+): Promise<{ res: LightMyRequestResponse; ms: number }> {
   const started = performance.now();
   const res = await app.inject(options);
   return { res, ms: Math.round(performance.now() - started) };
@@ -63,7 +66,14 @@ async function scene(t: Test, env: Record<string, string> = {}) {
   // Heal before the app closes, whatever the test did.
   t.teardown(() => db!.restore());
   await warm(app, 6);
-  return { app, db: db!, cluster, admin: await bearer(PLATFORM_ADMIN), ada: await bearer('ada'), otto: await bearer('otto') };
+  return {
+    app,
+    db: db!,
+    cluster,
+    admin: await bearer(PLATFORM_ADMIN),
+    ada: await bearer('ada'),
+    otto: await bearer('otto'),
+  };
 }
 
 /** Every kind of request that reads or writes the database, at once. */
@@ -72,8 +82,14 @@ function requests(s: Awaited<ReturnType<typeof scene>>, n: number): Array<[strin
   return [
     ['a platform flag write', { method: 'PUT', url: platformFlag, headers: s.admin, payload: { value: true } }],
     ['a cluster flag write', { method: 'PUT', url: clusterFlag, headers: s.otto, payload: { value: true } }],
-    ['a member write', { method: 'PUT', url: `/api/v1/tenants/acme/members/m${n}`, headers: s.ada, payload: { role: 'viewer' } }],
-    ['a cluster registration', { method: 'POST', url: '/api/v1/tenants/acme/clusters', headers: s.otto, payload: { name: `c${n}` } }],
+    [
+      'a member write',
+      { method: 'PUT', url: `/api/v1/tenants/acme/members/m${n}`, headers: s.ada, payload: { role: 'viewer' } },
+    ],
+    [
+      'a cluster registration',
+      { method: 'POST', url: '/api/v1/tenants/acme/clusters', headers: s.otto, payload: { name: `c${n}` } },
+    ],
     ['a cluster list', { url: '/api/v1/tenants/acme/clusters', headers: s.otto }],
     ['a kubeconfig', { url: `/api/v1/tenants/acme/clusters/${s.cluster.id}/kubeconfig`, headers: s.otto }],
     ['the audit', { url: '/api/v1/platform/audit', headers: s.admin }],
@@ -82,7 +98,13 @@ function requests(s: Awaited<ReturnType<typeof scene>>, n: number): Array<[strin
 
 /** Counts that show whether a write was half done: each committed write has exactly one audit row and one outbox row. */
 async function ledger(app: FastifyInstance) {
-  const { rows } = await app.pg.query<{ flags: number; audits: number; outbox: number; members: number; memberAudits: number }>(
+  const { rows } = await app.pg.query<{
+    flags: number;
+    audits: number;
+    outbox: number;
+    members: number;
+    memberAudits: number;
+  }>(
     `SELECT (SELECT count(*)::int FROM audit_events WHERE action LIKE 'featureflags.%') AS audits,
             (SELECT count(*)::int FROM outbox_events WHERE event_type = 'featureflags.updated') AS outbox,
             (SELECT count(*)::int FROM feature_flags) AS flags,
@@ -93,7 +115,8 @@ async function ledger(app: FastifyInstance) {
 }
 
 for (const fault of ['stall', 'cut'] as const) {
-  const how = fault === 'stall' ? 'stalled (nothing answers, nothing closes)' : 'cut (connections reset, new ones refused)';
+  const how =
+    fault === 'stall' ? 'stalled (nothing answers, nothing closes)' : 'cut (connections reset, new ones refused)';
   t.test(`PostgreSQL ${how}`, async (t) => {
     const s = await scene(t);
     const before = await ledger(s.app);
@@ -103,13 +126,17 @@ for (const fault of ['stall', 'cut'] as const) {
     t.test(`requests answer 503 with Retry-After within ${BOUND_MS} ms, even thirty at once`, async (t) => {
       // Three rounds of every kind of request: more than the pool's ten connections.
       const all = [0, 1, 2, 3].flatMap((n) => requests(s, n));
-      const answers = await Promise.all(all.map(async ([what, options]) => ({ what, ...(await timed(s.app, options)) })));
+      const answers = await Promise.all(
+        all.map(async ([what, options]) => ({ what, ...(await timed(s.app, options)) })),
+      );
       const slowest = Math.max(...answers.map((a) => a.ms));
       for (const { what, res, ms } of answers) {
         t.ok(ms < BOUND_MS, `${what} answered in ${ms} ms`);
         isUnavailable(t, what, res);
       }
-      t.comment(`PostgreSQL ${fault}: ${answers.length} requests at once, slowest answered in ${slowest} ms (bound ${BOUND_MS} ms)`);
+      t.comment(
+        `PostgreSQL ${fault}: ${answers.length} requests at once, slowest answered in ${slowest} ms (bound ${BOUND_MS} ms)`,
+      );
     });
 
     t.test(`/readyz answers 503 within ${READY_BOUND_MS} ms`, async (t) => {
@@ -118,7 +145,7 @@ for (const fault of ['stall', 'cut'] as const) {
       t.ok(ms < READY_BOUND_MS, `/readyz answered in ${ms} ms`);
     });
 
-    t.test('OFREP evaluations that need the database answer 503 in OFREP\'s shape, within the bound', async (t) => {
+    t.test("OFREP evaluations that need the database answer 503 in OFREP's shape, within the bound", async (t) => {
       const { res, ms } = await timed(s.app, {
         method: 'POST',
         url: `/ofrep/v1/evaluate/flags/${FLAG}`,
@@ -142,48 +169,67 @@ for (const fault of ['stall', 'cut'] as const) {
       const ready = async () => ((await s.app.inject('/readyz')).statusCode === 200 ? true : undefined);
       t.ok(await until('/readyz to answer 200', ready, 10_000, 50));
       for (const [what, options] of requests(s, 9)) {
-        const res = await until(`${what} to succeed`, async () => {
-          const r = await s.app.inject(options);
-          return r.statusCode === 503 ? undefined : r;
-        }, 10_000, 50);
+        const res = await until(
+          `${what} to succeed`,
+          async () => {
+            const r = await s.app.inject(options);
+            return r.statusCode === 503 ? undefined : r;
+          },
+          10_000,
+          50,
+        );
         t.ok(res.statusCode < 300, `${what}: ${res.statusCode}`);
         if (what === 'a platform flag write' || what === 'a cluster flag write') succeeded.flagWrites += 1;
         if (what === 'a member write') succeeded.memberWrites += 1;
       }
     });
 
-    t.test('no write was half done: every value stored has its audit row and outbox event, and nothing else was', async (t) => {
-      const after = await ledger(s.app);
-      t.equal(after.audits - before.audits, succeeded.flagWrites, 'one audit row per flag write that answered 200');
-      t.equal(after.outbox - before.outbox, succeeded.flagWrites, 'one outbox event per flag write that answered 200');
-      t.equal(after.members - before.members, succeeded.memberWrites, 'one member per member write that answered 200');
-      t.equal(after.memberAudits - before.memberAudits, succeeded.memberWrites);
-    });
+    t.test(
+      'no write was half done: every value stored has its audit row and outbox event, and nothing else was',
+      async (t) => {
+        const after = await ledger(s.app);
+        t.equal(after.audits - before.audits, succeeded.flagWrites, 'one audit row per flag write that answered 200');
+        t.equal(
+          after.outbox - before.outbox,
+          succeeded.flagWrites,
+          'one outbox event per flag write that answered 200',
+        );
+        t.equal(
+          after.members - before.members,
+          succeeded.memberWrites,
+          'one member per member write that answered 200',
+        );
+        t.equal(after.memberAudits - before.memberAudits, succeeded.memberWrites);
+      },
+    );
   });
 }
 
-t.test('with the default timeouts, a write to a stalled PostgreSQL answers 503 within 8.5 s, and /readyz within 2 s', async (t) => {
-  let db: (FaultyLink & { url: string }) | undefined;
-  const { app } = await build(t, {}, async (url) => {
-    db = await cuttableDatabaseUrl(t, url);
-    return db.url;
-  });
-  t.teardown(() => db!.restore());
-  const admin = await bearer(PLATFORM_ADMIN);
-  await warm(app, 3);
-  db!.stall();
-  const [write, ready] = await Promise.all([
-    timed(app, { method: 'PUT', url: platformFlag, headers: admin, payload: { value: false } }),
-    timed(app, { url: '/readyz' }),
-  ]);
-  isUnavailable(t, 'the write', write.res);
-  // At most DATABASE_CONNECT_TIMEOUT 2 s + DATABASE_STATEMENT_TIMEOUT 5 s + 1 s for the answer;
-  // here a pooled connection was free, so the statement's 6 s.
-  t.ok(write.ms >= 5000 && write.ms < 8500, `the write answered in ${write.ms} ms`);
-  isUnavailable(t, '/readyz', ready.res, 'the database cannot be reached');
-  t.ok(ready.ms < READY_TIMEOUT_MS + 500, `/readyz answered in ${ready.ms} ms`);
-  t.comment(`default timeouts, PostgreSQL stalled: write 503 after ${write.ms} ms, /readyz 503 after ${ready.ms} ms`);
-});
+t.test(
+  'with the default timeouts, a write to a stalled PostgreSQL answers 503 within 8.5 s, and /readyz within 2 s',
+  async (t) => {
+    let db: (FaultyLink & { url: string }) | undefined;
+    const { app } = await build(t, {}, async (url) => {
+      db = await cuttableDatabaseUrl(t, url);
+      return db.url;
+    });
+    t.teardown(() => db!.restore());
+    const admin = await bearer(PLATFORM_ADMIN);
+    await warm(app, 3);
+    db!.stall();
+    const [write, ready] = await Promise.all([
+      timed(app, { method: 'PUT', url: platformFlag, headers: admin, payload: { value: false } }),
+      timed(app, { url: '/readyz' }),
+    ]);
+    isUnavailable(t, 'the write', write.res);
+    // At most DATABASE_CONNECT_TIMEOUT 2 s + DATABASE_STATEMENT_TIMEOUT 5 s + 1 s for the answer;
+    // here a pooled connection was free, so the statement's 6 s.
+    t.ok(write.ms >= 5000 && write.ms < 8500, `the write answered in ${write.ms} ms`);
+    isUnavailable(t, '/readyz', ready.res, 'the database cannot be reached');
+    t.ok(ready.ms < READY_TIMEOUT_MS + 500, `/readyz answered in ${ready.ms} ms`);
+    t.comment(`default timeouts, PostgreSQL stalled: write 503 after ${write.ms} ms, /readyz 503 after ${ready.ms} ms`);
+  },
+);
 
 for (const fault of ['stall', 'cut'] as const) {
   const how = fault === 'stall' ? 'stalled' : 'cut';
@@ -215,17 +261,33 @@ for (const fault of ['stall', 'cut'] as const) {
 
     // Delivery is at least once: an event whose publish timed out may arrive twice; its outbox id tells.
     const published = () => {
-      const byId = new Map(events.map((e) => JSON.parse(e) as { id: string; value: boolean }).map((e) => [e.id, e.value]));
+      const byId = new Map(
+        events.map((e) => JSON.parse(e) as { id: string; value: boolean }).map((e) => [e.id, e.value]),
+      );
       return [...byId.values()];
     };
     redis.restore();
     const healed = performance.now();
     await until('the three writes to be published', () => (published().length >= 3 ? true : undefined), 20_000, 20);
     const after = Math.round(performance.now() - healed);
-    t.same(published(), [false, true, false], `the three events reached subscribers in order, ${after} ms after Redis came back`);
-    const { res: again } = await timed(app, { method: 'PUT', url: platformFlag, headers: admin, payload: { value: true } });
+    t.same(
+      published(),
+      [false, true, false],
+      `the three events reached subscribers in order, ${after} ms after Redis came back`,
+    );
+    const { res: again } = await timed(app, {
+      method: 'PUT',
+      url: platformFlag,
+      headers: admin,
+      payload: { value: true },
+    });
     t.equal(again.statusCode, 200);
-    await until('a write after healing to be published', () => (published().length >= 4 ? true : undefined), 10_000, 20);
+    await until(
+      'a write after healing to be published',
+      () => (published().length >= 4 ? true : undefined),
+      10_000,
+      20,
+    );
     t.same(published(), [false, true, false, true]);
   });
 }

@@ -6,7 +6,7 @@ import { createFlagsClient, LocalEventBus } from '@gsp/flags-client';
 import { FLAG_UPDATED_EVENT } from '@gsp/platform-contract';
 import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from './helper.js';
 
-t.test('the flags client against the API server\'s store', async (t) => {
+t.test("the flags client against the API server's store", async (t) => {
   const { app, databaseUrl } = await build(t);
   const admin = await bearer(PLATFORM_ADMIN);
   await seedTenant(app, 'acme', { ops: 'operator' });
@@ -27,32 +27,82 @@ t.test('the flags client against the API server\'s store', async (t) => {
     await client.close();
   });
 
-  t.test('a cluster override wins over the platform default, and each invalidation drops only what it must', async (t) => {
-    const bus = new LocalEventBus();
-    const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
-    await app.inject({ method: 'PUT', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin, payload: { value: false } });
-    await app.inject({ method: 'PUT', url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`, headers: admin, payload: { value: true } });
-    t.same(await client.cliAccess({ clusterId: cluster.id }), { value: true, source: 'cluster', envPinned: false, stale: false });
-    t.same(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
+  t.test(
+    'a cluster override wins over the platform default, and each invalidation drops only what it must',
+    async (t) => {
+      const bus = new LocalEventBus();
+      const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
+      await app.inject({
+        method: 'PUT',
+        url: '/api/v1/platform/feature-flags/cli_access.enabled',
+        headers: admin,
+        payload: { value: false },
+      });
+      await app.inject({
+        method: 'PUT',
+        url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`,
+        headers: admin,
+        payload: { value: true },
+      });
+      t.same(await client.cliAccess({ clusterId: cluster.id }), {
+        value: true,
+        source: 'cluster',
+        envPinned: false,
+        stale: false,
+      });
+      t.same(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
 
-    await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`, headers: admin });
-    t.equal((await client.cliAccess({ clusterId: cluster.id })).value, true, 'cached until told');
-    await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'x', scope: { type: 'cluster', org: 'acme', clusterId: cluster.id }, value: null });
-    t.same(await client.cliAccess({ clusterId: cluster.id }), { value: false, source: 'platform', envPinned: false, stale: false }, 'a cluster event drops that cluster');
+      await app.inject({
+        method: 'DELETE',
+        url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`,
+        headers: admin,
+      });
+      t.equal((await client.cliAccess({ clusterId: cluster.id })).value, true, 'cached until told');
+      await bus.publish(FLAG_UPDATED_EVENT, {
+        flag: 'cli_access.enabled',
+        actor: 'x',
+        scope: { type: 'cluster', org: 'acme', clusterId: cluster.id },
+        value: null,
+      });
+      t.same(
+        await client.cliAccess({ clusterId: cluster.id }),
+        { value: false, source: 'platform', envPinned: false, stale: false },
+        'a cluster event drops that cluster',
+      );
 
-    await app.inject({ method: 'DELETE', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin });
-    await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'x', scope: { type: 'platform' }, value: null });
-    t.same(await client.cliAccess({ clusterId: cluster.id }), { value: true, source: 'default', envPinned: false, stale: false }, 'a platform event drops every cluster too');
-    await client.close();
-  });
+      await app.inject({ method: 'DELETE', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin });
+      await bus.publish(FLAG_UPDATED_EVENT, {
+        flag: 'cli_access.enabled',
+        actor: 'x',
+        scope: { type: 'platform' },
+        value: null,
+      });
+      t.same(
+        await client.cliAccess({ clusterId: cluster.id }),
+        { value: true, source: 'default', envPinned: false, stale: false },
+        'a platform event drops every cluster too',
+      );
+      await client.close();
+    },
+  );
 
   t.test('an invalidation that arrives during a read is not undone by that read', async (t) => {
     const bus = new LocalEventBus();
     const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
     const reading = client.cliAccess({});
-    await bus.publish(FLAG_UPDATED_EVENT, { flag: 'cli_access.enabled', actor: 'x', scope: { type: 'platform' }, value: false });
+    await bus.publish(FLAG_UPDATED_EVENT, {
+      flag: 'cli_access.enabled',
+      actor: 'x',
+      scope: { type: 'platform' },
+      value: false,
+    });
     await reading;
-    await app.inject({ method: 'PUT', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin, payload: { value: false } });
+    await app.inject({
+      method: 'PUT',
+      url: '/api/v1/platform/feature-flags/cli_access.enabled',
+      headers: admin,
+      payload: { value: false },
+    });
     // Without the epoch check the read above would have cached the old value for a minute.
     t.equal((await client.cliAccess({})).value, false);
     await app.inject({ method: 'DELETE', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin });
@@ -70,7 +120,10 @@ t.test('with an OFREP provider, product flags come from it and the kill switch n
     req.resume().on('end', () => {
       const known: Record<string, boolean> = { 'lobby.new-ui': true, 'cli_access.enabled': false };
       res.setHeader('content-type', 'application/json');
-      if (!(key in known)) return res.writeHead(404).end(JSON.stringify({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: 'no such flag' }));
+      if (!(key in known))
+        return res
+          .writeHead(404)
+          .end(JSON.stringify({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: 'no such flag' }));
       res.end(JSON.stringify({ key, value: known[key], reason: 'STATIC', variant: 'x' }));
     });
   });
@@ -78,11 +131,25 @@ t.test('with an OFREP provider, product flags come from it and the kill switch n
   t.teardown(() => new Promise<void>((resolve) => remote.close(() => resolve())));
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   t.teardown(() => pool.end());
-  const client = createFlagsClient({ pool, env: {}, bus: new LocalEventBus(), ofrep: { url: `http://127.0.0.1:${(remote.address() as AddressInfo).port}` } });
+  const client = createFlagsClient({
+    pool,
+    env: {},
+    bus: new LocalEventBus(),
+    ofrep: { url: `http://127.0.0.1:${(remote.address() as AddressInfo).port}` },
+  });
   t.teardown(() => client.close());
 
-  t.same(await client.evaluate('lobby.new-ui', { org: 'acme' }), { value: true, source: 'provider', envPinned: false, stale: false });
-  t.same(await client.cliAccess({}), { value: true, source: 'default', envPinned: false, stale: false }, 'the kill switch is read from our store');
+  t.same(await client.evaluate('lobby.new-ui', { org: 'acme' }), {
+    value: true,
+    source: 'provider',
+    envPinned: false,
+    stale: false,
+  });
+  t.same(
+    await client.cliAccess({}),
+    { value: true, source: 'default', envPinned: false, stale: false },
+    'the kill switch is read from our store',
+  );
   await t.rejects(client.evaluate('nobody.knows'), { code: 'ERR_FLAG_UNKNOWN' });
   t.same(asked, ['lobby.new-ui', 'nobody.knows'], 'the provider was never asked about a registry flag');
 });

@@ -37,9 +37,22 @@ for (const pin of states) {
         const envPinned = pin !== 'unset';
 
         const body = write.json();
-        t.match(body, { key: FLAG, scope: { type: 'cluster', org: 'acme', clusterId: cluster.id }, value: clusterValue === 'unset' ? null : clusterValue, ...expected, envPinned }, `write answer: ${name}`);
+        t.match(
+          body,
+          {
+            key: FLAG,
+            scope: { type: 'cluster', org: 'acme', clusterId: cluster.id },
+            value: clusterValue === 'unset' ? null : clusterValue,
+            ...expected,
+            envPinned,
+          },
+          `write answer: ${name}`,
+        );
 
-        const list = await app.inject({ url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags`, headers: await bearer('alice') });
+        const list = await app.inject({
+          url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags`,
+          headers: await bearer('alice'),
+        });
         t.equal(list.statusCode, 200);
         const item = list.json().flags.find((f: { key: string }) => f.key === FLAG);
         t.same(
@@ -62,8 +75,14 @@ for (const pin of states) {
 t.test('the platform list shows the platform-level value, which ignores cluster overrides', async (t) => {
   const { app } = await build(t);
   const admin = await bearer(PLATFORM_ADMIN);
-  const read = async () => (await app.inject({ url: '/api/v1/platform/feature-flags', headers: await bearer('anyone') })).json().flags[0];
+  const read = async () =>
+    (await app.inject({ url: '/api/v1/platform/feature-flags', headers: await bearer('anyone') })).json().flags[0];
   t.same(await read(), { key: FLAG, value: true, platformDefault: null, source: 'default', envPinned: false });
-  await app.inject({ method: 'PUT', url: `/api/v1/platform/feature-flags/${FLAG}`, headers: admin, payload: { value: false } });
+  await app.inject({
+    method: 'PUT',
+    url: `/api/v1/platform/feature-flags/${FLAG}`,
+    headers: admin,
+    payload: { value: false },
+  });
   t.same(await read(), { key: FLAG, value: false, platformDefault: false, source: 'platform', envPinned: false });
 });

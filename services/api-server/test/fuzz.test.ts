@@ -19,7 +19,9 @@ function ofrepProblem(res: FuzzResponse): string | undefined {
   if (String(res.headers['content-type']).startsWith('application/problem+json')) return undefined;
   try {
     const body = JSON.parse(res.body) as { errorDetails?: unknown };
-    return typeof body.errorDetails === 'string' ? undefined : `answered ${res.status} without errorDetails: ${res.body.slice(0, 300)}`;
+    return typeof body.errorDetails === 'string'
+      ? undefined
+      : `answered ${res.status} without errorDetails: ${res.body.slice(0, 300)}`;
   } catch {
     return `answered ${res.status} with a body that is not JSON: ${res.body.slice(0, 300)}`;
   }
@@ -51,7 +53,13 @@ t.test('every route of /openapi.json answers generated bad input with a 4xx prob
     }),
     { numRuns: RUNS, includeErrorInReport: true },
   );
-  const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
+  const summary = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}: ${n}`)
+    .join(', ');
   t.comment(`${sent} generated requests over ${ops.length} operations; statuses ${summary}`);
-  t.ok([...statuses.keys()].some((s) => s < 300), 'some requests went all the way through');
+  t.ok(
+    [...statuses.keys()].some((s) => s < 300),
+    'some requests went all the way through',
+  );
 });

@@ -40,10 +40,19 @@ export interface Built {
 }
 
 /** Builds the API server against a fresh schema of the real PostgreSQL. */
-export async function build(t: Tap, env: Record<string, string | undefined> = {}, wrapUrl?: (url: string) => Promise<string>): Promise<Built> {
+export async function build(
+  t: Tap,
+  env: Record<string, string | undefined> = {},
+  wrapUrl?: (url: string) => Promise<string>,
+): Promise<Built> {
   const { schema, url: schemaUrl } = await freshSchema(t);
   const url = wrapUrl ? await wrapUrl(schemaUrl) : schemaUrl;
-  const config = loadConfig({ DATABASE_URL: url, AUTH_JWT_SECRET: JWT_SECRET, PLATFORM_ADMINS: PLATFORM_ADMIN, ...env });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    AUTH_JWT_SECRET: JWT_SECRET,
+    PLATFORM_ADMINS: PLATFORM_ADMIN,
+    ...env,
+  });
   const app = await buildApp(config, false);
   // Registered after freshSchema's, so it runs first: close the app before dropping its schema.
   t.teardown(() => app.close());
@@ -66,16 +75,34 @@ export async function bearer(subject: string): Promise<{ authorization: string }
 }
 
 /** Creates tenant `org` with the given members (subject -> role) through the API. */
-export async function seedTenant(app: FastifyInstance, org: string, members: Record<string, 'admin' | 'operator' | 'viewer'>): Promise<void> {
+export async function seedTenant(
+  app: FastifyInstance,
+  org: string,
+  members: Record<string, 'admin' | 'operator' | 'viewer'>,
+): Promise<void> {
   const headers = await bearer(PLATFORM_ADMIN);
   for (const [subject, role] of Object.entries(members)) {
-    const res = await app.inject({ method: 'PUT', url: `/api/v1/tenants/${org}/members/${subject}`, headers, payload: { role } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/api/v1/tenants/${org}/members/${subject}`,
+      headers,
+      payload: { role },
+    });
     if (res.statusCode !== 200) throw new Error(`seeding ${org}/${subject}: ${res.statusCode} ${res.body}`);
   }
 }
 
-export async function registerCluster(app: FastifyInstance, org: string, name: string): Promise<{ id: string; agentToken: string }> {
-  const res = await app.inject({ method: 'POST', url: `/api/v1/tenants/${org}/clusters`, headers: await bearer(PLATFORM_ADMIN), payload: { name } });
+export async function registerCluster(
+  app: FastifyInstance,
+  org: string,
+  name: string,
+): Promise<{ id: string; agentToken: string }> {
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/v1/tenants/${org}/clusters`,
+    headers: await bearer(PLATFORM_ADMIN),
+    payload: { name },
+  });
   if (res.statusCode !== 201) throw new Error(`registering ${org}/${name}: ${res.statusCode} ${res.body}`);
   return res.json();
 }
@@ -168,10 +195,12 @@ async function relayedUrl(t: Tap, original: string, defaultPort: number): Promis
  * a network partition) or stall (nothing answers, nothing closes, as with a hung server or a
  * silently dropped route).
  */
-export const cuttableDatabaseUrl = (t: Tap, databaseUrl: string): Promise<FaultyLink & { url: string }> => relayedUrl(t, databaseUrl, 5432);
+export const cuttableDatabaseUrl = (t: Tap, databaseUrl: string): Promise<FaultyLink & { url: string }> =>
+  relayedUrl(t, databaseUrl, 5432);
 
 /** The same relay in front of Redis. */
-export const cuttableRedisUrl = (t: Tap, redisUrl: string): Promise<FaultyLink & { url: string }> => relayedUrl(t, redisUrl, 6379);
+export const cuttableRedisUrl = (t: Tap, redisUrl: string): Promise<FaultyLink & { url: string }> =>
+  relayedUrl(t, redisUrl, 6379);
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -181,7 +210,12 @@ export function redisPrefix(): string {
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
-export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 5000, everyMs = 5): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  ms = 5000,
+  everyMs = 5,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();

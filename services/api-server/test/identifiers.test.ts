@@ -113,12 +113,24 @@ t.test('a NUL or another control character in an OFREP context is INVALID_CONTEX
       [{ targetingKey: 'user-1\u0000' }, 'targetingKey'],
     ];
     for (const [context, field] of contexts) {
-      const single = await app.inject({ method: 'POST', url: '/ofrep/v1/evaluate/flags/cli_access.enabled', headers, payload: { context } });
+      const single = await app.inject({
+        method: 'POST',
+        url: '/ofrep/v1/evaluate/flags/cli_access.enabled',
+        headers,
+        payload: { context },
+      });
       t.equal(single.statusCode, 400, `${subject}: single ${JSON.stringify(context)}`);
-      t.same(single.json(), { key: 'cli_access.enabled', errorCode: 'INVALID_CONTEXT', errorDetails: `context.${field} must not contain control characters` });
+      t.same(single.json(), {
+        key: 'cli_access.enabled',
+        errorCode: 'INVALID_CONTEXT',
+        errorDetails: `context.${field} must not contain control characters`,
+      });
       const bulk = await app.inject({ method: 'POST', url: '/ofrep/v1/evaluate/flags', headers, payload: { context } });
       t.equal(bulk.statusCode, 400, `${subject}: bulk ${JSON.stringify(context)}`);
-      t.same(bulk.json(), { errorCode: 'INVALID_CONTEXT', errorDetails: `context.${field} must not contain control characters` });
+      t.same(bulk.json(), {
+        errorCode: 'INVALID_CONTEXT',
+        errorDetails: `context.${field} must not contain control characters`,
+      });
     }
     for (const query of ['org=ac%00me', `org=acme&clusterId=${id}%00`]) {
       const stream = await app.inject({ url: `/ofrep/v1/events?${query}`, headers });

@@ -1,5 +1,11 @@
 import t from 'tap';
-import { ifNoneMatchMatches, parseContext, requestContext, strongEtag, toEvaluationSuccess } from '../src/routes/ofrep/evaluation.js';
+import {
+  ifNoneMatchMatches,
+  parseContext,
+  requestContext,
+  strongEtag,
+  toEvaluationSuccess,
+} from '../src/routes/ofrep/evaluation.js';
 
 t.test('every evaluation source maps to a reason in the OFREP enum, with an explicit value', async (t) => {
   const cases = [
@@ -10,13 +16,17 @@ t.test('every evaluation source maps to a reason in the OFREP enum, with an expl
   ] as const;
   for (const [source, reason] of cases) {
     for (const value of [true, false]) {
-      t.same(toEvaluationSuccess('k', { value, source, envPinned: source === 'env', stale: false }), {
-        key: 'k',
-        value,
-        reason,
-        variant: value ? 'on' : 'off',
-        metadata: { source, envPinned: source === 'env', stale: false },
-      }, `${source} ${value}`);
+      t.same(
+        toEvaluationSuccess('k', { value, source, envPinned: source === 'env', stale: false }),
+        {
+          key: 'k',
+          value,
+          reason,
+          variant: value ? 'on' : 'off',
+          metadata: { source, envPinned: source === 'env', stale: false },
+        },
+        `${source} ${value}`,
+      );
     }
   }
 });
@@ -24,7 +34,11 @@ t.test('every evaluation source maps to a reason in the OFREP enum, with an expl
 t.test('the context is read leniently but typed strictly', async (t) => {
   t.same(parseContext(requestContext(undefined)), {}, 'no body');
   t.same(parseContext(requestContext({})), {}, 'no context');
-  t.same(parseContext({ targetingKey: 'u', org: 'acme', clusterId: 'c', plan: 'gold', nested: { a: 1 } }), { org: 'acme', clusterId: 'c' }, 'other attributes ignored');
+  t.same(
+    parseContext({ targetingKey: 'u', org: 'acme', clusterId: 'c', plan: 'gold', nested: { a: 1 } }),
+    { org: 'acme', clusterId: 'c' },
+    'other attributes ignored',
+  );
   t.same(parseContext({ org: 'acme' }), { org: 'acme' });
   const bad: Array<[unknown, string, string]> = [
     [[], 'PARSE_ERROR', 'the request body must be a JSON object'],
@@ -34,11 +48,23 @@ t.test('the context is read leniently but typed strictly', async (t) => {
     [{ context: 'acme' }, 'INVALID_CONTEXT', 'context must be an object'],
     [{ context: { targetingKey: 7 } }, 'INVALID_CONTEXT', 'context.targetingKey must be a string'],
     [{ context: { org: '' } }, 'INVALID_CONTEXT', 'context.org must be a string of 1 to 253 characters'],
-    [{ context: { org: 'acme', clusterId: true } }, 'INVALID_CONTEXT', 'context.clusterId must be a string of 1 to 64 characters'],
-    [{ context: { clusterId: 'c' } }, 'INVALID_CONTEXT', 'context.clusterId requires context.org, the tenant the cluster belongs to'],
+    [
+      { context: { org: 'acme', clusterId: true } },
+      'INVALID_CONTEXT',
+      'context.clusterId must be a string of 1 to 64 characters',
+    ],
+    [
+      { context: { clusterId: 'c' } },
+      'INVALID_CONTEXT',
+      'context.clusterId requires context.org, the tenant the cluster belongs to',
+    ],
   ];
   for (const [body, errorCode, message] of bad) {
-    t.throws(() => parseContext(requestContext(body)), { name: 'OfrepRequestError', status: 400, errorCode, message }, JSON.stringify(body));
+    t.throws(
+      () => parseContext(requestContext(body)),
+      { name: 'OfrepRequestError', status: 400, errorCode, message },
+      JSON.stringify(body),
+    );
   }
 });
 

@@ -8,16 +8,22 @@ import { until } from './helper.js';
 type Tap = { teardown(fn: () => unknown): void };
 
 /** A bare HTTP server whose one route is an EventStream, and a raw client reading it. */
-async function streamPair(t: Tap, heartbeatMs: number): Promise<{ server: EventStream; client: IncomingMessage; text: () => string }> {
+async function streamPair(
+  t: Tap,
+  heartbeatMs: number,
+): Promise<{ server: EventStream; client: IncomingMessage; text: () => string }> {
   let stream: EventStream | undefined;
   const http = createServer((_req, res) => {
     stream = new EventStream(res, { heartbeatMs, headers: { 'x-request-id': 'r-1' } });
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => {
-    http.closeAllConnections();
-    http.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  );
   const request = get(`http://127.0.0.1:${(http.address() as AddressInfo).port}/`, { agent: false });
   request.on('error', () => {});
   t.teardown(() => request.destroy());
@@ -42,7 +48,12 @@ t.test('the stream opens with SSE headers and a comment, so proxies pass it thro
 t.test('an idle stream sends a heartbeat comment every interval', async (t) => {
   const { text } = await streamPair(t, 25);
   const started = performance.now();
-  await until('three heartbeats', () => ((text().match(/^: heartbeat\n\n/gm) ?? []).length >= 3 ? true : undefined), 2000, 5);
+  await until(
+    'three heartbeats',
+    () => ((text().match(/^: heartbeat\n\n/gm) ?? []).length >= 3 ? true : undefined),
+    2000,
+    5,
+  );
   t.ok(performance.now() - started >= 50, 'not faster than the interval');
 });
 
@@ -50,11 +61,19 @@ t.test('an event has an id, event: message and one JSON data line, and ids incre
   const { server, text } = await streamPair(t, 60_000);
   server.send({ type: 'refetchEvaluation' });
   server.send({ type: 'refetchEvaluation' });
-  const events = await until('two events', () => {
-    const found = [...text().matchAll(/id: ([0-9a-f]{8})-(\d+)\nevent: message\ndata: (.*)\n\n/g)];
-    return found.length === 2 ? found : undefined;
-  }, 1000, 1);
-  t.same(events.map((e) => JSON.parse(e[3]!)), [{ type: 'refetchEvaluation' }, { type: 'refetchEvaluation' }]);
+  const events = await until(
+    'two events',
+    () => {
+      const found = [...text().matchAll(/id: ([0-9a-f]{8})-(\d+)\nevent: message\ndata: (.*)\n\n/g)];
+      return found.length === 2 ? found : undefined;
+    },
+    1000,
+    1,
+  );
+  t.same(
+    events.map((e) => JSON.parse(e[3]!)),
+    [{ type: 'refetchEvaluation' }, { type: 'refetchEvaluation' }],
+  );
   t.equal(events[0]![1], events[1]![1], 'same process prefix');
   t.equal(Number(events[1]![2]), Number(events[0]![2]) + 1);
 });

@@ -20,7 +20,8 @@ async function startIssuer(t: Test) {
   const server = createServer((req, res) => {
     const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     res.setHeader('content-type', 'application/json');
-    if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+    if (req.url === '/.well-known/openid-configuration')
+      return res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
     if (req.url === '/jwks') {
       jwksFetches += 1;
       return res.end(JSON.stringify({ keys }));
@@ -59,7 +60,8 @@ t.test('OIDC bearer tokens', async (t) => {
     AUTH_OIDC_JWKS_COOLDOWN: '0',
     PLATFORM_ADMINS: `${idp.issuer}#${PLATFORM_ADMIN}`,
   });
-  const call = async (tok: string) => app.inject({ url: '/api/v1/platform/audit', headers: { authorization: `Bearer ${tok}` } });
+  const call = async (tok: string) =>
+    app.inject({ url: '/api/v1/platform/audit', headers: { authorization: `Bearer ${tok}` } });
 
   t.test('a token from the issuer is accepted and its subject carries the bindings', async (t) => {
     t.equal((await call(await sign(PLATFORM_ADMIN))).statusCode, 200);
@@ -129,8 +131,14 @@ t.test('an OIDC subject counts only together with its issuer', async (t) => {
 
     const auditRes = await app.inject({ url: '/api/v1/platform/audit', headers: await as('alice') });
     const audit: { action: string }[] = auditRes.json().items;
-    t.match(audit.find((e) => e.action === 'tenants.members.set'), { actor: alice, details: { subject: bob } });
-    t.match(audit.find((e) => e.action === 'clusters.registered'), { actor: bob });
+    t.match(
+      audit.find((e) => e.action === 'tenants.members.set'),
+      { actor: alice, details: { subject: bob } },
+    );
+    t.match(
+      audit.find((e) => e.action === 'clusters.registered'),
+      { actor: bob },
+    );
 
     const kubeconfigUrl = `/api/v1/tenants/acme/clusters/${created.json().id}/kubeconfig`;
     const kubeconfig = await app.inject({ url: kubeconfigUrl, headers: await as('bob') });

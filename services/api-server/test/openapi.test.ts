@@ -62,8 +62,10 @@ t.test('every operation in /openapi.json documents its security, its success and
       const errors = statuses.filter((s) => Number(s) >= 400);
       if (!isPublic) t.ok(errors.includes('401'), 'documents 401');
       if (op['x-permission'] !== undefined || ofrep) t.ok(errors.includes('403'), 'documents 403');
-      if ((op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined) t.ok(errors.includes('400'), 'documents 400 for bad input');
-      if (op.requestBody !== undefined) t.ok(errors.includes('413') && errors.includes('415'), 'documents 413 and 415 for bodies');
+      if ((op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined)
+        t.ok(errors.includes('400'), 'documents 400 for bad input');
+      if (op.requestBody !== undefined)
+        t.ok(errors.includes('413') && errors.includes('415'), 'documents 413 and 415 for bodies');
       // Checking a permission reads the database, so every such route can find it unavailable.
       if (op['x-permission'] !== undefined || ofrep || name === 'GET /readyz') {
         t.ok(errors.includes('503'), 'documents 503');
@@ -76,7 +78,11 @@ t.test('every operation in /openapi.json documents its security, its success and
         } else if (ofrep) {
           t.ok(content?.['application/json']?.schema, `${code}: OFREP's JSON error shape`);
         } else {
-          t.same(content, { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }, `${code}: problem+json`);
+          t.same(
+            content,
+            { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+            `${code}: problem+json`,
+          );
         }
       }
     });

@@ -17,10 +17,17 @@ t.test('operations endpoints', async (t) => {
     t.equal(res.statusCode, 200);
     t.match(res.headers['content-type'], /^text\/plain/);
     t.match(res.body, /gsp_api_requests_total\{method="GET",route="\/api\/v1\/platform\/feature-flags",code="200"\} 1/);
-    t.match(res.body, /gsp_api_request_duration_seconds_count\{method="GET",route="\/api\/v1\/platform\/feature-flags"\} 1/);
-    t.match(res.body, /gsp_flags_store_up 1/, 'the flags client\'s metrics share the prefix');
+    t.match(
+      res.body,
+      /gsp_api_request_duration_seconds_count\{method="GET",route="\/api\/v1\/platform\/feature-flags"\} 1/,
+    );
+    t.match(res.body, /gsp_flags_store_up 1/, "the flags client's metrics share the prefix");
     const names = [...res.body.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!);
-    t.same(names.filter((n) => !n.startsWith('gsp_') && !/^(process|nodejs)_/.test(n)), [], 'every metric of ours starts with gsp_');
+    t.same(
+      names.filter((n) => !n.startsWith('gsp_') && !/^(process|nodejs)_/.test(n)),
+      [],
+      'every metric of ours starts with gsp_',
+    );
     t.match(res.body, /process_cpu_seconds_total/);
   });
 

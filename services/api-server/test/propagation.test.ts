@@ -13,14 +13,20 @@ interface Reader {
 }
 
 function startReader(t: Tap, env: Record<string, string>): Reader {
-  const child = fork(fixture, [], { env: { ...process.env, ...env }, execArgv: ['--conditions=@gsp/source', '--import', 'tsx'] });
+  const child = fork(fixture, [], {
+    env: { ...process.env, ...env },
+    execArgv: ['--conditions=@gsp/source', '--import', 'tsx'],
+  });
   const reader: Reader = { child, seen: [] };
   child.on('message', (m) => reader.seen.push(m as { value: boolean; at: number }));
-  t.teardown(() => new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.disconnect();
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
+  );
   return reader;
 }
 
@@ -28,13 +34,17 @@ type Tap = { teardown(fn: () => unknown): void };
 
 /** Waits until every reader's latest value is `value`; answers how long after `since` each saw it. */
 async function observed(readers: Reader[], value: boolean, since: number, ms: number): Promise<number[]> {
-  return until(`both readers to see ${value}`, () => {
-    const lags = readers.map((r) => {
-      const last = r.seen.at(-1);
-      return last?.value === value ? last.at - since : undefined;
-    });
-    return lags.every((l) => l !== undefined) ? (lags as number[]) : undefined;
-  }, ms);
+  return until(
+    `both readers to see ${value}`,
+    () => {
+      const lags = readers.map((r) => {
+        const last = r.seen.at(-1);
+        return last?.value === value ? last.at - since : undefined;
+      });
+      return lags.every((l) => l !== undefined) ? (lags as number[]) : undefined;
+    },
+    ms,
+  );
 }
 
 t.test('with Redis, a platform write reaches flags clients in two other processes within 200 ms', async (t) => {
@@ -42,18 +52,26 @@ t.test('with Redis, a platform write reaches flags clients in two other processe
   const { app, databaseUrl } = await build(t, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix });
   const headers = await bearer(PLATFORM_ADMIN);
   // A TTL of a minute: anything faster than that is the invalidation channel at work.
-  const readers = [0, 1].map(() => startReader(t, { DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, TTL_MS: '60000' }));
+  const readers = [0, 1].map(() =>
+    startReader(t, { DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, TTL_MS: '60000' }),
+  );
   await observed(readers, true, 0, 30_000);
 
   const off = await app.inject({ method: 'PUT', url, headers, payload: { value: false } });
   t.equal(off.statusCode, 200);
   const offLags = await observed(readers, false, Date.now(), 2000);
-  t.ok(offLags.every((l) => l < 200), `turned off everywhere within 200 ms (saw ${offLags.join(', ')} ms)`);
+  t.ok(
+    offLags.every((l) => l < 200),
+    `turned off everywhere within 200 ms (saw ${offLags.join(', ')} ms)`,
+  );
 
   const on = await app.inject({ method: 'DELETE', url, headers });
   t.equal(on.statusCode, 200);
   const onLags = await observed(readers, true, Date.now(), 2000);
-  t.ok(onLags.every((l) => l < 200), `back on everywhere within 200 ms (saw ${onLags.join(', ')} ms)`);
+  t.ok(
+    onLags.every((l) => l < 200),
+    `back on everywhere within 200 ms (saw ${onLags.join(', ')} ms)`,
+  );
 });
 
 t.test('without Redis, flags clients in other processes converge within the cache TTL', async (t) => {
@@ -66,9 +84,15 @@ t.test('without Redis, flags clients in other processes converge within the cach
   t.equal((await app.inject({ method: 'PUT', url, headers, payload: { value: false } })).statusCode, 200);
   const offLags = await observed(readers, false, Date.now(), 5000);
   // The TTL bounds staleness; the slack covers two busy processes on two cores.
-  t.ok(offLags.every((l) => l <= ttl + 250), `off within the ${ttl} ms TTL (saw ${offLags.join(', ')} ms)`);
+  t.ok(
+    offLags.every((l) => l <= ttl + 250),
+    `off within the ${ttl} ms TTL (saw ${offLags.join(', ')} ms)`,
+  );
 
   t.equal((await app.inject({ method: 'DELETE', url, headers })).statusCode, 200);
   const onLags = await observed(readers, true, Date.now(), 5000);
-  t.ok(onLags.every((l) => l <= ttl + 250), `on within the TTL (saw ${onLags.join(', ')} ms)`);
+  t.ok(
+    onLags.every((l) => l <= ttl + 250),
+    `on within the TTL (saw ${onLags.join(', ')} ms)`,
+  );
 });

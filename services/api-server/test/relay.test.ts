@@ -6,7 +6,16 @@ import { RedisEventBus } from '@gsp/flags-client';
 import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
 import type { FlagEvent } from '@gsp/platform-contract';
 import { OutboxRelay } from '../src/outbox/relay.js';
-import { bearer, build, PLATFORM_ADMIN, redisPrefix, registerCluster, seedTenant, TEST_REDIS_URL, until } from './helper.js';
+import {
+  bearer,
+  build,
+  PLATFORM_ADMIN,
+  redisPrefix,
+  registerCluster,
+  seedTenant,
+  TEST_REDIS_URL,
+  until,
+} from './helper.js';
 
 const quiet = { warn() {}, debug() {} };
 const url = '/api/v1/platform/feature-flags/cli_access.enabled';
@@ -24,7 +33,11 @@ t.test('a relay killed between publish and mark redelivers the event after resta
   const prefix = redisPrefix();
   const { app, databaseUrl } = await build(t, { OUTBOX_RELAY_ENABLED: 'false' });
   const seen = await listen(t, prefix);
-  t.equal((await app.inject({ method: 'PUT', url, headers: await bearer(PLATFORM_ADMIN), payload: { value: false } })).statusCode, 200);
+  t.equal(
+    (await app.inject({ method: 'PUT', url, headers: await bearer(PLATFORM_ADMIN), payload: { value: false } }))
+      .statusCode,
+    200,
+  );
   const [{ id }] = (await app.pg.query<{ id: string }>('SELECT id FROM outbox_events')).rows as [{ id: string }];
 
   const doomed = fork(fileURLToPath(new URL('./fixtures/relay-process.ts', import.meta.url)), [], {
@@ -47,7 +60,11 @@ t.test('a relay killed between publish and mark redelivers the event after resta
   t.teardown(() => relay.stop());
   await relay.start();
   await until('the redelivery', () => (seen.length === 2 ? true : undefined));
-  t.same(seen.map((e) => e.id), [id, id], 'the restarted relay delivered the same event again');
+  t.same(
+    seen.map((e) => e.id),
+    [id, id],
+    'the restarted relay delivered the same event again',
+  );
   t.match(seen[1], { flag: 'cli_access.enabled', actor: PLATFORM_ADMIN, scope: { type: 'platform' }, value: false });
   const { rows } = await app.pg.query('SELECT delivered_at FROM outbox_events WHERE id = $1', [id]);
   t.ok(rows[0].delivered_at, 'and marked it delivered');
@@ -64,7 +81,9 @@ t.test('two relays running together deliver every event, each marked once, in or
   await app.pg.query('DELETE FROM outbox_events');
 
   const relays = [0, 1].map(() => {
-    const pool = new pg.Pool({ connectionString: (app.pg as unknown as { options: { connectionString: string } }).options.connectionString });
+    const pool = new pg.Pool({
+      connectionString: (app.pg as unknown as { options: { connectionString: string } }).options.connectionString,
+    });
     const bus = new RedisEventBus({ url: TEST_REDIS_URL, prefix });
     const published: string[] = [];
     const counting = {
@@ -90,18 +109,32 @@ t.test('two relays running together deliver every event, each marked once, in or
     Array.from({ length: writes }, (_, i) =>
       i % 2 === 0
         ? app.inject({ method: 'PUT', url, headers: admin, payload: { value: i % 4 === 0 } })
-        : app.inject({ method: 'PUT', url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`, headers: admin, payload: { value: i % 3 === 0 } }),
+        : app.inject({
+            method: 'PUT',
+            url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`,
+            headers: admin,
+            payload: { value: i % 3 === 0 },
+          }),
     ),
   );
   await until('every event delivered', () => (seen.length >= writes ? true : undefined), 10_000);
   // A relay publishes before it marks, in one transaction: the last marks commit just after the
   // last message arrives.
-  const rows = await until('the last batch to commit', async () => {
-    const { rows } = await app.pg.query<{ id: string; scope_key: string; delivered_at: Date | null }>('SELECT id, scope_key, delivered_at FROM outbox_events ORDER BY id');
-    return rows.every((r) => r.delivered_at !== null) ? rows : undefined;
-  }, 5000);
+  const rows = await until(
+    'the last batch to commit',
+    async () => {
+      const { rows } = await app.pg.query<{ id: string; scope_key: string; delivered_at: Date | null }>(
+        'SELECT id, scope_key, delivered_at FROM outbox_events ORDER BY id',
+      );
+      return rows.every((r) => r.delivered_at !== null) ? rows : undefined;
+    },
+    5000,
+  );
   t.equal(rows.length, writes);
-  t.ok(rows.every((r) => r.delivered_at !== null), 'every event is marked delivered');
+  t.ok(
+    rows.every((r) => r.delivered_at !== null),
+    'every event is marked delivered',
+  );
   const publishedIds = [...relays[0]!.published, ...relays[1]!.published];
   t.equal(publishedIds.length, writes, 'the two relays together published each event exactly once');
   t.equal(new Set(publishedIds).size, writes);
@@ -111,5 +144,10 @@ t.test('two relays running together deliver every event, each marked once, in or
     const key = e.scope.type === 'platform' ? 'platform' : e.scope.clusterId;
     byScope.set(key, [...(byScope.get(key) ?? []), Number(e.id)]);
   }
-  for (const [scope, ids] of byScope) t.same(ids, [...ids].sort((a, b) => a - b), `events of ${scope} arrive in commit order`);
+  for (const [scope, ids] of byScope)
+    t.same(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      `events of ${scope} arrive in commit order`,
+    );
 });

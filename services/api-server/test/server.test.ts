@@ -45,31 +45,41 @@ function stallAfter(address: string, head: string): Promise<{ answer: string; ms
   });
 }
 
-t.test('a client that stalls while sending its request is cut off within HTTP_HEADERS_TIMEOUT / HTTP_REQUEST_TIMEOUT', async (t) => {
-  const { url } = await freshSchema(t);
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
-    env: { PATH: process.env.PATH, DATABASE_URL: url, AUTH_JWT_SECRET: JWT_SECRET, PORT: '0', HTTP_HEADERS_TIMEOUT: '500ms', HTTP_REQUEST_TIMEOUT: '1s' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.teardown(() => child.kill('SIGKILL'));
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-  const deadline = Date.now() + 30_000;
-  let address: string | undefined;
-  while (!address && Date.now() < deadline) {
-    address = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    if (!address) await new Promise((r) => setTimeout(r, 50));
-  }
-  t.ok(address, 'it listens');
+t.test(
+  'a client that stalls while sending its request is cut off within HTTP_HEADERS_TIMEOUT / HTTP_REQUEST_TIMEOUT',
+  async (t) => {
+    const { url } = await freshSchema(t);
+    const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: url,
+        AUTH_JWT_SECRET: JWT_SECRET,
+        PORT: '0',
+        HTTP_HEADERS_TIMEOUT: '500ms',
+        HTTP_REQUEST_TIMEOUT: '1s',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.teardown(() => child.kill('SIGKILL'));
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const deadline = Date.now() + 30_000;
+    let address: string | undefined;
+    while (!address && Date.now() < deadline) {
+      address = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      if (!address) await new Promise((r) => setTimeout(r, 50));
+    }
+    t.ok(address, 'it listens');
 
-  const headers = await stallAfter(address!, 'GET /healthz HTTP/1.1\r\nHost: x\r\n');
-  t.match(headers.answer, /^HTTP\/1\.1 408 /, 'stalled in the headers: 408');
-  t.ok(headers.ms >= 450 && headers.ms < 500 + 400, `closed after ${headers.ms} ms (HTTP_HEADERS_TIMEOUT 500 ms)`);
+    const headers = await stallAfter(address!, 'GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    t.match(headers.answer, /^HTTP\/1\.1 408 /, 'stalled in the headers: 408');
+    t.ok(headers.ms >= 450 && headers.ms < 500 + 400, `closed after ${headers.ms} ms (HTTP_HEADERS_TIMEOUT 500 ms)`);
 
-  const head = `PUT /api/v1/platform/feature-flags/cli_access.enabled HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${await token('someone')}\r\n`;
-  const body = await stallAfter(address!, `${head}Content-Type: application/json\r\nContent-Length: 20\r\n\r\n{"val`);
-  t.match(body.answer, /^HTTP\/1\.1 408 /, 'stalled in the body: 408');
-  t.ok(body.ms >= 950 && body.ms < 1000 + 400, `closed after ${body.ms} ms (HTTP_REQUEST_TIMEOUT 1 s)`);
-  t.comment(`stalled headers cut after ${headers.ms} ms, stalled body after ${body.ms} ms`);
-});
+    const head = `PUT /api/v1/platform/feature-flags/cli_access.enabled HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${await token('someone')}\r\n`;
+    const body = await stallAfter(address!, `${head}Content-Type: application/json\r\nContent-Length: 20\r\n\r\n{"val`);
+    t.match(body.answer, /^HTTP\/1\.1 408 /, 'stalled in the body: 408');
+    t.ok(body.ms >= 950 && body.ms < 1000 + 400, `closed after ${body.ms} ms (HTTP_REQUEST_TIMEOUT 1 s)`);
+    t.comment(`stalled headers cut after ${headers.ms} ms, stalled body after ${body.ms} ms`);
+  },
+);

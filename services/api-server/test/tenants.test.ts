@@ -7,7 +7,12 @@ t.test('tenants, members and clusters', async (t) => {
   const admin = await bearer(PLATFORM_ADMIN);
 
   t.test('a platform admin creates a tenant by adding its first member', async (t) => {
-    const res = await app.inject({ method: 'PUT', url: '/api/v1/tenants/acme/members/ada', headers: admin, payload: { role: 'admin' } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: '/api/v1/tenants/acme/members/ada',
+      headers: admin,
+      payload: { role: 'admin' },
+    });
     t.equal(res.statusCode, 200);
     t.same(res.json(), { org: 'acme', subject: 'ada', role: 'admin' });
     const list = await app.inject({ url: '/api/v1/tenants/acme/members', headers: await bearer('ada') });
@@ -16,12 +21,58 @@ t.test('tenants, members and clusters', async (t) => {
 
   t.test('a tenant admin manages members; an operator may not', async (t) => {
     const ada = await bearer('ada');
-    t.equal((await app.inject({ method: 'PUT', url: '/api/v1/tenants/acme/members/otto', headers: ada, payload: { role: 'operator' } })).statusCode, 200);
-    t.equal((await app.inject({ method: 'PUT', url: '/api/v1/tenants/acme/members/vic', headers: ada, payload: { role: 'viewer' } })).statusCode, 200);
-    t.equal((await app.inject({ method: 'PUT', url: '/api/v1/tenants/acme/members/eve', headers: await bearer('otto'), payload: { role: 'admin' } })).statusCode, 403);
-    t.equal((await app.inject({ method: 'PUT', url: '/api/v1/tenants/acme/members/eve', headers: ada, payload: { role: 'owner' } })).statusCode, 400);
-    t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/tenants/acme/members/vic', headers: ada })).statusCode, 204);
-    t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/tenants/acme/members/vic', headers: ada })).statusCode, 404);
+    t.equal(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: '/api/v1/tenants/acme/members/otto',
+          headers: ada,
+          payload: { role: 'operator' },
+        })
+      ).statusCode,
+      200,
+    );
+    t.equal(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: '/api/v1/tenants/acme/members/vic',
+          headers: ada,
+          payload: { role: 'viewer' },
+        })
+      ).statusCode,
+      200,
+    );
+    t.equal(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: '/api/v1/tenants/acme/members/eve',
+          headers: await bearer('otto'),
+          payload: { role: 'admin' },
+        })
+      ).statusCode,
+      403,
+    );
+    t.equal(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: '/api/v1/tenants/acme/members/eve',
+          headers: ada,
+          payload: { role: 'owner' },
+        })
+      ).statusCode,
+      400,
+    );
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: '/api/v1/tenants/acme/members/vic', headers: ada })).statusCode,
+      204,
+    );
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: '/api/v1/tenants/acme/members/vic', headers: ada })).statusCode,
+      404,
+    );
     const members = (await app.inject({ url: '/api/v1/tenants/acme/members', headers: ada })).json().members;
     t.same(members, [
       { subject: 'ada', role: 'admin' },
@@ -30,26 +81,47 @@ t.test('tenants, members and clusters', async (t) => {
   });
 
   t.test('a tenant admin cannot create another tenant', async (t) => {
-    const res = await app.inject({ method: 'PUT', url: '/api/v1/tenants/other/members/ada', headers: await bearer('ada'), payload: { role: 'admin' } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: '/api/v1/tenants/other/members/ada',
+      headers: await bearer('ada'),
+      payload: { role: 'admin' },
+    });
     t.equal(res.statusCode, 403);
   });
 
   t.test('tenant names must be DNS labels', async (t) => {
-    const res = await app.inject({ method: 'PUT', url: '/api/v1/tenants/Bad_Name/members/ada', headers: admin, payload: { role: 'admin' } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: '/api/v1/tenants/Bad_Name/members/ada',
+      headers: admin,
+      payload: { role: 'admin' },
+    });
     t.equal(res.statusCode, 400);
   });
 
   t.test('an operator registers a cluster and sees its agent token once, stored only as a hash', async (t) => {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/tenants/acme/clusters', headers: await bearer('otto'), payload: { name: 'eu-west' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/tenants/acme/clusters',
+      headers: await bearer('otto'),
+      payload: { name: 'eu-west' },
+    });
     t.equal(res.statusCode, 201);
     const body = res.json();
     t.match(body, { id: String, name: 'eu-west', org: 'acme', agentToken: /^gspat_[A-Za-z0-9_-]{43}$/ });
     const { rows } = await app.pg.query('SELECT agent_token_hash FROM clusters WHERE id = $1', [body.id]);
     t.equal(rows[0].agent_token_hash, createHash('sha256').update(body.agentToken).digest('hex'));
-    const listed = (await app.inject({ url: '/api/v1/tenants/acme/clusters', headers: await bearer('ada') })).json().clusters;
+    const listed = (await app.inject({ url: '/api/v1/tenants/acme/clusters', headers: await bearer('ada') })).json()
+      .clusters;
     t.equal(listed.length, 1);
     t.notOk('agentToken' in listed[0], 'lists never show the token');
-    const again = await app.inject({ method: 'POST', url: '/api/v1/tenants/acme/clusters', headers: await bearer('otto'), payload: { name: 'eu-west' } });
+    const again = await app.inject({
+      method: 'POST',
+      url: '/api/v1/tenants/acme/clusters',
+      headers: await bearer('otto'),
+      payload: { name: 'eu-west' },
+    });
     t.equal(again.statusCode, 409);
   });
 
@@ -59,18 +131,38 @@ t.test('tenants, members and clusters', async (t) => {
     const list = await app.inject({ url: '/api/v1/tenants/acme/clusters', headers: vic });
     t.equal(list.statusCode, 200);
     const id = list.json().clusters[0].id;
-    t.equal((await app.inject({ method: 'POST', url: '/api/v1/tenants/acme/clusters', headers: vic, payload: { name: 'x' } })).statusCode, 403);
-    t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${id}`, headers: vic })).statusCode, 403);
+    t.equal(
+      (await app.inject({ method: 'POST', url: '/api/v1/tenants/acme/clusters', headers: vic, payload: { name: 'x' } }))
+        .statusCode,
+      403,
+    );
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${id}`, headers: vic })).statusCode,
+      403,
+    );
   });
 
   t.test('deleting a cluster removes its flag overrides and is audited', async (t) => {
     const otto = await bearer('otto');
     const id = (await app.inject({ url: '/api/v1/tenants/acme/clusters', headers: otto })).json().clusters[0].id;
-    await app.inject({ method: 'PUT', url: `/api/v1/tenants/acme/clusters/${id}/feature-flags/cli_access.enabled`, headers: otto, payload: { value: false } });
-    t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${id}`, headers: otto })).statusCode, 204);
-    t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${id}`, headers: otto })).statusCode, 404);
+    await app.inject({
+      method: 'PUT',
+      url: `/api/v1/tenants/acme/clusters/${id}/feature-flags/cli_access.enabled`,
+      headers: otto,
+      payload: { value: false },
+    });
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${id}`, headers: otto })).statusCode,
+      204,
+    );
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${id}`, headers: otto })).statusCode,
+      404,
+    );
     t.equal((await app.pg.query('SELECT count(*)::int AS n FROM feature_flags')).rows[0].n, 0);
-    const actions = (await app.inject({ url: '/api/v1/platform/audit?limit=3', headers: admin })).json().items.map((i: { action: string }) => i.action);
+    const actions = (await app.inject({ url: '/api/v1/platform/audit?limit=3', headers: admin }))
+      .json()
+      .items.map((i: { action: string }) => i.action);
     t.equal(actions[0], 'clusters.deleted');
   });
 });
@@ -87,7 +179,10 @@ t.test('a tenant keeps one admin', async (t) => {
       const res = await app.inject({ method: 'DELETE', url: member('ada'), headers });
       t.equal(res.statusCode, 409);
       t.match(res.headers['content-type'], /^application\/problem\+json/);
-      t.equal(res.json().detail, 'ada is the last admin of tenant acme, and a tenant must keep one admin: make another member admin first');
+      t.equal(
+        res.json().detail,
+        'ada is the last admin of tenant acme, and a tenant must keep one admin: make another member admin first',
+      );
     }
     const members = (await app.inject({ url: '/api/v1/tenants/acme/members', headers: ada })).json().members;
     t.same(members, [
@@ -105,9 +200,18 @@ t.test('a tenant keeps one admin', async (t) => {
   });
 
   t.test('with a second admin, either may step down, but not both', async (t) => {
-    t.equal((await app.inject({ method: 'PUT', url: member('otto'), headers: ada, payload: { role: 'admin' } })).statusCode, 200);
-    t.equal((await app.inject({ method: 'PUT', url: member('ada'), headers: ada, payload: { role: 'viewer' } })).statusCode, 200);
-    t.equal((await app.inject({ method: 'DELETE', url: member('otto'), headers: await bearer('otto') })).statusCode, 409);
+    t.equal(
+      (await app.inject({ method: 'PUT', url: member('otto'), headers: ada, payload: { role: 'admin' } })).statusCode,
+      200,
+    );
+    t.equal(
+      (await app.inject({ method: 'PUT', url: member('ada'), headers: ada, payload: { role: 'viewer' } })).statusCode,
+      200,
+    );
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: member('otto'), headers: await bearer('otto') })).statusCode,
+      409,
+    );
   });
 
   t.test('two admins removing each other at once leave one admin', async (t) => {
@@ -121,7 +225,9 @@ t.test('a tenant keeps one admin', async (t) => {
     const [won, lost] = [one.statusCode, two.statusCode].sort();
     t.equal(won, 204, 'one removal succeeds');
     t.ok(lost === 409 || lost === 403, `the other is refused (${lost})`);
-    const { rows } = await app.pg.query("SELECT subject FROM role_bindings WHERE resource = 'tenant:race' AND role = 'admin'");
+    const { rows } = await app.pg.query(
+      "SELECT subject FROM role_bindings WHERE resource = 'tenant:race' AND role = 'admin'",
+    );
     t.equal(rows.length, 1, 'exactly one admin remains');
   });
 });
@@ -134,12 +240,38 @@ t.test("a tenant admin reads the tenant's audit rows, and only those", async (t)
   const cluster = await registerCluster(app, 'acme', 'eu-west');
   const otto = await bearer('otto');
   const flagUrl = `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`;
-  t.equal((await app.inject({ method: 'PUT', url: flagUrl, headers: otto, payload: { value: false } })).statusCode, 200);
-  t.equal((await app.inject({ method: 'POST', url: `/api/v1/tenants/acme/clusters/${cluster.id}/agent-token`, headers: otto })).statusCode, 200);
+  t.equal(
+    (await app.inject({ method: 'PUT', url: flagUrl, headers: otto, payload: { value: false } })).statusCode,
+    200,
+  );
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/acme/clusters/${cluster.id}/agent-token`,
+        headers: otto,
+      })
+    ).statusCode,
+    200,
+  );
   const doomed = await registerCluster(app, 'acme', 'doomed');
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${doomed.id}`, headers: otto })).statusCode, 204);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${doomed.id}`, headers: otto }))
+      .statusCode,
+    204,
+  );
   await registerCluster(app, 'globex', 'elsewhere');
-  t.equal((await app.inject({ method: 'PUT', url: '/api/v1/platform/feature-flags/cli_access.enabled', headers: admin, payload: { value: true } })).statusCode, 200);
+  t.equal(
+    (
+      await app.inject({
+        method: 'PUT',
+        url: '/api/v1/platform/feature-flags/cli_access.enabled',
+        headers: admin,
+        payload: { value: true },
+      })
+    ).statusCode,
+    200,
+  );
 
   const ada = await bearer('ada');
   const res = await app.inject({ url: '/api/v1/tenants/acme/audit', headers: ada });
@@ -157,7 +289,7 @@ t.test("a tenant admin reads the tenant's audit rows, and only those", async (t)
       'tenants.members.set',
       'tenants.members.set',
     ],
-    "members, clusters (also a deleted one) and cluster flags of acme, newest first; nothing of globex or the platform",
+    'members, clusters (also a deleted one) and cluster flags of acme, newest first; nothing of globex or the platform',
   );
   t.ok(items.every((i) => i.resource === 'tenant:acme' || i.resource.startsWith('cluster:')));
   t.equal(res.json().nextCursor, null);
@@ -167,20 +299,33 @@ t.test("a tenant admin reads the tenant's audit rows, and only those", async (t)
     let cursor: string | null = null;
     do {
       const page: { items: Array<{ id: string }>; nextCursor: string | null } = (
-        await app.inject({ url: `/api/v1/tenants/acme/audit?limit=3${cursor ? `&cursor=${cursor}` : ''}`, headers: ada })
+        await app.inject({
+          url: `/api/v1/tenants/acme/audit?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+          headers: ada,
+        })
       ).json();
       t.ok(page.items.length <= 3);
       seen.push(...page.items.map((i) => i.id));
       cursor = page.nextCursor;
     } while (cursor !== null);
-    t.same(seen, items.map((i) => i.id));
+    t.same(
+      seen,
+      items.map((i) => i.id),
+    );
   });
 
-  t.test('operators, viewers and other tenants\' admins may not read it; a platform admin may', async (t) => {
+  t.test("operators, viewers and other tenants' admins may not read it; a platform admin may", async (t) => {
     for (const subject of ['otto', 'vic', 'gus']) {
-      t.equal((await app.inject({ url: '/api/v1/tenants/acme/audit', headers: await bearer(subject) })).statusCode, 403, subject);
+      t.equal(
+        (await app.inject({ url: '/api/v1/tenants/acme/audit', headers: await bearer(subject) })).statusCode,
+        403,
+        subject,
+      );
     }
     t.equal((await app.inject({ url: '/api/v1/tenants/acme/audit', headers: admin })).statusCode, 200);
-    t.equal((await app.inject({ url: '/api/v1/tenants/globex/audit', headers: await bearer('gus') })).json().items.length, 2);
+    t.equal(
+      (await app.inject({ url: '/api/v1/tenants/globex/audit', headers: await bearer('gus') })).json().items.length,
+      2,
+    );
   });
 });

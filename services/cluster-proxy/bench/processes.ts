@@ -37,8 +37,12 @@ const emitted = (entry: string): string => entry.replace(/^((?:services|packages
 export function startService(name: string, entry: string, env: Record<string, string>, args: string[] = []): Service {
   // BENCH_CPU_PROF=<dir> writes V8 CPU profiles of every service into <dir>/<name>/ when it stops
   // (one per thread: the main thread's is the largest).
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${name}`] : [];
-  const program = fromSource ? ['--conditions=@gsp/source', '--import', 'tsx', `${root}${entry}`] : [`${root}${emitted(entry)}`];
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${name}`]
+    : [];
+  const program = fromSource
+    ? ['--conditions=@gsp/source', '--import', 'tsx', `${root}${entry}`]
+    : [`${root}${emitted(entry)}`];
   const child = spawn(process.execPath, [...profile, ...program, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
@@ -81,12 +85,20 @@ export interface Answer {
 }
 
 /** One request; HTTPS without certificate checks (every server here is the bench's own). */
-export function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<Answer> {
+export function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = (target.protocol === 'https:' ? https : http).request(
       target,
-      { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, ...(options.agent ? { agent: options.agent } : {}) },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        rejectUnauthorized: false,
+        ...(options.agent ? { agent: options.agent } : {}),
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -101,7 +113,12 @@ export function request(url: string, options: { method?: string; headers?: Recor
 }
 
 /** Polls `check` until it returns a value; fails after `deadlineMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, deadlineMs = 60_000, everyMs = 20): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  deadlineMs = 60_000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const value = await Promise.resolve(check()).catch(() => undefined);

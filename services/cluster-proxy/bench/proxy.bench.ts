@@ -56,7 +56,8 @@ const median = (values: number[]): number => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (n: number) => `${n.toFixed(1)} ms`.padStart(9);
 
 const dir = mkdtempSync(join(tmpdir(), 'gsp-proxy-bench-'));
@@ -79,12 +80,19 @@ try {
   // Given to the API server below, so the token and the server agree without relying on its default.
   const jwtAudience = 'gsp-bench';
   const kubeToken = randomBytes(24).toString('base64url');
-  const [kubePort, apiPort, proxyPort, tunnelPort, agentPort, forwarderPort, outerPort, farAgentPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [kubePort, apiPort, proxyPort, tunnelPort, agentPort, forwarderPort, outerPort, farAgentPort] =
+    await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const kubeUrl = `https://127.0.0.1:${kubePort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const proxyUrl = `https://127.0.0.1:${proxyPort}`;
 
-  const kube = startService('kube-lite', 'packages/kube-lite/src/cli.ts', {}, ['--port', String(kubePort), '--tls', '--token', kubeToken]);
+  const kube = startService('kube-lite', 'packages/kube-lite/src/cli.ts', {}, [
+    '--port',
+    String(kubePort),
+    '--tls',
+    '--token',
+    kubeToken,
+  ]);
   services.push(kube);
   const api = startService('api-server', 'services/api-server/src/server.ts', {
     ...redis,
@@ -99,7 +107,11 @@ try {
     DATA_DIR: dir,
   });
   services.push(api);
-  await until('kube-lite', async () => ((await request(`${kubeUrl}/readyz`, { headers: { authorization: `Bearer ${kubeToken}` } })).status === 200 ? true : undefined));
+  await until('kube-lite', async () =>
+    (await request(`${kubeUrl}/readyz`, { headers: { authorization: `Bearer ${kubeToken}` } })).status === 200
+      ? true
+      : undefined,
+  );
   await until('the API server', async () => ((await request(`${apiUrl}/readyz`)).status === 200 ? true : undefined));
 
   const adminToken = await new SignJWT({})
@@ -111,14 +123,20 @@ try {
   const callApi = async (method: string, path: string, body?: unknown) => {
     const answer = await request(`${apiUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body}`);
     return answer.body;
   };
   await callApi('PUT', `/api/v1/tenants/bench/members/${ADMIN}`, { role: 'admin' });
-  const cluster = JSON.parse(await callApi('POST', '/api/v1/tenants/bench/clusters', { name: 'bench' })) as { id: string; agentToken: string };
+  const cluster = JSON.parse(await callApi('POST', '/api/v1/tenants/bench/clusters', { name: 'bench' })) as {
+    id: string;
+    agentToken: string;
+  };
 
   const proxy = startService('cluster-proxy', 'services/cluster-proxy/src/server.ts', {
     ...redis,
@@ -163,7 +181,9 @@ try {
     TLS_KEY_FILE: join(dir, 'proxy.key'),
   });
   services.push(outer);
-  await until('the agent to connect', async () => ((await request(`http://127.0.0.1:${agentPort}/readyz`)).status === 200 ? true : undefined));
+  await until('the agent to connect', async () =>
+    (await request(`http://127.0.0.1:${agentPort}/readyz`)).status === 200 ? true : undefined,
+  );
 
   const kubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${cluster.id}/kubeconfig`);
   const token = /token: "?([^"\s]+)"?/.exec(kubeconfig)?.[1] ?? '';
@@ -187,7 +207,12 @@ try {
   }
   const load = async (target: { url: string; headers: Record<string, string> }, duration: number): Promise<Run> => {
     const before = services.map((s) => s.cpuMicros());
-    const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: duration / 1000 });
+    const result = await autocannon({
+      url: target.url,
+      headers: target.headers,
+      connections: CONNECTIONS,
+      duration: duration / 1000,
+    });
     const failed = result.non2xx + result.errors + result.timeouts;
     if (failed > 0) throw new Error(`GET ${target.url}: ${failed} of ${result.requests.total} requests failed`);
     const cpu: Record<string, number> = {};
@@ -208,7 +233,11 @@ try {
     twoHopRuns.push(await load(twoHops, DURATION_MS));
     proxiedRuns.push(await load(proxied, DURATION_MS));
   }
-  const summary = (runs: Run[]) => ({ rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) });
+  const summary = (runs: Run[]) => ({
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+  });
   const cpuOf = (runs: Run[], name: string) => median(runs.map((r) => r.cpu[name] ?? 0));
   const s = summary(straightRuns);
   const f = summary(forwardedRuns);
@@ -217,16 +246,25 @@ try {
   const ratioOf = (runs: Run[]) => median(runs.map((r, i) => r.rps / (straightRuns[i] as Run).rps));
   const ratio = ratioOf(proxiedRuns);
   const cpuLine = (runs: Run[], names: string[]) => names.map((n) => `${n} ${cpuOf(runs, n).toFixed(0)} µs`).join(', ');
-  const row = (label: string, x: ReturnType<typeof summary>, cpu: string) => console.log(`${label.padEnd(34)} ${x.rps.toFixed(0).padStart(6)}  ${ms(x.p50)}  ${ms(x.p99)}   ${cpu}`);
-  console.log(`GET ${PATH}: autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_MS / 1000} s (medians); Node ${process.version}`);
+  const row = (label: string, x: ReturnType<typeof summary>, cpu: string) =>
+    console.log(`${label.padEnd(34)} ${x.rps.toFixed(0).padStart(6)}  ${ms(x.p50)}  ${ms(x.p99)}   ${cpu}`);
+  console.log(
+    `GET ${PATH}: autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_MS / 1000} s (medians); Node ${process.version}`,
+  );
   console.log(`${''.padEnd(34)}  req/s        p50        p99   CPU per request`);
   row('straight to kube-lite (HTTPS)', s, cpuLine(straightRuns, ['kube-lite']));
   row('one bare Node HTTPS hop (reference)', f, cpuLine(forwardedRuns, ['kube-lite', 'forwarder']));
   row('two bare hops in a row (reference)', f2, cpuLine(twoHopRuns, ['kube-lite', 'forwarder', 'outer forwarder']));
   row('through proxy and tunnel', p, cpuLine(proxiedRuns, ['kube-lite', 'cluster-proxy', 'tunnel-agent']));
-  console.log(`rounds (straight/one hop/two hops/proxied req/s): ${straightRuns.map((r, i) => [r, forwardedRuns[i], twoHopRuns[i], proxiedRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`);
-  console.log(`throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
-  console.log(`  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}, proxy and tunnel / two bare hops ${median(proxiedRuns.map((r, i) => r.rps / (twoHopRuns[i] as Run).rps)).toFixed(2)}`);
+  console.log(
+    `rounds (straight/one hop/two hops/proxied req/s): ${straightRuns.map((r, i) => [r, forwardedRuns[i], twoHopRuns[i], proxiedRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`,
+  );
+  console.log(
+    `throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
+  );
+  console.log(
+    `  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}, proxy and tunnel / two bare hops ${median(proxiedRuns.map((r, i) => r.rps / (twoHopRuns[i] as Run).rps)).toFixed(2)}`,
+  );
 
   // --- 1b. The rights check on the hot path: both caches warm, as for every request but the first.
   const rightsPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
@@ -261,13 +299,19 @@ try {
       const delay = (to: net.Socket) => (chunk: Buffer) => void setTimeout(() => to.write(chunk), RTT_MS / 2);
       agentSide.on('data', delay(proxySide));
       proxySide.on('data', delay(agentSide));
-      for (const [a, b] of [[agentSide, proxySide], [proxySide, agentSide]] as const) {
+      for (const [a, b] of [
+        [agentSide, proxySide],
+        [proxySide, agentSide],
+      ] as const) {
         a.on('error', () => undefined);
         a.on('close', () => b.destroy());
       }
     });
     await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-    const far = JSON.parse(await callApi('POST', '/api/v1/tenants/bench/clusters', { name: 'far' })) as { id: string; agentToken: string };
+    const far = JSON.parse(await callApi('POST', '/api/v1/tenants/bench/clusters', { name: 'far' })) as {
+      id: string;
+      agentToken: string;
+    };
     const farAgent = startService('far tunnel-agent', 'services/tunnel-agent/src/server.ts', {
       PORT: String(farAgentPort),
       HOST: '127.0.0.1',
@@ -279,44 +323,71 @@ try {
       KUBE_INSECURE_SKIP_TLS_VERIFY: 'true',
     });
     services.push(farAgent);
-    await until('the far agent to connect', async () => ((await request(`http://127.0.0.1:${farAgentPort}/readyz`)).status === 200 ? true : undefined));
+    await until('the far agent to connect', async () =>
+      (await request(`http://127.0.0.1:${farAgentPort}/readyz`)).status === 200 ? true : undefined,
+    );
     const blob = 'x'.repeat(512 * 1024);
     for (let i = 0; i < LIST_MIB * 2; i++) {
-      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `blob-${i}`, namespace: 'default', labels: { bench: 'list' } }, data: { blob } });
-      const created = await request(`${kubeUrl}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { authorization: `Bearer ${kubeToken}`, 'content-type': 'application/json' }, body });
+      const body = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `blob-${i}`, namespace: 'default', labels: { bench: 'list' } },
+        data: { blob },
+      });
+      const created = await request(`${kubeUrl}/api/v1/namespaces/default/configmaps`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${kubeToken}`, 'content-type': 'application/json' },
+        body,
+      });
       if (created.status !== 201) throw new Error(`creating a ConfigMap answered ${created.status}`);
     }
     const listPath = '/api/v1/namespaces/default/configmaps?labelSelector=bench%3Dlist';
     const fetchList = async (clusterId: string) => {
       const t0 = performance.now();
-      const answer = await request(`${proxyUrl}/clusters/${clusterId}${listPath}`, { headers: { authorization: `Bearer ${(clusterId === cluster.id ? token : farToken)}` } });
+      const answer = await request(`${proxyUrl}/clusters/${clusterId}${listPath}`, {
+        headers: { authorization: `Bearer ${clusterId === cluster.id ? token : farToken}` },
+      });
       if (answer.status !== 200) throw new Error(`the list answered ${answer.status}`);
       return { seconds: (performance.now() - t0) / 1000, mib: Buffer.byteLength(answer.body) / 2 ** 20 };
     };
     const farKubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${far.id}/kubeconfig`);
     const farToken = /token: "?([^"\s]+)"?/.exec(farKubeconfig)?.[1] ?? '';
     await fetchList(far.id); // warm-up: the HTTP/2 windows open, the JIT settles
-    const near = median([await fetchList(cluster.id), await fetchList(cluster.id), await fetchList(cluster.id)].map((r) => r.mib / r.seconds));
+    const near = median(
+      [await fetchList(cluster.id), await fetchList(cluster.id), await fetchList(cluster.id)].map(
+        (r) => r.mib / r.seconds,
+      ),
+    );
     const farRuns = [await fetchList(far.id), await fetchList(far.id), await fetchList(far.id)];
     const farRate = median(farRuns.map((r) => r.mib / r.seconds));
-    console.log(`\n${(farRuns[0]?.mib ?? 0).toFixed(1)} MiB list through the tunnel (medians of 3): ${farRate.toFixed(1)} MiB/s over ${RTT_MS} ms RTT, ${near.toFixed(1)} MiB/s next door`);
-    console.log(`  (with HTTP/2's default 64 KiB window it would be at most ${(64 / 1024 / (RTT_MS / 1000)).toFixed(1)} MiB/s over ${RTT_MS} ms)`);
+    console.log(
+      `\n${(farRuns[0]?.mib ?? 0).toFixed(1)} MiB list through the tunnel (medians of 3): ${farRate.toFixed(1)} MiB/s over ${RTT_MS} ms RTT, ${near.toFixed(1)} MiB/s next door`,
+    );
+    console.log(
+      `  (with HTTP/2's default 64 KiB window it would be at most ${(64 / 1024 / (RTT_MS / 1000)).toFixed(1)} MiB/s over ${RTT_MS} ms)`,
+    );
     relay.close();
   }
 
   // --- 3. The switch: PUT false, then the first 410 and the end of a watch running in the tunnel.
   if (TOGGLES > 0) {
     const probeAgent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
-    const probe = async () => (await request(proxied.url, { headers: proxied.headers, agent: probeAgent }).catch(() => ({ status: 0 }))).status;
-    const setSwitch = (value: boolean) => callApi('PUT', '/api/v1/platform/feature-flags/cli_access.enabled', { value });
+    const probe = async () =>
+      (await request(proxied.url, { headers: proxied.headers, agent: probeAgent }).catch(() => ({ status: 0 }))).status;
+    const setSwitch = (value: boolean) =>
+      callApi('PUT', '/api/v1/platform/feature-flags/cli_access.enabled', { value });
     /** Starts a watch through the proxy; `ended` resolves with the time its stream ended. */
     const startWatch = () =>
       new Promise<{ ended: Promise<number> }>((started, failed) => {
-        const req = https.request(`${proxyUrl}/clusters/${cluster.id}/api/v1/namespaces?watch=true`, { headers: proxied.headers, rejectUnauthorized: false, agent: false }, (res) => {
-          if (res.statusCode !== 200) return failed(new Error(`watch answered ${res.statusCode}`));
-          res.resume();
-          started({ ended: new Promise<number>((ended) => res.once('close', () => ended(performance.now()))) });
-        });
+        const req = https.request(
+          `${proxyUrl}/clusters/${cluster.id}/api/v1/namespaces?watch=true`,
+          { headers: proxied.headers, rejectUnauthorized: false, agent: false },
+          (res) => {
+            if (res.statusCode !== 200) return failed(new Error(`watch answered ${res.statusCode}`));
+            res.resume();
+            started({ ended: new Promise<number>((ended) => res.once('close', () => ended(performance.now()))) });
+          },
+        );
         req.on('error', failed);
         req.end();
       });
@@ -335,8 +406,12 @@ try {
     to410.sort((a, b) => a - b);
     toClose.sort((a, b) => a - b);
     console.log(`\n${TOGGLES} toggles with Redis, from the PUT's response`);
-    console.log(`first 410:                p50 ${ms(percentile(to410, 50))}  p99 ${ms(percentile(to410, 99))}  (target p99 < 100 ms)`);
-    console.log(`watch in the tunnel ended: p50 ${ms(percentile(toClose, 50))}  p99 ${ms(percentile(toClose, 99))}  (target p99 < 500 ms)`);
+    console.log(
+      `first 410:                p50 ${ms(percentile(to410, 50))}  p99 ${ms(percentile(to410, 99))}  (target p99 < 100 ms)`,
+    );
+    console.log(
+      `watch in the tunnel ended: p50 ${ms(percentile(toClose, 50))}  p99 ${ms(percentile(toClose, 99))}  (target p99 < 500 ms)`,
+    );
     probeAgent.destroy();
   }
 } catch (err) {

@@ -65,17 +65,28 @@ export function createTokenVerifier(apiServerUrl: string): (token: string, clust
     if (entry === undefined) {
       let payload;
       try {
-        ({ payload } = await jwtVerify(token, jwks, { audience: KUBECONFIG_AUDIENCE, issuer: KUBECONFIG_ISSUER, algorithms: ['ES256'] }));
+        ({ payload } = await jwtVerify(token, jwks, {
+          audience: KUBECONFIG_AUDIENCE,
+          issuer: KUBECONFIG_ISSUER,
+          algorithms: ['ES256'],
+        }));
       } catch (err) {
         if (err instanceof joseErrors.JOSEError) throw new AccessDenied(`invalid token: ${err.message}`);
         throw err;
       }
       if (typeof payload.sub !== 'string' || payload.sub === '') throw new AccessDenied('the token names no subject');
       // The subject becomes Impersonate-User at the cluster: a line break in it would be a header of its own.
-      if (hasControlCharacters(payload.sub) || (typeof payload.cluster === 'string' && hasControlCharacters(payload.cluster))) {
+      if (
+        hasControlCharacters(payload.sub) ||
+        (typeof payload.cluster === 'string' && hasControlCharacters(payload.cluster))
+      ) {
         throw new AccessDenied('the token carries control characters in its claims');
       }
-      entry = { subject: payload.sub, cluster: payload.cluster, until: Math.min(now + VERIFIED_TTL_MS, (payload.exp ?? Infinity) * 1000) };
+      entry = {
+        subject: payload.sub,
+        cluster: payload.cluster,
+        until: Math.min(now + VERIFIED_TTL_MS, (payload.exp ?? Infinity) * 1000),
+      };
       if (verified.size >= VERIFIED_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
       verified.set(key, entry);
     }

@@ -38,16 +38,22 @@ export { ConfigError };
 function certificatePair(env: Env, certVar: string, keyVar: string): { cert: string; key: string } | undefined {
   const certFile = nonEmpty(env, certVar);
   const keyFile = nonEmpty(env, keyVar);
-  if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError(certFile === undefined ? certVar : keyVar, `${certVar} and ${keyVar} go together`);
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new ConfigError(certFile === undefined ? certVar : keyVar, `${certVar} and ${keyVar} go together`);
   if (certFile === undefined || keyFile === undefined) return undefined;
   return { cert: readFileVar(env, certVar) as string, key: readFileVar(env, keyVar) as string };
 }
 
 export function loadConfig(env: Env = process.env): ClusterProxyConfig {
   const databaseUrl = parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  if (databaseUrl === undefined) throw new ConfigError('DATABASE_URL', "is required: the proxy reads the API server's flag and cluster tables");
+  if (databaseUrl === undefined)
+    throw new ConfigError('DATABASE_URL', "is required: the proxy reads the API server's flag and cluster tables");
   const apiServerUrl = parseUrl(env, 'API_SERVER_URL', ['http:', 'https:']);
-  if (apiServerUrl === undefined) throw new ConfigError('API_SERVER_URL', 'is required: kubeconfig tokens are verified with its /.well-known/jwks.json');
+  if (apiServerUrl === undefined)
+    throw new ConfigError(
+      'API_SERVER_URL',
+      'is required: kubeconfig tokens are verified with its /.well-known/jwks.json',
+    );
   const flagEnv: Record<string, string> = {};
   try {
     const flag = findFlag(CLI_ACCESS_ENABLED)!;
@@ -59,11 +65,17 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
   }
   const staleMode = nonEmpty(env, 'SERVICE_CLI_ACCESS_STALE_MODE') ?? 'best_effort';
   if (staleMode !== 'best_effort' && staleMode !== 'strict') {
-    throw new ConfigError('SERVICE_CLI_ACCESS_STALE_MODE', `must be "best_effort" or "strict", got ${JSON.stringify(staleMode)}`);
+    throw new ConfigError(
+      'SERVICE_CLI_ACCESS_STALE_MODE',
+      `must be "best_effort" or "strict", got ${JSON.stringify(staleMode)}`,
+    );
   }
   const platformId = nonEmpty(env, 'PLATFORM_ID') ?? 'default';
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(platformId) || platformId.length > 63) {
-    throw new ConfigError('PLATFORM_ID', 'must be a DNS label (lowercase letters, digits and dashes), the same as the API server\'s');
+    throw new ConfigError(
+      'PLATFORM_ID',
+      "must be a DNS label (lowercase letters, digits and dashes), the same as the API server's",
+    );
   }
   const watchIntervalMs = durationVar(env, 'TUNNEL_WATCH_INTERVAL', 2000, 10);
   const pingIntervalMs = durationVar(env, 'TUNNEL_PING_INTERVAL', 30_000, 100);

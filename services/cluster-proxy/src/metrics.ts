@@ -29,15 +29,33 @@ export function createMetrics(liveTunnels: () => number): ProxyMetrics {
   });
   return {
     registry,
-    requests: new Counter({ name: 'gsp_proxy_requests_total', help: 'kubectl requests by kind and the status answered', labelNames: ['kind', 'code'], registers }),
-    tunnelConnections: new Counter({ name: 'gsp_proxy_tunnel_connections_total', help: 'Tunnel connection attempts by result', labelNames: ['result'], registers }),
-    tunnelsClosedBySwitch: new Counter({ name: 'gsp_proxy_tunnels_closed_by_switch_total', help: 'Live tunnels closed because CLI access turned off', registers }),
+    requests: new Counter({
+      name: 'gsp_proxy_requests_total',
+      help: 'kubectl requests by kind and the status answered',
+      labelNames: ['kind', 'code'],
+      registers,
+    }),
+    tunnelConnections: new Counter({
+      name: 'gsp_proxy_tunnel_connections_total',
+      help: 'Tunnel connection attempts by result',
+      labelNames: ['result'],
+      registers,
+    }),
+    tunnelsClosedBySwitch: new Counter({
+      name: 'gsp_proxy_tunnels_closed_by_switch_total',
+      help: 'Live tunnels closed because CLI access turned off',
+      registers,
+    }),
     closedByRevocation: new Counter({
       name: 'gsp_proxy_closed_by_revocation_total',
       help: 'Live tunnels and kubectl streams closed because the right to them ended',
       labelNames: ['what', 'reason'],
       registers,
     }),
-    streamPauses: new Counter({ name: 'gsp_proxy_stream_pauses_total', help: 'Streams paused at the agent because the kubectl client read slower than the cluster answered', registers }),
+    streamPauses: new Counter({
+      name: 'gsp_proxy_stream_pauses_total',
+      help: 'Streams paused at the agent because the kubectl client read slower than the cluster answered',
+      registers,
+    }),
   };
 }

@@ -27,17 +27,20 @@ export const READY = {
   properties: { status: { const: 'ok' }, tunnels: { type: 'integer', description: 'connected tunnel agents' } },
 } as const;
 
-const refusal = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Status' } } } });
+const refusal = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Status' } } },
+});
 
 const clusterOperation = (method: string, body: boolean) => ({
   operationId: `${method}Cluster`,
   tags: ['kubectl'],
   summary: `${method.toUpperCase()} any Kubernetes API path of a registered cluster, through its tunnel agent`,
   description:
-    'The request goes to the cluster as the token\'s subject (Impersonate-User); identity headers the caller sends ' +
-    '(Impersonate-*, X-Remote-*) and its Authorization are dropped. The answer, whatever its status (the cluster\'s own ' +
+    "The request goes to the cluster as the token's subject (Impersonate-User); identity headers the caller sends " +
+    "(Impersonate-*, X-Remote-*) and its Authorization are dropped. The answer, whatever its status (the cluster's own " +
     '4xx `Status` bodies, or the plain-text 404 kube-apiserver gives a path it does not serve), is passed through as the ' +
-    'cluster sent it; the statuses below are the proxy\'s own refusals, all Kubernetes `Status` bodies as kubectl expects. ' +
+    "cluster sent it; the statuses below are the proxy's own refusals, all Kubernetes `Status` bodies as kubectl expects. " +
     'An upgrade (exec, attach, port-forward) answered 101 by the cluster carries its stream on this connection.',
   security: [{ kubeconfigToken: [] }],
   parameters: [
@@ -46,14 +49,15 @@ const clusterOperation = (method: string, body: boolean) => ({
       in: 'path',
       required: true,
       schema: { type: 'string' },
-      description: 'The id the cluster was registered with, as in the kubeconfig\'s server URL.',
+      description: "The id the cluster was registered with, as in the kubeconfig's server URL.",
     },
     {
       name: 'path',
       in: 'path',
       required: true,
       schema: { type: 'string', examples: ['api/v1/namespaces/default/pods'] },
-      description: 'The rest of the path, slashes included (OpenAPI has no template for several segments), and the query string: both reach the cluster unchanged.',
+      description:
+        'The rest of the path, slashes included (OpenAPI has no template for several segments), and the query string: both reach the cluster unchanged.',
     },
   ],
   ...(body
@@ -64,7 +68,13 @@ const clusterOperation = (method: string, body: boolean) => ({
             'application/json': {
               schema: {
                 type: 'object',
-                properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec: { type: 'object' }, data: { type: 'object' } },
+                properties: {
+                  apiVersion: { type: 'string' },
+                  kind: { type: 'string' },
+                  metadata: { type: 'object' },
+                  spec: { type: 'object' },
+                  data: { type: 'object' },
+                },
               },
             },
             'application/yaml': { schema: { type: 'string' } },
@@ -83,15 +93,27 @@ const clusterOperation = (method: string, body: boolean) => ({
     : {}),
   responses: {
     '101': { description: 'Switching Protocols: the cluster accepted an upgrade.' },
-    '200': { description: 'The cluster\'s answer (any status it gives), passed through.' },
-    '400': refusal('The cluster id is not valid percent-encoding, or a request header cannot cross the tunnel (a line break in its value).'),
-    '401': refusal('No bearer token, or one that is not valid or was issued for another cluster (`WWW-Authenticate: Bearer`).'),
-    '403': refusal('The token\'s subject no longer holds admin or operator in the cluster\'s tenant.'),
-    '404': refusal('The cluster was deleted from the platform, or the path does not name one (`/clusters/{clusterId}/...`).'),
-    '410': refusal('CLI access (the kill switch `cli_access.enabled`) is off for this cluster; the message says who turned it off.'),
-    '502': refusal('The cluster has no connected tunnel agent, its tunnel closed under the request, or its agent could not reach the Kubernetes API.'),
-    '503': refusal('Access cannot be checked right now (the platform\'s store is unavailable), or the agent\'s token was rotated.'),
-    '504': refusal('The cluster\'s Kubernetes API did not answer within its agent\'s KUBE_REQUEST_TIMEOUT.'),
+    '200': { description: "The cluster's answer (any status it gives), passed through." },
+    '400': refusal(
+      'The cluster id is not valid percent-encoding, or a request header cannot cross the tunnel (a line break in its value).',
+    ),
+    '401': refusal(
+      'No bearer token, or one that is not valid or was issued for another cluster (`WWW-Authenticate: Bearer`).',
+    ),
+    '403': refusal("The token's subject no longer holds admin or operator in the cluster's tenant."),
+    '404': refusal(
+      'The cluster was deleted from the platform, or the path does not name one (`/clusters/{clusterId}/...`).',
+    ),
+    '410': refusal(
+      'CLI access (the kill switch `cli_access.enabled`) is off for this cluster; the message says who turned it off.',
+    ),
+    '502': refusal(
+      'The cluster has no connected tunnel agent, its tunnel closed under the request, or its agent could not reach the Kubernetes API.',
+    ),
+    '503': refusal(
+      "Access cannot be checked right now (the platform's store is unavailable), or the agent's token was rotated.",
+    ),
+    '504': refusal("The cluster's Kubernetes API did not answer within its agent's KUBE_REQUEST_TIMEOUT."),
   },
 });
 
@@ -111,7 +133,8 @@ export const KUBECTL_PORT_DOCUMENT = {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'The token of a kubeconfig downloaded from the platform API for this cluster (ES256, audience gsp-cluster-proxy).',
+        description:
+          'The token of a kubeconfig downloaded from the platform API for this cluster (ES256, audience gsp-cluster-proxy).',
       },
     },
     schemas: { Status: STATUS, Problem: PROBLEM },
@@ -148,7 +171,10 @@ export const KUBECTL_PORT_DOCUMENT = {
         tags: ['operations'],
         summary: 'This document',
         security: [],
-        responses: { '200': jsonResponse({ type: 'object' }, 'The OpenAPI document of this port.'), ...CLIENT_ERROR_RESPONSES },
+        responses: {
+          '200': jsonResponse({ type: 'object' }, 'The OpenAPI document of this port.'),
+          ...CLIENT_ERROR_RESPONSES,
+        },
       },
     },
   },

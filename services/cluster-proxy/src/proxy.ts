@@ -53,17 +53,29 @@ export interface ClusterProxy {
 
 const CLUSTER_PATH = /^\/clusters\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
-const REASONS: Readonly<Record<Exclude<Right, { allowed: true }>['status'], string>> = { 403: 'Forbidden', 404: 'NotFound', 503: 'ServiceUnavailable' };
+const REASONS: Readonly<Record<Exclude<Right, { allowed: true }>['status'], string>> = {
+  403: 'Forbidden',
+  404: 'NotFound',
+  503: 'ServiceUnavailable',
+};
 /** Every query to the API server's database: a stalled store fails over to the caches instead of holding requests. */
 const DATABASE_TIMEOUT_MS = 2000;
 
 class ProxyRefusal extends Error {
-  constructor(readonly statusCode: number, message: string, readonly reason: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly reason: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
 
-export async function buildClusterProxy(config: ClusterProxyConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<ClusterProxy> {
+export async function buildClusterProxy(
+  config: ClusterProxyConfig,
+  logger: FastifyServerOptions['logger'] = { level: config.logLevel },
+): Promise<ClusterProxy> {
   useNodeTextEncoding();
   // kubectl sends bearer tokens only over TLS, so PORT always speaks HTTPS.
   const https = config.tls ?? generateSelfSignedCertificate('gsp-cluster-proxy');
@@ -88,7 +100,9 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   // Everything but `/clusters/...` (kubectl's, answered with Kubernetes `Status` bodies) speaks problem+json.
   await app.register(problems, { ownCodePrefix: 'PROXY_' });
   if (config.tls === undefined) {
-    app.log.warn('no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)');
+    app.log.warn(
+      'no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)',
+    );
   }
   // query_timeout also drops the connection of a query that never answers (a stalled link), so the pool recovers.
   const pool = new pg.Pool({
@@ -108,16 +122,24 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     logger: app.log,
   });
   const cliAccess = createSwitch(flags, config.staleMode);
-  const rights = new Rights({ db: pool, platformId: config.platformId, ttlMs: config.flagsCacheTtlMs, staleMode: config.staleMode });
+  const rights = new Rights({
+    db: pool,
+    platformId: config.platformId,
+    ttlMs: config.flagsCacheTtlMs,
+    staleMode: config.staleMode,
+  });
   const verifyToken = createTokenVerifier(config.apiServerUrl);
   const registry = new TunnelRegistry();
   const metrics = createMetrics(() => registry.all().length);
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
 
   /** Authenticates the caller and applies the switch; returns the tunnel, the API path and the user. */
-  async function admit(req: IncomingMessage): Promise<{ tunnel: NonNullable<ReturnType<TunnelRegistry['get']>>; path: string; user: string }> {
+  async function admit(
+    req: IncomingMessage,
+  ): Promise<{ tunnel: NonNullable<ReturnType<TunnelRegistry['get']>>; path: string; user: string }> {
     const match = CLUSTER_PATH.exec(req.url ?? '');
-    if (!match?.[1]) throw new ProxyRefusal(404, 'use the server URL /clusters/{id} from the downloaded kubeconfig', 'NotFound');
+    if (!match?.[1])
+      throw new ProxyRefusal(404, 'use the server URL /clusters/{id} from the downloaded kubeconfig', 'NotFound');
     let clusterId: string;
     try {
       clusterId = decodeURIComponent(match[1]);
@@ -127,15 +149,28 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     }
     // kube-apiserver (Go's HTTP server) refuses such a path before any handler; refused here, it spares the tunnel.
     if (MALFORMED_ESCAPE.test(match[2] ?? '')) {
-      throw new ProxyRefusal(400, 'the path holds a malformed percent-encoding (a "%" not followed by two hex digits)', 'BadRequest');
+      throw new ProxyRefusal(
+        400,
+        'the path holds a malformed percent-encoding (a "%" not followed by two hex digits)',
+        'BadRequest',
+      );
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!bearer) throw new ProxyRefusal(401, 'a bearer token is required: download a kubeconfig from the platform', 'Unauthorized', { 'www-authenticate': 'Bearer' });
+    if (!bearer)
+      throw new ProxyRefusal(
+        401,
+        'a bearer token is required: download a kubeconfig from the platform',
+        'Unauthorized',
+        { 'www-authenticate': 'Bearer' },
+      );
     let user: string;
     try {
       user = await verifyToken(bearer, clusterId);
     } catch (err) {
-      if (err instanceof AccessDenied) throw new ProxyRefusal(401, err.message, 'Unauthorized', { 'www-authenticate': 'Bearer error="invalid_token"' });
+      if (err instanceof AccessDenied)
+        throw new ProxyRefusal(401, err.message, 'Unauthorized', {
+          'www-authenticate': 'Bearer error="invalid_token"',
+        });
       throw err;
     }
     // Both checks at once (a stalled store then costs one wait, not two), but the switch is heard
@@ -146,7 +181,12 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     const right = await pending;
     if (!right.allowed) throw new ProxyRefusal(right.status, right.message, REASONS[right.status]);
     const tunnel = registry.get(clusterId);
-    if (!tunnel) throw new ProxyRefusal(502, `cluster ${clusterId} has no connected tunnel agent; check that the agent runs and can reach the proxy`, 'BadGateway');
+    if (!tunnel)
+      throw new ProxyRefusal(
+        502,
+        `cluster ${clusterId} has no connected tunnel agent; check that the agent runs and can reach the proxy`,
+        'BadGateway',
+      );
     return { tunnel, path: `${match[2] ?? '/'}${match[3] ?? ''}`, user };
   }
 
@@ -157,7 +197,12 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     const body = JSON.stringify(status(refusal.statusCode, refusal.message, refusal.reason));
     // kubectl's discovery client drops error bodies; a Warning header is printed whatever the request.
     const warning = `299 - ${JSON.stringify(refusal.message.replace(/[^\x20-\x7e]/g, '?'))}`;
-    res.writeHead(refusal.statusCode, { ...refusal.headers, warning, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(refusal.statusCode, {
+      ...refusal.headers,
+      warning,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   }
 
@@ -172,7 +217,10 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       (err: unknown) => {
         metrics.requests.inc({ kind: 'request', code: err instanceof ProxyRefusal ? err.statusCode : 500 });
         if (err instanceof ProxyRefusal) {
-          app.log.info({ method: req.method, url: req.url, status: err.statusCode, reason: err.message }, 'request refused');
+          app.log.info(
+            { method: req.method, url: req.url, status: err.statusCode, reason: err.message },
+            'request refused',
+          );
           refuse(res, err);
         } else {
           app.log.error({ err, method: req.method, url: req.url }, 'request failed');
@@ -183,7 +231,10 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   };
 
   app.get('/healthz', { schema: { response: { 200: HEALTH } } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { response: { 200: READY } } }, async () => ({ status: 'ok', tunnels: registry.all().length }));
+  app.get('/readyz', { schema: { response: { 200: READY } } }, async () => ({
+    status: 'ok',
+    tunnels: registry.all().length,
+  }));
   app.get('/openapi.json', async () => KUBECTL_PORT_DOCUMENT);
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
@@ -201,7 +252,9 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
         metrics.requests.inc({ kind: 'upgrade', code: refusal.statusCode });
         if (!(err instanceof ProxyRefusal)) app.log.error({ err }, 'upgrade failed');
         const body = JSON.stringify(status(refusal.statusCode, refusal.message, refusal.reason));
-        socket.end(`HTTP/1.1 ${refusal.statusCode} ${refusal.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 ${refusal.statusCode} ${refusal.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
       },
     );
   });
@@ -237,7 +290,9 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
   function revokeTunnel(tunnel: Tunnel, reason: 'cluster_deleted' | 'agent_token_rotated'): void {
     if (tunnel.closed) return;
     const message =
-      reason === 'cluster_deleted' ? `cluster ${tunnel.clusterId} was deleted from the platform` : `the agent token of cluster ${tunnel.clusterId} was rotated`;
+      reason === 'cluster_deleted'
+        ? `cluster ${tunnel.clusterId} was deleted from the platform`
+        : `the agent token of cluster ${tunnel.clusterId} was rotated`;
     app.log.info({ clusterId: tunnel.clusterId, reason }, 'closing tunnel: its right ended');
     metrics.closedByRevocation.inc({ what: 'tunnel', reason });
     // A deleted cluster is gone for good (404); a rotated token is the agent's business, kubectl may retry (503).
@@ -249,7 +304,8 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
     // A store that cannot be read closes nothing here (requests are refused meanwhile in strict mode).
     const cluster = await rights.cluster(tunnel.clusterId).catch(() => null);
     if (cluster === undefined) return revokeTunnel(tunnel, 'cluster_deleted');
-    if (cluster !== null && cluster.agentTokenHash !== tunnel.agentTokenHash) return revokeTunnel(tunnel, 'agent_token_rotated');
+    if (cluster !== null && cluster.agentTokenHash !== tunnel.agentTokenHash)
+      return revokeTunnel(tunnel, 'agent_token_rotated');
     const decision = await cliAccess(tunnel.clusterId);
     if (!decision.allowed && !tunnel.closed) {
       app.log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
@@ -263,7 +319,10 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       if (right.allowed || right.status === 503) continue;
       const closed = tunnel.closeStreamsOf(subject, { code: right.status, message: right.message });
       if (closed > 0) {
-        app.log.info({ clusterId: tunnel.clusterId, subject, streams: closed }, 'closing streams: the subject lost access');
+        app.log.info(
+          { clusterId: tunnel.clusterId, subject, streams: closed },
+          'closing streams: the subject lost access',
+        );
         metrics.closedByRevocation.inc({ what: 'stream', reason: 'member' }, closed);
       }
     }
@@ -327,7 +386,11 @@ export async function buildClusterProxy(config: ClusterProxyConfig, logger: Fast
       });
       const { port } = tunnelServer.address() as AddressInfo;
       metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host, { http: config.http });
-      return { url, tunnelUrl: `${config.tunnelTls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, metricsUrl: metricsServer.url };
+      return {
+        url,
+        tunnelUrl: `${config.tunnelTls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+        metricsUrl: metricsServer.url,
+      };
     },
     close() {
       // Once: a test (or a second signal) may ask again while the first close runs.

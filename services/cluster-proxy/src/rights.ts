@@ -1,5 +1,12 @@
 import { LoadingCache } from '@gsp/service-kit';
-import { authorize, KUBECTL_PERMISSION, platformResource, readBindings, readClusterState, tenantResource } from '@gsp/platform-contract';
+import {
+  authorize,
+  KUBECTL_PERMISSION,
+  platformResource,
+  readBindings,
+  readClusterState,
+  tenantResource,
+} from '@gsp/platform-contract';
 import type { AccessChange, ClusterState, Queryable, RoleBinding } from '@gsp/platform-contract';
 import type { StaleMode } from './access.js';
 
@@ -41,7 +48,8 @@ export class Rights {
   /** The cluster as last read; `undefined` once deleted. Throws when it cannot be read and nothing is known. */
   async cluster(clusterId: string): Promise<ClusterState | undefined> {
     const { value, stale } = await this.clusters.get(clusterId);
-    if (stale && this.options.staleMode === 'strict') throw new Error('the cluster store cannot be read and the proxy runs in strict mode');
+    if (stale && this.options.staleMode === 'strict')
+      throw new Error('the cluster store cannot be read and the proxy runs in strict mode');
     return value;
   }
 
@@ -61,17 +69,36 @@ export class Rights {
       const cluster = await this.cluster(clusterId);
       if (cluster === undefined) return this.decide(clusterId, undefined, subject, []);
       const { value, stale } = await this.bindings.get(`${cluster.org}\0${subject}`);
-      if (stale && this.options.staleMode === 'strict') throw new Error('the membership store cannot be read and the proxy runs in strict mode');
+      if (stale && this.options.staleMode === 'strict')
+        throw new Error('the membership store cannot be read and the proxy runs in strict mode');
       return this.decide(clusterId, cluster, subject, value);
     } catch {
-      return { allowed: false, status: 503, message: `access to cluster ${clusterId} cannot be checked right now; try again shortly` };
+      return {
+        allowed: false,
+        status: 503,
+        message: `access to cluster ${clusterId} cannot be checked right now; try again shortly`,
+      };
     }
   }
 
-  private decide(clusterId: string, cluster: ClusterState | undefined, subject: string, bindings: readonly RoleBinding[]): Right {
-    if (cluster === undefined) return { allowed: false, status: 404, message: `cluster ${clusterId} no longer exists: it was deleted from the platform` };
+  private decide(
+    clusterId: string,
+    cluster: ClusterState | undefined,
+    subject: string,
+    bindings: readonly RoleBinding[],
+  ): Right {
+    if (cluster === undefined)
+      return {
+        allowed: false,
+        status: 404,
+        message: `cluster ${clusterId} no longer exists: it was deleted from the platform`,
+      };
     if (authorize(bindings, this.options.platformId, KUBECTL_PERMISSION, cluster.org)) return ALLOWED;
-    return { allowed: false, status: 403, message: `${subject} no longer holds admin or operator in tenant ${cluster.org}; download a new kubeconfig once access is granted again` };
+    return {
+      allowed: false,
+      status: 403,
+      message: `${subject} no longer holds admin or operator in tenant ${cluster.org}; download a new kubeconfig once access is granted again`,
+    };
   }
 
   /** Drops what an `access.changed` event may have changed. */

@@ -2,9 +2,17 @@ import { runService } from '@gsp/service-kit';
 import { loadConfig } from './config.js';
 import { buildClusterProxy } from './proxy.js';
 
-await runService('cluster-proxy', () => loadConfig(), async (config) => {
-  const proxy = await buildClusterProxy(config);
-  const { url, tunnelUrl, metricsUrl } = await proxy.listen();
-  proxy.app.log.info({ url, tunnelUrl, metricsUrl }, 'cluster proxy listening (kubectl on PORT, agents on TUNNEL_PORT, Prometheus on METRICS_PORT)');
-  return { close: () => proxy.close(), log: proxy.app.log };
-}, { ports: (config) => ({ PORT: config.port, TUNNEL_PORT: config.tunnelPort, METRICS_PORT: config.metricsPort }) });
+await runService(
+  'cluster-proxy',
+  () => loadConfig(),
+  async (config) => {
+    const proxy = await buildClusterProxy(config);
+    const { url, tunnelUrl, metricsUrl } = await proxy.listen();
+    proxy.app.log.info(
+      { url, tunnelUrl, metricsUrl },
+      'cluster proxy listening (kubectl on PORT, agents on TUNNEL_PORT, Prometheus on METRICS_PORT)',
+    );
+    return { close: () => proxy.close(), log: proxy.app.log };
+  },
+  { ports: (config) => ({ PORT: config.port, TUNNEL_PORT: config.tunnelPort, METRICS_PORT: config.metricsPort }) },
+);

@@ -9,7 +9,14 @@ t.test("the agent's /readyz follows the tunnel; /healthz only says the process r
   // This test's agent takes the cluster's place (a second connection would replace the first).
   await cluster!.agent.stop();
   const env = (token: string) =>
-    loadConfig({ PROXY_TUNNEL_URL: stack.tunnelUrl, CLUSTER_ID: cluster!.id, AGENT_TOKEN: token, KUBE_API_URL: cluster!.kube.url, AGENT_BACKOFF_INITIAL: '20ms', AGENT_BACKOFF_MAX: '100ms' });
+    loadConfig({
+      PROXY_TUNNEL_URL: stack.tunnelUrl,
+      CLUSTER_ID: cluster!.id,
+      AGENT_TOKEN: token,
+      KUBE_API_URL: cluster!.kube.url,
+      AGENT_BACKOFF_INITIAL: '20ms',
+      AGENT_BACKOFF_MAX: '100ms',
+    });
 
   const good = await buildAgentApp(env(cluster!.agentToken), false);
   t.teardown(() => good.close());
@@ -24,7 +31,10 @@ t.test("the agent's /readyz follows the tunnel; /healthz only says the process r
   const bad = await buildAgentApp(env('not-the-agent-token'), false);
   t.teardown(() => bad.close());
   await until('a refused attempt', () => (bad.agent.lastError ? true : undefined));
-  t.equal(bad.agent.lastError?.rawMessage, 'unknown agent token: register the cluster (or rotate its token) and use the token it returned');
+  t.equal(
+    bad.agent.lastError?.rawMessage,
+    'unknown agent token: register the cluster (or rotate its token) and use the token it returned',
+  );
   const notReady = await bad.app.inject('/readyz');
   t.equal(notReady.statusCode, 503);
   t.match(notReady.json(), { connected: false });
@@ -32,20 +42,37 @@ t.test("the agent's /readyz follows the tunnel; /healthz only says the process r
 
   // The switch off: the stream ends, /readyz turns 503; back on, it recovers without a restart.
   await stack.setSwitch(false);
-  await until('the agent to report not ready', async () => ((await good.app.inject('/readyz')).statusCode === 503 ? true : undefined));
+  await until('the agent to report not ready', async () =>
+    (await good.app.inject('/readyz')).statusCode === 503 ? true : undefined,
+  );
   await stack.setSwitch(true);
-  await until('the agent to report ready again', async () => ((await good.app.inject('/readyz')).statusCode === 200 ? true : undefined));
+  await until('the agent to report ready again', async () =>
+    (await good.app.inject('/readyz')).statusCode === 200 ? true : undefined,
+  );
 });
 
 /** The value of one sample line of a Prometheus text exposition, 0 when absent. */
-const sample = (text: string, series: string): number => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+const sample = (text: string, series: string): number =>
+  Number(
+    text
+      .split('\n')
+      .find((l) => l.startsWith(`${series} `))
+      ?.slice(series.length + 1) ?? 0,
+  );
 
 t.test("the agent's /metrics counts what its API server answered and why its tunnel ended", async (t) => {
   const stack = await startStack(t);
   const [cluster] = stack.clusters;
   await cluster!.agent.stop(); // this test's agent takes the cluster's place
   const agent = await buildAgentApp(
-    loadConfig({ PROXY_TUNNEL_URL: stack.tunnelUrl, CLUSTER_ID: cluster!.id, AGENT_TOKEN: cluster!.agentToken, KUBE_API_URL: cluster!.kube.url, AGENT_BACKOFF_INITIAL: '20ms', AGENT_BACKOFF_MAX: '100ms' }),
+    loadConfig({
+      PROXY_TUNNEL_URL: stack.tunnelUrl,
+      CLUSTER_ID: cluster!.id,
+      AGENT_TOKEN: cluster!.agentToken,
+      KUBE_API_URL: cluster!.kube.url,
+      AGENT_BACKOFF_INITIAL: '20ms',
+      AGENT_BACKOFF_MAX: '100ms',
+    }),
     false,
   );
   t.teardown(() => agent.close());

@@ -40,13 +40,16 @@ async function runProxy(t: Test, env: Record<string, string>): Promise<{ code: n
   return { code, stderr };
 }
 
-t.test('a busy METRICS_PORT stops the proxy with a configuration error naming METRICS_PORT, without a stack', async (t) => {
-  const port = await occupiedPort(t);
-  const { code, stderr } = await runProxy(t, { METRICS_PORT: String(port) });
-  t.equal(code, 1, 'exit code 1');
-  t.equal(stderr.trim(), `cluster-proxy: invalid configuration: METRICS_PORT: 127.0.0.1:${port} is already in use`);
-  t.notMatch(stderr, /\n\s+at /, 'no stack trace');
-});
+t.test(
+  'a busy METRICS_PORT stops the proxy with a configuration error naming METRICS_PORT, without a stack',
+  async (t) => {
+    const port = await occupiedPort(t);
+    const { code, stderr } = await runProxy(t, { METRICS_PORT: String(port) });
+    t.equal(code, 1, 'exit code 1');
+    t.equal(stderr.trim(), `cluster-proxy: invalid configuration: METRICS_PORT: 127.0.0.1:${port} is already in use`);
+    t.notMatch(stderr, /\n\s+at /, 'no stack trace');
+  },
+);
 
 t.test('a busy TUNNEL_PORT is named as TUNNEL_PORT', async (t) => {
   const port = await occupiedPort(t);
@@ -59,5 +62,8 @@ t.test('two variables naming one port are refused before anything listens', asyn
   const port = String(await occupiedPort(t));
   const { code, stderr } = await runProxy(t, { PORT: port, METRICS_PORT: port });
   t.equal(code, 1);
-  t.equal(stderr.trim(), `cluster-proxy: invalid configuration: METRICS_PORT: must differ from PORT (both are ${port})`);
+  t.equal(
+    stderr.trim(),
+    `cluster-proxy: invalid configuration: METRICS_PORT: must differ from PORT (both are ${port})`,
+  );
 });

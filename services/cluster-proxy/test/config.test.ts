@@ -27,7 +27,11 @@ t.test('the documented defaults', async (t) => {
   t.equal(config.tls, undefined, 'no certificate: self-signed at start');
   t.equal(config.tunnelTls, undefined, 'no tunnel certificate: h2c');
   t.same(config.flagEnv, {}, 'not pinned');
-  t.same(config.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 }, 'kubectl keeps idle connections 90 s');
+  t.same(
+    config.http,
+    { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 },
+    'kubectl keeps idle connections 90 s',
+  );
   t.same(loadConfig({ ...BASE, SERVICE_CLI_ACCESS_ENABLED: 'false' }).flagEnv, { SERVICE_CLI_ACCESS_ENABLED: 'false' });
 });
 
@@ -46,7 +50,10 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, TLS_CERT_FILE: '/tls.crt' }, 'TLS_KEY_FILE'],
     [{ ...BASE, TLS_CERT_FILE: '/nonexistent/tls.crt', TLS_KEY_FILE: '/nonexistent/tls.key' }, 'TLS_CERT_FILE'],
     [{ ...BASE, TUNNEL_TLS_KEY_FILE: '/tunnel.key' }, 'TUNNEL_TLS_CERT_FILE'],
-    [{ ...BASE, TUNNEL_TLS_CERT_FILE: '/nonexistent/t.crt', TUNNEL_TLS_KEY_FILE: '/nonexistent/t.key' }, 'TUNNEL_TLS_CERT_FILE'],
+    [
+      { ...BASE, TUNNEL_TLS_CERT_FILE: '/nonexistent/t.crt', TUNNEL_TLS_KEY_FILE: '/nonexistent/t.key' },
+      'TUNNEL_TLS_CERT_FILE',
+    ],
     [{ ...BASE, REDIS_URL: 'http://redis' }, 'REDIS_URL'],
     [{ ...BASE, PORT: '70000' }, 'PORT'],
     [{ ...BASE, TUNNEL_PORT: 'h2' }, 'TUNNEL_PORT'],

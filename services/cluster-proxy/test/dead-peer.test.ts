@@ -14,7 +14,10 @@ async function freezableLink(target: URL) {
   const link = { frozen: false, sockets: new Set<net.Socket>() };
   const server = net.createServer((agentSide) => {
     const proxySide = net.connect(Number(target.port), target.hostname);
-    for (const [from, to] of [[agentSide, proxySide], [proxySide, agentSide]] as const) {
+    for (const [from, to] of [
+      [agentSide, proxySide],
+      [proxySide, agentSide],
+    ] as const) {
       link.sockets.add(from);
       from.on('data', (chunk: Buffer) => {
         if (!link.frozen) to.write(chunk);
@@ -45,7 +48,15 @@ t.test('a tunnel that goes silent is dropped by both ends, and comes back when t
   const link = await freezableLink(new URL(stack.tunnelUrl));
   t.teardown(() => link.close());
   const agent = await buildAgentApp(
-    loadConfig({ PROXY_TUNNEL_URL: link.url, CLUSTER_ID: cluster!.id, AGENT_TOKEN: cluster!.agentToken, KUBE_API_URL: cluster!.kube.url, AGENT_BACKOFF_INITIAL: '20ms', AGENT_BACKOFF_MAX: '100ms', AGENT_PING_INTERVAL: '500ms' }),
+    loadConfig({
+      PROXY_TUNNEL_URL: link.url,
+      CLUSTER_ID: cluster!.id,
+      AGENT_TOKEN: cluster!.agentToken,
+      KUBE_API_URL: cluster!.kube.url,
+      AGENT_BACKOFF_INITIAL: '20ms',
+      AGENT_BACKOFF_MAX: '100ms',
+      AGENT_PING_INTERVAL: '500ms',
+    }),
     false,
   );
   t.teardown(() => agent.close());
@@ -57,7 +68,12 @@ t.test('a tunnel that goes silent is dropped by both ends, and comes back when t
   await until('requests through the link', async () => ((await get()) === 200 ? true : undefined), 10_000, 20);
 
   link.link.frozen = true;
-  await until('the proxy to drop the silent tunnel', () => (stack.proxy.registry.get(cluster!.id) === undefined ? true : undefined), 10_000, 20);
+  await until(
+    'the proxy to drop the silent tunnel',
+    () => (stack.proxy.registry.get(cluster!.id) === undefined ? true : undefined),
+    10_000,
+    20,
+  );
   t.equal(await get(), 502, 'kubectl hears at once that no agent is connected, instead of hanging');
   await until('the agent to notice and redial', () => (agent.agent.connected ? undefined : true), 10_000, 20);
   t.pass('the agent gave up the silent connection');

@@ -2,7 +2,8 @@ import t from 'tap';
 import { bearer, cuttableDatabaseUrl, kubectl, ORG, OPERATOR, startStack, until } from './stack.js';
 
 const POLICY = 'CLI access is disabled by platform policy';
-const works = async (kubeconfig: string) => ((await kubectl(kubeconfig, ['get', 'namespaces'])).code === 0 ? true : undefined);
+const works = async (kubeconfig: string) =>
+  (await kubectl(kubeconfig, ['get', 'namespaces'])).code === 0 ? true : undefined;
 
 t.test('pinned with SERVICE_CLI_ACCESS_ENABLED=true on both, a PUT of false is accepted but inert', async (t) => {
   const pin = { SERVICE_CLI_ACCESS_ENABLED: 'true' };
@@ -14,7 +15,10 @@ t.test('pinned with SERVICE_CLI_ACCESS_ENABLED=true on both, a PUT of false is a
   const put = await stack.setSwitch(false);
   t.equal(put.statusCode, 200);
   t.match(put.body, { envPinned: true });
-  const access = await stack.api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${a!.id}/access`, headers: await bearer(OPERATOR) });
+  const access = await stack.api.app.inject({
+    url: `/api/v1/tenants/${ORG}/clusters/${a!.id}/access`,
+    headers: await bearer(OPERATOR),
+  });
   t.match(access.json(), { cliAccess: { enabled: true, envPinned: true } });
 
   await stack.proxy.sweep();
@@ -22,13 +26,16 @@ t.test('pinned with SERVICE_CLI_ACCESS_ENABLED=true on both, a PUT of false is a
   t.ok(await works(kubeconfig), 'kubectl keeps working');
 });
 
-t.test('pinned off with SERVICE_CLI_ACCESS_ENABLED=false on the proxy, kubectl hears that the pin decided', async (t) => {
-  const stack = await startStack(t, { proxyEnv: { SERVICE_CLI_ACCESS_ENABLED: 'false' } });
-  const [a] = stack.clusters;
-  const refused = await kubectl(await a!.kubeconfig(), ['get', 'namespaces']);
-  t.not(refused.code, 0);
-  t.match(refused.stderr, `${POLICY} for cluster ${a!.id} (pinned by SERVICE_CLI_ACCESS_ENABLED on the proxy)`);
-});
+t.test(
+  'pinned off with SERVICE_CLI_ACCESS_ENABLED=false on the proxy, kubectl hears that the pin decided',
+  async (t) => {
+    const stack = await startStack(t, { proxyEnv: { SERVICE_CLI_ACCESS_ENABLED: 'false' } });
+    const [a] = stack.clusters;
+    const refused = await kubectl(await a!.kubeconfig(), ['get', 'namespaces']);
+    t.not(refused.code, 0);
+    t.match(refused.stderr, `${POLICY} for cluster ${a!.id} (pinned by SERVICE_CLI_ACCESS_ENABLED on the proxy)`);
+  },
+);
 
 t.test('strict stale mode treats an unreadable flag store as off', async (t) => {
   let link: Awaited<ReturnType<typeof cuttableDatabaseUrl>> | undefined;
@@ -42,10 +49,15 @@ t.test('strict stale mode treats an unreadable flag store as off', async (t) => 
   t.ok(await works(kubeconfig));
 
   link!.cut();
-  const refused = await until('kubectl to be refused', async () => {
-    const res = await kubectl(kubeconfig, ['get', 'namespaces']);
-    return res.code !== 0 ? res : undefined;
-  }, 10_000, 50);
+  const refused = await until(
+    'kubectl to be refused',
+    async () => {
+      const res = await kubectl(kubeconfig, ['get', 'namespaces']);
+      return res.code !== 0 ? res : undefined;
+    },
+    10_000,
+    50,
+  );
   t.match(refused.stderr, POLICY);
   t.match(refused.stderr, 'strict');
   await until('the watcher to close the tunnel', () => (!a!.agent.connected ? true : undefined), 5000);

@@ -45,20 +45,28 @@ t.test('the proxy answers bad input with 4xx, kubectl paths as Status and the re
     }
   });
 
-  t.test('a Kubernetes path with a malformed percent-encoding is a 400 Status, as kube-apiserver refuses it, before any token is asked for', async (t) => {
-    for (const path of ['/api/v1/namespaces/%zz', '/api/%', '/api/v1/%E0%A4%A']) {
-      const res = await call(stack, `/clusters/some-cluster${path}`);
-      t.equal(res.status, 400, path);
-      t.equal(res.type, 'application/json');
-      t.match(res.body, { kind: 'Status', code: 400, reason: 'BadRequest', message: /malformed percent-encoding/ });
-    }
-  });
+  t.test(
+    'a Kubernetes path with a malformed percent-encoding is a 400 Status, as kube-apiserver refuses it, before any token is asked for',
+    async (t) => {
+      for (const path of ['/api/v1/namespaces/%zz', '/api/%', '/api/v1/%E0%A4%A']) {
+        const res = await call(stack, `/clusters/some-cluster${path}`);
+        t.equal(res.status, 400, path);
+        t.equal(res.type, 'application/json');
+        t.match(res.body, { kind: 'Status', code: 400, reason: 'BadRequest', message: /malformed percent-encoding/ });
+      }
+    },
+  );
 
   t.test('an unknown path is a 404 problem', async (t) => {
     const res = await call(stack, '/nope?x=1');
     t.equal(res.status, 404);
     t.equal(res.type, 'application/problem+json; charset=utf-8');
-    t.match(res.body, { status: 404, title: 'Not Found', detail: 'No route GET /nope', type: 'urn:gsp:problem:not-found' });
+    t.match(res.body, {
+      status: 404,
+      title: 'Not Found',
+      detail: 'No route GET /nope',
+      type: 'urn:gsp:problem:not-found',
+    });
   });
 
   t.test('a path Fastify cannot decode is a 400 problem', async (t) => {
@@ -94,9 +102,21 @@ t.test('the proxy answers bad input with 4xx, kubectl paths as Status and the re
     session.on('error', () => undefined);
     t.teardown(() => session.close());
     const cases: { method: string; path: string; headers: Record<string, string>; status: number; detail: RegExp }[] = [
-      { method: 'GET', path: '/nope', headers: {}, status: 404, detail: /^No route GET \/nope: this port serves tunnel agents/ },
+      {
+        method: 'GET',
+        path: '/nope',
+        headers: {},
+        status: 404,
+        detail: /^No route GET \/nope: this port serves tunnel agents/,
+      },
       { method: 'GET', path: CONNECT_PATH, headers: {}, status: 405, detail: /only POST/ },
-      { method: 'POST', path: CONNECT_PATH, headers: { 'content-type': 'application/json' }, status: 415, detail: /application\/connect\+proto/ },
+      {
+        method: 'POST',
+        path: CONNECT_PATH,
+        headers: { 'content-type': 'application/json' },
+        status: 415,
+        detail: /application\/connect\+proto/,
+      },
     ];
     for (const { status, detail, ...req } of cases) {
       const res = await sendHttp2(session, { ...req, route: '' });
@@ -111,7 +131,11 @@ t.test('the proxy answers bad input with 4xx, kubectl paths as Status and the re
     t.equal(kubectlPort.status, 200);
     const paths = kubectlPort.body.paths as Record<string, Record<string, { security?: unknown[] }>>;
     t.same(Object.keys(paths).sort(), ['/clusters/{clusterId}/{path}', '/healthz', '/openapi.json', '/readyz']);
-    t.same(paths['/clusters/{clusterId}/{path}']?.get?.security, [{ kubeconfigToken: [] }], 'kubectl requests need a kubeconfig token');
+    t.same(
+      paths['/clusters/{clusterId}/{path}']?.get?.security,
+      [{ kubeconfigToken: [] }],
+      'kubectl requests need a kubeconfig token',
+    );
     const session = http2.connect(stack.tunnelUrl);
     session.on('error', () => undefined);
     t.teardown(() => session.close());

@@ -42,10 +42,15 @@ function timed(stack: Stack, id: string, token: string, path = NAMESPACES): Prom
 
 /** Polls a GET through the proxy until it answers `status`; resolves with that answer. */
 function answers(stack: Stack, id: string, token: string, status: number, ms = 10_000): Promise<Answer> {
-  return until(`a ${status}`, async () => {
-    const res = await timed(stack, id, token);
-    return res.status === status ? res : undefined;
-  }, ms, 20);
+  return until(
+    `a ${status}`,
+    async () => {
+      const res = await timed(stack, id, token);
+      return res.status === status ? res : undefined;
+    },
+    ms,
+    20,
+  );
 }
 
 /** Sends requests, one after another and `parallel` at a time, for `ms`; resolves with every answer. */
@@ -75,28 +80,37 @@ async function stackWithDatabaseRelay(t: Test, proxyEnv: Record<string, string> 
 }
 
 t.test("the proxy's database", async (t) => {
-  t.test('stalled: best_effort answers from its caches within the bound, and reads changes once it is back', async (t) => {
-    const { stack, a, db, token } = await stackWithDatabaseRelay(t, { SERVICE_CACHE_FLAGS_TTL: '300ms' });
-    t.equal((await timed(stack, a.id, token)).status, 200, 'the caches are warm');
+  t.test(
+    'stalled: best_effort answers from its caches within the bound, and reads changes once it is back',
+    async (t) => {
+      const { stack, a, db, token } = await stackWithDatabaseRelay(t, { SERVICE_CACHE_FLAGS_TTL: '300ms' });
+      t.equal((await timed(stack, a.id, token)).status, 200, 'the caches are warm');
 
-    db.stall();
-    const during = await load(stack, a.id, token, 4000, 8);
-    t.same(statuses(during), [200], `all ${during.length} requests answered from the caches`);
-    t.ok(slowest(during) < STORE_BOUND_MS, `the slowest within ${STORE_BOUND_MS} ms (${slowest(during)} ms)`);
-    t.ok(a.agent.connected, 'the tunnel stays up');
+      db.stall();
+      const during = await load(stack, a.id, token, 4000, 8);
+      t.same(statuses(during), [200], `all ${during.length} requests answered from the caches`);
+      t.ok(slowest(during) < STORE_BOUND_MS, `the slowest within ${STORE_BOUND_MS} ms (${slowest(during)} ms)`);
+      t.ok(a.agent.connected, 'the tunnel stays up');
 
-    // Turned off meanwhile through the API server (whose own database link is fine).
-    t.equal((await stack.setSwitch(false, a.id)).statusCode, 200);
-    // The connections the stall caught stay dead, as after a failover: the pool must let them go.
-    db.restore();
-    const restoredAt = Date.now();
-    const refused = await answers(stack, a.id, token, 410);
-    t.comment(`the change was read ${Date.now() - restoredAt} ms after the database came back`);
-    t.match(refused.body, `${POLICY} for cluster ${a.id} (set for this cluster)`);
-    const closing = Date.now();
-    t.ok(await within(5000, stack.proxy.close().then(() => true)), 'it still shuts down: no query hangs on a dead link');
-    t.comment(`closed in ${Date.now() - closing} ms`);
-  });
+      // Turned off meanwhile through the API server (whose own database link is fine).
+      t.equal((await stack.setSwitch(false, a.id)).statusCode, 200);
+      // The connections the stall caught stay dead, as after a failover: the pool must let them go.
+      db.restore();
+      const restoredAt = Date.now();
+      const refused = await answers(stack, a.id, token, 410);
+      t.comment(`the change was read ${Date.now() - restoredAt} ms after the database came back`);
+      t.match(refused.body, `${POLICY} for cluster ${a.id} (set for this cluster)`);
+      const closing = Date.now();
+      t.ok(
+        await within(
+          5000,
+          stack.proxy.close().then(() => true),
+        ),
+        'it still shuts down: no query hangs on a dead link',
+      );
+      t.comment(`closed in ${Date.now() - closing} ms`);
+    },
+  );
 
   t.test('stalled: strict refuses with 410 within the bound and serves again once it is back', async (t) => {
     const strict = { SERVICE_CLI_ACCESS_STALE_MODE: 'strict', SERVICE_CACHE_FLAGS_TTL: '300ms' };
@@ -107,10 +121,16 @@ t.test("the proxy's database", async (t) => {
     db.stall();
     const during = await load(stack, a.id, token, 3000);
     // 200 from the caches until they expire, then the strict refusal (410, or 503 for the membership).
-    t.ok(during.every((res) => [200, 410, 503].includes(res.status)), `no 500 (${statuses(during).join(', ')})`);
+    t.ok(
+      during.every((res) => [200, 410, 503].includes(res.status)),
+      `no 500 (${statuses(during).join(', ')})`,
+    );
     t.ok(slowest(during) < STORE_BOUND_MS, `the slowest within ${STORE_BOUND_MS} ms (${slowest(during)} ms)`);
     const refused = await kubectl(kubeconfig, ['get', 'namespaces']);
-    t.match(refused.stderr, `${POLICY} for cluster ${a.id} (the flag store cannot be read and the proxy runs in strict mode)`);
+    t.match(
+      refused.stderr,
+      `${POLICY} for cluster ${a.id} (the flag store cannot be read and the proxy runs in strict mode)`,
+    );
 
     db.restore();
     await until('the agent to reconnect', () => (a.agent.connected ? true : undefined), 10_000);
@@ -122,7 +142,11 @@ t.test("the proxy's database", async (t) => {
     db.stall();
     const res = await timed(stack, a.id, token);
     t.equal(res.status, 503);
-    t.match(JSON.parse(res.body), { kind: 'Status', code: 503, message: `access to cluster ${a.id} cannot be checked right now` });
+    t.match(JSON.parse(res.body), {
+      kind: 'Status',
+      code: 503,
+      message: `access to cluster ${a.id} cannot be checked right now`,
+    });
     t.ok(res.ms < STORE_BOUND_MS, `answered in ${res.ms} ms`);
     db.restore();
     await answers(stack, a.id, token, 200);
@@ -148,7 +172,12 @@ t.test("the proxy's Redis", async (t) => {
       const redis = await startRelay(t, TEST_REDIS_URL);
       const stack = await startStack(t, {
         apiEnv: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix },
-        proxyEnv: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, SERVICE_CACHE_FLAGS_TTL: '5s', TUNNEL_WATCH_INTERVAL: '200ms' },
+        proxyEnv: {
+          REDIS_URL: redis.url,
+          REDIS_KEY_PREFIX: prefix,
+          SERVICE_CACHE_FLAGS_TTL: '5s',
+          TUNNEL_WATCH_INTERVAL: '200ms',
+        },
       });
       const [a] = stack.clusters as [Stack['clusters'][0]];
       await until('the agent to connect', () => (a.agent.connected ? true : undefined));
@@ -163,7 +192,9 @@ t.test("the proxy's Redis", async (t) => {
       t.equal((await stack.setSwitch(false, a.id)).statusCode, 200);
       const offAt = Date.now();
       await answers(stack, a.id, token, 410, 8000);
-      t.comment(`refused ${Date.now() - offAt} ms after the change, with Redis ${fault === 'stall' ? 'stalled' : 'cut'} (TTL 5 s)`);
+      t.comment(
+        `refused ${Date.now() - offAt} ms after the change, with Redis ${fault === 'stall' ? 'stalled' : 'cut'} (TTL 5 s)`,
+      );
 
       // A healed subscriber hears the next event; a cut one reconnects (within 2 s) and then drops its caches.
       if (fault === 'stall') redis.heal();
@@ -196,7 +227,13 @@ t.test("the agent's Kubernetes API", async (t) => {
     kube!.stall();
     const res = await timed(stack, a.id, token);
     t.equal(res.status, 504);
-    t.match(JSON.parse(res.body), { kind: 'Status', status: 'Failure', code: 504, reason: 'Timeout', message: timedOut });
+    t.match(JSON.parse(res.body), {
+      kind: 'Status',
+      status: 'Failure',
+      code: 504,
+      reason: 'Timeout',
+      message: timedOut,
+    });
     t.ok(res.ms >= KUBE_TIMEOUT_MS && res.ms < KUBE_TIMEOUT_MS + 1500, `answered in ${res.ms} ms`);
     const printed = await kubectl(kubeconfig, ['get', 'namespaces'], undefined, 20_000);
     t.not(printed.code, 0);
@@ -214,13 +251,19 @@ t.test("the agent's Kubernetes API", async (t) => {
   });
 
   t.test('stalled: an exec upgrade gets a 504 within the bound', async (t) => {
-    const pod = 'apiVersion: v1\nkind: Pod\nmetadata: { name: game, namespace: default }\n' +
+    const pod =
+      'apiVersion: v1\nkind: Pod\nmetadata: { name: game, namespace: default }\n' +
       'spec: { containers: [{ name: server, image: "game:1" }] }\n';
     t.equal((await kubectl(kubeconfig, ['apply', '-f', '-'], pod)).code, 0);
-    await until('the pod to run', async () => {
-      const phase = await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}']);
-      return phase.stdout === 'Running' ? true : undefined;
-    }, 10_000, 50);
+    await until(
+      'the pod to run',
+      async () => {
+        const phase = await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}']);
+        return phase.stdout === 'Running' ? true : undefined;
+      },
+      10_000,
+      50,
+    );
     kube!.stall();
     const startedAt = Date.now();
     const res = await kubectl(kubeconfig, ['exec', '-i', 'game', '--', 'sh'], 'echo hello\n', 20_000);

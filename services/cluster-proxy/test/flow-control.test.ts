@@ -84,12 +84,20 @@ t.test('a client that stops reading holds the cluster back, and no one else', as
   t.teardown(() => response.destroy());
   // The client reads nothing: the API server must come to a stop, not fill the proxy or the agent.
   const stalledAt = await settled('the API server to be held back', () => upstream.state.written);
-  t.ok(stalledAt < BOUND, `the API server stopped after ${(stalledAt / 2 ** 20).toFixed(1)} MiB while the client read nothing`);
+  t.ok(
+    stalledAt < BOUND,
+    `the API server stopped after ${(stalledAt / 2 ** 20).toFixed(1)} MiB while the client read nothing`,
+  );
   t.equal(await small(), 200, 'another request through the same tunnel is answered meanwhile');
 
   let read = 0;
   response.on('data', (c: Buffer) => (read += c.length));
-  await until('the flow to resume', () => (read > 8 * 2 ** 20 && upstream.state.written > stalledAt + 8 * 2 ** 20 ? true : undefined), 20_000, 20);
+  await until(
+    'the flow to resume',
+    () => (read > 8 * 2 ** 20 && upstream.state.written > stalledAt + 8 * 2 ** 20 ? true : undefined),
+    20_000,
+    20,
+  );
   t.pass('reading again lets the answer flow again');
 });
 
@@ -109,10 +117,18 @@ t.test('an API server that stops reading an upload holds the client back, and no
   };
   pump();
   const stalledAt = await settled('the client to be held back', () => sent);
-  t.ok(stalledAt < BOUND, `the client could send only ${(stalledAt / 2 ** 20).toFixed(1)} MiB while the API server read nothing`);
+  t.ok(
+    stalledAt < BOUND,
+    `the client could send only ${(stalledAt / 2 ** 20).toFixed(1)} MiB while the API server read nothing`,
+  );
   t.equal(await small(), 200, 'another request through the same tunnel is answered meanwhile');
 
   upstream.startReading();
-  await until('the upload to flow again', () => (upstream.state.uploaded > 8 * 2 ** 20 && sent > stalledAt + 8 * 2 ** 20 ? true : undefined), 20_000, 20);
+  await until(
+    'the upload to flow again',
+    () => (upstream.state.uploaded > 8 * 2 ** 20 && sent > stalledAt + 8 * 2 ** 20 ? true : undefined),
+    20_000,
+    20,
+  );
   t.pass('once the API server reads, the client sends again');
 });

@@ -32,7 +32,9 @@ function stallAfter(stack: Stack, bytes: string): Promise<{ ms: number; answer: 
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('error', () => undefined);
-    socket.on('close', () => (sentAt ? resolve({ ms: Date.now() - sentAt, answer }) : reject(new Error('no connection'))));
+    socket.on('close', () =>
+      sentAt ? resolve({ ms: Date.now() - sentAt, answer }) : reject(new Error('no connection')),
+    );
   });
 }
 
@@ -81,10 +83,15 @@ t.test('with HTTP_REQUEST_TIMEOUT', async (t) => {
 
   t.test('an exec session lives on past the bound: the upgraded socket is no longer a request', async (t) => {
     t.equal((await kubectl(kubeconfig, ['apply', '-f', '-'], POD)).code, 0);
-    await until('the pod to run', async () => {
-      const phase = await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}']);
-      return phase.stdout === 'Running' ? true : undefined;
-    }, 10_000, 50);
+    await until(
+      'the pod to run',
+      async () => {
+        const phase = await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}']);
+        return phase.stdout === 'Running' ? true : undefined;
+      },
+      10_000,
+      50,
+    );
     const exec = kubectlProcess(kubeconfig, ['exec', '-i', 'game', '--', 'sh'], undefined, 30_000);
     t.teardown(() => exec.kill());
     const startedAt = Date.now();

@@ -1,7 +1,17 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { Code } from '@connectrpc/connect';
-import { bearer, kubectl, kubectlProcess, ORG, OPERATOR, redisPrefix, startStack, TEST_REDIS_URL, until } from './stack.js';
+import {
+  bearer,
+  kubectl,
+  kubectlProcess,
+  ORG,
+  OPERATOR,
+  redisPrefix,
+  startStack,
+  TEST_REDIS_URL,
+  until,
+} from './stack.js';
 import type { Stack } from './stack.js';
 
 const POLICY = 'CLI access is disabled by platform policy';
@@ -16,61 +26,98 @@ spec:
 async function redisStack(t: Test): Promise<Stack> {
   const prefix = redisPrefix();
   const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
-  return startStack(t, { clusters: 2, apiEnv: redis, proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' }, backoffMaxMs: 300 });
+  return startStack(t, {
+    clusters: 2,
+    apiEnv: redis,
+    proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' },
+    backoffMaxMs: 300,
+  });
 }
 
 async function access(stack: Stack, id: string): Promise<{ enabled: boolean; envPinned: boolean }> {
-  const res = await stack.api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${id}/access`, headers: await bearer(OPERATOR) });
+  const res = await stack.api.app.inject({
+    url: `/api/v1/tenants/${ORG}/clusters/${id}/access`,
+    headers: await bearer(OPERATOR),
+  });
   return res.json().cliAccess;
 }
 
 async function downloadStatus(stack: Stack, id: string): Promise<number> {
-  const res = await stack.api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${id}/kubeconfig`, headers: await bearer(OPERATOR) });
+  const res = await stack.api.app.inject({
+    url: `/api/v1/tenants/${ORG}/clusters/${id}/kubeconfig`,
+    headers: await bearer(OPERATOR),
+  });
   return res.statusCode;
 }
 
-const works = async (kubeconfig: string) => ((await kubectl(kubeconfig, ['get', 'namespaces'])).code === 0 ? true : undefined);
+const works = async (kubeconfig: string) =>
+  (await kubectl(kubeconfig, ['get', 'namespaces'])).code === 0 ? true : undefined;
 
-t.test('turning the switch off platform-wide cuts kubectl, the watch and the tunnel; turning it on restores them', async (t) => {
-  const stack = await redisStack(t);
-  const [a, b] = stack.clusters as [Stack['clusters'][0], Stack['clusters'][0]];
-  await until('both agents to connect', () => (a.agent.connected && b.agent.connected ? true : undefined));
-  const kubeconfigA = await a.kubeconfig();
-  const kubeconfigB = await b.kubeconfig();
+t.test(
+  'turning the switch off platform-wide cuts kubectl, the watch and the tunnel; turning it on restores them',
+  async (t) => {
+    const stack = await redisStack(t);
+    const [a, b] = stack.clusters as [Stack['clusters'][0], Stack['clusters'][0]];
+    await until('both agents to connect', () => (a.agent.connected && b.agent.connected ? true : undefined));
+    const kubeconfigA = await a.kubeconfig();
+    const kubeconfigB = await b.kubeconfig();
 
-  const watch = kubectlProcess(kubeconfigA, ['get', 'gameservers', '-n', 'default', '-w', '--output-watch-events'], undefined, 30_000);
-  t.teardown(() => watch.kill());
-  t.equal((await kubectl(kubeconfigA, ['apply', '-f', '-'], gameServer('arena-1'))).code, 0);
-  await until('the watch to stream', () => (/ADDED\s+arena-1/.test(watch.stdout()) ? true : undefined), 10_000);
+    const watch = kubectlProcess(
+      kubeconfigA,
+      ['get', 'gameservers', '-n', 'default', '-w', '--output-watch-events'],
+      undefined,
+      30_000,
+    );
+    t.teardown(() => watch.kill());
+    t.equal((await kubectl(kubeconfigA, ['apply', '-f', '-'], gameServer('arena-1'))).code, 0);
+    await until('the watch to stream', () => (/ADDED\s+arena-1/.test(watch.stdout()) ? true : undefined), 10_000);
 
-  const put = await stack.setSwitch(false);
-  t.equal(put.statusCode, 200);
+    const put = await stack.setSwitch(false);
+    t.equal(put.statusCode, 200);
 
-  const ended = await Promise.race([watch.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref())]);
-  t.ok(ended, 'the running kubectl get -w ended');
-  // kube-apiserver's way: a watch event of type ERROR carrying the Status, which kubectl prints.
-  t.match(ended?.stdout, /ERROR\s+Failure\s+Gone\s+CLI access is disabled by platform policy for cluster \S+ \(set for the whole platform\)/, 'the watch printed why it ended');
-  await until('the agents to lose their tunnels', () => (!a.agent.connected && !b.agent.connected ? true : undefined));
+    const ended = await Promise.race([
+      watch.done,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref()),
+    ]);
+    t.ok(ended, 'the running kubectl get -w ended');
+    // kube-apiserver's way: a watch event of type ERROR carrying the Status, which kubectl prints.
+    t.match(
+      ended?.stdout,
+      /ERROR\s+Failure\s+Gone\s+CLI access is disabled by platform policy for cluster \S+ \(set for the whole platform\)/,
+      'the watch printed why it ended',
+    );
+    await until('the agents to lose their tunnels', () =>
+      !a.agent.connected && !b.agent.connected ? true : undefined,
+    );
 
-  const refused = await kubectl(kubeconfigA, ['get', 'namespaces']);
-  t.not(refused.code, 0);
-  t.match(refused.stderr, POLICY, 'kubectl prints the policy message');
-  t.match(refused.stderr, `${POLICY} for cluster ${a.id} (set for the whole platform)`, 'and that the platform value decided');
-  t.equal(await downloadStatus(stack, a.id), 410);
-  t.match(await access(stack, a.id), { enabled: false });
+    const refused = await kubectl(kubeconfigA, ['get', 'namespaces']);
+    t.not(refused.code, 0);
+    t.match(refused.stderr, POLICY, 'kubectl prints the policy message');
+    t.match(
+      refused.stderr,
+      `${POLICY} for cluster ${a.id} (set for the whole platform)`,
+      'and that the platform value decided',
+    );
+    t.equal(await downloadStatus(stack, a.id), 410);
+    t.match(await access(stack, a.id), { enabled: false });
 
-  const attempts = a.agent.attempts;
-  await until('the agent to retry and be refused', () => (a.agent.attempts > attempts + 1 ? true : undefined), 5000);
-  t.equal(a.agent.lastError?.code, Code.Unavailable, 'reconnects are rejected with unavailable');
-  t.match(a.agent.lastError?.rawMessage, POLICY);
-  t.notOk(a.agent.connected);
+    const attempts = a.agent.attempts;
+    await until('the agent to retry and be refused', () => (a.agent.attempts > attempts + 1 ? true : undefined), 5000);
+    t.equal(a.agent.lastError?.code, Code.Unavailable, 'reconnects are rejected with unavailable');
+    t.match(a.agent.lastError?.rawMessage, POLICY);
+    t.notOk(a.agent.connected);
 
-  t.equal((await stack.setSwitch(true)).statusCode, 200);
-  await until('the agents to reconnect by themselves', () => (a.agent.connected && b.agent.connected ? true : undefined), 3000);
-  await until('kubectl to work again', () => works(kubeconfigA), 3000, 50);
-  await until('kubectl to work again on the other cluster', () => works(kubeconfigB), 3000, 50);
-  t.match(await access(stack, a.id), { enabled: true });
-});
+    t.equal((await stack.setSwitch(true)).statusCode, 200);
+    await until(
+      'the agents to reconnect by themselves',
+      () => (a.agent.connected && b.agent.connected ? true : undefined),
+      3000,
+    );
+    await until('kubectl to work again', () => works(kubeconfigA), 3000, 50);
+    await until('kubectl to work again on the other cluster', () => works(kubeconfigB), 3000, 50);
+    t.match(await access(stack, a.id), { enabled: true });
+  },
+);
 
 t.test('turning the switch off for one cluster leaves the others working', async (t) => {
   const stack = await redisStack(t);
@@ -86,10 +133,21 @@ t.test('turning the switch off for one cluster leaves the others working', async
 
   t.equal((await stack.setSwitch(false, a.id)).statusCode, 200);
   await until('the tunnel of that cluster to close', () => (!a.agent.connected ? true : undefined));
-  const ended = await Promise.race([watch.done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref())]);
-  t.match(ended?.stdout, new RegExp(`Failure\\s+Gone\\s+${POLICY} for cluster ${a.id} \\(set for this cluster\\)`), 'the watch printed why it ended');
+  const ended = await Promise.race([
+    watch.done,
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref()),
+  ]);
+  t.match(
+    ended?.stdout,
+    new RegExp(`Failure\\s+Gone\\s+${POLICY} for cluster ${a.id} \\(set for this cluster\\)`),
+    'the watch printed why it ended',
+  );
   const refused = await kubectl(kubeconfigA, ['get', 'namespaces']);
-  t.match(refused.stderr, `${POLICY} for cluster ${a.id} (set for this cluster)`, 'kubectl hears that the cluster override decided');
+  t.match(
+    refused.stderr,
+    `${POLICY} for cluster ${a.id} (set for this cluster)`,
+    'kubectl hears that the cluster override decided',
+  );
   t.equal(await downloadStatus(stack, a.id), 410);
   t.match(await access(stack, a.id), { enabled: false });
 

@@ -66,7 +66,10 @@ export interface Stack {
   proxyStatus(clusterId: string, path: string, token: string): Promise<number>;
   /** PUT or DELETE the switch: platform-wide, or for one cluster. */
   setSwitch(value: boolean | null, clusterId?: string): Promise<{ statusCode: number; body: Record<string, unknown> }>;
-  startAgent(cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> }, token?: string): Promise<TunnelAgent>;
+  startAgent(
+    cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> },
+    token?: string,
+  ): Promise<TunnelAgent>;
 }
 
 export interface StackOptions {
@@ -115,15 +118,34 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
 
   const proxyDb = options.proxyDatabaseUrl ? await options.proxyDatabaseUrl(api.databaseUrl) : api.databaseUrl;
   const proxy = await buildClusterProxy(
-    loadConfig({ DATABASE_URL: proxyDb, API_SERVER_URL: apiUrl, PORT: String(proxyPort), TUNNEL_PORT: '0', METRICS_PORT: '0', TLS_CERT_FILE: join(dir, 'proxy.crt'), TLS_KEY_FILE: join(dir, 'proxy.key'), HOST: '127.0.0.1', ...options.proxyEnv }),
+    loadConfig({
+      DATABASE_URL: proxyDb,
+      API_SERVER_URL: apiUrl,
+      PORT: String(proxyPort),
+      TUNNEL_PORT: '0',
+      METRICS_PORT: '0',
+      TLS_CERT_FILE: join(dir, 'proxy.crt'),
+      TLS_KEY_FILE: join(dir, 'proxy.key'),
+      HOST: '127.0.0.1',
+      ...options.proxyEnv,
+    }),
     debug ? { level: 'debug' } : false,
   );
   const { tunnelUrl, metricsUrl } = await proxy.listen();
   t.teardown(() => proxy.close());
 
-  const launch = async (cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> }, token = cluster.agentToken): Promise<TunnelAgent> => {
+  const launch = async (
+    cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> },
+    token = cluster.agentToken,
+  ): Promise<TunnelAgent> => {
     const kubeUrl = options.agentKubeUrl ? await options.agentKubeUrl(cluster.kube.url) : cluster.kube.url;
-    const credentials = { token: 'agent-own-credential', clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false };
+    const credentials = {
+      token: 'agent-own-credential',
+      clientCertFile: undefined,
+      clientKeyFile: undefined,
+      caFile: undefined,
+      insecureSkipTlsVerify: false,
+    };
     const kube = await kubeTarget({ url: kubeUrl, ...credentials }, options.kubeRequestTimeoutMs);
     const agent = startAgent({
       proxyTunnelUrl: tunnelUrl,
@@ -143,12 +165,20 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
   };
 
   const proxyToken = async (clusterId: string): Promise<string> => {
-    const res = await api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${clusterId}/kubeconfig`, headers: await bearer(OPERATOR) });
+    const res = await api.app.inject({
+      url: `/api/v1/tenants/${ORG}/clusters/${clusterId}/kubeconfig`,
+      headers: await bearer(OPERATOR),
+    });
     if (res.statusCode !== 200) throw new Error(`kubeconfig: ${res.statusCode} ${res.body}`);
     return /token: "?([^"\s]+)"?/.exec(res.body)?.[1] ?? '';
   };
   const proxyRequest = (clusterId: string, path: string, token: string, method = 'GET'): ClientRequest =>
-    https.request(`${proxyUrl}/clusters/${clusterId}${path}`, { method, ca: certificate.cert, agent: false, headers: { authorization: `Bearer ${token}` } });
+    https.request(`${proxyUrl}/clusters/${clusterId}${path}`, {
+      method,
+      ca: certificate.cert,
+      agent: false,
+      headers: { authorization: `Bearer ${token}` },
+    });
 
   const clusters: StackCluster[] = [];
   for (let i = 0; i < (options.clusters ?? 1); i++) {
@@ -162,7 +192,10 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
       kube,
       agent,
       async kubeconfig() {
-        const res = await api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${id}/kubeconfig`, headers: await bearer(OPERATOR) });
+        const res = await api.app.inject({
+          url: `/api/v1/tenants/${ORG}/clusters/${id}/kubeconfig`,
+          headers: await bearer(OPERATOR),
+        });
         if (res.statusCode !== 200) throw new Error(`kubeconfig: ${res.statusCode} ${res.body}`);
         const path = join(dir, `${id}-${Date.now()}.yaml`);
         writeFileSync(path, res.body);
@@ -200,8 +233,16 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
         req.end();
       }),
     async setSwitch(value, clusterId) {
-      const url = clusterId === undefined ? '/api/v1/platform/feature-flags/cli_access.enabled' : `/api/v1/tenants/${ORG}/clusters/${clusterId}/feature-flags/cli_access.enabled`;
-      const res = await api.app.inject({ method: value === null ? 'DELETE' : 'PUT', url, headers: await bearer(PLATFORM_ADMIN), ...(value === null ? {} : { payload: { value } }) });
+      const url =
+        clusterId === undefined
+          ? '/api/v1/platform/feature-flags/cli_access.enabled'
+          : `/api/v1/tenants/${ORG}/clusters/${clusterId}/feature-flags/cli_access.enabled`;
+      const res = await api.app.inject({
+        method: value === null ? 'DELETE' : 'PUT',
+        url,
+        headers: await bearer(PLATFORM_ADMIN),
+        ...(value === null ? {} : { payload: { value } }),
+      });
       return { statusCode: res.statusCode, body: res.json() };
     },
   };
@@ -216,7 +257,12 @@ export interface KubectlResult {
 }
 
 /** Runs the real kubectl 1.35 to completion (with a deadline). */
-export function kubectl(kubeconfig: string, args: string[], input?: string, timeoutMs = 20_000): Promise<KubectlResult> {
+export function kubectl(
+  kubeconfig: string,
+  args: string[],
+  input?: string,
+  timeoutMs = 20_000,
+): Promise<KubectlResult> {
   return kubectlProcess(kubeconfig, args, input, timeoutMs).done;
 }
 
@@ -228,7 +274,9 @@ export function kubectlProcess(
   timeoutMs = 20_000,
 ): { stdout: () => string; done: Promise<KubectlResult>; kill(): void; stdin: NodeJS.WritableStream } {
   kubectlPath ??= findKubectl({ searchPath: false });
-  const child = spawn(kubectlPath, ['--kubeconfig', kubeconfig, '--request-timeout=0', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(kubectlPath, ['--kubeconfig', kubeconfig, '--request-timeout=0', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -15,21 +15,38 @@ t.test('with TUNNEL_TLS_CERT_FILE agents dial in over TLS, and only trust what t
   const tunnelCertificate = generateSelfSignedCertificate('gsp-tunnel');
   writeFileSync(join(dir, 'tunnel.crt'), tunnelCertificate.cert);
   writeFileSync(join(dir, 'tunnel.key'), tunnelCertificate.key, { mode: 0o600 });
-  const stack = await startStack(t, { clusters: 0, proxyEnv: { TUNNEL_TLS_CERT_FILE: join(dir, 'tunnel.crt'), TUNNEL_TLS_KEY_FILE: join(dir, 'tunnel.key') } });
+  const stack = await startStack(t, {
+    clusters: 0,
+    proxyEnv: { TUNNEL_TLS_CERT_FILE: join(dir, 'tunnel.crt'), TUNNEL_TLS_KEY_FILE: join(dir, 'tunnel.key') },
+  });
   t.match(stack.tunnelUrl, /^https:\/\//, 'the proxy reports an https tunnel endpoint');
 
   const kube = await startKubeLite({ port: 0 });
   t.teardown(() => kube.close());
   const { id, agentToken } = await registerCluster(stack.api.app, ORG, 'tls');
   const agentWith = async (env: Record<string, string>) => {
-    const app = await buildAgentApp(loadConfig({ CLUSTER_ID: id, AGENT_TOKEN: agentToken, KUBE_API_URL: kube.url, AGENT_BACKOFF_INITIAL: '20ms', AGENT_BACKOFF_MAX: '100ms', ...env }), false);
+    const app = await buildAgentApp(
+      loadConfig({
+        CLUSTER_ID: id,
+        AGENT_TOKEN: agentToken,
+        KUBE_API_URL: kube.url,
+        AGENT_BACKOFF_INITIAL: '20ms',
+        AGENT_BACKOFF_MAX: '100ms',
+        ...env,
+      }),
+      false,
+    );
     t.teardown(() => app.close());
     return app.agent;
   };
 
   const untrusting = await agentWith({ PROXY_TUNNEL_URL: stack.tunnelUrl });
   await until('a refused handshake', () => (untrusting.lastError ? true : undefined));
-  t.match(untrusting.lastError?.message, /certificate/i, `without PROXY_CA_FILE the self-signed certificate is refused: ${untrusting.lastError?.message}`);
+  t.match(
+    untrusting.lastError?.message,
+    /certificate/i,
+    `without PROXY_CA_FILE the self-signed certificate is refused: ${untrusting.lastError?.message}`,
+  );
   const plain = await agentWith({ PROXY_TUNNEL_URL: stack.tunnelUrl.replace('https:', 'http:') });
   await until('a failed h2c attempt', () => (plain.lastError ? true : undefined));
   t.notOk(untrusting.connected || plain.connected, 'neither connects');

@@ -29,7 +29,11 @@ async function stream(stack: Stack, id: string, path: string, token: string): Pr
 
 t.test('a stream cut by the switch ends with an ERROR event only where kubectl can read one', async (t) => {
   const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
-  const stack = await startStack(t, { clusters: 0, apiEnv: redis, proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' } });
+  const stack = await startStack(t, {
+    clusters: 0,
+    apiEnv: redis,
+    proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' },
+  });
   const open = new Set<ServerResponse>();
   const started = (res: ServerResponse, type: string, first: string | Buffer) => {
     open.add(res);
@@ -40,10 +44,12 @@ t.test('a stream cut by the switch ends with an ERROR event only where kubectl c
     const url = req.url ?? '';
     const event = `${JSON.stringify({ type: 'ADDED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p' } } })}\n`;
     if (url.startsWith('/api/v1/namespaces/default/pods?')) return started(res, 'application/json', event);
-    if (url.startsWith('/api/v1/namespaces/default/configmaps?')) return started(res, 'application/json', event.slice(0, 20));
+    if (url.startsWith('/api/v1/namespaces/default/configmaps?'))
+      return started(res, 'application/json', event.slice(0, 20));
     // Length-prefixed protobuf frames; this one happens to end in a newline byte.
     const protobuf = 'application/vnd.kubernetes.protobuf;stream=watch';
-    if (url.startsWith('/api/v1/namespaces/default/secrets?')) return started(res, protobuf, Buffer.from([0, 0, 0, 2, 0x6b, 0x0a]));
+    if (url.startsWith('/api/v1/namespaces/default/secrets?'))
+      return started(res, protobuf, Buffer.from([0, 0, 0, 2, 0x6b, 0x0a]));
     if (url.startsWith('/api/v1/namespaces/default/pods/p/log?')) return started(res, 'text/plain', 'a log line\n');
     res.writeHead(404).end();
   });

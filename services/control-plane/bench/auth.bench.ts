@@ -25,7 +25,9 @@ const targets: (Target & { goal: number })[] = [
 ];
 
 try {
-  console.log(`GET /api/v1/session: autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`);
+  console.log(
+    `GET /api/v1/session: autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
+  );
   // Every path is warmed up before anything is measured, so no target pays for the JIT of code it shares.
   for (const target of [none, ...targets]) await run(target, 2);
   const noneRuns: Run[] = [];

@@ -42,10 +42,17 @@ const memory = () =>
   });
 
 const base = `http://127.0.0.1:${port}`;
-const admin = { authorization: `Basic ${Buffer.from('bench:bench-password-123').toString('base64')}`, 'content-type': 'application/json' };
+const admin = {
+  authorization: `Basic ${Buffer.from('bench:bench-password-123').toString('base64')}`,
+  'content-type': 'application/json',
+};
 
 async function call(method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${base}${path}`, { method, headers: admin, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: admin,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -63,7 +70,9 @@ const latencies: number[] = [];
 
 /** One console client; every `[server] <token>` it reads closes the measurement of that token. */
 async function openConsole(key: string, server: string): Promise<WebSocket> {
-  const ws = new WebSocket(`${base.replace('http', 'ws')}/api/v1/gameservers/games/${server}/console`, { headers: { 'x-api-key': key } });
+  const ws = new WebSocket(`${base.replace('http', 'ws')}/api/v1/gameservers/games/${server}/console`, {
+    headers: { 'x-api-key': key },
+  });
   let opened = false;
   await new Promise<void>((resolve, reject) => {
     ws.on('message', (raw) => {
@@ -92,16 +101,28 @@ function say(ws: WebSocket, token: string): void {
   ws.send(JSON.stringify({ type: 'input', data: `say ${token}\n` }));
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
 const consoles: WebSocket[] = [];
 try {
-  await call('PUT', '/api/v1/profiles/bench', { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] });
+  await call('PUT', '/api/v1/profiles/bench', {
+    image: 'example/game:1.0',
+    ports: [{ name: 'game', containerPort: 7777 }],
+  });
   const servers = Array.from({ length: SERVERS }, (_, i) => `bench-${i}`);
   for (const name of servers) await call('POST', '/api/v1/gameservers/games', { profile: 'bench', name });
-  await waitFor('the game servers to be Ready', async () => ((await call('GET', '/api/v1/gameservers?namespace=games')) as { state: string }[]).filter((g) => g.state === 'Ready').length === SERVERS);
-  const { key } = (await call('POST', '/api/v1/apikeys', { name: 'bench-operator', role: 'operator' })) as { key: string };
+  await waitFor(
+    'the game servers to be Ready',
+    async () =>
+      ((await call('GET', '/api/v1/gameservers?namespace=games')) as { state: string }[]).filter(
+        (g) => g.state === 'Ready',
+      ).length === SERVERS,
+  );
+  const { key } = (await call('POST', '/api/v1/apikeys', { name: 'bench-operator', role: 'operator' })) as {
+    key: string;
+  };
 
   // Warm-up: the code paths of a console are loaded and compiled before the baseline is taken.
   const warm = await Promise.all(servers.slice(0, 5).map((s) => openConsole(key, s)));
@@ -112,7 +133,9 @@ try {
 
   const before = await memory();
   for (let i = 0; i < CONSOLES; i += 20) {
-    const batch = Array.from({ length: Math.min(20, CONSOLES - i) }, (_, j) => openConsole(key, servers[(i + j) % SERVERS] as string));
+    const batch = Array.from({ length: Math.min(20, CONSOLES - i) }, (_, j) =>
+      openConsole(key, servers[(i + j) % SERVERS] as string),
+    );
     consoles.push(...(await Promise.all(batch)));
   }
   consoles.forEach((ws, i) => say(ws, `c${i}-0`));
@@ -125,10 +148,13 @@ try {
   const ended = new Promise<void>((resolve) => setTimeout(resolve, SECONDS * 1000 + 50));
   consoles.forEach((ws, i) => {
     let n = 0;
-    const start = setTimeout(() => {
-      say(ws, `c${i}-${++n}`);
-      timers.push(setInterval(() => (n < SECONDS ? say(ws, `c${i}-${++n}`) : undefined), 1000));
-    }, Math.floor((i / consoles.length) * 1000));
+    const start = setTimeout(
+      () => {
+        say(ws, `c${i}-${++n}`);
+        timers.push(setInterval(() => (n < SECONDS ? say(ws, `c${i}-${++n}`) : undefined), 1000));
+      },
+      Math.floor((i / consoles.length) * 1000),
+    );
     timers.push(start);
   });
   await ended;
@@ -142,14 +168,18 @@ try {
     heap: (open.heapUsed + open.external - before.heapUsed - before.external) / CONSOLES,
     rss: (open.rss - before.rss) / CONSOLES,
   };
-  console.log(`console: ${CONSOLES} consoles on ${SERVERS} game servers, each typing one line a second for ${SECONDS} s; Node ${process.version}\n`);
+  console.log(
+    `console: ${CONSOLES} consoles on ${SERVERS} game servers, each typing one line a second for ${SECONDS} s; Node ${process.version}\n`,
+  );
   console.log(
     `input to echoed output: ${sorted.length} lines (${pending.size} unanswered)   p50 ${percentile(sorted, 50).toFixed(1)} ms   p99 ${p99.toFixed(1)} ms   max ${(sorted.at(-1) ?? 0).toFixed(1)} ms   (target p99 < 50 ms: ${p99 < 50 && pending.size === 0 ? 'met' : 'NOT met'})`,
   );
   console.log(
     `control plane memory per open console: heap and buffers ${kib(perConsole.heap)}   RSS ${kib(perConsole.rss)}   (target < 100 KiB: ${Math.max(perConsole.heap, perConsole.rss) < 100 * 1024 ? 'met' : 'NOT met'})`,
   );
-  console.log(`control plane: heap ${kib(before.heapUsed)} -> ${kib(open.heapUsed)} open -> ${kib(during.heapUsed)} after the run; RSS ${kib(before.rss)} -> ${kib(open.rss)} -> ${kib(during.rss)}`);
+  console.log(
+    `control plane: heap ${kib(before.heapUsed)} -> ${kib(open.heapUsed)} open -> ${kib(during.heapUsed)} after the run; RSS ${kib(before.rss)} -> ${kib(open.rss)} -> ${kib(during.rss)}`,
+  );
 } finally {
   for (const ws of consoles) ws.close();
   const exited = new Promise((resolve) => child.once('exit', resolve));

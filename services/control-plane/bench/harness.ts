@@ -31,8 +31,14 @@ export interface Run {
 }
 
 /** The servers run in a child process so the load generator does not share their event loop. */
-export async function startServers(): Promise<{ setup: Setup; run: (target: Target, seconds: number) => Promise<Run>; stop: () => Promise<void> }> {
-  const child = fork(fileURLToPath(new URL('./servers.ts', import.meta.url)), [], { execArgv: ['--conditions=@gsp/source', '--import', 'tsx'] });
+export async function startServers(): Promise<{
+  setup: Setup;
+  run: (target: Target, seconds: number) => Promise<Run>;
+  stop: () => Promise<void>;
+}> {
+  const child = fork(fileURLToPath(new URL('./servers.ts', import.meta.url)), [], {
+    execArgv: ['--conditions=@gsp/source', '--import', 'tsx'],
+  });
   const setup = await new Promise<Setup>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Setup));
     child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
@@ -48,7 +54,12 @@ export async function startServers(): Promise<{ setup: Setup; run: (target: Targ
     const cpu = (await serverCpu()) - before;
     const failed = result.non2xx + result.errors + result.timeouts;
     if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
-    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      cpuPerRequest: cpu / result.requests.total,
+    };
   };
   const stop = async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -65,4 +76,8 @@ export const median = (values: number[]): number => {
 };
 
 export const line = (name: string, rs: Run[]): string =>
-  `${name.padEnd(28)} ${median(rs.map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p50 ${median(rs.map((r) => r.p50))} ms   p99 ${median(rs.map((r) => r.p99))} ms   server CPU ${median(rs.map((r) => r.cpuPerRequest)).toFixed(1)} µs/request`;
+  `${name.padEnd(28)} ${median(rs.map((r) => r.rps))
+    .toFixed(0)
+    .padStart(
+      7,
+    )} req/s   p50 ${median(rs.map((r) => r.p50))} ms   p99 ${median(rs.map((r) => r.p99))} ms   server CPU ${median(rs.map((r) => r.cpuPerRequest)).toFixed(1)} µs/request`;

@@ -15,12 +15,18 @@ const headers = { 'x-api-key': setup.apiKey };
 const targets: Target[] = [
   { name: 'control plane list (cached)', url: `http://127.0.0.1:${setup.authed}/api/v1/gameservers`, headers },
   { name: 'kube-lite list (straight)', url: `${setup.kube}/apis/agones.dev/v1/gameservers`, headers: {} },
-  { name: 'control plane, team=red (500)', url: `http://127.0.0.1:${setup.authed}/api/v1/gameservers?labelSelector=team%3Dred`, headers },
+  {
+    name: 'control plane, team=red (500)',
+    url: `http://127.0.0.1:${setup.authed}/api/v1/gameservers?labelSelector=team%3Dred`,
+    headers,
+  },
   { name: 'control plane session', url: `http://127.0.0.1:${setup.authed}/api/v1/session`, headers },
 ];
 
 try {
-  console.log(`${setup.gameServers} game servers; autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`);
+  console.log(
+    `${setup.gameServers} game servers; autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
+  );
   for (const target of targets) await run(target, 2);
   const runs = new Map<string, Run[]>(targets.map((t) => [t.name, []]));
   const ratios = { list: [] as number[], filtered: [] as number[], session: [] as number[] };
@@ -39,9 +45,15 @@ try {
   for (const target of targets) console.log(line(target.name, runs.get(target.name) ?? []));
   const list = median(ratios.list);
   console.log('');
-  console.log(`ratio cached list / kube-lite list: ${list.toFixed(2)}  (target >= 2: ${list >= 2 ? 'met' : 'NOT met'})   rounds: ${ratios.list.map((r) => r.toFixed(2)).join(' ')}`);
-  console.log(`ratio filtered list / kube-lite list: ${median(ratios.filtered).toFixed(2)}  (a selector, so the answer is assembled per request)`);
-  console.log(`ratio cached list / session:        ${median(ratios.session).toFixed(3)}  (what listing ${setup.gameServers} servers costs over an empty answer)`);
+  console.log(
+    `ratio cached list / kube-lite list: ${list.toFixed(2)}  (target >= 2: ${list >= 2 ? 'met' : 'NOT met'})   rounds: ${ratios.list.map((r) => r.toFixed(2)).join(' ')}`,
+  );
+  console.log(
+    `ratio filtered list / kube-lite list: ${median(ratios.filtered).toFixed(2)}  (a selector, so the answer is assembled per request)`,
+  );
+  console.log(
+    `ratio cached list / session:        ${median(ratios.session).toFixed(3)}  (what listing ${setup.gameServers} servers costs over an empty answer)`,
+  );
 } finally {
   await stop();
 }

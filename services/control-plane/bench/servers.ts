@@ -26,8 +26,14 @@ for (let i = 0; i < gameServerCount; i += 50) {
         body: {
           apiVersion: 'agones.dev/v1',
           kind: 'GameServer',
-          metadata: { name: `bench-${String(i + j).padStart(4, '0')}`, labels: { 'gsp.dev/profile': 'bench', team: (i + j) % 2 ? 'red' : 'blue' } },
-          spec: { ports: [{ name: 'game', containerPort: 7777, protocol: 'UDP' }], template: { spec: { containers: [{ name: 'gameserver', image: 'example/game:1.0' }] } } },
+          metadata: {
+            name: `bench-${String(i + j).padStart(4, '0')}`,
+            labels: { 'gsp.dev/profile': 'bench', team: (i + j) % 2 ? 'red' : 'blue' },
+          },
+          spec: {
+            ports: [{ name: 'game', containerPort: 7777, protocol: 'UDP' }],
+            template: { spec: { containers: [{ name: 'gameserver', image: 'example/game:1.0' }] } },
+          },
         },
       }),
     ),
@@ -39,7 +45,11 @@ const jwk = { ...(await exportJWK(privateKey)), kid: 'bench', alg: 'RS256', use:
 const idpServer = createServer((req, res) => provider.callback()(req, res));
 await new Promise<void>((resolve) => idpServer.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${(idpServer.address() as AddressInfo).port}`;
-const provider = new Provider(issuer, { cookies: { keys: ['bench-only'] }, jwks: { keys: [jwk] }, clients: [{ client_id: 'control-plane', client_secret: 'unused', redirect_uris: ['http://127.0.0.1/cb'] }] });
+const provider = new Provider(issuer, {
+  cookies: { keys: ['bench-only'] },
+  jwks: { keys: [jwk] },
+  clients: [{ client_id: 'control-plane', client_secret: 'unused', redirect_uris: ['http://127.0.0.1/cb'] }],
+});
 const token = await new SignJWT({ preferred_username: 'bench-viewer', groups: ['viewers'] })
   .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
   .setIssuer(issuer)
@@ -48,7 +58,12 @@ const token = await new SignJWT({ preferred_username: 'bench-viewer', groups: ['
   .setExpirationTime('1h')
   .sign(privateKey);
 
-const common = { KUBECONFIG: kube.kubeconfigPath, POD_NAMESPACE: 'default', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'warn' };
+const common = {
+  KUBECONFIG: kube.kubeconfigPath,
+  POD_NAMESPACE: 'default',
+  RATE_LIMIT_MAX: '1000000000',
+  LOG_LEVEL: 'warn',
+};
 // Audit lines are written for real, to /dev/null, so their cost is part of the figures.
 const auditStream = createWriteStream('/dev/null');
 const none = await buildApp(loadConfig({ ...common, AUTH_MODE: 'none' }), { auditStream, logger: false });
@@ -72,10 +87,18 @@ await authed.listen({ port: 0, host: '127.0.0.1' });
 
 const basic = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
 // The anonymous admin of the AUTH_MODE=none instance creates the key; the other instance learns it from its watch.
-const created = await none.inject({ method: 'POST', url: '/api/v1/apikeys', payload: { name: 'bench', role: 'viewer' } });
+const created = await none.inject({
+  method: 'POST',
+  url: '/api/v1/apikeys',
+  payload: { name: 'bench', role: 'viewer' },
+});
 if (created.statusCode !== 201) throw new Error(`creating the bench key: ${created.statusCode} ${created.body}`);
 const apiKey = (created.json() as { key: string }).key;
-for (let i = 0; (await authed.inject({ url: '/api/v1/session', headers: { 'x-api-key': apiKey } })).statusCode !== 200; i++) {
+for (
+  let i = 0;
+  (await authed.inject({ url: '/api/v1/session', headers: { 'x-api-key': apiKey } })).statusCode !== 200;
+  i++
+) {
   if (i > 500) throw new Error('the bench key did not reach the authenticated instance');
   await new Promise((r) => setTimeout(r, 10));
 }
@@ -95,7 +118,12 @@ process.on('message', (m) => {
   }
 });
 // Every game server is in the cache before anything is measured.
-for (let i = 0; (await authed.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': apiKey } })).json<unknown[]>().length < gameServerCount; i++) {
+for (
+  let i = 0;
+  (await authed.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': apiKey } })).json<unknown[]>().length <
+  gameServerCount;
+  i++
+) {
   if (i > 1000) throw new Error('the game servers did not reach the control plane');
   await new Promise((r) => setTimeout(r, 10));
 }

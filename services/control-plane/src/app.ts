@@ -69,13 +69,22 @@ function redactUrl(url: string): string {
 }
 
 /** Fastify's request serializer, but with `url` redacted; it replaces any other. */
-const serializeRequest = (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort });
+const serializeRequest = (req: FastifyRequest) => ({
+  method: req.method,
+  url: redactUrl(req.url),
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+});
 
 /** Builds the control plane; tests build it the same way with their own config, logger and audit stream. */
 export async function buildApp(config: ControlPlaneConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   const logger: FastifyServerOptions['logger'] = options.logger ?? { level: config.logLevel, stream: process.stderr };
   const app = Fastify({
-    logger: typeof logger === 'object' ? { ...logger, serializers: { ...logger.serializers, req: serializeRequest } } : logger,
+    logger:
+      typeof logger === 'object'
+        ? { ...logger, serializers: { ...logger.serializers, req: serializeRequest } }
+        : logger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     // Off unless configured: a believed X-Forwarded-For would let clients dodge the per-IP failure limit.
@@ -111,17 +120,31 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   // fail at once while disconnected (no offline queue) and give up after REDIS_COMMAND_TIMEOUT_MS
   // on a silent link; then the breaker leaves Redis alone for a few seconds.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, socketTimeout: 10_000 })
+    ? new Redis(config.redisUrl, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: false,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        socketTimeout: 10_000,
+      })
     : undefined;
   const health = redis
-    ? redisHealth(redis, 5000, (err) => app.log.warn({ err: { message: err.message } }, 'redis failed or stalled: failed sign-ins are counted per replica and the request budget is not enforced until it answers again'))
+    ? redisHealth(redis, 5000, (err) =>
+        app.log.warn(
+          { err: { message: err.message } },
+          'redis failed or stalled: failed sign-ins are counted per replica and the request budget is not enforced until it answers again',
+        ),
+      )
     : undefined;
   if (redis) {
     let down = false;
     redis.on('error', (err) => {
       if (down) return;
       down = true;
-      app.log.warn({ err: { message: err.message } }, 'redis unreachable: failed sign-ins are counted per replica and the request budget is not enforced until it is back');
+      app.log.warn(
+        { err: { message: err.message } },
+        'redis unreachable: failed sign-ins are counted per replica and the request budget is not enforced until it is back',
+      );
     });
     redis.on('ready', () => {
       if (down) app.log.info('redis reachable again: counters are shared by the replicas');
@@ -168,7 +191,11 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     },
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'GSP control plane', version: '1.0.0', description: 'Game servers, fleets, profiles and API keys.' },
+      info: {
+        title: 'GSP control plane',
+        version: '1.0.0',
+        description: 'Game servers, fleets, profiles and API keys.',
+      },
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
@@ -195,18 +222,35 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     done();
   });
   const failures = redis
-    ? redisFailureLimiter(redis, health!, config.redisKeyPrefix, config.rateLimit.authFailures, config.rateLimit.windowMs)
+    ? redisFailureLimiter(
+        redis,
+        health!,
+        config.redisKeyPrefix,
+        config.rateLimit.authFailures,
+        config.rateLimit.windowMs,
+      )
     : localFailureLimiter(config.rateLimit.authFailures, config.rateLimit.windowMs);
-  await app.register(auth, { modes: config.modes, basic: config.basic, oidc: config.oidc, roles: config.roles, apikeyPrefix: config.apikeyPrefix, failures, refused: (reason) => metrics.authFailures.inc({ reason }) });
+  await app.register(auth, {
+    modes: config.modes,
+    basic: config.basic,
+    oidc: config.oidc,
+    roles: config.roles,
+    apikeyPrefix: config.apikeyPrefix,
+    failures,
+    refused: (reason) => metrics.authFailures.inc({ reason }),
+  });
   // Registered after auth so its per-route onRequest hook runs once the caller is known.
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
     // While the breaker is open the budget is not asked of Redis at all, so no request waits on it.
-    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true, allowList: () => !health!.usable() } : {}),
+    ...(redis
+      ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true, allowList: () => !health!.usable() }
+      : {}),
     keyGenerator: budgetKey,
-    errorResponseBuilder: (_request, context) => new TooManyRequests(`rate limit of ${context.max} requests per ${context.after} exceeded`),
+    errorResponseBuilder: (_request, context) =>
+      new TooManyRequests(`rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
 
   await app.register(opsRoutes);
@@ -214,10 +258,18 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(gameServerRoutes);
   await app.register(fleetRoutes);
   await app.register(profileRoutes);
-  await app.register(consoleRoutes, { redis, redisKeyPrefix: config.redisKeyPrefix, ticketTtlMs: config.consoleTicketTtlMs });
+  await app.register(consoleRoutes, {
+    redis,
+    redisKeyPrefix: config.redisKeyPrefix,
+    ticketTtlMs: config.consoleTicketTtlMs,
+  });
   await app.register(logRoutes);
   // Retention deletes snapshots with no request behind it; its lines go to the same audit stream.
   await app.register(snapshotRoutes, { writeAudit: (line) => auditStream.write(`${JSON.stringify(line)}\n`) });
-  await app.register(apiKeyRoutes, { keyPrefix: config.apikeyPrefix, roles: config.roles, maxTtlMs: config.apikeyMaxTtlMs });
+  await app.register(apiKeyRoutes, {
+    keyPrefix: config.apikeyPrefix,
+    roles: config.roles,
+    maxTtlMs: config.apikeyMaxTtlMs,
+  });
   return app;
 }

@@ -1,5 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, durationVar, httpTimeouts, nonEmpty, parsePort, parseUrl, readFileVar, readSecret } from '@gsp/service-kit';
+import {
+  ConfigError,
+  durationVar,
+  httpTimeouts,
+  nonEmpty,
+  parsePort,
+  parseUrl,
+  readFileVar,
+  readSecret,
+} from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT } from './apikeys/keys.js';
 import type { KubeBounds } from './kube/client.js';
@@ -59,7 +68,8 @@ export { ConfigError };
 function parseBool(env: Env, name: string): boolean {
   const raw = nonEmpty(env, name);
   if (raw === undefined) return false;
-  if (raw !== 'true' && raw !== 'false') throw new ConfigError(name, `must be "true" or "false", got ${JSON.stringify(raw)}`);
+  if (raw !== 'true' && raw !== 'false')
+    throw new ConfigError(name, `must be "true" or "false", got ${JSON.stringify(raw)}`);
   return raw === 'true';
 }
 
@@ -85,14 +95,18 @@ function readNamespace(env: Env, serviceAccountFile: string): string {
     }
   }
   namespace ??= 'default';
-  if (!DNS_LABEL.test(namespace)) throw new ConfigError('POD_NAMESPACE', `must be a namespace name, got ${JSON.stringify(namespace)}`);
+  if (!DNS_LABEL.test(namespace))
+    throw new ConfigError('POD_NAMESPACE', `must be a namespace name, got ${JSON.stringify(namespace)}`);
   return namespace;
 }
 
 function readKubeconfig(env: Env): string | undefined {
   const path = nonEmpty(env, 'KUBECONFIG');
   if (path === undefined && nonEmpty(env, 'KUBERNETES_SERVICE_HOST') === undefined) {
-    throw new ConfigError('KUBECONFIG', 'is unset and this is not running in a Kubernetes pod (KUBERNETES_SERVICE_HOST is unset): point KUBECONFIG at a cluster, e.g. the kubeconfig that kube-lite prints');
+    throw new ConfigError(
+      'KUBECONFIG',
+      'is unset and this is not running in a Kubernetes pod (KUBERNETES_SERVICE_HOST is unset): point KUBECONFIG at a cluster, e.g. the kubeconfig that kube-lite prints',
+    );
   }
   return path;
 }
@@ -101,7 +115,11 @@ function readKubeconfig(env: Env): string | undefined {
 function parseTrustProxy(raw: string | undefined): boolean | string {
   if (raw === undefined || raw === 'false') return false;
   if (raw === 'true') return true;
-  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw)) throw new ConfigError('TRUST_PROXY', `must be true, false or a list of proxy addresses/CIDRs, got ${JSON.stringify(raw)}`);
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw))
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be true, false or a list of proxy addresses/CIDRs, got ${JSON.stringify(raw)}`,
+    );
   return raw;
 }
 
@@ -116,14 +134,18 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     .map((m) => m.trim())
     .filter((m) => m !== '');
   for (const mode of listed) {
-    if (!(AUTH_MODES as readonly string[]).includes(mode)) throw new ConfigError('AUTH_MODE', `unknown mode ${JSON.stringify(mode)} (known: ${AUTH_MODES.join(', ')})`);
+    if (!(AUTH_MODES as readonly string[]).includes(mode))
+      throw new ConfigError('AUTH_MODE', `unknown mode ${JSON.stringify(mode)} (known: ${AUTH_MODES.join(', ')})`);
   }
   const modes = new Set<AuthMode>(listed as AuthMode[]);
   if (parseBool(env, 'AUTH_BASIC_ENABLED')) modes.add('basic');
   if (parseBool(env, 'AUTH_APIKEY_ENABLED')) modes.add('apikey');
   if (parseBool(env, 'AUTH_OIDC_ENABLED')) modes.add('oidc');
   if (modes.size === 0) {
-    throw new ConfigError('AUTH_MODE', 'no authentication mode is on: list basic, apikey or oidc (or none for development) in AUTH_MODE, or set AUTH_*_ENABLED=true');
+    throw new ConfigError(
+      'AUTH_MODE',
+      'no authentication mode is on: list basic, apikey or oidc (or none for development) in AUTH_MODE, or set AUTH_*_ENABLED=true',
+    );
   }
   if (modes.has('none') && modes.size > 1) {
     throw new ConfigError('AUTH_MODE', `"none" cannot be combined with other modes (on: ${[...modes].join(', ')})`);
@@ -138,7 +160,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     throw err;
   }
   const knownRole = (variable: string, name: string): string => {
-    if (!roles.has(name)) throw new ConfigError(variable, `unknown role ${JSON.stringify(name)} (known: ${roles.names().join(', ')})`);
+    if (!roles.has(name))
+      throw new ConfigError(variable, `unknown role ${JSON.stringify(name)} (known: ${roles.names().join(', ')})`);
     return name;
   };
 
@@ -149,27 +172,45 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     const passwordHash = readSecret(env, 'AUTH_BASIC_PASSWORD_HASH');
     if (user === undefined) throw new ConfigError('AUTH_BASIC_USER', 'is required when basic authentication is on');
     if (password === undefined && passwordHash === undefined) {
-      throw new ConfigError('AUTH_BASIC_PASSWORD', 'AUTH_BASIC_PASSWORD or AUTH_BASIC_PASSWORD_HASH is required when basic authentication is on');
+      throw new ConfigError(
+        'AUTH_BASIC_PASSWORD',
+        'AUTH_BASIC_PASSWORD or AUTH_BASIC_PASSWORD_HASH is required when basic authentication is on',
+      );
     }
-    if (password !== undefined && passwordHash !== undefined) throw new ConfigError('AUTH_BASIC_PASSWORD', 'set AUTH_BASIC_PASSWORD or AUTH_BASIC_PASSWORD_HASH, not both');
+    if (password !== undefined && passwordHash !== undefined)
+      throw new ConfigError('AUTH_BASIC_PASSWORD', 'set AUTH_BASIC_PASSWORD or AUTH_BASIC_PASSWORD_HASH, not both');
     if (passwordHash !== undefined && !/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(passwordHash)) {
       throw new ConfigError('AUTH_BASIC_PASSWORD_HASH', 'must be a bcrypt hash ($2b$10$...)');
     }
-    basic = { user, password, passwordHash, role: knownRole('AUTH_BASIC_ROLE', nonEmpty(env, 'AUTH_BASIC_ROLE') ?? 'admin') };
+    basic = {
+      user,
+      password,
+      passwordHash,
+      role: knownRole('AUTH_BASIC_ROLE', nonEmpty(env, 'AUTH_BASIC_ROLE') ?? 'admin'),
+    };
   }
 
   let oidc: OidcConfig | undefined;
   if (modes.has('oidc')) {
     const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
-    if (issuerUrl === undefined) throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required when oidc authentication is on');
+    if (issuerUrl === undefined)
+      throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required when oidc authentication is on');
     const clientId = nonEmpty(env, 'AUTH_OIDC_CLIENT_ID');
-    if (clientId === undefined) throw new ConfigError('AUTH_OIDC_CLIENT_ID', 'is required when oidc authentication is on (tokens are checked to be issued to it)');
+    if (clientId === undefined)
+      throw new ConfigError(
+        'AUTH_OIDC_CLIENT_ID',
+        'is required when oidc authentication is on (tokens are checked to be issued to it)',
+      );
     const roleMapping = new Map<string, string>();
     for (const pair of (nonEmpty(env, 'AUTH_OIDC_ROLE_MAPPING') ?? '').split(',').filter((p) => p.trim() !== '')) {
       const at = pair.lastIndexOf('=');
       const value = pair.slice(0, at).trim();
       const role = pair.slice(at + 1).trim();
-      if (at <= 0 || value === '' || role === '') throw new ConfigError('AUTH_OIDC_ROLE_MAPPING', `expected claimValue=role pairs separated by commas, got ${JSON.stringify(pair)}`);
+      if (at <= 0 || value === '' || role === '')
+        throw new ConfigError(
+          'AUTH_OIDC_ROLE_MAPPING',
+          `expected claimValue=role pairs separated by commas, got ${JSON.stringify(pair)}`,
+        );
       roleMapping.set(value, knownRole('AUTH_OIDC_ROLE_MAPPING', role));
     }
     oidc = {
@@ -190,11 +231,15 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
   // A ticket is a credential in a URL: it lives seconds, and minutes at most.
   const consoleTicketTtlMs = durationVar(env, 'CONSOLE_TICKET_TTL', 30_000, 100);
   if (consoleTicketTtlMs > MAX_CONSOLE_TICKET_TTL_MS) {
-    throw new ConfigError('CONSOLE_TICKET_TTL', `must be at most 5m, got ${JSON.stringify(nonEmpty(env, 'CONSOLE_TICKET_TTL'))}`);
+    throw new ConfigError(
+      'CONSOLE_TICKET_TTL',
+      `must be at most 5m, got ${JSON.stringify(nonEmpty(env, 'CONSOLE_TICKET_TTL'))}`,
+    );
   }
 
   const apikeyPrefix = nonEmpty(env, 'APIKEY_PREFIX') ?? 'gsp';
-  if (!/^[a-z][a-z0-9]{0,15}$/.test(apikeyPrefix)) throw new ConfigError('APIKEY_PREFIX', 'must be 1-16 lower-case letters and digits, starting with a letter');
+  if (!/^[a-z][a-z0-9]{0,15}$/.test(apikeyPrefix))
+    throw new ConfigError('APIKEY_PREFIX', 'must be 1-16 lower-case letters and digits, starting with a letter');
 
   return {
     port: parsePort(env, 'PORT', 8080),

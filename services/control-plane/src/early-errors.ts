@@ -12,7 +12,8 @@ export function frameworkProblem(error: FastifyError, url: string): { status: nu
   if (error.code === 'FST_ERR_BAD_URL') {
     return { status: 400, detail: `the path ${path} is not a valid URL: it has malformed percent-encoding` };
   }
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return { status: 414, detail: `a segment of the path ${path} is too long` };
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return { status: 414, detail: `a segment of the path ${path} is too long` };
   return { status: 500, detail: 'The server could not route the request.' };
 }
 
@@ -28,5 +29,9 @@ export function seenOf(rawPacket: unknown): { method: string; path: string; user
   const text = Buffer.isBuffer(rawPacket) ? rawPacket.subarray(0, 8192).toString('latin1') : '';
   const line = /^([A-Z]{1,20}) (\S{1,2048}) HTTP\/\d\.\d\r?\n/.exec(text);
   const userAgent = /\r?\nuser-agent: *([^\r\n]*)/i.exec(text)?.[1] ?? '';
-  return { method: line?.[1] ?? '', path: line ? Buffer.from(line[2] ?? '', 'latin1').toString('utf8') : '', userAgent };
+  return {
+    method: line?.[1] ?? '',
+    path: line ? Buffer.from(line[2] ?? '', 'latin1').toString('utf8') : '',
+    userAgent,
+  };
 }

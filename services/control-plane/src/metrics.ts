@@ -41,7 +41,12 @@ export function createMetrics(sources: MetricsSources): ControlPlaneMetrics {
   });
   return {
     registry,
-    requests: new Counter({ name: 'gsp_cp_requests_total', help: 'Requests by method, route template and status (health probes excepted)', labelNames: ['method', 'route', 'code'], registers }),
+    requests: new Counter({
+      name: 'gsp_cp_requests_total',
+      help: 'Requests by method, route template and status (health probes excepted)',
+      labelNames: ['method', 'route', 'code'],
+      registers,
+    }),
     duration: new Histogram({
       name: 'gsp_cp_request_duration_seconds',
       help: 'Time from request to response, by route template',

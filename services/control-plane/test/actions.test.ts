@@ -20,25 +20,53 @@ const PROFILE = {
   },
 };
 
-
 async function setUp(t: Tap, env: Record<string, string> = {}): Promise<Built & { kube: KubeLite }> {
   const kube = await startKube(t);
   await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
   const built = await build(t, kube, env);
-  t.equal((await built.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE })).statusCode, 201);
+  t.equal(
+    (await built.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
+      .statusCode,
+    201,
+  );
   return { ...built, kube };
 }
 
 async function server(app: FastifyInstance, name: string): Promise<void> {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/gameservers/games', headers: BASIC_ADMIN, payload: { profile: 'arena', name } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/gameservers/games',
+    headers: BASIC_ADMIN,
+    payload: { profile: 'arena', name },
+  });
   if (res.statusCode !== 201) throw new Error(res.body);
-  await until(`${name} Ready`, async () => ((await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as { state: string }).state === 'Ready');
+  await until(
+    `${name} Ready`,
+    async () =>
+      (
+        (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as {
+          state: string;
+        }
+      ).state === 'Ready',
+  );
 }
 
-const act = (app: FastifyInstance, name: string, action: string, args?: string[], headers: Record<string, string> = BASIC_ADMIN) =>
-  app.inject({ method: 'POST', url: `/api/v1/gameservers/games/${name}/actions/${action}`, headers, ...(args ? { payload: { args } } : {}) });
+const act = (
+  app: FastifyInstance,
+  name: string,
+  action: string,
+  args?: string[],
+  headers: Record<string, string> = BASIC_ADMIN,
+) =>
+  app.inject({
+    method: 'POST',
+    url: `/api/v1/gameservers/games/${name}/actions/${action}`,
+    headers,
+    ...(args ? { payload: { args } } : {}),
+  });
 
-const stateIn = async (kube: KubeLite, name: string) => (await kubectl(kube, ['get', 'gs', name, '-n', 'games', '-o', 'jsonpath={.status.state}'])).stdout;
+const stateIn = async (kube: KubeLite, name: string) =>
+  (await kubectl(kube, ['get', 'gs', name, '-n', 'games', '-o', 'jsonpath={.status.state}'])).stdout;
 
 t.test('allocate goes through a GameServerAllocation that can only pick this server', async (t) => {
   const { app, kube } = await setUp(t);
@@ -62,7 +90,9 @@ t.test('reserve holds a Ready server out of allocation for the given time', asyn
   const res = await act(app, 'held', 'reserve', ['5m']);
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { gameServer: { state: 'Reserved' } });
-  const until_ = Date.parse((await kubectl(kube, ['get', 'gs', 'held', '-n', 'games', '-o', 'jsonpath={.status.reservedUntil}'])).stdout);
+  const until_ = Date.parse(
+    (await kubectl(kube, ['get', 'gs', 'held', '-n', 'games', '-o', 'jsonpath={.status.reservedUntil}'])).stdout,
+  );
   t.ok(until_ > Date.now() + 4 * 60_000 && until_ <= Date.now() + 5 * 60_000, 'reservedUntil is five minutes ahead');
   t.equal((await act(app, 'held', 'allocate')).statusCode, 409, 'a Reserved server is not allocated');
 });
@@ -73,7 +103,10 @@ t.test('shutdown moves the server to Shutdown and Agones removes it', async (t) 
   const res = await act(app, 'bye', 'shutdown');
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { gameServer: { state: 'Shutdown' } });
-  await until('removed', async () => (await kubectl(kube, ['get', 'gs', '-n', 'games', '-o', 'name'])).stdout.trim() === '');
+  await until(
+    'removed',
+    async () => (await kubectl(kube, ['get', 'gs', '-n', 'games', '-o', 'name'])).stdout.trim() === '',
+  );
   t.equal((await act(app, 'bye', 'shutdown')).statusCode, 404);
 });
 
@@ -92,7 +125,10 @@ t.test("restart runs the profile's restartCommand: the server keeps its name and
     body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'plain' }, spec: {} },
   });
   await until('plain Ready', async () => (await stateIn(kube, 'plain')) === 'Ready');
-  await until('plain cached', async () => (await app.inject({ url: '/api/v1/gameservers/games/plain', headers: BASIC_ADMIN })).statusCode === 200);
+  await until(
+    'plain cached',
+    async () => (await app.inject({ url: '/api/v1/gameservers/games/plain', headers: BASIC_ADMIN })).statusCode === 200,
+  );
   const none = await act(app, 'plain', 'restart');
   t.equal(none.statusCode, 409);
   t.match(none.json(), { detail: /not created from a profile/ });
@@ -103,7 +139,13 @@ t.test('a profile action gets its args as separate argv elements, never through 
   await server(app, 'cmd');
   const res = await act(app, 'cmd', 'say', ['hello world', '; rm -rf /', '$(id)', '']);
   t.equal(res.statusCode, 200, res.body);
-  const body = res.json() as { exitCode: number; stdout: string; stderr: string; truncated: boolean; durationMs: number };
+  const body = res.json() as {
+    exitCode: number;
+    stdout: string;
+    stderr: string;
+    truncated: boolean;
+    durationMs: number;
+  };
   t.equal(body.exitCode, 0);
   t.equal(body.stdout, '[hello world]\n[; rm -rf /]\n[$(id)]\n[]\n', 'each arg reached printf as one literal element');
   t.equal(body.truncated, false);
@@ -144,16 +186,32 @@ t.test('unknown actions are 404 naming what exists; actions on a server in the w
   await server(app, 'x');
   const unknown = await act(app, 'x', 'explode');
   t.equal(unknown.statusCode, 404);
-  t.match(unknown.json(), { detail: /no action explode.*allocate, reserve, restart, shutdown.*arena defines fail, flood, long, say, slow/ });
+  t.match(unknown.json(), {
+    detail: /no action explode.*allocate, reserve, restart, shutdown.*arena defines fail, flood, long, say, slow/,
+  });
   t.equal((await act(app, 'nope', 'allocate')).statusCode, 404, 'unknown game server');
   // Stop the Agones controller's progress: a server that is Shutdown but not yet gone.
-  await kube.kubeConfig.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
-    { group: 'agones.dev', version: 'v1', namespace: 'games', plural: 'gameservers', name: 'x', body: { metadata: { finalizers: ['test/hold'] } } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  await kube.kubeConfig
+    .makeApiClient(CustomObjectsApi)
+    .patchNamespacedCustomObject(
+      {
+        group: 'agones.dev',
+        version: 'v1',
+        namespace: 'games',
+        plural: 'gameservers',
+        name: 'x',
+        body: { metadata: { finalizers: ['test/hold'] } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   const shutdown = await act(app, 'x', 'shutdown');
   t.equal(shutdown.statusCode, 200, shutdown.body);
-  await until('Shutdown seen', async () => ((await app.inject({ url: '/api/v1/gameservers/games/x', headers: BASIC_ADMIN })).json() as { state: string }).state === 'Shutdown');
+  await until(
+    'Shutdown seen',
+    async () =>
+      ((await app.inject({ url: '/api/v1/gameservers/games/x', headers: BASIC_ADMIN })).json() as { state: string })
+        .state === 'Shutdown',
+  );
   const late = await act(app, 'x', 'say', ['hi']);
   t.equal(late.statusCode, 409);
   t.match(late.json(), { detail: /is being deleted|is Shutdown/ });
@@ -165,10 +223,21 @@ t.test('one action at a time per game server, across replicas sharing Redis', as
   const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
   const a = await build(t, kube, env);
   const b = await build(t, kube, env);
-  t.equal((await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE })).statusCode, 201);
-  await until('profile on b', async () => (await b.app.inject({ url: '/api/v1/profiles/arena', headers: BASIC_ADMIN })).statusCode === 200);
+  t.equal(
+    (await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
+      .statusCode,
+    201,
+  );
+  await until(
+    'profile on b',
+    async () => (await b.app.inject({ url: '/api/v1/profiles/arena', headers: BASIC_ADMIN })).statusCode === 200,
+  );
   await server(a.app, 'shared');
-  await until('server on b', async () => (await b.app.inject({ url: '/api/v1/gameservers/games/shared', headers: BASIC_ADMIN })).statusCode === 200);
+  await until(
+    'server on b',
+    async () =>
+      (await b.app.inject({ url: '/api/v1/gameservers/games/shared', headers: BASIC_ADMIN })).statusCode === 200,
+  );
   const running = act(a.app, 'shared', 'long');
   const refused = await until('b refused while a runs', async () => {
     const res = await act(b.app, 'shared', 'say', ['x']);
@@ -179,17 +248,27 @@ t.test('one action at a time per game server, across replicas sharing Redis', as
   t.equal((await act(b.app, 'shared', 'say', ['x'])).statusCode, 200, 'free again once it ended');
 });
 
-t.test('operators run actions; viewers may not; audit lines name target, action and outcome but never args', async (t) => {
-  const { app, audit } = await setUp(t);
-  await server(app, 'aud');
-  const operator = await createKey(app, 'op', 'operator');
-  const viewer = await createKey(app, 'view', 'viewer');
-  t.equal((await act(app, 'aud', 'say', ['secret-arg-value'], { 'x-api-key': operator })).statusCode, 200);
-  t.equal((await act(app, 'aud', 'say', ['x'], { 'x-api-key': viewer })).statusCode, 403);
-  const lines = audit.lines().filter((l) => String(l.path).includes('/actions/'));
-  t.equal(lines.length, 2, 'one line per request');
-  t.match(lines[0], { method: 'POST', status: 200, target: 'games/aud', action: 'say', outcome: 'exit 0', role: 'operator' });
-  t.match(lines[1], { status: 403, target: 'games/aud', action: 'say', result: 'failure' });
-  t.notMatch(audit.text.join(''), /secret-arg-value/, 'args never reach the audit');
-  t.notMatch(audit.text.join(''), new RegExp(operator), 'nor the key');
-});
+t.test(
+  'operators run actions; viewers may not; audit lines name target, action and outcome but never args',
+  async (t) => {
+    const { app, audit } = await setUp(t);
+    await server(app, 'aud');
+    const operator = await createKey(app, 'op', 'operator');
+    const viewer = await createKey(app, 'view', 'viewer');
+    t.equal((await act(app, 'aud', 'say', ['secret-arg-value'], { 'x-api-key': operator })).statusCode, 200);
+    t.equal((await act(app, 'aud', 'say', ['x'], { 'x-api-key': viewer })).statusCode, 403);
+    const lines = audit.lines().filter((l) => String(l.path).includes('/actions/'));
+    t.equal(lines.length, 2, 'one line per request');
+    t.match(lines[0], {
+      method: 'POST',
+      status: 200,
+      target: 'games/aud',
+      action: 'say',
+      outcome: 'exit 0',
+      role: 'operator',
+    });
+    t.match(lines[1], { status: 403, target: 'games/aud', action: 'say', result: 'failure' });
+    t.notMatch(audit.text.join(''), /secret-arg-value/, 'args never reach the audit');
+    t.notMatch(audit.text.join(''), new RegExp(operator), 'nor the key');
+  },
+);

@@ -3,7 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { generateKey } from '../src/apikeys/keys.js';
 import type { ApiKeyIdentity } from '../src/apikeys/store.js';
-import { BASIC_ADMIN, build, createKey, createKeySecret, kubectl, relayedKubeconfig, startKube, startRelay, until } from './helper.js';
+import {
+  BASIC_ADMIN,
+  build,
+  createKey,
+  createKeySecret,
+  kubectl,
+  relayedKubeconfig,
+  startKube,
+  startRelay,
+  until,
+} from './helper.js';
 
 const kube = await startKube(t);
 
@@ -52,7 +62,12 @@ const getSecret = async (name: string): Promise<SecretJson> => {
 
 t.test('a created key is an Opaque Secret with the seed labels, key and metadata, seen by kubectl', async (t) => {
   const { app } = await build(t, kube);
-  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'ci-deploy', role: 'operator' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: BASIC_ADMIN,
+    payload: { name: 'ci-deploy', role: 'operator' },
+  });
   t.equal(res.statusCode, 201);
   const body = res.json() as { name: string; role: string; createdAt: string; key: string; warning: string };
   t.match(body, { name: 'ci-deploy', role: 'operator', key: /^gsp_[0-9A-Za-z]{38}$/, warning: /only once/ });
@@ -65,7 +80,11 @@ t.test('a created key is an Opaque Secret with the seed labels, key and metadata
   t.same(meta, { name: 'ci-deploy', role: 'operator', userId: 'root', username: 'root', createdAt: body.createdAt });
 
   const asKey = { 'x-api-key': body.key };
-  t.equal((await app.inject({ url: '/api/v1/gameservers', headers: asKey })).statusCode, 200, 'the key reads as an operator');
+  t.equal(
+    (await app.inject({ url: '/api/v1/gameservers', headers: asKey })).statusCode,
+    200,
+    'the key reads as an operator',
+  );
   t.equal((await app.inject({ url: '/api/v1/apikeys', headers: asKey })).statusCode, 403, 'but does not manage keys');
 });
 
@@ -95,27 +114,53 @@ t.test('the list is a JSON array of keys sorted by name', async (t) => {
   await createKey(app, 'sorted-a', 'viewer');
   await createKey(app, 'sorted-b', 'viewer');
   const names = await listedNames(app);
-  t.same(names.filter((n) => n.startsWith('sorted-')), ['sorted-a', 'sorted-b', 'sorted-c']);
-  t.same(names, [...names].sort((a, b) => a.localeCompare(b)), 'every key in name order');
+  t.same(
+    names.filter((n) => n.startsWith('sorted-')),
+    ['sorted-a', 'sorted-b', 'sorted-c'],
+  );
+  t.same(
+    names,
+    [...names].sort((a, b) => a.localeCompare(b)),
+    'every key in name order',
+  );
 });
 
-t.test('a key shows in the list of the replica that created it as soon as the 201 is back, and leaves it as soon as the 204 is', async (t) => {
-  const { app } = await build(t, kube);
-  for (let i = 0; i < 5; i++) {
-    const name = `at-once-${i}`;
-    await createKey(app, name, 'viewer');
-    t.ok((await listedNames(app)).includes(name), `${name} listed right after its create`);
-    t.equal(await revoke(app, name), 204);
-    t.notOk((await listedNames(app)).includes(name), `${name} gone right after its revocation`);
-  }
-});
+t.test(
+  'a key shows in the list of the replica that created it as soon as the 201 is back, and leaves it as soon as the 204 is',
+  async (t) => {
+    const { app } = await build(t, kube);
+    for (let i = 0; i < 5; i++) {
+      const name = `at-once-${i}`;
+      await createKey(app, name, 'viewer');
+      t.ok((await listedNames(app)).includes(name), `${name} listed right after its create`);
+      t.equal(await revoke(app, name), 204);
+      t.notOk((await listedNames(app)).includes(name), `${name} gone right after its revocation`);
+    }
+  },
+);
 
 t.test('a key Secret whose data cannot be read is not listed', async (t) => {
   const a = await build(t, kube);
   const b = await build(t, kube);
-  const created = await kubectl(kube, ['-n', 'default', 'create', 'secret', 'generic', 'gsp-apikey-garbled', '--from-literal=key=gsp_x', '--from-literal=metadata=not json']);
+  const created = await kubectl(kube, [
+    '-n',
+    'default',
+    'create',
+    'secret',
+    'generic',
+    'gsp-apikey-garbled',
+    '--from-literal=key=gsp_x',
+    '--from-literal=metadata=not json',
+  ]);
   t.equal(created.code, 0, created.stderr);
-  const labelled = await kubectl(kube, ['-n', 'default', 'label', 'secret', 'gsp-apikey-garbled', 'gsp.dev/apikey=true']);
+  const labelled = await kubectl(kube, [
+    '-n',
+    'default',
+    'label',
+    'secret',
+    'gsp-apikey-garbled',
+    'gsp.dev/apikey=true',
+  ]);
   t.equal(labelled.code, 0, labelled.stderr);
   await barrier(b.app, a.app, 'garbled-barrier');
   const names = await listedNames(a.app);
@@ -123,68 +168,151 @@ t.test('a key Secret whose data cannot be read is not listed', async (t) => {
   t.notOk(names.includes('garbled') || names.includes('gsp-apikey-garbled'), 'it is not');
 });
 
-t.test('the list answers from memory while the cluster is unreachable, and 503 with Retry-After before the keys were ever loaded', async (t) => {
-  const relay = await startRelay(t, { host: new URL(kube.url).hostname, port: Number(new URL(kube.url).port) });
-  relay.cut();
-  const env = { KUBECONFIG: relayedKubeconfig(t, kube, relay), KUBE_REQUEST_TIMEOUT: '1s', KUBE_WATCH_TIMEOUT: '2s' };
-  const { app } = await build(t, kube, env);
-  const early = await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN });
-  t.equal(early.statusCode, 503, 'not an empty list');
-  t.equal(early.headers['content-type'], 'application/problem+json; charset=utf-8');
-  t.ok(Number(early.headers['retry-after']) > 0, 'with Retry-After');
-  t.match(early.json(), { status: 503, detail: /not been loaded/ });
+t.test(
+  'the list answers from memory while the cluster is unreachable, and 503 with Retry-After before the keys were ever loaded',
+  async (t) => {
+    const relay = await startRelay(t, { host: new URL(kube.url).hostname, port: Number(new URL(kube.url).port) });
+    relay.cut();
+    const env = { KUBECONFIG: relayedKubeconfig(t, kube, relay), KUBE_REQUEST_TIMEOUT: '1s', KUBE_WATCH_TIMEOUT: '2s' };
+    const { app } = await build(t, kube, env);
+    const early = await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN });
+    t.equal(early.statusCode, 503, 'not an empty list');
+    t.equal(early.headers['content-type'], 'application/problem+json; charset=utf-8');
+    t.ok(Number(early.headers['retry-after']) > 0, 'with Retry-After');
+    t.match(early.json(), { status: 503, detail: /not been loaded/ });
 
-  relay.heal();
-  await until('the keys to be loaded', async () => (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).statusCode === 200, 10_000);
-  await createKey(app, 'from-memory', 'viewer');
-  relay.cut();
-  t.ok((await listedNames(app)).includes('from-memory'), 'listed with the cluster cut off');
-});
+    relay.heal();
+    await until(
+      'the keys to be loaded',
+      async () => (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).statusCode === 200,
+      10_000,
+    );
+    await createKey(app, 'from-memory', 'viewer');
+    relay.cut();
+    t.ok((await listedNames(app)).includes('from-memory'), 'listed with the cluster cut off');
+  },
+);
 
 t.test('a duplicate name is a 409, a too long or malformed name a 400, a higher role a 403', async (t) => {
   const { app } = await build(t, kube);
   await createKey(app, 'dup', 'viewer');
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'dup' } })).statusCode, 409);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'x'.repeat(53) } })).statusCode, 400);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'Bad_Name' } })).statusCode, 400);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'x'.repeat(52) } })).statusCode, 201, '52 characters fit');
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'dup' } }))
+      .statusCode,
+    409,
+  );
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/apikeys',
+        headers: BASIC_ADMIN,
+        payload: { name: 'x'.repeat(53) },
+      })
+    ).statusCode,
+    400,
+  );
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'Bad_Name' } }))
+      .statusCode,
+    400,
+  );
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/apikeys',
+        headers: BASIC_ADMIN,
+        payload: { name: 'x'.repeat(52) },
+      })
+    ).statusCode,
+    201,
+    '52 characters fit',
+  );
   const operator = await createKey(app, 'op-creator', 'operator');
-  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: { 'x-api-key': operator }, payload: { name: 'escalate', role: 'admin' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: { 'x-api-key': operator },
+    payload: { name: 'escalate', role: 'admin' },
+  });
   t.equal(res.statusCode, 403);
 });
 
 t.test('a key created with expiresIn carries expiresAt and stops working once expired', async (t) => {
   const { app } = await build(t, kube);
-  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'short', role: 'viewer', expiresIn: '1s' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: BASIC_ADMIN,
+    payload: { name: 'short', role: 'viewer', expiresIn: '1s' },
+  });
   t.equal(res.statusCode, 201);
   const { key, expiresAt } = res.json() as { key: string; expiresAt: string };
   t.ok(Date.parse(expiresAt) > Date.now());
-  await until('the key to expire', async () => (await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': key } })).statusCode === 401, 3000);
+  await until(
+    'the key to expire',
+    async () => (await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': key } })).statusCode === 401,
+    3000,
+  );
   t.pass('expired keys are rejected');
 });
 
 t.test('an expiresIn no date can hold, or of zero, is a 400 naming the field and the allowed range', async (t) => {
   const { app } = await build(t, kube);
   for (const expiresIn of ['100000000d', '99999999999999999999d', '36501d', '0s']) {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'forever', expiresIn } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/apikeys',
+      headers: BASIC_ADMIN,
+      payload: { name: 'forever', expiresIn },
+    });
     t.equal(res.statusCode, 400, `expiresIn ${expiresIn}`);
     t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
-    t.equal((res.json() as { detail: string }).detail, `expiresIn must be a duration from 1s to 36500d, such as 30d; got "${expiresIn}"`);
+    t.equal(
+      (res.json() as { detail: string }).detail,
+      `expiresIn must be a duration from 1s to 36500d, such as 30d; got "${expiresIn}"`,
+    );
   }
-  const longest = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'century', expiresIn: '36500d' } });
+  const longest = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: BASIC_ADMIN,
+    payload: { name: 'century', expiresIn: '36500d' },
+  });
   t.equal(longest.statusCode, 201, 'a hundred years is allowed');
   t.ok(Date.parse((longest.json() as { expiresAt: string }).expiresAt) > Date.now() + 99 * 365 * 86_400_000);
 
   const capped = await build(t, kube, { APIKEY_MAX_TTL: '7d' });
-  const res = await capped.app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'too-long', expiresIn: '8d' } });
+  const res = await capped.app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: BASIC_ADMIN,
+    payload: { name: 'too-long', expiresIn: '8d' },
+  });
   t.equal(res.statusCode, 400);
   t.match(res.json(), { detail: /^expiresIn must be a duration from 1s to 604800s \(APIKEY_MAX_TTL\)/ });
 });
 
 t.test('APIKEY_MAX_TTL caps expiresIn', async (t) => {
   const { app } = await build(t, kube, { APIKEY_MAX_TTL: '7d' });
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'long', expiresIn: '30d' } })).statusCode, 400);
-  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'capped' } });
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/apikeys',
+        headers: BASIC_ADMIN,
+        payload: { name: 'long', expiresIn: '30d' },
+      })
+    ).statusCode,
+    400,
+  );
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: BASIC_ADMIN,
+    payload: { name: 'capped' },
+  });
   t.ok((res.json() as { expiresAt?: string }).expiresAt, 'a key without expiresIn gets the maximum');
 });
 
@@ -193,15 +321,33 @@ t.test('a deleted key is rejected by two control-plane instances within 2 s', as
   const b = await build(t, kube);
   const key = await createKey(a.app, 'revoked', 'viewer');
   const headers = { 'x-api-key': key };
-  await until('instance b to learn the key', async () => (await b.app.inject({ url: '/api/v1/gameservers', headers })).statusCode === 200, 2000);
-  t.equal((await a.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/revoked', headers: BASIC_ADMIN })).statusCode, 204);
+  await until(
+    'instance b to learn the key',
+    async () => (await b.app.inject({ url: '/api/v1/gameservers', headers })).statusCode === 200,
+    2000,
+  );
+  t.equal(
+    (await a.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/revoked', headers: BASIC_ADMIN })).statusCode,
+    204,
+  );
   const started = Date.now();
-  await until('both instances to reject the key', async () => {
-    const [ra, rb] = await Promise.all([a.app.inject({ url: '/api/v1/gameservers', headers }), b.app.inject({ url: '/api/v1/gameservers', headers })]);
-    return ra.statusCode === 401 && rb.statusCode === 401;
-  }, 2000);
+  await until(
+    'both instances to reject the key',
+    async () => {
+      const [ra, rb] = await Promise.all([
+        a.app.inject({ url: '/api/v1/gameservers', headers }),
+        b.app.inject({ url: '/api/v1/gameservers', headers }),
+      ]);
+      return ra.statusCode === 401 && rb.statusCode === 401;
+    },
+    2000,
+  );
   t.ok(Date.now() - started < 2000);
-  t.equal((await a.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/revoked', headers: BASIC_ADMIN })).statusCode, 404, 'deleting again is a 404');
+  t.equal(
+    (await a.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/revoked', headers: BASIC_ADMIN })).statusCode,
+    404,
+    'deleting again is a 404',
+  );
 });
 
 t.test('a Secret deleted with kubectl stops the key on two instances within 2 s', async (t) => {
@@ -209,13 +355,24 @@ t.test('a Secret deleted with kubectl stops the key on two instances within 2 s'
   const b = await build(t, kube);
   const key = await createKey(a.app, 'kubectl-deleted', 'viewer');
   const headers = { 'x-api-key': key };
-  await until('instance b to learn the key', async () => (await b.app.inject({ url: '/api/v1/gameservers', headers })).statusCode === 200, 2000);
+  await until(
+    'instance b to learn the key',
+    async () => (await b.app.inject({ url: '/api/v1/gameservers', headers })).statusCode === 200,
+    2000,
+  );
   const run = await kubectl(kube, ['-n', 'default', 'delete', 'secret', 'gsp-apikey-kubectl-deleted']);
   t.equal(run.code, 0, run.stderr);
-  await until('both instances to reject the key', async () => {
-    const [ra, rb] = await Promise.all([a.app.inject({ url: '/api/v1/gameservers', headers }), b.app.inject({ url: '/api/v1/gameservers', headers })]);
-    return ra.statusCode === 401 && rb.statusCode === 401;
-  }, 2000);
+  await until(
+    'both instances to reject the key',
+    async () => {
+      const [ra, rb] = await Promise.all([
+        a.app.inject({ url: '/api/v1/gameservers', headers }),
+        b.app.inject({ url: '/api/v1/gameservers', headers }),
+      ]);
+      return ra.statusCode === 401 && rb.statusCode === 401;
+    },
+    2000,
+  );
   t.pass('rejected on both');
 });
 
@@ -296,7 +453,10 @@ t.test('a key Secret given a new value reports the old key revoked; a stamped us
   const key = await createKey(app, 'replaced', 'viewer');
   t.equal(await withKey(app, key), 200);
   await until('the stamped use to come back through the watch', async () => {
-    const items = (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as { name: string; lastUsedAt?: string }[];
+    const items = (await app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as {
+      name: string;
+      lastUsedAt?: string;
+    }[];
     return items.some((i) => i.name === 'replaced' && i.lastUsedAt);
   });
   t.same(seen, [], 'an update that keeps the value is no revocation');
@@ -334,19 +494,35 @@ t.test('a created key is no longer marked pending once its value has been sent',
   t.ok(secret.metadata.annotations?.['gsp.dev/apikey-sha256'], 'the other annotations stay');
 });
 
-t.test('a key Secret still marked pending, as a create whose answer was lost leaves it, authenticates nowhere', async (t) => {
-  const a = await build(t, kube);
-  const b = await build(t, kube);
-  const value = generateKey('gsp');
-  await createKeySecret(kube, 'unseen', value, { pending: true, role: 'admin' });
-  await barrier(b.app, a.app, 'unseen-barrier-a');
-  await barrier(a.app, b.app, 'unseen-barrier-b');
-  t.same([await withKey(a.app, value), await withKey(b.app, value)], [401, 401], 'refused by both replicas');
-  const listed = (await a.app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as { name: string }[];
-  t.notOk(listed.some((i) => i.name === 'unseen'), 'and not listed');
+t.test(
+  'a key Secret still marked pending, as a create whose answer was lost leaves it, authenticates nowhere',
+  async (t) => {
+    const a = await build(t, kube);
+    const b = await build(t, kube);
+    const value = generateKey('gsp');
+    await createKeySecret(kube, 'unseen', value, { pending: true, role: 'admin' });
+    await barrier(b.app, a.app, 'unseen-barrier-a');
+    await barrier(a.app, b.app, 'unseen-barrier-b');
+    t.same([await withKey(a.app, value), await withKey(b.app, value)], [401, 401], 'refused by both replicas');
+    const listed = (await a.app.inject({ url: '/api/v1/apikeys', headers: BASIC_ADMIN })).json() as { name: string }[];
+    t.notOk(
+      listed.some((i) => i.name === 'unseen'),
+      'and not listed',
+    );
 
-  const confirmed = await kubectl(kube, ['-n', 'default', 'annotate', 'secret', 'gsp-apikey-unseen', 'gsp.dev/apikey-pending-']);
-  t.equal(confirmed.code, 0, confirmed.stderr);
-  await until('both replicas to accept it once the mark is gone', async () => (await withKey(a.app, value)) === 200 && (await withKey(b.app, value)) === 200);
-  t.pass('the mark is what keeps it out');
-});
+    const confirmed = await kubectl(kube, [
+      '-n',
+      'default',
+      'annotate',
+      'secret',
+      'gsp-apikey-unseen',
+      'gsp.dev/apikey-pending-',
+    ]);
+    t.equal(confirmed.code, 0, confirmed.stderr);
+    await until(
+      'both replicas to accept it once the mark is gone',
+      async () => (await withKey(a.app, value)) === 200 && (await withKey(b.app, value)) === 200,
+    );
+    t.pass('the mark is what keeps it out');
+  },
+);

@@ -4,7 +4,9 @@ import t from 'tap';
 import { ADMIN_USER, BASIC_ADMIN, build, createKey, redisPrefix, startKube, TEST_REDIS_URL, until } from './helper.js';
 
 const kube = await startKube(t);
-const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+const basic = (user: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+});
 
 t.test('a request without credentials is a 401 with one challenge per enabled scheme', async (t) => {
   const { app } = await build(t, kube);
@@ -25,14 +27,19 @@ t.test('the Basic user with the right password is an admin', async (t) => {
 t.test('a wrong Basic password or user is a 401', async (t) => {
   const { app } = await build(t, kube);
   t.equal((await app.inject({ url: '/api/v1/gameservers', headers: basic(ADMIN_USER, 'wrong') })).statusCode, 401);
-  t.equal((await app.inject({ url: '/api/v1/gameservers', headers: basic('someone', 'correct horse battery staple') })).statusCode, 401);
+  t.equal(
+    (await app.inject({ url: '/api/v1/gameservers', headers: basic('someone', 'correct horse battery staple') }))
+      .statusCode,
+    401,
+  );
 });
 
 t.test('a repeated Basic request is served from the verification cache, a failure never is', async (t) => {
   const { app } = await build(t, kube);
   await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN });
   const started = performance.now();
-  for (let i = 0; i < 20; i++) t.equal((await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN })).statusCode, 200);
+  for (let i = 0; i < 20; i++)
+    t.equal((await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN })).statusCode, 200);
   t.ok(performance.now() - started < 20 * 40, 'twenty cached checks take less than one bcrypt compare each');
   t.equal((await app.inject({ url: '/api/v1/gameservers', headers: basic(ADMIN_USER, 'wrong') })).statusCode, 401);
   t.equal((await app.inject({ url: '/api/v1/gameservers', headers: basic(ADMIN_USER, 'wrong') })).statusCode, 401);
@@ -69,11 +76,19 @@ t.test('a valid API key authenticates as the key name with its role', async (t) 
 
 t.test('repeated failed attempts from one address are refused with 429 and Retry-After', async (t) => {
   const { app } = await build(t, kube, { AUTH_FAILURE_LIMIT: '3' });
-  for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: '/api/v1/gameservers', headers: basic(ADMIN_USER, `guess-${i}`) })).statusCode, 401);
+  for (let i = 0; i < 3; i++)
+    t.equal(
+      (await app.inject({ url: '/api/v1/gameservers', headers: basic(ADMIN_USER, `guess-${i}`) })).statusCode,
+      401,
+    );
   const blocked = await app.inject({ url: '/api/v1/gameservers', headers: basic(ADMIN_USER, 'guess-4') });
   t.equal(blocked.statusCode, 429);
   t.ok(Number(blocked.headers['retry-after']) > 0);
-  t.equal((await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN })).statusCode, 429, 'even the right password waits out the window');
+  t.equal(
+    (await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN })).statusCode,
+    429,
+    'even the right password waits out the window',
+  );
 });
 
 t.test('AUTH_MODE=none makes every caller an anonymous admin', async (t) => {
@@ -84,12 +99,17 @@ t.test('AUTH_MODE=none makes every caller an anonymous admin', async (t) => {
 t.test('each credential has its own request budget, answered with 429 and Retry-After when spent', async (t) => {
   const { app } = await build(t, kube, { RATE_LIMIT_MAX: '2' });
   const key = await createKey(app, 'budget', 'viewer');
-  for (let i = 0; i < 2; i++) t.equal((await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } })).statusCode, 200);
+  for (let i = 0; i < 2; i++)
+    t.equal((await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } })).statusCode, 200);
   const limited = await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } });
   t.equal(limited.statusCode, 429);
   t.ok(Number(limited.headers['retry-after']) > 0);
   t.match(limited.headers['content-type'], /application\/problem\+json/);
-  t.equal((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).statusCode, 200, 'another credential is not affected');
+  t.equal(
+    (await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).statusCode,
+    200,
+    'another credential is not affected',
+  );
 });
 
 for (const [counters, redis] of [
@@ -113,7 +133,12 @@ for (const [counters, redis] of [
 
 t.test('the session route tells callers who they are', async (t) => {
   const { app } = await build(t, kube);
-  t.same((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).json(), { userId: 'root', username: 'root', role: 'admin', authMethod: 'basic' });
+  t.same((await app.inject({ url: '/api/v1/session', headers: BASIC_ADMIN })).json(), {
+    userId: 'root',
+    username: 'root',
+    role: 'admin',
+    authMethod: 'basic',
+  });
 });
 
 t.test('a request whose client disconnects early is still audited', async (t) => {
@@ -125,7 +150,9 @@ t.test('a request whose client disconnects early is still audited', async (t) =>
   await new Promise((resolve) => socket.once('connect', resolve));
   const arrived = new Promise((resolve) => app.server.once('request', resolve));
   // Headers and half a body, then hang up while the server waits for the rest.
-  socket.write(`POST /api/v1/apikeys HTTP/1.1\r\nHost: x\r\nAuthorization: ${BASIC_ADMIN.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+  socket.write(
+    `POST /api/v1/apikeys HTTP/1.1\r\nHost: x\r\nAuthorization: ${BASIC_ADMIN.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+  );
   await arrived;
   await new Promise((r) => setImmediate(r));
   socket.destroy();

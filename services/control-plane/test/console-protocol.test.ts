@@ -39,15 +39,22 @@ t.test('any other frame is refused with a reason, never an exception', async (t)
 t.test('input is audited as the lines the game reads, however the messages cut them', async (t) => {
   const line = fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '😀'), maxLength: 300 });
   fc.assert(
-    fc.property(fc.array(line, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 10 }), fc.constantFrom('\n', '\r\n'), (lines, cuts, eol) => {
-      const text = lines.map((l) => `${l}${eol}`).join('');
-      const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-      const chunks = [0, ...points, text.length].slice(1).map((end, i, ends) => text.slice(i === 0 ? 0 : (ends[i - 1] as number), end));
-      const splitter = new LineSplitter();
-      const seen = chunks.flatMap((chunk) => splitter.push(chunk));
-      const expected = lines.filter((l) => l.trim() !== '').map((l) => cutText(l, MAX_AUDITED_COMMAND));
-      return JSON.stringify(seen) === JSON.stringify(expected) && splitter.flush() === undefined;
-    }),
+    fc.property(
+      fc.array(line, { maxLength: 20 }),
+      fc.array(fc.nat(), { maxLength: 10 }),
+      fc.constantFrom('\n', '\r\n'),
+      (lines, cuts, eol) => {
+        const text = lines.map((l) => `${l}${eol}`).join('');
+        const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+        const chunks = [0, ...points, text.length]
+          .slice(1)
+          .map((end, i, ends) => text.slice(i === 0 ? 0 : (ends[i - 1] as number), end));
+        const splitter = new LineSplitter();
+        const seen = chunks.flatMap((chunk) => splitter.push(chunk));
+        const expected = lines.filter((l) => l.trim() !== '').map((l) => cutText(l, MAX_AUDITED_COMMAND));
+        return JSON.stringify(seen) === JSON.stringify(expected) && splitter.flush() === undefined;
+      },
+    ),
   );
   const splitter = new LineSplitter();
   t.same(splitter.push('say he'), []);
@@ -58,7 +65,12 @@ t.test('a command is cut at 256 characters, never inside a character', async (t)
   fc.assert(
     fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 1, max: 300 }), (text, max) => {
       const cut = cutText(text, max);
-      return cut.length <= max && text.startsWith(cut) && !/[\uD800-\uDBFF]$/.test(cut) && (text.length <= max ? cut === text : cut.length >= max - 1);
+      return (
+        cut.length <= max &&
+        text.startsWith(cut) &&
+        !/[\uD800-\uDBFF]$/.test(cut) &&
+        (text.length <= max ? cut === text : cut.length >= max - 1)
+      );
     }),
   );
   t.equal(cutText('a'.repeat(255) + '😀', 256), 'a'.repeat(255));

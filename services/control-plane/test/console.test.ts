@@ -10,13 +10,24 @@ import type { FastifyInstance } from 'fastify';
 import type { KubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { ADMIN_PASSWORD, AuditCapture, BASIC_ADMIN, TEST_REDIS_URL, baseEnv, createKey, redisPrefix, startKube, until } from './helper.js';
+import {
+  ADMIN_PASSWORD,
+  AuditCapture,
+  BASIC_ADMIN,
+  TEST_REDIS_URL,
+  baseEnv,
+  createKey,
+  redisPrefix,
+  startKube,
+  until,
+} from './helper.js';
 import { CLIENT_ID, signingKey, startIssuer } from './oidc-issuer.js';
 
 const PROFILE = { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] };
 const SCRIPT = fileURLToPath(new URL('../../../scripts/console.ts', import.meta.url));
 
-type ServerMessage = { type: 'output'; data: string } | { type: 'state'; state: string } | { type: 'closed'; reason: string };
+type ServerMessage =
+  { type: 'output'; data: string } | { type: 'state'; state: string } | { type: 'closed'; reason: string };
 
 /** Collects the application log (Fastify's request logs included) as text. */
 class LogCapture extends Writable {
@@ -55,16 +66,34 @@ async function cluster(t: Tap): Promise<KubeLite> {
 async function setUp(t: Tap, env: Record<string, string> = {}): Promise<Replica & { kube: KubeLite }> {
   const kube = await cluster(t);
   const one = await replica(t, kube, env);
-  const put = await one.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE });
+  const put = await one.app.inject({
+    method: 'PUT',
+    url: '/api/v1/profiles/arena',
+    headers: BASIC_ADMIN,
+    payload: PROFILE,
+  });
   t.equal(put.statusCode, 201, 'profile arena');
   return { ...one, kube };
 }
 
 /** Creates game server games/<name> through the API and waits until it is Ready. */
 async function server(app: FastifyInstance, name: string): Promise<void> {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/gameservers/games', headers: BASIC_ADMIN, payload: { profile: 'arena', name } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/gameservers/games',
+    headers: BASIC_ADMIN,
+    payload: { profile: 'arena', name },
+  });
   if (res.statusCode !== 201) throw new Error(res.body);
-  await until(`${name} Ready`, async () => ((await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as { state: string }).state === 'Ready');
+  await until(
+    `${name} Ready`,
+    async () =>
+      (
+        (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as {
+          state: string;
+        }
+      ).state === 'Ready',
+  );
 }
 
 const act = (app: FastifyInstance, name: string, action: string) =>
@@ -101,7 +130,14 @@ class Console {
   }
 
   async closed(ms = 5000): Promise<string> {
-    return until('the console to close', () => (this.closeCode === undefined ? undefined : (this.closedReason() ?? `(no closed message, code ${this.closeCode})`)), ms);
+    return until(
+      'the console to close',
+      () =>
+        this.closeCode === undefined
+          ? undefined
+          : (this.closedReason() ?? `(no closed message, code ${this.closeCode})`),
+      ms,
+    );
   }
 }
 
@@ -114,7 +150,15 @@ function open(url: string, headers: Record<string, string> = {}): Promise<Consol
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, type: res.headers['content-type'], body })));
+      res.on('end', () =>
+        reject(
+          Object.assign(new Error(`upgrade refused: ${res.statusCode}`), {
+            status: res.statusCode,
+            type: res.headers['content-type'],
+            body,
+          }),
+        ),
+      );
     });
     ws.once('error', reject);
   });
@@ -130,7 +174,11 @@ async function refused(t: Tap, opening: Promise<Console>, status: number, detail
   if (detail) t.match(JSON.parse(err?.body ?? '{}'), { detail });
 }
 
-async function ticketFor(app: FastifyInstance, name: string, headers: Record<string, string>): Promise<{ ticket: string; expiresAt: string }> {
+async function ticketFor(
+  app: FastifyInstance,
+  name: string,
+  headers: Record<string, string>,
+): Promise<{ ticket: string; expiresAt: string }> {
   const res = await app.inject({ method: 'POST', url: `/api/v1/gameservers/games/${name}/console/tickets`, headers });
   if (res.statusCode !== 201) throw new Error(`ticket: ${res.statusCode} ${res.body}`);
   return res.json();
@@ -151,46 +199,64 @@ t.test('an operator opens the console, types say hello and reads the game consol
   t.equal(await client.closed(), '(no closed message, code 1005)', 'a console the client closes just closes');
 });
 
-t.test('the console says the state when another request allocates the server, and closes when it shuts down', async (t) => {
-  const { app, http } = await setUp(t);
-  await server(app, 'alloc');
-  const client = await open(consoleUrl(http, 'alloc'), BASIC_ADMIN);
-  await until('the first state', () => client.states().length > 0);
-  t.equal((await act(app, 'alloc', 'allocate')).statusCode, 200);
-  await until('the Allocated state', () => client.states().includes('Allocated'));
-  t.same(client.states(), ['Ready', 'Allocated']);
-  client.input('say still here\n');
-  await until('the answer after allocation', () => client.output().includes('[server] still here'));
-  t.equal((await act(app, 'alloc', 'shutdown')).statusCode, 200);
-  t.equal(await client.closed(), 'game server shut down');
-  t.equal(client.closeCode, 1000);
-  t.equal(client.messages.at(-1)?.type, 'closed', 'closed is the last message');
-});
+t.test(
+  'the console says the state when another request allocates the server, and closes when it shuts down',
+  async (t) => {
+    const { app, http } = await setUp(t);
+    await server(app, 'alloc');
+    const client = await open(consoleUrl(http, 'alloc'), BASIC_ADMIN);
+    await until('the first state', () => client.states().length > 0);
+    t.equal((await act(app, 'alloc', 'allocate')).statusCode, 200);
+    await until('the Allocated state', () => client.states().includes('Allocated'));
+    t.same(client.states(), ['Ready', 'Allocated']);
+    client.input('say still here\n');
+    await until('the answer after allocation', () => client.output().includes('[server] still here'));
+    t.equal((await act(app, 'alloc', 'shutdown')).statusCode, 200);
+    t.equal(await client.closed(), 'game server shut down');
+    t.equal(client.closeCode, 1000);
+    t.equal(client.messages.at(-1)?.type, 'closed', 'closed is the last message');
+  },
+);
 
 t.test('several consoles on one server all see the output, whoever typed', async (t) => {
   const { app, http } = await setUp(t);
   await server(app, 'many');
   const clients = await Promise.all([1, 2, 3].map(() => open(consoleUrl(http, 'many'), BASIC_ADMIN)));
   clients.forEach((c, i) => c.input(`say from ${i}\n`));
-  await until('every answer on every console', () => clients.every((c) => [0, 1, 2].every((i) => c.output().includes(`[server] from ${i}`))));
+  await until('every answer on every console', () =>
+    clients.every((c) => [0, 1, 2].every((i) => c.output().includes(`[server] from ${i}`))),
+  );
   t.pass('three consoles at once, each seeing the three answers');
 });
 
 t.test('a game server that does not exist is a 404 before the upgrade; one that is not running a 409', async (t) => {
   const { app, http, audit } = await setUp(t);
   await refused(t, open(consoleUrl(http, 'ghost'), BASIC_ADMIN), 404, /games\/ghost not found/);
-  const res = await app.inject({ method: 'POST', url: '/api/v1/gameservers/games', headers: BASIC_ADMIN, payload: { profile: 'arena', name: 'early' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/gameservers/games',
+    headers: BASIC_ADMIN,
+    payload: { profile: 'arena', name: 'early' },
+  });
   t.equal(res.statusCode, 201);
-  const state = ((await app.inject({ url: '/api/v1/gameservers/games/early', headers: BASIC_ADMIN })).json() as { state: string }).state;
+  const state = (
+    (await app.inject({ url: '/api/v1/gameservers/games/early', headers: BASIC_ADMIN })).json() as { state: string }
+  ).state;
   if (state === 'Creating' || state === 'Scheduled') {
     await refused(t, open(consoleUrl(http, 'early'), BASIC_ADMIN), 409, /needs a running game server/);
   }
   await refused(t, open(consoleUrl(http, 'ghost')), 401);
   const plain = await app.inject({ url: '/api/v1/gameservers/games/ghost/console', headers: BASIC_ADMIN });
   t.equal(plain.statusCode, 404, 'a plain GET is checked the same way');
-  await until('the audit lines', () => audit.lines().filter((l) => l.path === '/api/v1/gameservers/games/ghost/console').length >= 3);
+  await until(
+    'the audit lines',
+    () => audit.lines().filter((l) => l.path === '/api/v1/gameservers/games/ghost/console').length >= 3,
+  );
   t.same(
-    audit.lines().filter((l) => l.path === '/api/v1/gameservers/games/ghost/console').map((l) => [l.status, l.result]),
+    audit
+      .lines()
+      .filter((l) => l.path === '/api/v1/gameservers/games/ghost/console')
+      .map((l) => [l.status, l.result]),
     [
       [404, 'failure'],
       [401, 'failure'],
@@ -208,7 +274,16 @@ t.test('a plain GET of the console route says it is a WebSocket; a viewer may no
   t.match(res.json(), { detail: /WebSocket/ });
   const viewer = await createKey(app, 'looker', 'viewer');
   await refused(t, open(consoleUrl(http, 'plain'), { 'x-api-key': viewer }), 403, /may not execute console/);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/gameservers/games/plain/console/tickets', headers: { 'x-api-key': viewer } })).statusCode, 403);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/gameservers/games/plain/console/tickets',
+        headers: { 'x-api-key': viewer },
+      })
+    ).statusCode,
+    403,
+  );
 });
 
 t.test('a ticket opens the console once without credential headers, on any replica sharing Redis', async (t) => {
@@ -216,12 +291,23 @@ t.test('a ticket opens the console once without credential headers, on any repli
   const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
   const a = await replica(t, kube, env);
   const b = await replica(t, kube, env);
-  t.equal((await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE })).statusCode, 201);
+  t.equal(
+    (await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
+      .statusCode,
+    201,
+  );
   await server(a.app, 'web');
-  await until('b to see the server', async () => (await b.app.inject({ url: '/api/v1/gameservers/games/web', headers: BASIC_ADMIN })).statusCode === 200);
+  await until(
+    'b to see the server',
+    async () => (await b.app.inject({ url: '/api/v1/gameservers/games/web', headers: BASIC_ADMIN })).statusCode === 200,
+  );
   const key = await createKey(a.app, 'browser-user', 'operator');
 
-  const res = await a.app.inject({ method: 'POST', url: '/api/v1/gameservers/games/web/console/tickets', headers: { 'x-api-key': key } });
+  const res = await a.app.inject({
+    method: 'POST',
+    url: '/api/v1/gameservers/games/web/console/tickets',
+    headers: { 'x-api-key': key },
+  });
   t.equal(res.statusCode, 201);
   t.equal(res.headers['cache-control'], 'no-store');
   const { ticket, expiresAt } = res.json() as { ticket: string; expiresAt: string };
@@ -232,7 +318,12 @@ t.test('a ticket opens the console once without credential headers, on any repli
   const client = await open(consoleUrl(b.http, 'web', ticket));
   client.input('say from the browser\n');
   await until('the answer', () => client.output().includes('[server] from the browser'));
-  await refused(t, open(consoleUrl(a.http, 'web', ticket)), 401, /used already, has expired or is for another game server/);
+  await refused(
+    t,
+    open(consoleUrl(a.http, 'web', ticket)),
+    401,
+    /used already, has expired or is for another game server/,
+  );
   await refused(t, open(consoleUrl(b.http, 'web', ticket)), 401);
 
   const elsewhere = await ticketFor(a.app, 'web', { 'x-api-key': key });
@@ -244,10 +335,15 @@ t.test('a ticket opens the console once without credential headers, on any repli
     return b.audit.lines().some((l) => l.action === 'console.close');
   });
   const opened = b.audit.lines().find((l) => l.status === 101 && l.action === undefined);
-  t.match(opened, { user: 'browser-user', role: 'operator', authMethod: 'apikey', target: 'games/web', result: 'success' }, 'the console is audited as the user the ticket was issued to');
+  t.match(
+    opened,
+    { user: 'browser-user', role: 'operator', authMethod: 'apikey', target: 'games/web', result: 'success' },
+    'the console is audited as the user the ticket was issued to',
+  );
   const everything = [a, b].map((r) => r.audit.text.join('') + r.log.text).join('');
   t.ok(a.log.text.includes('ticket=[redacted]'), 'the request log shows the URL with the ticket redacted');
-  for (const secret of [ticket, elsewhere.ticket, key]) t.notOk(everything.includes(secret), 'no ticket or key in any audit or log line');
+  for (const secret of [ticket, elsewhere.ticket, key])
+    t.notOk(everything.includes(secret), 'no ticket or key in any audit or log line');
 });
 
 t.test('a ticket is refused after its time, and after the key it was asked with is revoked', async (t) => {
@@ -259,41 +355,69 @@ t.test('a ticket is refused after its time, and after the key it was asked with 
   await refused(t, open(consoleUrl(http, 'late', ticket)), 401);
 
   const fresh = await ticketFor(app, 'late', { 'x-api-key': key });
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/apikeys/late-user', headers: BASIC_ADMIN })).statusCode, 204);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/api/v1/apikeys/late-user', headers: BASIC_ADMIN })).statusCode,
+    204,
+  );
   await refused(t, open(consoleUrl(http, 'late', fresh.ticket)), 401);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/gameservers/games/ghost/console/tickets', headers: BASIC_ADMIN })).statusCode, 404, 'no ticket for a game server that does not exist');
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/v1/gameservers/games/ghost/console/tickets', headers: BASIC_ADMIN }))
+      .statusCode,
+    404,
+    'no ticket for a game server that does not exist',
+  );
 });
 
 t.test('revoking the API key on another replica closes its open console within 2 s', async (t) => {
   const kube = await cluster(t);
   const a = await replica(t, kube);
   const b = await replica(t, kube);
-  t.equal((await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE })).statusCode, 201);
+  t.equal(
+    (await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
+      .statusCode,
+    201,
+  );
   await server(a.app, 'rev');
   const key = await createKey(a.app, 'leaving', 'operator');
   const other = await createKey(a.app, 'staying', 'operator');
-  await until('b to know the keys', async () => (await b.app.inject({ url: '/api/v1/session', headers: { 'x-api-key': other } })).statusCode === 200);
+  await until(
+    'b to know the keys',
+    async () => (await b.app.inject({ url: '/api/v1/session', headers: { 'x-api-key': other } })).statusCode === 200,
+  );
   const client = await open(consoleUrl(a.http, 'rev'), { 'x-api-key': key });
   const bystander = await open(consoleUrl(a.http, 'rev'), { 'x-api-key': other });
   client.input('say before\n');
   await until('the answer', () => client.output().includes('[server] before'));
 
   const started = Date.now();
-  t.equal((await b.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/leaving', headers: BASIC_ADMIN })).statusCode, 204);
+  t.equal(
+    (await b.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/leaving', headers: BASIC_ADMIN })).statusCode,
+    204,
+  );
   t.equal(await client.closed(2000), 'credential revoked');
   t.ok(Date.now() - started < 2000, `closed ${Date.now() - started} ms after the revocation was asked for`);
   t.equal(client.closeCode, 1008);
   bystander.input('say unaffected\n');
   await until('the other console to go on', () => bystander.output().includes('[server] unaffected'));
   t.equal(bystander.closeCode, undefined);
-  await until('the close audit line', () => a.audit.lines().some((l) => l.action === 'console.close' && l.user === 'leaving'));
-  t.match(a.audit.lines().find((l) => l.action === 'console.close'), { reason: 'credential revoked', result: 'failure' });
+  await until('the close audit line', () =>
+    a.audit.lines().some((l) => l.action === 'console.close' && l.user === 'leaving'),
+  );
+  t.match(
+    a.audit.lines().find((l) => l.action === 'console.close'),
+    { reason: 'credential revoked', result: 'failure' },
+  );
 });
 
 t.test("an API key's expiry closes its console", async (t) => {
   const { app, http } = await setUp(t);
   await server(app, 'exp');
-  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'brief', role: 'operator', expiresIn: '2s' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: BASIC_ADMIN,
+    payload: { name: 'brief', role: 'operator', expiresIn: '2s' },
+  });
   t.equal(res.statusCode, 201);
   const { key, expiresAt } = res.json() as { key: string; expiresAt: string };
   const client = await open(consoleUrl(http, 'exp'), { 'x-api-key': key });
@@ -315,7 +439,8 @@ t.test("a bearer token's exp closes the console opened with it", async (t) => {
   });
   await server(app, 'tok');
   const token = await idp.sign(key, 'alice', { groups: ['ops'] }, { exp: '3s' });
-  const exp = (JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { exp: number }).exp * 1000;
+  const exp =
+    (JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { exp: number }).exp * 1000;
   const client = await open(consoleUrl(http, 'tok'), { authorization: `Bearer ${token}` });
   await until('the first state', () => client.states().length > 0);
   t.equal(await client.closed(6000), 'credential expired');
@@ -323,59 +448,93 @@ t.test("a bearer token's exp closes the console opened with it", async (t) => {
   t.ok(Date.now() - exp < 1000, 'within a second of it');
 });
 
-t.test('audit: the open, each input line with its text, and the close with duration and bytes; no key, password or ticket', async (t) => {
-  const { app, http, audit, log } = await setUp(t);
-  await server(app, 'aud');
-  const key = await createKey(app, 'typist', 'operator');
-  const client = await open(consoleUrl(http, 'aud'), { 'x-api-key': key, 'user-agent': 'console-test/1.0' });
-  client.input('say one\nsay tw');
-  client.input('o\n\n');
-  client.input(`say ${'x'.repeat(300)}\n`);
-  await until('three answers', () => (client.output().match(/\[server\]/g) ?? []).length === 3);
-  client.ws.close();
-  await client.closed();
-  const basic = await open(consoleUrl(http, 'aud'), BASIC_ADMIN);
-  basic.input('players\n');
-  await until('the answer', () => basic.output().includes('players'));
-  basic.ws.close();
-  const { ticket } = await ticketFor(app, 'aud', BASIC_ADMIN);
-  (await open(consoleUrl(http, 'aud', ticket))).ws.close();
-  await until('three close lines', () => audit.lines().filter((l) => l.action === 'console.close').length === 3);
+t.test(
+  'audit: the open, each input line with its text, and the close with duration and bytes; no key, password or ticket',
+  async (t) => {
+    const { app, http, audit, log } = await setUp(t);
+    await server(app, 'aud');
+    const key = await createKey(app, 'typist', 'operator');
+    const client = await open(consoleUrl(http, 'aud'), { 'x-api-key': key, 'user-agent': 'console-test/1.0' });
+    client.input('say one\nsay tw');
+    client.input('o\n\n');
+    client.input(`say ${'x'.repeat(300)}\n`);
+    await until('three answers', () => (client.output().match(/\[server\]/g) ?? []).length === 3);
+    client.ws.close();
+    await client.closed();
+    const basic = await open(consoleUrl(http, 'aud'), BASIC_ADMIN);
+    basic.input('players\n');
+    await until('the answer', () => basic.output().includes('players'));
+    basic.ws.close();
+    const { ticket } = await ticketFor(app, 'aud', BASIC_ADMIN);
+    (await open(consoleUrl(http, 'aud', ticket))).ws.close();
+    await until('three close lines', () => audit.lines().filter((l) => l.action === 'console.close').length === 3);
 
-  const lines = audit.lines().filter((l) => l.path === '/api/v1/gameservers/games/aud/console' && l.user === 'typist');
-  t.same(
-    lines.map((l) => [l.action ?? 'open', l.status, l.command]),
-    [
-      ['open', 101, undefined],
-      ['console.input', 101, 'say one'],
-      ['console.input', 101, 'say two'],
-      ['console.input', 101, `say ${'x'.repeat(252)}`],
-      ['console.close', 101, undefined],
-    ],
-    'one line per input line, split on newlines and cut at 256 characters',
-  );
-  const requestIds = new Set(lines.map((l) => l.requestId));
-  t.equal(requestIds.size, 1, 'every line of a console carries its request id');
-  for (const line of lines) {
-    t.match(line, { level: 'audit', user: 'typist', role: 'operator', method: 'GET', clientIP: '127.0.0.1', userAgent: 'console-test/1.0', authMethod: 'apikey', target: 'games/aud' });
-  }
-  const close = lines.at(-1) as Record<string, unknown>;
-  t.match(close, { reason: 'connection closed', result: 'success', bytesIn: 'say one\nsay two\n\n'.length + 305, durationMs: Number });
-  t.ok((close.bytesOut as number) >= client.output().length, 'bytes sent counted');
-  const everything = audit.text.join('') + log.text;
-  for (const secret of [key, ticket, ADMIN_PASSWORD, BASIC_ADMIN.authorization.split(' ')[1] as string]) {
-    t.notOk(everything.includes(secret), 'no key, password or ticket in any line');
-  }
-});
+    const lines = audit
+      .lines()
+      .filter((l) => l.path === '/api/v1/gameservers/games/aud/console' && l.user === 'typist');
+    t.same(
+      lines.map((l) => [l.action ?? 'open', l.status, l.command]),
+      [
+        ['open', 101, undefined],
+        ['console.input', 101, 'say one'],
+        ['console.input', 101, 'say two'],
+        ['console.input', 101, `say ${'x'.repeat(252)}`],
+        ['console.close', 101, undefined],
+      ],
+      'one line per input line, split on newlines and cut at 256 characters',
+    );
+    const requestIds = new Set(lines.map((l) => l.requestId));
+    t.equal(requestIds.size, 1, 'every line of a console carries its request id');
+    for (const line of lines) {
+      t.match(line, {
+        level: 'audit',
+        user: 'typist',
+        role: 'operator',
+        method: 'GET',
+        clientIP: '127.0.0.1',
+        userAgent: 'console-test/1.0',
+        authMethod: 'apikey',
+        target: 'games/aud',
+      });
+    }
+    const close = lines.at(-1) as Record<string, unknown>;
+    t.match(close, {
+      reason: 'connection closed',
+      result: 'success',
+      bytesIn: 'say one\nsay two\n\n'.length + 305,
+      durationMs: Number,
+    });
+    t.ok((close.bytesOut as number) >= client.output().length, 'bytes sent counted');
+    const everything = audit.text.join('') + log.text;
+    for (const secret of [key, ticket, ADMIN_PASSWORD, BASIC_ADMIN.authorization.split(' ')[1] as string]) {
+      t.notOk(everything.includes(secret), 'no key, password or ticket in any line');
+    }
+  },
+);
 
 t.test('input past the limits, and messages that are not input, close the console saying why', async (t) => {
   const { app, http } = await setUp(t);
   await server(app, 'lim');
   const cases: [string, (c: Console) => void, RegExp, number][] = [
-    ['4 KiB of data at most', (c) => c.input(`say ${'y'.repeat(4096)}\n`), /^input message larger than 4096 bytes$/, 1009],
-    ['20 messages a second at most', (c) => Array.from({ length: 21 }, () => c.input('players\n')), /^more than 20 input messages per second$/, 1008],
+    [
+      '4 KiB of data at most',
+      (c) => c.input(`say ${'y'.repeat(4096)}\n`),
+      /^input message larger than 4096 bytes$/,
+      1009,
+    ],
+    [
+      '20 messages a second at most',
+      (c) => Array.from({ length: 21 }, () => c.input('players\n')),
+      /^more than 20 input messages per second$/,
+      1008,
+    ],
     ['JSON only', (c) => c.ws.send('say hello'), /^invalid message: not JSON$/, 1008],
-    ['input only', (c) => c.ws.send(JSON.stringify({ type: 'resize', cols: 80 })), /^unknown message type "resize"/, 1008],
+    [
+      'input only',
+      (c) => c.ws.send(JSON.stringify({ type: 'resize', cols: 80 })),
+      /^unknown message type "resize"/,
+      1008,
+    ],
     ['data a string', (c) => c.ws.send(JSON.stringify({ type: 'input', data: 42 })), /needs "data", a string/, 1008],
     ['text frames only', (c) => c.ws.send(Buffer.from('say hello\n')), /^binary frames are not accepted/, 1003],
   ];
@@ -406,7 +565,8 @@ t.test('a client that does not read is closed at 1 MiB waiting, and never stalls
   // Audit lines pile up (one per typed line): only the new ones are looked at.
   let scanned = 0;
   const tooSlow = (): boolean => {
-    for (; scanned < audit.text.length; scanned++) if ((audit.text[scanned] as string).includes('"reason":"client too slow"')) return true;
+    for (; scanned < audit.text.length; scanned++)
+      if ((audit.text[scanned] as string).includes('"reason":"client too slow"')) return true;
     return false;
   };
   // `help` answers some 400 bytes for 5 typed: each message asks for ~300 KB of output.
@@ -426,7 +586,10 @@ t.test('a client that does not read is closed at 1 MiB waiting, and never stalls
     20_000,
   );
   const answeredMeanwhile = latencies.length;
-  t.ok(answeredMeanwhile >= sentAt.size - 3, `the fast console answered while the slow one held its output (${answeredMeanwhile} of ${sentAt.size})`);
+  t.ok(
+    answeredMeanwhile >= sentAt.size - 3,
+    `the fast console answered while the slow one held its output (${answeredMeanwhile} of ${sentAt.size})`,
+  );
   await until('every answer of the fast console', () => latencies.length === sentAt.size);
   // Kube-lite, the control plane and both clients share this process, busy with ~3 MB/s of output.
   t.ok(Math.max(...latencies) < 2000, `each answer within ${Math.round(Math.max(...latencies))} ms`);

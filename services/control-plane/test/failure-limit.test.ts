@@ -48,31 +48,37 @@ for (const [counters, redis] of [
     t.equal(verified + refused, 200, 'the others were refused with 429');
   });
 
-  t.test(`credentials already used from an address still work there after it is locked out (${counters})`, async (t) => {
-    const { app } = await build(t, kube, env());
-    const shared = from('10.1.0.3');
-    const key = apiKey(await createKey(app, `known-${suffix}`, 'viewer'));
-    t.equal(await session(app, key, shared), 200);
-    t.equal(await session(app, BASIC_ADMIN, shared), 200);
+  t.test(
+    `credentials already used from an address still work there after it is locked out (${counters})`,
+    async (t) => {
+      const { app } = await build(t, kube, env());
+      const shared = from('10.1.0.3');
+      const key = apiKey(await createKey(app, `known-${suffix}`, 'viewer'));
+      t.equal(await session(app, key, shared), 200);
+      t.equal(await session(app, BASIC_ADMIN, shared), 200);
 
-    // Another client behind the same address keeps retrying a key that was revoked.
-    const revoked = apiKey(await createKey(app, `gone-${suffix}`, 'viewer'));
-    const revoke =
-      await app.inject({ method: 'DELETE', url: `/api/v1/apikeys/gone-${suffix}`, headers: BASIC_ADMIN });
-    t.equal(revoke.statusCode, 204);
-    for (let i = 0; i < LIMIT; i++) t.equal(await session(app, revoked, shared), 401);
-    t.equal(await session(app, revoked, shared), 429, 'the address is locked out');
+      // Another client behind the same address keeps retrying a key that was revoked.
+      const revoked = apiKey(await createKey(app, `gone-${suffix}`, 'viewer'));
+      const revoke = await app.inject({
+        method: 'DELETE',
+        url: `/api/v1/apikeys/gone-${suffix}`,
+        headers: BASIC_ADMIN,
+      });
+      t.equal(revoke.statusCode, 204);
+      for (let i = 0; i < LIMIT; i++) t.equal(await session(app, revoked, shared), 401);
+      t.equal(await session(app, revoked, shared), 429, 'the address is locked out');
 
-    t.equal(await session(app, key, shared), 200, 'a current API key still works');
-    t.equal(await session(app, BASIC_ADMIN, shared), 200, 'so does a password proven from this address');
-    t.equal(await session(app, basic('a guess'), shared), 429, 'guesses do not');
+      t.equal(await session(app, key, shared), 200, 'a current API key still works');
+      t.equal(await session(app, BASIC_ADMIN, shared), 200, 'so does a password proven from this address');
+      t.equal(await session(app, basic('a guess'), shared), 429, 'guesses do not');
 
-    // A password proven from one address is no way past the lockout of another: otherwise any
-    // address could try passwords against the cache while the user is active.
-    const other = from('10.1.0.4');
-    for (let i = 0; i < LIMIT; i++) await session(app, basic(`guess-${i}`), other);
-    t.equal(await session(app, BASIC_ADMIN, other), 429, 'the right password from elsewhere waits');
-  });
+      // A password proven from one address is no way past the lockout of another: otherwise any
+      // address could try passwords against the cache while the user is active.
+      const other = from('10.1.0.4');
+      for (let i = 0; i < LIMIT; i++) await session(app, basic(`guess-${i}`), other);
+      t.equal(await session(app, BASIC_ADMIN, other), 429, 'the right password from elsewhere waits');
+    },
+  );
 
   t.test(`a burst of parallel requests with the right password shares one verification (${counters})`, async (t) => {
     const { app } = await build(t, kube, env());

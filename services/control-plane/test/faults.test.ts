@@ -123,7 +123,10 @@ async function everyRouteDuringFault(t: Test, app: FastifyInstance, relay: Relay
     t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8', `${id} as problem+json`);
     t.ok(Number(res.headers['retry-after']) > 0, `${id} with Retry-After`);
     t.match(res.json(), { status: 503, detail: /^the Kubernetes API / }, `${id} says the cluster is the trouble`);
-    t.notOk(res.body.includes(String(relay.port)) || /at .+\.(ts|js):\d+/.test(res.body), `${id} shows no address or stack`);
+    t.notOk(
+      res.body.includes(String(relay.port)) || /at .+\.(ts|js):\d+/.test(res.body),
+      `${id} shows no address or stack`,
+    );
   }
   return slowest;
 }
@@ -137,7 +140,11 @@ async function readStatuses(app: FastifyInstance, run: string): Promise<string> 
 
 /** Once the relay healed: the read routes answer as before the fault, and a key can be created and used. */
 async function recovered(app: FastifyInstance, run: string, before: string): Promise<void> {
-  await until('every route to answer as before the fault', async () => (await readStatuses(app, run)) === before, 15_000);
+  await until(
+    'every route to answer as before the fault',
+    async () => (await readStatuses(app, run)) === before,
+    15_000,
+  );
   const key = await createKey(app, `after-${run}`, 'viewer');
   const session = await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } });
   if (session.statusCode !== 200) throw new Error(`a key created after the fault does not work: ${session.statusCode}`);
@@ -150,134 +157,181 @@ async function relayedApp(t: Test, relay: Relay) {
 // The profile, game server and fleet the sample requests read, act on and delete.
 t.before(async () => {
   const { app } = await build(t, kube, KUBE_ENV);
-  const put = await app.inject({ method: 'PUT', url: '/api/v1/profiles/faults', headers: BASIC_ADMIN, payload: PROFILE });
+  const put = await app.inject({
+    method: 'PUT',
+    url: '/api/v1/profiles/faults',
+    headers: BASIC_ADMIN,
+    payload: PROFILE,
+  });
   if (put.statusCode !== 201) throw new Error(`creating the sample profile: ${put.statusCode} ${put.body}`);
-  const res = await app.inject({ method: 'POST', url: '/api/v1/gameservers/default', headers: BASIC_ADMIN, payload: { profile: 'faults', name: 'gs-faults' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/gameservers/default',
+    headers: BASIC_ADMIN,
+    payload: { profile: 'faults', name: 'gs-faults' },
+  });
   if (res.statusCode !== 201) throw new Error(`creating the sample game server: ${res.statusCode} ${res.body}`);
   await kube.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
     group: 'agones.dev',
     version: 'v1',
     namespace: 'default',
     plural: 'fleets',
-    body: { apiVersion: 'agones.dev/v1', kind: 'Fleet', metadata: { name: 'gs-faults' }, spec: { replicas: 0, template: { spec: {} } } },
+    body: {
+      apiVersion: 'agones.dev/v1',
+      kind: 'Fleet',
+      metadata: { name: 'gs-faults' },
+      spec: { replicas: 0, template: { spec: {} } },
+    },
   });
 });
 
 for (const fault of ['cut', 'stall'] as const) {
   const what = fault === 'cut' ? 'cut off' : 'stalled';
-  t.test(`with the Kubernetes API ${what}, every route answers 503 within the bound and recovers once it heals`, async (t) => {
-    const relay = await startRelay(t, kubeTarget);
-    const { app } = await relayedApp(t, relay);
-    const viewerKey = await createKey(app, `viewer-${fault}`, 'viewer');
-    const revokedKey = await createKey(app, `revoked-${fault}`, 'viewer');
-    const before = await readStatuses(app, fault);
-    t.match(before, /listGameServers 200/, `healthy: ${before}`);
+  t.test(
+    `with the Kubernetes API ${what}, every route answers 503 within the bound and recovers once it heals`,
+    async (t) => {
+      const relay = await startRelay(t, kubeTarget);
+      const { app } = await relayedApp(t, relay);
+      const viewerKey = await createKey(app, `viewer-${fault}`, 'viewer');
+      const revokedKey = await createKey(app, `revoked-${fault}`, 'viewer');
+      const before = await readStatuses(app, fault);
+      t.match(before, /listGameServers 200/, `healthy: ${before}`);
 
-    if (fault === 'cut') relay.cut();
-    else relay.stall();
-    const slowest = await everyRouteDuringFault(t, app, relay, fault);
-    measured.push(`kube ${fault}: slowest route ${slowest} ms`);
-    const session = await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': viewerKey } });
-    t.equal(session.statusCode, 200, 'API keys keep working from the index');
-    // Revoked behind the control plane's back, while it cannot hear of it.
-    const deleted = await kubectl(kube, ['-n', 'default', 'delete', 'secret', `gsp-apikey-revoked-${fault}`]);
-    t.equal(deleted.code, 0, deleted.stderr);
+      if (fault === 'cut') relay.cut();
+      else relay.stall();
+      const slowest = await everyRouteDuringFault(t, app, relay, fault);
+      measured.push(`kube ${fault}: slowest route ${slowest} ms`);
+      const session = await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': viewerKey } });
+      t.equal(session.statusCode, 200, 'API keys keep working from the index');
+      // Revoked behind the control plane's back, while it cannot hear of it.
+      const deleted = await kubectl(kube, ['-n', 'default', 'delete', 'secret', `gsp-apikey-revoked-${fault}`]);
+      t.equal(deleted.code, 0, deleted.stderr);
 
-    relay.heal();
-    const healed = Date.now();
-    await until(
-      'the revocation made during the fault to reach the replica',
-      async () => (await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': revokedKey } })).statusCode === 401,
-      15_000,
-    );
-    const caughtUp = Date.now() - healed;
-    measured.push(`kube ${fault}: revocation caught up ${caughtUp} ms after healing`);
-    t.ok(caughtUp <= KUBE_WATCH_MS + KUBE_TIMEOUT_MS + 2000, `the key index caught up ${caughtUp} ms after healing`);
-    await recovered(app, fault, before);
-    measured.push(`kube ${fault}: recovered ${Date.now() - healed} ms after healing`);
-    t.pass('served again, without a restart');
-  });
+      relay.heal();
+      const healed = Date.now();
+      await until(
+        'the revocation made during the fault to reach the replica',
+        async () =>
+          (await app.inject({ url: '/api/v1/session', headers: { 'x-api-key': revokedKey } })).statusCode === 401,
+        15_000,
+      );
+      const caughtUp = Date.now() - healed;
+      measured.push(`kube ${fault}: revocation caught up ${caughtUp} ms after healing`);
+      t.ok(caughtUp <= KUBE_WATCH_MS + KUBE_TIMEOUT_MS + 2000, `the key index caught up ${caughtUp} ms after healing`);
+      await recovered(app, fault, before);
+      measured.push(`kube ${fault}: recovered ${Date.now() - healed} ms after healing`);
+      t.pass('served again, without a restart');
+    },
+  );
 }
 
-t.test('a key whose create answer was lost is never valid, and its Secret is removed once the cluster answers', async (t) => {
-  const relay = await startRelay(t, kubeTarget);
-  const { app } = await relayedApp(t, relay);
-  // Another replica, with its own direct connection: it sees the Secret as soon as it exists.
-  const direct = await build(t, kube, KUBE_ENV);
+t.test(
+  'a key whose create answer was lost is never valid, and its Secret is removed once the cluster answers',
+  async (t) => {
+    const relay = await startRelay(t, kubeTarget);
+    const { app } = await relayedApp(t, relay);
+    // Another replica, with its own direct connection: it sees the Secret as soon as it exists.
+    const direct = await build(t, kube, KUBE_ENV);
 
-  relay.stall('answers');
-  const { res, ms } = await timed(app, { method: 'POST', url: '/api/v1/apikeys', payload: { name: 'lost-answer', role: 'admin' } });
-  const { detail } = res.json() as { detail: string };
-  measured.push(`kube answers lost: create answered ${res.statusCode} in ${ms} ms (${detail})`);
-  t.equal(res.statusCode, 503, 'the create answers 503: its outcome is unknown');
-  t.match(res.json(), { detail: `the Kubernetes API did not answer within ${KUBE_TIMEOUT_MS / 1000} s (KUBE_REQUEST_TIMEOUT)` });
-  t.ok(ms <= KUBE_BOUND_MS, `within ${KUBE_BOUND_MS} ms (${ms} ms)`);
-  t.ok(Number(res.headers['retry-after']) > 0, 'with Retry-After');
-  t.notOk(res.body.includes('gsp_'), 'and no key');
+    relay.stall('answers');
+    const { res, ms } = await timed(app, {
+      method: 'POST',
+      url: '/api/v1/apikeys',
+      payload: { name: 'lost-answer', role: 'admin' },
+    });
+    const { detail } = res.json() as { detail: string };
+    measured.push(`kube answers lost: create answered ${res.statusCode} in ${ms} ms (${detail})`);
+    t.equal(res.statusCode, 503, 'the create answers 503: its outcome is unknown');
+    t.match(res.json(), {
+      detail: `the Kubernetes API did not answer within ${KUBE_TIMEOUT_MS / 1000} s (KUBE_REQUEST_TIMEOUT)`,
+    });
+    t.ok(ms <= KUBE_BOUND_MS, `within ${KUBE_BOUND_MS} ms (${ms} ms)`);
+    t.ok(Number(res.headers['retry-after']) > 0, 'with Retry-After');
+    t.notOk(res.body.includes('gsp_'), 'and no key');
 
-  // The create did reach the cluster: the Secret is there, holding a key nobody was shown.
-  const read = await kubectl(kube, ['-n', 'default', 'get', 'secret', 'gsp-apikey-lost-answer', '-o', 'json']);
-  t.equal(read.code, 0, 'the Secret exists');
-  const secret = JSON.parse(read.stdout) as { metadata: { annotations: Record<string, string> }; data: { key: string } };
-  t.equal(secret.metadata.annotations['gsp.dev/apikey-pending'], 'true', 'marked pending');
-  const unseen = Buffer.from(secret.data.key, 'base64').toString();
-  // Events come in order: once a key created after it is known, the pending one has been seen too.
-  const later = generateKey('gsp');
-  await createKeySecret(kube, 'lost-answer-barrier', later);
-  const withKey = async (at: FastifyInstance, key: string) => (await at.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } })).statusCode;
-  await until('the other replica to learn a later key', async () => (await withKey(direct.app, later)) === 200);
-  for (const [replica, at] of [['this replica', app], ['another replica', direct.app]] as const) {
-    t.equal(await withKey(at, unseen), 401, `the key nobody saw does not authenticate at ${replica}`);
-  }
-
-  relay.heal();
-  const healed = Date.now();
-  const gone = async () => (await kubectl(kube, ['-n', 'default', 'get', 'secret', 'gsp-apikey-lost-answer'])).code !== 0;
-  await until("the unseen key's Secret to be removed", gone, 20_000);
-  measured.push(`kube answers lost: unseen Secret removed ${Date.now() - healed} ms after healing`);
-  const payload = { name: 'lost-answer', role: 'viewer' };
-  const again = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload });
-  t.equal(again.statusCode, 201, 'the name can be used again');
-  const key = (again.json() as { key: string }).key;
-  t.equal(await withKey(app, key), 200, 'and the key shown works');
-});
-
-const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`${ADMIN_USER}:${password}`).toString('base64')}` });
-
-for (const fault of ['cut', 'stall'] as const) {
-  const what = fault === 'cut' ? 'cut off' : 'stalled';
-  t.test(`with Redis ${what}, sign-ins answer within the bound, never 5xx, and counters are shared again once it heals`, async (t) => {
-    const target = new URL(TEST_REDIS_URL);
-    const relay = await startRelay(t, { host: target.hostname, port: Number(target.port || 6379) });
-    const env = { REDIS_URL: `redis://${relay.host}:${relay.port}`, REDIS_KEY_PREFIX: redisPrefix(), AUTH_FAILURE_LIMIT: '2' };
-    const [a, b] = [(await build(t, kube, env)).app, (await build(t, kube, env)).app];
-    let address = 0;
-    /** Two failures at a from a fresh address, then whether b refuses that address: the count is shared. */
-    const shared = async (): Promise<boolean> => {
-      const remoteAddress = `10.1.${fault === 'cut' ? 1 : 2}.${++address}`;
-      for (const i of [0, 1]) await a.inject({ url: '/api/v1/session', headers: basic(`wrong-${i}`), remoteAddress });
-      return (await b.inject({ url: '/api/v1/session', headers: basic('wrong-2'), remoteAddress })).statusCode === 429;
+    // The create did reach the cluster: the Secret is there, holding a key nobody was shown.
+    const read = await kubectl(kube, ['-n', 'default', 'get', 'secret', 'gsp-apikey-lost-answer', '-o', 'json']);
+    t.equal(read.code, 0, 'the Secret exists');
+    const secret = JSON.parse(read.stdout) as {
+      metadata: { annotations: Record<string, string> };
+      data: { key: string };
     };
-    t.ok(await shared(), 'shared while Redis answers');
-
-    if (fault === 'cut') relay.cut();
-    else relay.stall();
-    let slowest = 0;
-    for (let i = 0; i < 6; i++) {
-      const remoteAddress = `10.2.${fault === 'cut' ? 1 : 2}.${i}`;
-      for (const headers of [BASIC_ADMIN, basic('wrong')]) {
-        const { res, ms } = await timed(a, { method: 'GET', url: '/api/v1/session', headers, remoteAddress });
-        slowest = Math.max(slowest, ms);
-        t.ok(res.statusCode < 500, `answered ${res.statusCode}, not a 5xx`);
-      }
+    t.equal(secret.metadata.annotations['gsp.dev/apikey-pending'], 'true', 'marked pending');
+    const unseen = Buffer.from(secret.data.key, 'base64').toString();
+    // Events come in order: once a key created after it is known, the pending one has been seen too.
+    const later = generateKey('gsp');
+    await createKeySecret(kube, 'lost-answer-barrier', later);
+    const withKey = async (at: FastifyInstance, key: string) =>
+      (await at.inject({ url: '/api/v1/session', headers: { 'x-api-key': key } })).statusCode;
+    await until('the other replica to learn a later key', async () => (await withKey(direct.app, later)) === 200);
+    for (const [replica, at] of [
+      ['this replica', app],
+      ['another replica', direct.app],
+    ] as const) {
+      t.equal(await withKey(at, unseen), 401, `the key nobody saw does not authenticate at ${replica}`);
     }
-    measured.push(`redis ${fault}: slowest sign-in ${slowest} ms`);
-    t.ok(slowest <= REDIS_BOUND_MS, `no sign-in waited past ${REDIS_BOUND_MS} ms (slowest ${slowest} ms)`);
 
     relay.heal();
     const healed = Date.now();
-    await until('failures to be shared through Redis again', shared, 40_000);
-    measured.push(`redis ${fault}: shared again ${Date.now() - healed} ms after healing`);
-    t.pass('shared again, without a restart');
-  });
+    const gone = async () =>
+      (await kubectl(kube, ['-n', 'default', 'get', 'secret', 'gsp-apikey-lost-answer'])).code !== 0;
+    await until("the unseen key's Secret to be removed", gone, 20_000);
+    measured.push(`kube answers lost: unseen Secret removed ${Date.now() - healed} ms after healing`);
+    const payload = { name: 'lost-answer', role: 'viewer' };
+    const again = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload });
+    t.equal(again.statusCode, 201, 'the name can be used again');
+    const key = (again.json() as { key: string }).key;
+    t.equal(await withKey(app, key), 200, 'and the key shown works');
+  },
+);
+
+const basic = (password: string) => ({
+  authorization: `Basic ${Buffer.from(`${ADMIN_USER}:${password}`).toString('base64')}`,
+});
+
+for (const fault of ['cut', 'stall'] as const) {
+  const what = fault === 'cut' ? 'cut off' : 'stalled';
+  t.test(
+    `with Redis ${what}, sign-ins answer within the bound, never 5xx, and counters are shared again once it heals`,
+    async (t) => {
+      const target = new URL(TEST_REDIS_URL);
+      const relay = await startRelay(t, { host: target.hostname, port: Number(target.port || 6379) });
+      const env = {
+        REDIS_URL: `redis://${relay.host}:${relay.port}`,
+        REDIS_KEY_PREFIX: redisPrefix(),
+        AUTH_FAILURE_LIMIT: '2',
+      };
+      const [a, b] = [(await build(t, kube, env)).app, (await build(t, kube, env)).app];
+      let address = 0;
+      /** Two failures at a from a fresh address, then whether b refuses that address: the count is shared. */
+      const shared = async (): Promise<boolean> => {
+        const remoteAddress = `10.1.${fault === 'cut' ? 1 : 2}.${++address}`;
+        for (const i of [0, 1]) await a.inject({ url: '/api/v1/session', headers: basic(`wrong-${i}`), remoteAddress });
+        return (
+          (await b.inject({ url: '/api/v1/session', headers: basic('wrong-2'), remoteAddress })).statusCode === 429
+        );
+      };
+      t.ok(await shared(), 'shared while Redis answers');
+
+      if (fault === 'cut') relay.cut();
+      else relay.stall();
+      let slowest = 0;
+      for (let i = 0; i < 6; i++) {
+        const remoteAddress = `10.2.${fault === 'cut' ? 1 : 2}.${i}`;
+        for (const headers of [BASIC_ADMIN, basic('wrong')]) {
+          const { res, ms } = await timed(a, { method: 'GET', url: '/api/v1/session', headers, remoteAddress });
+          slowest = Math.max(slowest, ms);
+          t.ok(res.statusCode < 500, `answered ${res.statusCode}, not a 5xx`);
+        }
+      }
+      measured.push(`redis ${fault}: slowest sign-in ${slowest} ms`);
+      t.ok(slowest <= REDIS_BOUND_MS, `no sign-in waited past ${REDIS_BOUND_MS} ms (slowest ${slowest} ms)`);
+
+      relay.heal();
+      const healed = Date.now();
+      await until('failures to be shared through Redis again', shared, 40_000);
+      measured.push(`redis ${fault}: shared again ${Date.now() - healed} ms after healing`);
+      t.pass('shared again, without a restart');
+    },
+  );
 }

@@ -16,7 +16,9 @@ type Tap = { teardown(fn: () => unknown): void };
 
 export const ADMIN_USER = 'root';
 export const ADMIN_PASSWORD = 'correct horse battery staple';
-export const BASIC_ADMIN = { authorization: `Basic ${Buffer.from(`${ADMIN_USER}:${ADMIN_PASSWORD}`).toString('base64')}` };
+export const BASIC_ADMIN = {
+  authorization: `Basic ${Buffer.from(`${ADMIN_USER}:${ADMIN_PASSWORD}`).toString('base64')}`,
+};
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** kube-lite on a free port for one test file. */
@@ -34,7 +36,11 @@ export class AuditCapture extends Writable {
     callback();
   }
   lines(): Record<string, unknown>[] {
-    return this.text.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    return this.text
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 }
 
@@ -66,7 +72,12 @@ export async function build(t: Tap, kube: KubeLite, env: Record<string, string |
 
 /** Creates an API key through the API as the Basic admin and returns its value. */
 export async function createKey(app: FastifyInstance, name: string, role?: string): Promise<string> {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name, ...(role ? { role } : {}) } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    headers: BASIC_ADMIN,
+    payload: { name, ...(role ? { role } : {}) },
+  });
   if (res.statusCode !== 201) throw new Error(`creating key ${name}: ${res.statusCode} ${res.body}`);
   return (res.json() as { key: string }).key;
 }
@@ -76,7 +87,11 @@ export function redisPrefix(): string {
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */
-export async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 5000): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 5000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
@@ -93,7 +108,13 @@ export function kubectl(kube: KubeLite, args: string[]): Promise<{ code: number;
   return new Promise((resolve, reject) => {
     execFile(
       kubectlPath as string,
-      ['--kubeconfig', kube.kubeconfigPath, '--cache-dir', join(dirname(kube.kubeconfigPath), 'kubectl-cache'), ...args],
+      [
+        '--kubeconfig',
+        kube.kubeconfigPath,
+        '--cache-dir',
+        join(dirname(kube.kubeconfigPath), 'kubectl-cache'),
+        ...args,
+      ],
       { env: { ...process.env, HOME: process.env.HOME ?? '/tmp' }, timeout: 30_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') return reject(error);
@@ -124,7 +145,10 @@ export async function startRelay(t: Tap, target: { host: string; port: number })
   const server = net.createServer((client) => {
     if (state === 'cut') return void client.destroy();
     const upstream = net.connect(target.port, target.host);
-    for (const [from, to, answers] of [[client, upstream, false], [upstream, client, true]] as const) {
+    for (const [from, to, answers] of [
+      [client, upstream, false],
+      [upstream, client, true],
+    ] as const) {
       sockets.add(from);
       from.on('error', () => undefined);
       const swallowed = () => state === 'both' || (state === 'answers' && answers);
@@ -167,7 +191,10 @@ export function relayedKubeconfig(t: Tap, kube: KubeLite, relay: Relay): string 
   const dir = mkdtempSync(join(tmpdir(), 'cp-relayed-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'kubeconfig');
-  writeFileSync(file, readFileSync(kube.kubeconfigPath, 'utf8').replaceAll(kube.url, `http://${relay.host}:${relay.port}`));
+  writeFileSync(
+    file,
+    readFileSync(kube.kubeconfigPath, 'utf8').replaceAll(kube.url, `http://${relay.host}:${relay.port}`),
+  );
   return file;
 }
 
@@ -175,8 +202,19 @@ export function relayedKubeconfig(t: Tap, kube: KubeLite, relay: Relay): string 
  * Creates the Secret of key `name` with kubectl, as the API does once the key was shown, or
  * (`pending`) as a create whose answer was lost leaves it.
  */
-export async function createKeySecret(kube: KubeLite, name: string, value: string, options: { pending?: boolean; role?: string } = {}): Promise<void> {
-  const meta = { name, role: options.role ?? 'viewer', userId: 'root', username: 'root', createdAt: new Date().toISOString() };
+export async function createKeySecret(
+  kube: KubeLite,
+  name: string,
+  value: string,
+  options: { pending?: boolean; role?: string } = {},
+): Promise<void> {
+  const meta = {
+    name,
+    role: options.role ?? 'viewer',
+    userId: 'root',
+    username: 'root',
+    createdAt: new Date().toISOString(),
+  };
   const annotations = options.pending ? { 'gsp.dev/apikey-pending': 'true' } : {};
   const dir = mkdtempSync(join(tmpdir(), 'cp-key-secret-'));
   const file = join(dir, 'secret.json');
@@ -187,7 +225,10 @@ export async function createKeySecret(kube: KubeLite, name: string, value: strin
       kind: 'Secret',
       type: 'Opaque',
       metadata: { name: `gsp-apikey-${name}`, labels: { 'gsp.dev/apikey': 'true' }, annotations },
-      data: { key: Buffer.from(value).toString('base64'), metadata: Buffer.from(JSON.stringify(meta)).toString('base64') },
+      data: {
+        key: Buffer.from(value).toString('base64'),
+        metadata: Buffer.from(JSON.stringify(meta)).toString('base64'),
+      },
     }),
   );
   try {

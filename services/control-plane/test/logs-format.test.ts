@@ -44,22 +44,33 @@ const line = fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => s.replace
 
 t.test('plain text passes the log through byte for byte, however it is cut', async (t) => {
   await fc.assert(
-    fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), fc.array(fc.nat(), { maxLength: 6 }), async (bytes, offsets) => {
-      const input = Buffer.from(bytes);
-      const output = await framed(false, cut(input, offsets), 'whatever');
-      return output.equals(input);
-    }),
+    fc.asyncProperty(
+      fc.uint8Array({ maxLength: 200 }),
+      fc.array(fc.nat(), { maxLength: 6 }),
+      async (bytes, offsets) => {
+        const input = Buffer.from(bytes);
+        const output = await framed(false, cut(input, offsets), 'whatever');
+        return output.equals(input);
+      },
+    ),
   );
   t.pass();
 });
 
 t.test('events carry each line once, in order, whatever the chunking, and end with the reason', async (t) => {
   await fc.assert(
-    fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), fc.boolean(), async (lines, offsets, crlf) => {
-      const input = Buffer.from(lines.map((l) => `${l}${crlf ? '\r\n' : '\n'}`).join(''));
-      const { data, end } = parseEvents((await framed(true, cut(input, offsets), 'game server deleted')).toString('utf8'));
-      return JSON.stringify(data) === JSON.stringify(lines) && end === 'game server deleted';
-    }),
+    fc.asyncProperty(
+      fc.array(line, { minLength: 1, maxLength: 8 }),
+      fc.array(fc.nat(), { maxLength: 6 }),
+      fc.boolean(),
+      async (lines, offsets, crlf) => {
+        const input = Buffer.from(lines.map((l) => `${l}${crlf ? '\r\n' : '\n'}`).join(''));
+        const { data, end } = parseEvents(
+          (await framed(true, cut(input, offsets), 'game server deleted')).toString('utf8'),
+        );
+        return JSON.stringify(data) === JSON.stringify(lines) && end === 'game server deleted';
+      },
+    ),
     { numRuns: 200 },
   );
   t.pass();
@@ -108,6 +119,11 @@ t.test('Accept: Server-Sent Events only when the client prefers them to plain te
 });
 
 t.test('any Accept header is read without throwing', async (t) => {
-  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (accept) => typeof prefersEventStream(accept) === 'boolean'));
+  fc.assert(
+    fc.property(
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      (accept) => typeof prefersEventStream(accept) === 'boolean',
+    ),
+  );
   t.pass();
 });

@@ -18,25 +18,48 @@ async function setUp(t: Tap, env: Record<string, string> = {}, kube?: KubeLite):
   kube ??= await startKube(t);
   await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
   const built = await build(t, kube, env);
-  t.equal((await built.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE })).statusCode, 201);
+  t.equal(
+    (await built.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
+      .statusCode,
+    201,
+  );
   return { ...built, kube };
 }
 
 async function server(app: FastifyInstance, name: string): Promise<void> {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/gameservers/games', headers: BASIC_ADMIN, payload: { profile: 'arena', name } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/gameservers/games',
+    headers: BASIC_ADMIN,
+    payload: { profile: 'arena', name },
+  });
   if (res.statusCode !== 201) throw new Error(res.body);
-  await until(`${name} Ready`, async () => ((await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as { state: string }).state === 'Ready');
+  await until(
+    `${name} Ready`,
+    async () =>
+      (
+        (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as {
+          state: string;
+        }
+      ).state === 'Ready',
+  );
 }
 
 async function say(app: FastifyInstance, name: string, text: string): Promise<void> {
-  const res = await app.inject({ method: 'POST', url: `/api/v1/gameservers/games/${name}/actions/say`, headers: BASIC_ADMIN, payload: { args: [text] } });
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/v1/gameservers/games/${name}/actions/say`,
+    headers: BASIC_ADMIN,
+    payload: { args: [text] },
+  });
   if (res.statusCode !== 200) throw new Error(`say ${text}: ${res.statusCode} ${res.body}`);
 }
 
 const logsOf = (app: FastifyInstance, name: string, query = '', headers: Record<string, string> = BASIC_ADMIN) =>
   app.inject({ url: `/api/v1/gameservers/games/${name}/logs${query}`, headers });
 
-const auditOf = (audit: AuditCapture, name: string) => audit.lines().filter((l) => l.path === `/api/v1/gameservers/games/${name}/logs`);
+const auditOf = (audit: AuditCapture, name: string) =>
+  audit.lines().filter((l) => l.path === `/api/v1/gameservers/games/${name}/logs`);
 
 /** A request over a real connection (inject cannot stream), its body collected as it arrives. */
 interface Live {
@@ -61,7 +84,13 @@ function open(url: string, path: string, headers: Record<string, string>): Promi
         res.on('close', () => (res.complete ? done() : broke(new Error('the body was cut'))));
       });
       ended.catch(() => undefined);
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, text: () => body, ended, close: () => request.destroy() });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        text: () => body,
+        ended,
+        close: () => request.destroy(),
+      });
     });
     request.on('error', reject);
   });
@@ -85,7 +114,15 @@ t.test("a viewer reads a game server's log as plain text; tailLines gives the la
 
   const lines = auditOf(audit, 'chatty');
   t.equal(lines.length, 3, 'one audit line per request');
-  t.match(lines[0], { user: 'log-reader', role: 'viewer', method: 'GET', status: 200, result: 'success', target: 'games/chatty', outcome: 'end of log' });
+  t.match(lines[0], {
+    user: 'log-reader',
+    role: 'viewer',
+    method: 'GET',
+    status: 200,
+    result: 'success',
+    target: 'games/chatty',
+    outcome: 'end of log',
+  });
 });
 
 t.test('sinceSeconds leaves out the lines older than that', async (t) => {
@@ -93,7 +130,11 @@ t.test('sinceSeconds leaves out the lines older than that', async (t) => {
   await server(app, 'aging');
   t.match((await logsOf(app, 'aging', '?sinceSeconds=3600')).body, /SDK: Ready\(\) called/);
   // The Ready line ages past two seconds; the log itself says when.
-  await until('the Ready line to be older than 2 s', async () => !(await logsOf(app, 'aging', '?sinceSeconds=2')).body.includes('SDK: Ready'), 10_000);
+  await until(
+    'the Ready line to be older than 2 s',
+    async () => !(await logsOf(app, 'aging', '?sinceSeconds=2')).body.includes('SDK: Ready'),
+    10_000,
+  );
   await say(app, 'aging', 'fresh');
   t.equal((await logsOf(app, 'aging', '?sinceSeconds=2')).body, '[say] fresh\n');
 });
@@ -136,34 +177,57 @@ t.test('a follow ends cleanly when the game server is deleted', async (t) => {
   t.match(auditOf(audit, 'doomed')[0], { status: 200, result: 'success', outcome: 'game server deleted' });
 });
 
-t.test('with Accept: text/event-stream a follow is Server-Sent Events, one a line, and says why it ended', async (t) => {
-  const { app, audit } = await setUp(t);
-  await server(app, 'events');
-  await say(app, 'events', 'before');
-  const url = await listening(app);
-  const live = await open(url, '/api/v1/gameservers/games/events/logs?follow=true&tailLines=1', { ...BASIC_ADMIN, accept: 'text/event-stream' });
-  t.equal(live.status, 200);
-  t.equal(live.headers['content-type'], 'text/event-stream');
-  t.equal(live.headers['cache-control'], 'no-store');
-  await until('the last line so far', () => live.text() === 'data: [say] before\n\n');
-  await say(app, 'events', 'after');
-  await until('the new line as an event', () => live.text() === 'data: [say] before\n\ndata: [say] after\n\n');
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/gameservers/games/events', headers: BASIC_ADMIN })).statusCode, 204);
-  await live.ended;
-  t.match(live.text(), /\n\nevent: end\ndata: game server deleted\n\n$/, 'the last event says the game server was deleted');
-  await until('the audit line', () => auditOf(audit, 'events').length > 0);
-  t.match(auditOf(audit, 'events'), [{ status: 200, outcome: 'game server deleted' }]);
-  t.equal(auditOf(audit, 'events').length, 1);
-});
+t.test(
+  'with Accept: text/event-stream a follow is Server-Sent Events, one a line, and says why it ended',
+  async (t) => {
+    const { app, audit } = await setUp(t);
+    await server(app, 'events');
+    await say(app, 'events', 'before');
+    const url = await listening(app);
+    const live = await open(url, '/api/v1/gameservers/games/events/logs?follow=true&tailLines=1', {
+      ...BASIC_ADMIN,
+      accept: 'text/event-stream',
+    });
+    t.equal(live.status, 200);
+    t.equal(live.headers['content-type'], 'text/event-stream');
+    t.equal(live.headers['cache-control'], 'no-store');
+    await until('the last line so far', () => live.text() === 'data: [say] before\n\n');
+    await say(app, 'events', 'after');
+    await until('the new line as an event', () => live.text() === 'data: [say] before\n\ndata: [say] after\n\n');
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: '/api/v1/gameservers/games/events', headers: BASIC_ADMIN }))
+        .statusCode,
+      204,
+    );
+    await live.ended;
+    t.match(
+      live.text(),
+      /\n\nevent: end\ndata: game server deleted\n\n$/,
+      'the last event says the game server was deleted',
+    );
+    await until('the audit line', () => auditOf(audit, 'events').length > 0);
+    t.match(auditOf(audit, 'events'), [{ status: 200, outcome: 'game server deleted' }]);
+    t.equal(auditOf(audit, 'events').length, 1);
+  },
+);
 
 t.test('events without follow end with "end of log"; Accept decides the format', async (t) => {
   const { app } = await setUp(t);
   await server(app, 'formats');
   await say(app, 'formats', 'x');
-  const sse = await logsOf(app, 'formats', '?tailLines=1', { ...BASIC_ADMIN, accept: 'text/plain;q=0.5, text/event-stream' });
+  const sse = await logsOf(app, 'formats', '?tailLines=1', {
+    ...BASIC_ADMIN,
+    accept: 'text/plain;q=0.5, text/event-stream',
+  });
   t.equal(sse.headers['content-type'], 'text/event-stream');
   t.equal(sse.body, 'data: [say] x\n\nevent: end\ndata: end of log\n\n');
-  for (const accept of ['*/*', 'text/plain', 'application/json', 'text/event-stream;q=0.5, text/plain', 'text/plain, text/event-stream']) {
+  for (const accept of [
+    '*/*',
+    'text/plain',
+    'application/json',
+    'text/event-stream;q=0.5, text/plain',
+    'text/plain, text/event-stream',
+  ]) {
     const res = await logsOf(app, 'formats', '?tailLines=1', { ...BASIC_ADMIN, accept });
     t.equal(res.headers['content-type'], 'text/plain; charset=utf-8', `Accept: ${accept}`);
     t.equal(res.body, '[say] x\n');
@@ -175,7 +239,9 @@ t.test('a client that goes away closes the Kubernetes stream at once, however ma
   await server(app, 'watched');
   const url = await listening(app);
   const follows = await Promise.all(
-    ['text/plain', 'text/event-stream', 'text/plain'].map((accept) => open(url, '/api/v1/gameservers/games/watched/logs?follow=true', { ...BASIC_ADMIN, accept })),
+    ['text/plain', 'text/event-stream', 'text/plain'].map((accept) =>
+      open(url, '/api/v1/gameservers/games/watched/logs?follow=true', { ...BASIC_ADMIN, accept }),
+    ),
   );
   await until('every follow connected', () => follows.every((f) => f.text().includes('SDK: Ready')));
   t.equal(app.kube.logs.active, 3, 'one Kubernetes stream per follow');
@@ -192,23 +258,41 @@ t.test('HEAD answers as GET would, without a body or a stream left open', async 
   await server(app, 'heads');
   const url = await listening(app);
   for (const query of ['', '?follow=true']) {
-    const res = await fetch(`${url}/api/v1/gameservers/games/heads/logs${query}`, { method: 'HEAD', headers: BASIC_ADMIN });
+    const res = await fetch(`${url}/api/v1/gameservers/games/heads/logs${query}`, {
+      method: 'HEAD',
+      headers: BASIC_ADMIN,
+    });
     t.equal(res.status, 200, `HEAD ${query}`);
     t.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
   }
-  t.equal((await fetch(`${url}/api/v1/gameservers/games/nobody/logs`, { method: 'HEAD', headers: BASIC_ADMIN })).status, 404);
+  t.equal(
+    (await fetch(`${url}/api/v1/gameservers/games/nobody/logs`, { method: 'HEAD', headers: BASIC_ADMIN })).status,
+    404,
+  );
   await until('no Kubernetes stream left open', () => app.kube.logs.active === 0);
 });
 
 t.test('bad parameters answer 400, an unknown game server 404, one without a pod 409', async (t) => {
   const { app, kube, audit } = await setUp(t);
   await server(app, 'podless');
-  for (const query of ['?tailLines=0', '?tailLines=100001', '?tailLines=x', '?sinceSeconds=0', '?sinceSeconds=2592001', '?follow=maybe', '?tail=5']) {
+  for (const query of [
+    '?tailLines=0',
+    '?tailLines=100001',
+    '?tailLines=x',
+    '?sinceSeconds=0',
+    '?sinceSeconds=2592001',
+    '?follow=maybe',
+    '?tail=5',
+  ]) {
     const res = await logsOf(app, 'podless', query);
     t.equal(res.statusCode, 400, `${query}: ${res.body}`);
     t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
   }
-  t.equal((await logsOf(app, 'podless', '?tailLines=100000&sinceSeconds=2592000')).statusCode, 200, 'the bounds themselves are allowed');
+  t.equal(
+    (await logsOf(app, 'podless', '?tailLines=100000&sinceSeconds=2592000')).statusCode,
+    200,
+    'the bounds themselves are allowed',
+  );
   const unknown = await logsOf(app, 'nobody');
   t.equal(unknown.statusCode, 404);
   t.match(unknown.json(), { detail: 'game server games/nobody not found' });
@@ -244,7 +328,10 @@ t.test('closing the control plane ends open follows rather than waiting on them'
   const { app } = await setUp(t);
   await server(app, 'lasting');
   const url = await listening(app);
-  const live = await open(url, '/api/v1/gameservers/games/lasting/logs?follow=true', { ...BASIC_ADMIN, accept: 'text/event-stream' });
+  const live = await open(url, '/api/v1/gameservers/games/lasting/logs?follow=true', {
+    ...BASIC_ADMIN,
+    accept: 'text/event-stream',
+  });
   await until('the log so far', () => live.text().includes('SDK: Ready'));
   const started = Date.now();
   await app.close();

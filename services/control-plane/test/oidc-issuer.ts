@@ -39,7 +39,12 @@ export async function startIssuer(t: Tap) {
       clients: [{ client_id: CLIENT_ID, client_secret: 'not-used-here', redirect_uris: ['http://127.0.0.1/cb'] }],
     });
   };
-  const sign = async (key: SigningKey, sub: string, claims: Record<string, unknown> = {}, opts: { aud?: string; exp?: string } = {}) =>
+  const sign = async (
+    key: SigningKey,
+    sub: string,
+    claims: Record<string, unknown> = {},
+    opts: { aud?: string; exp?: string } = {},
+  ) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: key.alg, kid: key.kid })
       .setIssuer(issuer)

@@ -4,7 +4,6 @@ import { roleFromClaims } from '../src/auth/oidc.js';
 import { build, startKube } from './helper.js';
 import { CLIENT_ID, signingKey, startIssuer } from './oidc-issuer.js';
 
-
 const kube = await startKube(t);
 const k1 = await signingKey('k1', 'RS256');
 const idp = await startIssuer(t);
@@ -17,7 +16,8 @@ const { app } = await build(t, kube, {
   AUTH_OIDC_ROLE_MAPPING: 'gs-viewers=viewer,gs-ops=operator,gs-admins=admin',
   AUTH_OIDC_JWKS_COOLDOWN: '1ms',
 });
-const call = async (token: string, url = '/api/v1/gameservers') => app.inject({ url, headers: { authorization: `Bearer ${token}` } });
+const call = async (token: string, url = '/api/v1/gameservers') =>
+  app.inject({ url, headers: { authorization: `Bearer ${token}` } });
 
 t.test('discovery from the issuer finds its JWKS and a valid token is accepted', async (t) => {
   const res = await call(await idp.sign(k1, 'alice', { realm_access: { roles: ['gs-viewers'] } }));
@@ -26,7 +26,11 @@ t.test('discovery from the issuer finds its JWKS and a valid token is accepted',
 });
 
 t.test('a token for another audience is a 401', async (t) => {
-  t.equal((await call(await idp.sign(k1, 'alice', { realm_access: { roles: ['gs-admins'] } }, { aud: 'someone-else' }))).statusCode, 401);
+  t.equal(
+    (await call(await idp.sign(k1, 'alice', { realm_access: { roles: ['gs-admins'] } }, { aud: 'someone-else' })))
+      .statusCode,
+    401,
+  );
 });
 
 t.test('an expired token is a 401 that says so', async (t) => {
@@ -38,7 +42,10 @@ t.test('an expired token is a 401 that says so', async (t) => {
 
 t.test('a token signed by an unknown key is a 401', async (t) => {
   const stranger = await signingKey('k1', 'RS256');
-  t.equal((await call(await idp.sign(stranger, 'mallory', { realm_access: { roles: ['gs-admins'] } }))).statusCode, 401);
+  t.equal(
+    (await call(await idp.sign(stranger, 'mallory', { realm_access: { roles: ['gs-admins'] } }))).statusCode,
+    401,
+  );
 });
 
 t.test('a rotated signing key is picked up without restart', async (t) => {
@@ -49,7 +56,10 @@ t.test('a rotated signing key is picked up without restart', async (t) => {
 });
 
 t.test('the highest mapped role wins and decides what the caller may do', async (t) => {
-  const token = await idp.sign(k1, 'carol', { preferred_username: 'carol', realm_access: { roles: ['gs-viewers', 'gs-admins', 'unrelated'] } });
+  const token = await idp.sign(k1, 'carol', {
+    preferred_username: 'carol',
+    realm_access: { roles: ['gs-viewers', 'gs-admins', 'unrelated'] },
+  });
   t.equal((await call(token, '/api/v1/apikeys')).statusCode, 200);
   const viewer = await idp.sign(k1, 'dave', { realm_access: { roles: ['gs-viewers'] } });
   t.equal((await call(viewer, '/api/v1/apikeys')).statusCode, 403);
@@ -69,23 +79,60 @@ const mapping = new Map([
 
 t.test('the role claim may be a string, an array or a dotted path', async (t) => {
   t.equal(roleFromClaims({ role: 'gs-ops' }, { roleClaim: 'role', roleMapping: mapping }, roles), 'operator');
-  t.equal(roleFromClaims({ groups: ['x', 'gs-viewers'] }, { roleClaim: 'groups', roleMapping: mapping }, roles), 'viewer');
-  t.equal(roleFromClaims({ realm_access: { roles: ['gs-viewers', 'gs-ops'] } }, { roleClaim: 'realm_access.roles', roleMapping: mapping }, roles), 'operator');
-  t.equal(roleFromClaims({ realm_access: {} }, { roleClaim: 'realm_access.roles', roleMapping: mapping }, roles), undefined);
+  t.equal(
+    roleFromClaims({ groups: ['x', 'gs-viewers'] }, { roleClaim: 'groups', roleMapping: mapping }, roles),
+    'viewer',
+  );
+  t.equal(
+    roleFromClaims(
+      { realm_access: { roles: ['gs-viewers', 'gs-ops'] } },
+      { roleClaim: 'realm_access.roles', roleMapping: mapping },
+      roles,
+    ),
+    'operator',
+  );
+  t.equal(
+    roleFromClaims({ realm_access: {} }, { roleClaim: 'realm_access.roles', roleMapping: mapping }, roles),
+    undefined,
+  );
 });
 
 t.test('string and array role claims work end to end', async (t) => {
-  const a = await build(t, kube, { AUTH_MODE: 'oidc', AUTH_OIDC_ISSUER_URL: idp.issuer, AUTH_OIDC_CLIENT_ID: CLIENT_ID, AUTH_OIDC_ROLE_CLAIM: 'group', AUTH_OIDC_ROLE_MAPPING: 'gs-admins=admin' });
+  const a = await build(t, kube, {
+    AUTH_MODE: 'oidc',
+    AUTH_OIDC_ISSUER_URL: idp.issuer,
+    AUTH_OIDC_CLIENT_ID: CLIENT_ID,
+    AUTH_OIDC_ROLE_CLAIM: 'group',
+    AUTH_OIDC_ROLE_MAPPING: 'gs-admins=admin',
+  });
   const asString = await idp.sign(k1, 'frank', { group: 'gs-admins' });
   const asArray = await idp.sign(k1, 'grace', { group: ['gs-admins'] });
-  t.equal((await a.app.inject({ url: '/api/v1/apikeys', headers: { authorization: `Bearer ${asString}` } })).statusCode, 200);
-  t.equal((await a.app.inject({ url: '/api/v1/apikeys', headers: { authorization: `Bearer ${asArray}` } })).statusCode, 200);
+  t.equal(
+    (await a.app.inject({ url: '/api/v1/apikeys', headers: { authorization: `Bearer ${asString}` } })).statusCode,
+    200,
+  );
+  t.equal(
+    (await a.app.inject({ url: '/api/v1/apikeys', headers: { authorization: `Bearer ${asArray}` } })).statusCode,
+    200,
+  );
 });
 
 t.test('the audited user is preferred_username, else email, else sub', async (t) => {
-  const b = await build(t, kube, { AUTH_MODE: 'oidc', AUTH_OIDC_ISSUER_URL: idp.issuer, AUTH_OIDC_CLIENT_ID: CLIENT_ID, AUTH_OIDC_ROLE_CLAIM: 'group', AUTH_OIDC_ROLE_MAPPING: 'v=viewer' });
+  const b = await build(t, kube, {
+    AUTH_MODE: 'oidc',
+    AUTH_OIDC_ISSUER_URL: idp.issuer,
+    AUTH_OIDC_CLIENT_ID: CLIENT_ID,
+    AUTH_OIDC_ROLE_CLAIM: 'group',
+    AUTH_OIDC_ROLE_MAPPING: 'v=viewer',
+  });
   for (const claims of [{ preferred_username: 'hank', email: 'h@example.com' }, { email: 'i@example.com' }, {}]) {
-    await b.app.inject({ url: '/api/v1/gameservers', headers: { authorization: `Bearer ${await idp.sign(k1, 'sub-id', { group: 'v', ...claims })}` } });
+    await b.app.inject({
+      url: '/api/v1/gameservers',
+      headers: { authorization: `Bearer ${await idp.sign(k1, 'sub-id', { group: 'v', ...claims })}` },
+    });
   }
-  t.same(b.audit.lines().map((l) => l.user), ['hank', 'i@example.com', 'sub-id']);
+  t.same(
+    b.audit.lines().map((l) => l.user),
+    ['hank', 'i@example.com', 'sub-id'],
+  );
 });

@@ -70,7 +70,10 @@ function resolvePointer(root: unknown, ref: string): unknown {
     .slice(2)
     .split('/')
     .map((p) => decodeURIComponent(p).replaceAll('~1', '/').replaceAll('~0', '~'))
-    .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
+    .reduce<unknown>(
+      (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      root,
+    );
 }
 
 t.test('/openapi.json is an OpenAPI 3.1 document whose references all resolve', async (t) => {
@@ -78,7 +81,11 @@ t.test('/openapi.json is an OpenAPI 3.1 document whose references all resolve', 
   t.ok(doc.info.title && doc.info.version, 'info has a title and a version');
   t.ok(operations.length >= 10, `${operations.length} operations`);
   t.same(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'basic', 'bearer']);
-  t.match(doc.components.schemas?.Problem, { type: 'object', properties: { type: {}, title: {}, status: {}, detail: {}, requestId: {} } }, 'the Problem schema is a named component');
+  t.match(
+    doc.components.schemas?.Problem,
+    { type: 'object', properties: { type: {}, title: {}, status: {}, detail: {}, requestId: {} } },
+    'the Problem schema is a named component',
+  );
   t.notOk(doc.paths['/openapi.json'], 'the document does not list itself');
   for (const path of Object.keys(doc.paths)) {
     t.notMatch(path, /[:*]/, `${path} uses {param} syntax`);
@@ -94,9 +101,14 @@ t.test('every operation documents its security, its success, its errors and its 
   for (const { name, path, op } of operations) {
     t.test(name, async (t) => {
       const isPublic = PUBLIC.has(name);
-      t.same(op.security, isPublic ? [] : AUTHENTICATED, isPublic ? 'public: security []' : 'an API key, a bearer token or Basic');
+      t.same(
+        op.security,
+        isPublic ? [] : AUTHENTICATED,
+        isPublic ? 'public: security []' : 'an API key, a bearer token or Basic',
+      );
       for (const requirement of op.security ?? []) {
-        for (const scheme of Object.keys(requirement)) t.ok(doc.components.securitySchemes[scheme], `scheme ${scheme} is declared`);
+        for (const scheme of Object.keys(requirement))
+          t.ok(doc.components.securitySchemes[scheme], `scheme ${scheme} is declared`);
       }
 
       const responses = op.responses ?? {};
@@ -108,13 +120,20 @@ t.test('every operation documents its security, its success, its errors and its 
           t.equal(content, undefined, '204: no body');
         } else {
           const media = Object.values(content ?? {});
-          t.ok(media.length > 0 && media.every((m) => Object.keys(m.schema ?? {}).length > 0), `${status}: a body with a schema`);
+          t.ok(
+            media.length > 0 && media.every((m) => Object.keys(m.schema ?? {}).length > 0),
+            `${status}: a body with a schema`,
+          );
         }
       }
 
       const params = (op.parameters ?? []).filter((p) => p.in === 'path');
       const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-      t.same(params.map((p) => p.name).sort(), [...templated].sort(), 'a parameter for each {name} of the path, and no other');
+      t.same(
+        params.map((p) => p.name).sort(),
+        [...templated].sort(),
+        'a parameter for each {name} of the path, and no other',
+      );
       for (const p of params) t.equal(p.required, true, `path parameter ${p.name} is required`);
 
       const errors = Object.keys(responses).filter((s) => Number(s) >= 400);
@@ -123,7 +142,10 @@ t.test('every operation documents its security, its success, its errors and its 
       if (params.length > 0) t.ok(errors.includes('404'), 'documents 404 for what the path names');
       if (!isPublic) {
         for (const code of ['401', '429', '503']) t.ok(errors.includes(code), `documents ${code}`);
-        t.ok(responses['429']?.headers?.['Retry-After'] && responses['503']?.headers?.['Retry-After'], '429 and 503 say Retry-After');
+        t.ok(
+          responses['429']?.headers?.['Retry-After'] && responses['503']?.headers?.['Retry-After'],
+          '429 and 503 say Retry-After',
+        );
         const spec = table.get(name);
         t.ok(spec, 'is in the route table');
         t.same(op['x-permission'], spec?.permission, 'x-permission is the route table entry');
@@ -138,9 +160,17 @@ t.test('every operation documents its security, its success, its errors and its 
 t.test('an authenticated operation called without credentials answers the documented 401 problem', async (t) => {
   for (const { name, method, path } of operations.filter((o) => !PUBLIC.has(o.name))) {
     const url = path.replace(/\{[^}]+\}/g, 'openapi-probe');
-    const res = await app.inject({ method: method as 'GET', url, ...(method === 'GET' || method === 'DELETE' ? {} : { payload: {} }) });
+    const res = await app.inject({
+      method: method as 'GET',
+      url,
+      ...(method === 'GET' || method === 'DELETE' ? {} : { payload: {} }),
+    });
     t.equal(res.statusCode, 401, `${name}: 401`);
     t.match(res.headers['content-type'], /^application\/problem\+json/, `${name}: problem+json`);
-    t.match(res.json(), { type: String, title: String, status: 401, detail: String, requestId: String }, `${name}: in the Problem shape`);
+    t.match(
+      res.json(),
+      { type: String, title: String, status: 401, detail: String, requestId: String },
+      `${name}: in the Problem shape`,
+    );
   }
 });

@@ -9,7 +9,8 @@ import type { Profile } from '../src/profiles/types.js';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
 /** Any text but NUL, astral and odd characters included: what a YAML round trip must keep. */
-const text = (minLength: number, maxLength: number) => fc.string({ unit: 'binary', minLength, maxLength }).filter((s) => !s.includes('\u0000'));
+const text = (minLength: number, maxLength: number) =>
+  fc.string({ unit: 'binary', minLength, maxLength }).filter((s) => !s.includes('\u0000'));
 const argv = fc.array(text(1, 30), { minLength: 1, maxLength: 5 });
 const quantity = fc.stringMatching(/^[0-9]{1,4}(\.[0-9]{1,3})?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/);
 const compute = fc.record({ cpu: quantity, memory: quantity }, { requiredKeys: [] });
@@ -54,10 +55,16 @@ const document = fc.record(
     restartCommand: argv,
     actions: fc.dictionary(
       fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/).filter((n) => !(BUILT_IN_ACTIONS as readonly string[]).includes(n)),
-      fc.record({ command: argv, timeoutSeconds: fc.integer({ min: 1, max: 3600 }), description: text(0, 50) }, { requiredKeys: ['command'] }),
+      fc.record(
+        { command: argv, timeoutSeconds: fc.integer({ min: 1, max: 3600 }), description: text(0, 50) },
+        { requiredKeys: ['command'] },
+      ),
       { maxKeys: 5 },
     ),
-    snapshot: fc.record({ preCommand: argv, postCommand: argv, keep: fc.integer({ min: 1, max: 1000 }) }, { requiredKeys: [] }),
+    snapshot: fc.record(
+      { preCommand: argv, postCommand: argv, keep: fc.integer({ min: 1, max: 1000 }) },
+      { requiredKeys: [] },
+    ),
   },
   { requiredKeys: ['image', 'ports'] },
 );
@@ -74,26 +81,33 @@ function valid(name: string, doc: unknown): Profile {
   return result.profile;
 }
 
-t.test('any valid profile survives being stored: validate, write its ConfigMap, read it back, validate again', async (t) => {
-  fc.assert(
-    fc.property(profileName, document, (name, doc) => {
-      const profile = valid(name, doc);
-      const read = readProfileConfigMap(roundTrip(profileConfigMap(profile, 'default')));
-      if (!('profile' in read)) throw new Error(`read back as invalid: ${JSON.stringify(read.invalid.errors)}`);
-      t.same(read.profile, profile);
-    }),
-    { numRuns: RUNS },
-  );
-});
+t.test(
+  'any valid profile survives being stored: validate, write its ConfigMap, read it back, validate again',
+  async (t) => {
+    fc.assert(
+      fc.property(profileName, document, (name, doc) => {
+        const profile = valid(name, doc);
+        const read = readProfileConfigMap(roundTrip(profileConfigMap(profile, 'default')));
+        if (!('profile' in read)) throw new Error(`read back as invalid: ${JSON.stringify(read.invalid.errors)}`);
+        t.same(read.profile, profile);
+      }),
+      { numRuns: RUNS },
+    );
+  },
+);
 
 t.test('validation fills in the defaults and keeps everything else as given', async (t) => {
   fc.assert(
     fc.property(profileName, document, (name, doc) => {
       const profile = valid(name, doc);
       t.equal(profile.name, name);
-      t.same(profile.ports.map((p) => p.protocol), doc.ports.map((p) => p.protocol ?? 'UDP'));
+      t.same(
+        profile.ports.map((p) => p.protocol),
+        doc.ports.map((p) => p.protocol ?? 'UDP'),
+      );
       t.same(profile.env, doc.env ?? {});
-      for (const [action, spec] of Object.entries(profile.actions)) t.equal(spec.timeoutSeconds, doc.actions?.[action]?.timeoutSeconds ?? 30);
+      for (const [action, spec] of Object.entries(profile.actions))
+        t.equal(spec.timeoutSeconds, doc.actions?.[action]?.timeoutSeconds ?? 30);
       // Validating what validation returned changes nothing.
       const { name: _name, ...again } = profile;
       t.same(valid(name, again), profile);
@@ -115,8 +129,17 @@ function checkErrors(errors: { pointer: string; message: string }[]): void {
 
 /** Values of every shape, objects with the keys that hurt careless code among them. */
 const junk = fc.oneof(
-  fc.anything({ maxDepth: 4, withObjectString: true, withNullPrototype: true, withBoxedValues: true, withSparseArray: true }),
-  fc.dictionary(fc.constantFrom('image', 'ports', 'env', 'actions', 'resources', 'storage', '__proto__', 'constructor', 'toString'), fc.anything({ maxDepth: 3 })),
+  fc.anything({
+    maxDepth: 4,
+    withObjectString: true,
+    withNullPrototype: true,
+    withBoxedValues: true,
+    withSparseArray: true,
+  }),
+  fc.dictionary(
+    fc.constantFrom('image', 'ports', 'env', 'actions', 'resources', 'storage', '__proto__', 'constructor', 'toString'),
+    fc.anything({ maxDepth: 3 }),
+  ),
 );
 
 t.test('junk never makes validation throw: it yields errors, each with a JSON pointer and a sentence', async () => {
@@ -129,36 +152,73 @@ t.test('junk never makes validation throw: it yields errors, each with a JSON po
   );
 });
 
-t.test('a valid profile with one field replaced by junk is refused with a pointer into that field, or accepted', async () => {
-  const fields = ['image', 'ports', 'env', 'resources', 'health', 'storage', 'players', 'restartCommand', 'actions', 'snapshot', 'description'];
-  fc.assert(
-    fc.property(profileName, document, fc.constantFrom(...fields), fc.anything({ maxDepth: 3 }), (name, doc, field, value) => {
-      const result = validateProfile(name, { ...doc, [field]: value });
-      if ('profile' in result) return;
-      checkErrors(result.errors);
-      for (const e of result.errors) {
-        // A port's name may clash with another's: reported at the later port.
-        if (!e.pointer.startsWith(`/${field}`)) throw new Error(`${field} was broken but ${e.pointer} was blamed: ${e.message}`);
-      }
-    }),
-    { numRuns: RUNS },
-  );
-});
+t.test(
+  'a valid profile with one field replaced by junk is refused with a pointer into that field, or accepted',
+  async () => {
+    const fields = [
+      'image',
+      'ports',
+      'env',
+      'resources',
+      'health',
+      'storage',
+      'players',
+      'restartCommand',
+      'actions',
+      'snapshot',
+      'description',
+    ];
+    fc.assert(
+      fc.property(
+        profileName,
+        document,
+        fc.constantFrom(...fields),
+        fc.anything({ maxDepth: 3 }),
+        (name, doc, field, value) => {
+          const result = validateProfile(name, { ...doc, [field]: value });
+          if ('profile' in result) return;
+          checkErrors(result.errors);
+          for (const e of result.errors) {
+            // A port's name may clash with another's: reported at the later port.
+            if (!e.pointer.startsWith(`/${field}`))
+              throw new Error(`${field} was broken but ${e.pointer} was blamed: ${e.message}`);
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  },
+);
 
 /** Pieces of YAML, its tricky syntax among them, to be put together any which way. */
-const YAML_PIECES = ['image: x\n', 'ports:\n', '  - ', 'name: p', 'containerPort: 1', '&a ', '*a', '[', ']', '{', '}', '? ', ': '];
+const YAML_PIECES = [
+  'image: x\n',
+  'ports:\n',
+  '  - ',
+  'name: p',
+  'containerPort: 1',
+  '&a ',
+  '*a',
+  '[',
+  ']',
+  '{',
+  '}',
+  '? ',
+  ': ',
+];
 YAML_PIECES.push('!!binary ', '---\n', '<<: *a\n', '\t', '"', "'", '%YAML 1.1\n');
 
 t.test('any profile.yaml text, however broken, is read without throwing', async () => {
   const yamlish = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 200 }),
-    fc
-      .array(fc.constantFrom(...YAML_PIECES), { maxLength: 30 })
-      .map((parts) => parts.join('')),
+    fc.array(fc.constantFrom(...YAML_PIECES), { maxLength: 30 }).map((parts) => parts.join('')),
   );
   fc.assert(
     fc.property(yamlish, (yaml) => {
-      const read = readProfileConfigMap({ metadata: { name: 'gsp-profile-p', labels: { 'gsp.dev/profile': 'p' } }, data: { 'profile.yaml': yaml } });
+      const read = readProfileConfigMap({
+        metadata: { name: 'gsp-profile-p', labels: { 'gsp.dev/profile': 'p' } },
+        data: { 'profile.yaml': yaml },
+      });
       if ('invalid' in read) checkErrors(read.invalid.errors);
     }),
     { numRuns: RUNS },
@@ -168,11 +228,21 @@ t.test('any profile.yaml text, however broken, is read without throwing', async 
 t.test('a profile.yaml of aliases cannot blow up into a huge document', async (t) => {
   // Nine levels of nine aliases each: 9^9 strings once expanded.
   const anchor = (i: number) => String.fromCharCode(97 + i);
-  const levels = Array.from({ length: 8 }, (_, i) => `${anchor(i + 1)}: &${anchor(i + 1)} [${Array(9).fill(`*${anchor(i)}`).join(',')}]`);
+  const levels = Array.from(
+    { length: 8 },
+    (_, i) =>
+      `${anchor(i + 1)}: &${anchor(i + 1)} [${Array(9)
+        .fill(`*${anchor(i)}`)
+        .join(',')}]`,
+  );
   const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...levels].join('\n');
-  const read = readProfileConfigMap({ metadata: { name: 'gsp-profile-p', labels: { 'gsp.dev/profile': 'p' } }, data: { 'profile.yaml': bomb } });
+  const read = readProfileConfigMap({
+    metadata: { name: 'gsp-profile-p', labels: { 'gsp.dev/profile': 'p' } },
+    data: { 'profile.yaml': bomb },
+  });
   t.ok('invalid' in read);
-  if ('invalid' in read) t.match(read.invalid.errors, [{ pointer: '', message: /^profile\.yaml is not valid YAML: .*alias/i }]);
+  if ('invalid' in read)
+    t.match(read.invalid.errors, [{ pointer: '', message: /^profile\.yaml is not valid YAML: .*alias/i }]);
 });
 
 function errorsOf(doc: unknown, name = 'p'): Record<string, string> {
@@ -185,7 +255,8 @@ const BASE = { image: 'x', ports: [{ name: 'p', containerPort: 1 }] };
 t.test('each field says what it allows', async (t) => {
   t.same(errorsOf({ ...BASE, resources: { requests: { cpu: '1.5 cores', memory: '1e3' } } }), {
     '/resources/requests/cpu': 'resources.requests.cpu must be a Kubernetes quantity such as 500m, 2, 512Mi or 1.5Gi',
-    '/resources/requests/memory': 'resources.requests.memory must be a Kubernetes quantity such as 500m, 2, 512Mi or 1.5Gi',
+    '/resources/requests/memory':
+      'resources.requests.memory must be a Kubernetes quantity such as 500m, 2, 512Mi or 1.5Gi',
   });
   t.same(errorsOf({ ...BASE, storage: { size: '5Gi', mountPath: 'data', storageClassName: 'Fast_SSD' } }), {
     '/storage/mountPath': 'storage.mountPath must be an absolute path, without ":" or control characters',
@@ -194,11 +265,12 @@ t.test('each field says what it allows', async (t) => {
   t.same(errorsOf({ ...BASE, ports: [{ name: 'a-very-long-port-name', containerPort: 1 }] }), {
     '/ports/0/name': 'ports[0].name must be at most 15 characters long',
   });
-  t.same(errorsOf({ ...BASE, env: { '1ST': 'x', 'OK_2': 'y' } }), {
+  t.same(errorsOf({ ...BASE, env: { '1ST': 'x', OK_2: 'y' } }), {
     '/env/1ST': 'env.1ST is not a valid variable name: letters, digits and "_", not starting with a digit',
   });
   t.same(errorsOf({ ...BASE, actions: { Save: { command: ['x'] }, backup: { command: [], timeoutSeconds: 3601 } } }), {
-    '/actions/Save': 'actions.Save is not a valid action name: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+    '/actions/Save':
+      'actions.Save is not a valid action name: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
     '/actions/backup/command': 'actions.backup.command must have at least 1 item',
     '/actions/backup/timeoutSeconds': 'actions.backup.timeoutSeconds must be at most 3600',
   });
@@ -206,7 +278,9 @@ t.test('each field says what it allows', async (t) => {
     '/image': 'image must be an image reference, without spaces or control characters',
     '/restartCommand/0': 'restartCommand[0] must not be empty',
   });
-  t.same(errorsOf({ ...BASE, health: { periodSeconds: 0 } }), { '/health/periodSeconds': 'health.periodSeconds must be at least 1' });
+  t.same(errorsOf({ ...BASE, health: { periodSeconds: 0 } }), {
+    '/health/periodSeconds': 'health.periodSeconds must be at least 1',
+  });
   t.same(errorsOf({ ...BASE, snapshot: { keep: 0 } }), { '/snapshot/keep': 'snapshot.keep must be at least 1' });
   t.same(errorsOf({ ...BASE, snapshot: { keep: 1001 } }), { '/snapshot/keep': 'snapshot.keep must be at most 1000' });
   t.same(errorsOf({ ...BASE, snapshot: { keep: 2.5 } }), { '/snapshot/keep': 'snapshot.keep must be an integer' });
@@ -217,8 +291,18 @@ t.test('each field says what it allows', async (t) => {
 });
 
 t.test('requests within limits pass, whatever the units', async (t) => {
-  t.same(errorsOf({ ...BASE, resources: { requests: { cpu: '500m', memory: '1000Mi' }, limits: { cpu: '0.5', memory: '1Gi' } } }), {});
-  t.same(errorsOf({ ...BASE, resources: { requests: { memory: '1G' }, limits: { memory: '1Gi' } } }), {}, '10^9 < 2^30');
+  t.same(
+    errorsOf({
+      ...BASE,
+      resources: { requests: { cpu: '500m', memory: '1000Mi' }, limits: { cpu: '0.5', memory: '1Gi' } },
+    }),
+    {},
+  );
+  t.same(
+    errorsOf({ ...BASE, resources: { requests: { memory: '1G' }, limits: { memory: '1Gi' } } }),
+    {},
+    '10^9 < 2^30',
+  );
   t.same(errorsOf({ ...BASE, resources: { requests: { memory: '1Gi' }, limits: { memory: '1G' } } }), {
     '/resources/requests/memory': 'resources.requests.memory must not exceed resources.limits.memory (1G)',
   });
@@ -226,17 +310,38 @@ t.test('requests within limits pass, whatever the units', async (t) => {
 
 t.test('a ConfigMap is read by its label and must be named after it', async (t) => {
   const data = { 'profile.yaml': 'image: x\nports: [{name: p, containerPort: 1}]\n' };
-  const read = (name: string, labels: Record<string, string>, d: Record<string, string> = data) => readProfileConfigMap({ metadata: { name, labels }, data: d });
+  const read = (name: string, labels: Record<string, string>, d: Record<string, string> = data) =>
+    readProfileConfigMap({ metadata: { name, labels }, data: d });
   t.match(read('gsp-profile-p', { 'gsp.dev/profile': 'p' }), { profile: { name: 'p', image: 'x' } });
   t.same(read('elsewhere', { 'gsp.dev/profile': 'p' }), {
-    invalid: { name: 'p', configMap: 'elsewhere', errors: [{ pointer: '', message: 'the ConfigMap of profile p must be named gsp-profile-p' }] },
+    invalid: {
+      name: 'p',
+      configMap: 'elsewhere',
+      errors: [{ pointer: '', message: 'the ConfigMap of profile p must be named gsp-profile-p' }],
+    },
   });
-  t.match(read('gsp-profile-P', { 'gsp.dev/profile': 'P' }), { invalid: { errors: [{ message: /^the label gsp\.dev\/profile \("P"\) must be a DNS-1123 label/ }] } });
-  t.match(read('gsp-profile-p', { 'gsp.dev/profile': 'p' }, {}), { invalid: { errors: [{ message: 'the ConfigMap has no data key profile.yaml' }] } });
+  t.match(read('gsp-profile-P', { 'gsp.dev/profile': 'P' }), {
+    invalid: { errors: [{ message: /^the label gsp\.dev\/profile \("P"\) must be a DNS-1123 label/ }] },
+  });
+  t.match(read('gsp-profile-p', { 'gsp.dev/profile': 'p' }, {}), {
+    invalid: { errors: [{ message: 'the ConfigMap has no data key profile.yaml' }] },
+  });
   t.match(read('gsp-profile-p', { 'gsp.dev/profile': 'p' }, { 'profile.yaml': 'image: x\nimage: y\n' }), {
-    invalid: { errors: [{ pointer: '', message: /^profile\.yaml is not valid YAML: Map keys must be unique at line 2, column 1$/ }] },
+    invalid: {
+      errors: [
+        { pointer: '', message: /^profile\.yaml is not valid YAML: Map keys must be unique at line 2, column 1$/ },
+      ],
+    },
   });
-  t.match(read('gsp-profile-p', { 'gsp.dev/profile': 'p' }, { 'profile.yaml': JSON.stringify({ image: 'x', ports: [{ name: 'p', containerPort: 1 }] }) }), {
-    profile: { name: 'p' },
-  }, 'JSON is YAML');
+  t.match(
+    read(
+      'gsp-profile-p',
+      { 'gsp.dev/profile': 'p' },
+      { 'profile.yaml': JSON.stringify({ image: 'x', ports: [{ name: 'p', containerPort: 1 }] }) },
+    ),
+    {
+      profile: { name: 'p' },
+    },
+    'JSON is YAML',
+  );
 });

@@ -43,10 +43,17 @@ async function listedNames(on: FastifyInstance = app): Promise<string[]> {
 }
 
 /** Applies a ConfigMap with kubectl, as someone managing profiles by hand or with GitOps would. */
-async function applyConfigMap(name: string, labels: Record<string, string>, data: Record<string, string>): Promise<void> {
+async function applyConfigMap(
+  name: string,
+  labels: Record<string, string>,
+  data: Record<string, string>,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cp-profile-'));
   const file = join(dir, 'configmap.json');
-  writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels }, data }));
+  writeFileSync(
+    file,
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels }, data }),
+  );
   try {
     const run = await kubectl(kube, ['apply', '-f', file]);
     if (run.code !== 0) throw new Error(`kubectl apply ${name}: ${run.stderr}`);
@@ -55,7 +62,8 @@ async function applyConfigMap(name: string, labels: Record<string, string>, data
   }
 }
 
-const applyProfile = (name: string, yaml: string) => applyConfigMap(`gsp-profile-${name}`, { 'gsp.dev/profile': name }, { 'profile.yaml': yaml });
+const applyProfile = (name: string, yaml: string) =>
+  applyConfigMap(`gsp-profile-${name}`, { 'gsp.dev/profile': name }, { 'profile.yaml': yaml });
 
 t.test('an admin creates a profile with PUT and reads it back with its defaults filled in', async (t) => {
   const created = await put('minecraft', MINECRAFT);
@@ -69,7 +77,11 @@ t.test('an admin creates a profile with PUT and reads it back with its defaults 
   t.same(read.json(), expected, 'served at once by the replica that wrote it');
   t.ok((await listedNames()).includes('minecraft'));
 
-  const minimal = await put('bare', { image: 'nginx', ports: [{ name: 'http', containerPort: 80 }], actions: { ping: { command: ['true'] } } });
+  const minimal = await put('bare', {
+    image: 'nginx',
+    ports: [{ name: 'http', containerPort: 80 }],
+    actions: { ping: { command: ['true'] } },
+  });
   t.equal(minimal.statusCode, 201);
   t.same(minimal.json(), {
     name: 'bare',
@@ -89,22 +101,34 @@ t.test('PUT of an existing profile replaces it and answers 200', async (t) => {
 });
 
 t.test('the list is a JSON array of the profiles sorted by name', async (t) => {
-  for (const name of ['sort-c', 'sort-a', 'sort-b']) t.equal((await put(name, { image: 'x', ports: [{ name: 'p', containerPort: 1 }] })).statusCode, 201);
+  for (const name of ['sort-c', 'sort-a', 'sort-b'])
+    t.equal((await put(name, { image: 'x', ports: [{ name: 'p', containerPort: 1 }] })).statusCode, 201);
   const names = await listedNames();
-  t.same(names.filter((n) => n.startsWith('sort-')), ['sort-a', 'sort-b', 'sort-c']);
+  t.same(
+    names.filter((n) => n.startsWith('sort-')),
+    ['sort-a', 'sort-b', 'sort-c'],
+  );
   t.same(names, [...names].sort(), 'every profile in name order');
 });
 
-t.test('a profile put through the API is a ConfigMap kubectl sees, labelled, with its document in profile.yaml', async (t) => {
-  t.equal((await put('kubectl-visible', MINECRAFT)).statusCode, 201);
-  const run = await kubectl(kube, ['get', 'configmap', '-l', 'gsp.dev/profile', '-n', 'default', '-o', 'yaml']);
-  t.equal(run.code, 0, run.stderr);
-  const list = parse(run.stdout) as { items: { metadata: { name: string; labels: Record<string, string> }; data: Record<string, string> }[] };
-  const configMap = list.items.find((i) => i.metadata.name === 'gsp-profile-kubectl-visible');
-  if (!configMap) return t.fail(`no ConfigMap gsp-profile-kubectl-visible in:\n${run.stdout}`);
-  t.same(configMap.metadata.labels, { 'gsp.dev/profile': 'kubectl-visible', 'app.kubernetes.io/managed-by': 'gsp-control-plane' });
-  t.same(parse(configMap.data['profile.yaml'] as string), MINECRAFT, 'the document, without its name');
-});
+t.test(
+  'a profile put through the API is a ConfigMap kubectl sees, labelled, with its document in profile.yaml',
+  async (t) => {
+    t.equal((await put('kubectl-visible', MINECRAFT)).statusCode, 201);
+    const run = await kubectl(kube, ['get', 'configmap', '-l', 'gsp.dev/profile', '-n', 'default', '-o', 'yaml']);
+    t.equal(run.code, 0, run.stderr);
+    const list = parse(run.stdout) as {
+      items: { metadata: { name: string; labels: Record<string, string> }; data: Record<string, string> }[];
+    };
+    const configMap = list.items.find((i) => i.metadata.name === 'gsp-profile-kubectl-visible');
+    if (!configMap) return t.fail(`no ConfigMap gsp-profile-kubectl-visible in:\n${run.stdout}`);
+    t.same(configMap.metadata.labels, {
+      'gsp.dev/profile': 'kubectl-visible',
+      'app.kubernetes.io/managed-by': 'gsp-control-plane',
+    });
+    t.same(parse(configMap.data['profile.yaml'] as string), MINECRAFT, 'the document, without its name');
+  },
+);
 
 t.test('a valid ConfigMap applied with kubectl shows up in the list and is served', async (t) => {
   await applyProfile('by-hand', 'image: ghcr.io/example/game:1\nports:\n  - name: game\n    containerPort: 7777\n');
@@ -118,27 +142,36 @@ t.test('a valid ConfigMap applied with kubectl shows up in the list and is serve
   });
 });
 
-t.test('a ConfigMap with a bad port is not served: GET answers 422 naming the field, and the list still answers', async (t) => {
-  t.equal((await put('still-fine', { image: 'x', ports: [{ name: 'p', containerPort: 1 }] })).statusCode, 201);
-  await applyProfile('bad-port', 'image: x\nports:\n  - name: game\n    containerPort: 70000\n');
-  const res = await until('the bad profile to be seen', async () => {
-    const r = await get('bad-port');
-    return r.statusCode === 422 && r;
-  });
-  t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
-  const problem = res.json() as Problem;
-  t.match(problem.detail, /ConfigMap gsp-profile-bad-port in namespace default/);
-  t.match(problem.detail, /ports\[0\]\.containerPort must be at most 65535/);
-  t.same(problem.errors, [{ in: 'body', pointer: '#/ports/0/containerPort', detail: 'ports[0].containerPort must be at most 65535' }]);
+t.test(
+  'a ConfigMap with a bad port is not served: GET answers 422 naming the field, and the list still answers',
+  async (t) => {
+    t.equal((await put('still-fine', { image: 'x', ports: [{ name: 'p', containerPort: 1 }] })).statusCode, 201);
+    await applyProfile('bad-port', 'image: x\nports:\n  - name: game\n    containerPort: 70000\n');
+    const res = await until('the bad profile to be seen', async () => {
+      const r = await get('bad-port');
+      return r.statusCode === 422 && r;
+    });
+    t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+    const problem = res.json() as Problem;
+    t.match(problem.detail, /ConfigMap gsp-profile-bad-port in namespace default/);
+    t.match(problem.detail, /ports\[0\]\.containerPort must be at most 65535/);
+    t.same(problem.errors, [
+      { in: 'body', pointer: '#/ports/0/containerPort', detail: 'ports[0].containerPort must be at most 65535' },
+    ]);
 
-  const names = await listedNames();
-  t.notOk(names.includes('bad-port'), 'not listed');
-  t.ok(names.includes('still-fine'), 'the valid ones are');
-});
+    const names = await listedNames();
+    t.notOk(names.includes('bad-port'), 'not listed');
+    t.ok(names.includes('still-fine'), 'the valid ones are');
+  },
+);
 
 t.test('a ConfigMap that is not YAML, or is misnamed, is reported by GET and not served', async (t) => {
   await applyProfile('not-yaml', 'image: [\n');
-  await applyConfigMap('my-own-name', { 'gsp.dev/profile': 'misnamed' }, { 'profile.yaml': 'image: x\nports: [{name: p, containerPort: 1}]\n' });
+  await applyConfigMap(
+    'my-own-name',
+    { 'gsp.dev/profile': 'misnamed' },
+    { 'profile.yaml': 'image: x\nports: [{name: p, containerPort: 1}]\n' },
+  );
   const notYaml = await until('the unparsable profile to be seen', async () => {
     const r = await get('not-yaml');
     return r.statusCode === 422 && (r.json() as Problem);
@@ -156,7 +189,10 @@ t.test('a ConfigMap that is not YAML, or is misnamed, is reported by GET and not
 t.test('replacing a profile with kubectl updates the served profile', async (t) => {
   t.equal((await put('edited', { image: 'game:1', ports: [{ name: 'p', containerPort: 1 }] })).statusCode, 201);
   await applyProfile('edited', 'image: game:2\nports: [{name: p, containerPort: 2, protocol: TCP}]\n');
-  await until('the edit to be served', async () => ((await get('edited')).json() as { image: string }).image === 'game:2');
+  await until(
+    'the edit to be served',
+    async () => ((await get('edited')).json() as { image: string }).image === 'game:2',
+  );
   t.match((await get('edited')).json(), { image: 'game:2', ports: [{ name: 'p', containerPort: 2, protocol: 'TCP' }] });
 });
 
@@ -164,7 +200,10 @@ t.test('a replica that did not write a profile serves it once its watch brings i
   const other = await build(t, kube);
   t.equal((await put('elsewhere', { image: 'x', ports: [{ name: 'p', containerPort: 1 }] })).statusCode, 201);
   await until('the other replica to list it', async () => (await listedNames(other.app)).includes('elsewhere'));
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/profiles/elsewhere', headers: BASIC_ADMIN })).statusCode, 204);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/api/v1/profiles/elsewhere', headers: BASIC_ADMIN })).statusCode,
+    204,
+  );
   await until('the other replica to drop it', async () => !(await listedNames(other.app)).includes('elsewhere'));
 });
 
@@ -176,27 +215,52 @@ t.test('DELETE removes a profile: then GET and DELETE answer 404', async (t) => 
   t.equal(after.statusCode, 404);
   t.match(after.json(), { status: 404, detail: 'profile doomed not found' });
   t.notOk((await listedNames()).includes('doomed'));
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/profiles/doomed', headers: BASIC_ADMIN })).statusCode, 404);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/api/v1/profiles/doomed', headers: BASIC_ADMIN })).statusCode,
+    404,
+  );
   const run = await kubectl(kube, ['get', 'configmap', 'gsp-profile-doomed', '-n', 'default']);
   t.not(run.code, 0, 'its ConfigMap is gone');
 });
 
-t.test('a ConfigMap of the profile\'s name that is not a profile is left alone: PUT answers 409, DELETE 404', async (t) => {
-  const created = await kubectl(kube, ['-n', 'default', 'create', 'configmap', 'gsp-profile-squatted', '--from-literal=mine=yes']);
-  t.equal(created.code, 0, created.stderr);
-  const res = await put('squatted', { image: 'x', ports: [{ name: 'p', containerPort: 1 }] });
-  t.equal(res.statusCode, 409);
-  t.match(res.json(), { detail: /ConfigMap gsp-profile-squatted in namespace default exists and is not a profile/ });
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/profiles/squatted', headers: BASIC_ADMIN })).statusCode, 404);
-  const run = await kubectl(kube, ['-n', 'default', 'get', 'configmap', 'gsp-profile-squatted', '-o', 'jsonpath={.data.mine}']);
-  t.equal(run.stdout, 'yes', 'untouched');
-});
+t.test(
+  "a ConfigMap of the profile's name that is not a profile is left alone: PUT answers 409, DELETE 404",
+  async (t) => {
+    const created = await kubectl(kube, [
+      '-n',
+      'default',
+      'create',
+      'configmap',
+      'gsp-profile-squatted',
+      '--from-literal=mine=yes',
+    ]);
+    t.equal(created.code, 0, created.stderr);
+    const res = await put('squatted', { image: 'x', ports: [{ name: 'p', containerPort: 1 }] });
+    t.equal(res.statusCode, 409);
+    t.match(res.json(), { detail: /ConfigMap gsp-profile-squatted in namespace default exists and is not a profile/ });
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: '/api/v1/profiles/squatted', headers: BASIC_ADMIN })).statusCode,
+      404,
+    );
+    const run = await kubectl(kube, [
+      '-n',
+      'default',
+      'get',
+      'configmap',
+      'gsp-profile-squatted',
+      '-o',
+      'jsonpath={.data.mine}',
+    ]);
+    t.equal(run.stdout, 'yes', 'untouched');
+  },
+);
 
 /** The `errors` of the 400 problem a PUT of `body` answers; anything else fails the test. */
 async function refused(body: unknown): Promise<Problem['errors']> {
   const res = await put('refused', body);
   const isProblem = res.headers['content-type'] === 'application/problem+json; charset=utf-8';
-  if (res.statusCode !== 400 || !isProblem) throw new Error(`expected a 400 problem, got ${res.statusCode} ${res.body}`);
+  if (res.statusCode !== 400 || !isProblem)
+    throw new Error(`expected a 400 problem, got ${res.statusCode} ${res.body}`);
   return (res.json() as Problem).errors;
 }
 
@@ -210,7 +274,12 @@ t.test('a PUT body with an unknown field answers 400 naming it', async (t) => {
 });
 
 t.test('a PUT body with wrong types answers 400 naming each field', async (t) => {
-  const errors = await refused({ image: 5, ports: [{ name: 'p', containerPort: '80', protocol: 'SCTP' }], env: { PORT: 80 }, players: { initialCapacity: -1 } });
+  const errors = await refused({
+    image: 5,
+    ports: [{ name: 'p', containerPort: '80', protocol: 'SCTP' }],
+    env: { PORT: 80 },
+    players: { initialCapacity: -1 },
+  });
   t.same(errors, [
     { in: 'body', pointer: '#/image', detail: 'image must be a string' },
     { in: 'body', pointer: '#/ports/0/containerPort', detail: 'ports[0].containerPort must be an integer' },
@@ -232,7 +301,8 @@ t.test('a profile may not define a built-in action', async (t) => {
     {
       in: 'body',
       pointer: '#/actions/restart',
-      detail: 'actions.restart is a built-in action and cannot be redefined (the built-in actions are allocate, shutdown, restart, reserve)',
+      detail:
+        'actions.restart is a built-in action and cannot be redefined (the built-in actions are allocate, shutdown, restart, reserve)',
     },
   ]);
 });
@@ -287,7 +357,16 @@ t.test('a viewer reads profiles but may not change them', async (t) => {
 
 t.test('/openapi.json documents the profile routes and the profile schema', async (t) => {
   const doc = (await app.inject({ url: '/openapi.json', headers: BASIC_ADMIN })).json() as {
-    paths: Record<string, Record<string, { tags?: string[]; requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          tags?: string[];
+          requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+        }
+      >
+    >;
   };
   const one = doc.paths['/api/v1/profiles/{name}'];
   t.same(one?.put?.tags, ['profiles']);
@@ -299,7 +378,8 @@ t.test('/openapi.json documents the profile routes and the profile schema', asyn
 class LogCapture extends Writable {
   readonly lines: Record<string, unknown>[] = [];
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n'))
+      if (line !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
     callback();
   }
 }
@@ -307,11 +387,17 @@ class LogCapture extends Writable {
 t.test('an invalid ConfigMap is logged once per version, by its pointers and never its content', async (t) => {
   const log = new LogCapture();
   const config = loadConfig(baseEnv(kube), { serviceAccountNamespaceFile: '/nonexistent' });
-  const logged = await buildApp(config, { logger: { level: 'warn', stream: log }, auditStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+  const logged = await buildApp(config, {
+    logger: { level: 'warn', stream: log },
+    auditStream: new Writable({ write: (_c, _e, cb) => cb() }),
+  });
   t.teardown(() => logged.close());
   await logged.ready();
   const secret = 'hunter2-do-not-log';
-  await applyProfile('logged', `image: x\nports: [{name: p, containerPort: 0}]\nenv: {PASSWORD: ${secret}}\nsecretField: ${secret}\n`);
+  await applyProfile(
+    'logged',
+    `image: x\nports: [{name: p, containerPort: 0}]\nenv: {PASSWORD: ${secret}}\nsecretField: ${secret}\n`,
+  );
   const about = () => log.lines.filter((l) => l.configMap === 'gsp-profile-logged');
   await until('the warning', () => about().length > 0);
   t.match(about()[0], { level: 40, pointers: ['/secretField', '/ports/0/containerPort'] });

@@ -65,15 +65,24 @@ t.test('every route in the table answers 403 below its minimum role and never at
   const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
   for (const name of ['games', 'other']) await core.createNamespace({ body: { metadata: { name } } });
   for (const namespace of ['games', 'other']) {
-    await custom.createNamespacedCustomObject({ group: 'agones.dev', version: 'v1', namespace, plural: 'gameservers', body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} } });
+    await custom.createNamespacedCustomObject({
+      group: 'agones.dev',
+      version: 'v1',
+      namespace,
+      plural: 'gameservers',
+      body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} },
+    });
   }
-  const { app } = await build(t, kube, { RBAC_ROLES_FILE: (() => {
-    const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
-    writeFileSync(file, CUSTOM);
-    return file;
-  })() });
+  const { app } = await build(t, kube, {
+    RBAC_ROLES_FILE: (() => {
+      const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
+      writeFileSync(file, CUSTOM);
+      return file;
+    })(),
+  });
   const keys: Record<string, string> = {};
-  for (const role of ['viewer', 'operator', 'admin', 'games-ops']) keys[role] = await createKey(app, `matrix-${role}`, role);
+  for (const role of ['viewer', 'operator', 'admin', 'games-ops'])
+    keys[role] = await createKey(app, `matrix-${role}`, role);
 
   const rank = { viewer: 0, operator: 1, admin: 2 };
   let counter = 0;
@@ -91,7 +100,14 @@ t.test('every route in the table answers 403 below its minimum role and never at
       .replace(':name', `gs-${namespace}`)
       .replace(':action', 'restart');
     const payload = payloads[id]?.();
-    return (await app.inject({ method: spec.method, url, headers: { 'x-api-key': keys[role] as string }, ...(payload ? { payload } : {}) })).statusCode;
+    return (
+      await app.inject({
+        method: spec.method,
+        url,
+        headers: { 'x-api-key': keys[role] as string },
+        ...(payload ? { payload } : {}),
+      })
+    ).statusCode;
   };
   for (const [id, spec] of Object.entries(ROUTES) as [string, RouteSpec][]) {
     for (const role of ['viewer', 'operator', 'admin'] as const) {
@@ -103,7 +119,8 @@ t.test('every route in the table answers 403 below its minimum role and never at
     const inGames = await call(id, spec, 'games-ops', 'games');
     if (spec.scope === 'cluster') t.equal(inGames, 403, `${id} as games-ops (cluster-wide)`);
     else t.not(inGames, 403, `${id} as games-ops in games`);
-    if (spec.scope === 'namespace') t.equal(await call(id, spec, 'games-ops', 'other'), 403, `${id} as games-ops in other`);
+    if (spec.scope === 'namespace')
+      t.equal(await call(id, spec, 'games-ops', 'other'), 403, `${id} as games-ops in other`);
   }
 });
 
@@ -113,17 +130,30 @@ t.test('a namespaced role sees only its namespaces in cluster-wide lists', async
   const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
   for (const namespace of ['games', 'other']) {
     await core.createNamespace({ body: { metadata: { name: namespace } } });
-    await custom.createNamespacedCustomObject({ group: 'agones.dev', version: 'v1', namespace, plural: 'gameservers', body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} } });
+    await custom.createNamespacedCustomObject({
+      group: 'agones.dev',
+      version: 'v1',
+      namespace,
+      plural: 'gameservers',
+      body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} },
+    });
   }
   const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
   writeFileSync(file, CUSTOM);
   const { app } = await build(t, kube, { RBAC_ROLES_FILE: file });
   const key = await createKey(app, 'filtered', 'games-ops');
   const admin = await createKey(app, 'filtered-admin', 'admin');
-  const names = async (k: string) => ((await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': k } })).json() as { name: string }[]).map((i) => i.name).sort();
+  const names = async (k: string) =>
+    ((await app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': k } })).json() as { name: string }[])
+      .map((i) => i.name)
+      .sort();
   await until('both cached', async () => (await names(admin)).length === 2);
   t.same(await names(key), ['gs-games']);
-  t.equal((await app.inject({ url: '/api/v1/gameservers?namespace=other', headers: { 'x-api-key': key } })).statusCode, 404, 'a namespace it may not list is not shown');
+  t.equal(
+    (await app.inject({ url: '/api/v1/gameservers?namespace=other', headers: { 'x-api-key': key } })).statusCode,
+    404,
+    'a namespace it may not list is not shown',
+  );
   t.same(await names(admin), ['gs-games', 'gs-other']);
 });
 

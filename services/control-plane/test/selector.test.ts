@@ -4,10 +4,17 @@ import { SelectorError, matches, parseSelector } from '../src/gameservers/select
 import type { Requirement } from '../src/gameservers/selector.js';
 
 const segment = fc.stringMatching(/^[a-z0-9]([-a-z0-9_.]{0,10}[a-z0-9])?$/);
-const labelKey = fc.oneof(segment, fc.tuple(fc.stringMatching(/^[a-z0-9]{1,8}(\.[a-z0-9]{1,5})?$/), segment).map(([p, n]) => `${p}/${n}`));
+const labelKey = fc.oneof(
+  segment,
+  fc.tuple(fc.stringMatching(/^[a-z0-9]{1,8}(\.[a-z0-9]{1,5})?$/), segment).map(([p, n]) => `${p}/${n}`),
+);
 const labelValue = fc.oneof(fc.constant(''), segment);
 const requirement: fc.Arbitrary<Requirement> = fc.oneof(
-  fc.record({ key: labelKey, op: fc.constantFrom('in' as const, 'notin' as const), values: fc.array(labelValue, { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    key: labelKey,
+    op: fc.constantFrom('in' as const, 'notin' as const),
+    values: fc.array(labelValue, { minLength: 1, maxLength: 3 }),
+  }),
   fc.record({ key: labelKey, op: fc.constantFrom('exists' as const, 'doesnotexist' as const) }),
 );
 
@@ -44,15 +51,20 @@ t.test('a rendered selector parses back to the same requirements', async (t) => 
 
 t.test('a selector matches exactly the label sets every requirement holds for', async (t) => {
   fc.assert(
-    fc.property(fc.array(requirement, { maxLength: 4 }), fc.dictionary(labelKey, labelValue, { maxKeys: 4 }), (requirements, labels) => {
-      const expected = requirements.every((r) => holds(r, labels));
-      if (matches(requirements, labels) !== expected) t.equal(matches(requirements, labels), expected, JSON.stringify({ requirements, labels }));
-    }),
+    fc.property(
+      fc.array(requirement, { maxLength: 4 }),
+      fc.dictionary(labelKey, labelValue, { maxKeys: 4 }),
+      (requirements, labels) => {
+        const expected = requirements.every((r) => holds(r, labels));
+        if (matches(requirements, labels) !== expected)
+          t.equal(matches(requirements, labels), expected, JSON.stringify({ requirements, labels }));
+      },
+    ),
     { numRuns: 500 },
   );
 });
 
-t.test('equality forms are kubectl\'s: =, == and !=', async (t) => {
+t.test("equality forms are kubectl's: =, == and !=", async (t) => {
   t.same(parseSelector('app=web, tier == db,env!=prod'), [
     { key: 'app', op: 'in', values: ['web'] },
     { key: 'tier', op: 'in', values: ['db'] },
@@ -73,5 +85,6 @@ t.test('any text either parses or is refused with a SelectorError, never another
     { numRuns: 2000 },
   );
   t.pass('2000 random strings parsed or refused cleanly');
-  for (const bad of ['a b', 'app=(x', 'in (a)', '=x', 'a,,b', 'key=val ue', '!']) t.throws(() => parseSelector(bad), { name: 'SelectorError' }, bad);
+  for (const bad of ['a b', 'app=(x', 'in (a)', '=x', 'a,,b', 'key=val ue', '!'])
+    t.throws(() => parseSelector(bad), { name: 'SelectorError' }, bad);
 });

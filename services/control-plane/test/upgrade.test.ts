@@ -11,8 +11,13 @@ t.test('a refused upgrade on any route is answered and its socket closed', async
     const socket = net.connect(port, '127.0.0.1');
     let text = '';
     socket.on('data', (d) => (text += d.toString()));
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
-    const closed = await Promise.race([new Promise((r) => socket.once('close', () => r(true))), new Promise((r) => setTimeout(() => r(false), 3000))]);
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
+    const closed = await Promise.race([
+      new Promise((r) => socket.once('close', () => r(true))),
+      new Promise((r) => setTimeout(() => r(false), 3000)),
+    ]);
     t.ok(closed, `${path}: socket closed`);
     t.match(text, /^HTTP\/1.1 401/, `${path}: 401`);
     socket.destroy();

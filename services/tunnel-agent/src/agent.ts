@@ -71,7 +71,12 @@ export interface AgentOptions {
 }
 
 /** Full jitter: a uniformly random wait up to the capped exponential step. */
-export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  initialMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   return Math.floor(random() * Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30)));
 }
 
@@ -91,7 +96,8 @@ const REFUSED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgra
 
 const EMPTY = new Uint8Array(0);
 
-const latin1 = (raw: readonly (Buffer | string)[]): string[] => raw.map((b) => (typeof b === 'string' ? b : b.toString('latin1')));
+const latin1 = (raw: readonly (Buffer | string)[]): string[] =>
+  raw.map((b) => (typeof b === 'string' ? b : b.toString('latin1')));
 
 /**
  * The API server's answer headers as a block, or undefined once `fail` has sent the stream an
@@ -128,7 +134,14 @@ function timeoutAnswer(streamId: number, ms: number): AgentFrameInit {
   const body = Buffer.from(JSON.stringify({ ...status, message }));
   // kubectl's discovery client drops error bodies but prints a Warning header (as the proxy's refusals do).
   const warning = `299 - ${JSON.stringify(message)}`;
-  const headers = toHeaderBlock(['content-type', 'application/json', 'content-length', `${body.byteLength}`, 'warning', warning]);
+  const headers = toHeaderBlock([
+    'content-type',
+    'application/json',
+    'content-length',
+    `${body.byteLength}`,
+    'warning',
+    warning,
+  ]);
   return { streamId, kind: { case: 'response', value: { status: 504, headers, body, end: true } } };
 }
 
@@ -140,7 +153,14 @@ function holdWhileFull(out: BatchQueue<AgentFrameInit>, valve: Valve): void {
 }
 
 /** Serves one request from the proxy against the Kubernetes API, answering with frames on `out`. */
-function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<AgentFrameInit>, events: AgentEvents, forget: () => void): Upstream {
+function serve(
+  streamId: number,
+  open: Open,
+  kube: KubeTarget,
+  out: BatchQueue<AgentFrameInit>,
+  events: AgentEvents,
+  forget: () => void,
+): Upstream {
   let done = false;
   const send: Send = (frame) => {
     if (!done) out.push(frame);
@@ -155,10 +175,12 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
     finish();
   };
   const flat = fromHeaderBlock(open.headers);
-  if (flat.some((name, i) => i % 2 === 0 && name.toLowerCase() === 'upgrade')) return serveUpgrade(streamId, open, flat, kube, out, events, send, finish, fail);
+  if (flat.some((name, i) => i % 2 === 0 && name.toLowerCase() === 'upgrade'))
+    return serveUpgrade(streamId, open, flat, kube, out, events, send, finish, fail);
 
   const headers: string[] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) if (!REFUSED.has((flat[i] as string).toLowerCase())) headers.push(flat[i] as string, flat[i + 1] as string);
+  for (let i = 0; i + 1 < flat.length; i += 2)
+    if (!REFUSED.has((flat[i] as string).toLowerCase())) headers.push(flat[i] as string, flat[i + 1] as string);
   headers.push(...kube.credentials);
   const path = kube.base.pathname.replace(/\/$/, '') + open.path;
   let abortUpstream: ((err?: Error) => void) | undefined;
@@ -200,7 +222,8 @@ function serve(streamId: number, open: Open, kube: KubeTarget, out: BatchQueue<A
           },
           onData(chunk) {
             // Still queued: the first chunk rides in the response frame (and so may the end).
-            if (head !== undefined && head.batch === out.taken && head.value.body.byteLength === 0) head.value.body = chunk;
+            if (head !== undefined && head.batch === out.taken && head.value.body.byteLength === 0)
+              head.value.body = chunk;
             else {
               head = undefined;
               send({ streamId, kind: { case: 'data', value: chunk } });
@@ -395,7 +418,8 @@ class WideWindowSessionManager extends Http2SessionManager {
       // The same re-armed timer can ping a session destroyed meanwhile, and ping() then throws
       // ERR_HTTP2_INVALID_SESSION inside a timer: answer "not sent" instead.
       const ping = session.ping.bind(session);
-      session.ping = ((...args: Parameters<Http2Session['ping']>) => (session.destroyed ? false : ping(...args))) as Http2Session['ping'];
+      session.ping = ((...args: Parameters<Http2Session['ping']>) =>
+        session.destroyed ? false : ping(...args)) as Http2Session['ping'];
     }
     return stream;
   }
@@ -424,7 +448,14 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
   const noDelay =
     target.protocol === 'http:'
-      ? { createConnection: () => dialWithin(net.connect({ host, port: Number(target.port || 80), noDelay: true }), connectTimeoutMs, 'connect') }
+      ? {
+          createConnection: () =>
+            dialWithin(
+              net.connect({ host, port: Number(target.port || 80), noDelay: true }),
+              connectTimeoutMs,
+              'connect',
+            ),
+        }
       : {
           createConnection: () =>
             dialWithin(
@@ -442,10 +473,18 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
         };
   const sessionManager = new WideWindowSessionManager(
     opts.proxyTunnelUrl,
-    { pingIntervalMs: opts.pingIntervalMs ?? TUNNEL_PING_INTERVAL_MS, pingTimeoutMs: (opts.pingIntervalMs ?? TUNNEL_PING_INTERVAL_MS) / 2 },
+    {
+      pingIntervalMs: opts.pingIntervalMs ?? TUNNEL_PING_INTERVAL_MS,
+      pingTimeoutMs: (opts.pingIntervalMs ?? TUNNEL_PING_INTERVAL_MS) / 2,
+    },
     { ...noDelay, settings: { initialWindowSize: TUNNEL_WINDOW_BYTES } },
   );
-  const transport = createConnectTransport({ httpVersion: '2', baseUrl: opts.proxyTunnelUrl, sessionManager, acceptCompression: [] });
+  const transport = createConnectTransport({
+    httpVersion: '2',
+    baseUrl: opts.proxyTunnelUrl,
+    sessionManager,
+    acceptCompression: [],
+  });
   const client = createClient(TunnelService, transport);
   const stopping = new AbortController();
   let connected = false;
@@ -470,7 +509,10 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
             opts.log.info({ clusterId: frame.kind.value.clusterId }, 'tunnel connected');
             break;
           case 'open':
-            upstreams.set(streamId, serve(streamId, frame.kind.value, opts.kube, out, events, () => upstreams.delete(streamId)));
+            upstreams.set(
+              streamId,
+              serve(streamId, frame.kind.value, opts.kube, out, events, () => upstreams.delete(streamId)),
+            );
             break;
           case 'data':
             upstreams.get(streamId)?.onData(frame.kind.value);
@@ -520,7 +562,10 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
         events.ended?.(codeLabel(Code[e.code]));
         lastError = e;
         if (e.code === Code.Unauthenticated || e.code === Code.PermissionDenied) {
-          opts.log.error({ code: Code[e.code], reason: e.rawMessage }, 'the proxy rejected the agent token; check AGENT_TOKEN and CLUSTER_ID (retrying at the backoff ceiling)');
+          opts.log.error(
+            { code: Code[e.code], reason: e.rawMessage },
+            'the proxy rejected the agent token; check AGENT_TOKEN and CLUSTER_ID (retrying at the backoff ceiling)',
+          );
           wait = opts.backoffMaxMs;
         } else {
           opts.log.warn({ code: Code[e.code], reason: e.rawMessage }, 'tunnel unavailable; reconnecting with backoff');

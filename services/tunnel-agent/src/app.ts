@@ -16,7 +16,10 @@ export interface AgentApp {
 }
 
 /** The agent and its health endpoints; the agent starts dialling at once. */
-export async function buildAgentApp(config: TunnelAgentConfig, logger: FastifyServerOptions['logger'] = { level: config.logLevel }): Promise<AgentApp> {
+export async function buildAgentApp(
+  config: TunnelAgentConfig,
+  logger: FastifyServerOptions['logger'] = { level: config.logLevel },
+): Promise<AgentApp> {
   const app = Fastify({
     logger,
     // A path Fastify cannot decode (`/%zz`) and bytes that are not HTTP get problem+json like the rest
@@ -31,11 +34,14 @@ export async function buildAgentApp(config: TunnelAgentConfig, logger: FastifySe
   const metrics = agentMetrics(() => agent.connected);
   const agent = startAgent({ ...config, kube, log: app.log, events: metrics.events });
   app.get('/healthz', { schema: { response: { 200: HEALTH } } }, async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
   app.get('/readyz', { schema: { response: { 200: READY, 503: NOT_READY } } }, async (request, reply) => {
     if (agent.connected) return { connected: true, attempts: agent.attempts };
     // The operator reading a failed probe learns why from the body: the proxy's refusal, or the dial's error.
-    const why = agent.lastError === undefined ? 'no attempt has failed yet' : `its last failure: ${agent.lastError.rawMessage}`;
+    const why =
+      agent.lastError === undefined ? 'no attempt has failed yet' : `its last failure: ${agent.lastError.rawMessage}`;
     return reply
       .code(503)
       .header('retry-after', '2')

@@ -18,7 +18,14 @@ export interface TunnelAgentConfig {
   agentToken: string;
   /** Unset: in-cluster config (service account). */
   kube:
-    | { url: string; token: string | undefined; clientCertFile: string | undefined; clientKeyFile: string | undefined; caFile: string | undefined; insecureSkipTlsVerify: boolean }
+    | {
+        url: string;
+        token: string | undefined;
+        clientCertFile: string | undefined;
+        clientKeyFile: string | undefined;
+        caFile: string | undefined;
+        insecureSkipTlsVerify: boolean;
+      }
     | undefined;
   backoffInitialMs: number;
   backoffMaxMs: number;
@@ -46,20 +53,32 @@ const HTTP = ['http:', 'https:'];
 
 export function loadConfig(env: Env = process.env): TunnelAgentConfig {
   const proxyTunnelUrl = parseUrl(env, 'PROXY_TUNNEL_URL', HTTP);
-  if (proxyTunnelUrl === undefined) throw new ConfigError('PROXY_TUNNEL_URL', "is required: the cluster proxy's tunnel endpoint, e.g. http://127.0.0.1:8444");
-  if (nonEmpty(env, 'PROXY_CA_FILE') !== undefined && !proxyTunnelUrl.startsWith('https:')) throw new ConfigError('PROXY_CA_FILE', 'applies only to an https: PROXY_TUNNEL_URL');
+  if (proxyTunnelUrl === undefined)
+    throw new ConfigError(
+      'PROXY_TUNNEL_URL',
+      "is required: the cluster proxy's tunnel endpoint, e.g. http://127.0.0.1:8444",
+    );
+  if (nonEmpty(env, 'PROXY_CA_FILE') !== undefined && !proxyTunnelUrl.startsWith('https:'))
+    throw new ConfigError('PROXY_CA_FILE', 'applies only to an https: PROXY_TUNNEL_URL');
   const proxyCa = readFileVar(env, 'PROXY_CA_FILE');
   const clusterId = nonEmpty(env, 'CLUSTER_ID');
-  if (clusterId === undefined) throw new ConfigError('CLUSTER_ID', 'is required: the id returned when the cluster was registered');
+  if (clusterId === undefined)
+    throw new ConfigError('CLUSTER_ID', 'is required: the id returned when the cluster was registered');
   const agentToken = readSecret(env, 'AGENT_TOKEN');
-  if (agentToken === undefined) throw new ConfigError('AGENT_TOKEN', 'set AGENT_TOKEN or AGENT_TOKEN_FILE to the token returned when the cluster was registered');
+  if (agentToken === undefined)
+    throw new ConfigError(
+      'AGENT_TOKEN',
+      'set AGENT_TOKEN or AGENT_TOKEN_FILE to the token returned when the cluster was registered',
+    );
   const kubeUrl = parseUrl(env, 'KUBE_API_URL', HTTP);
   const clientCertFile = nonEmpty(env, 'KUBE_CLIENT_CERT_FILE');
   const clientKeyFile = nonEmpty(env, 'KUBE_CLIENT_KEY_FILE');
-  if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) throw new ConfigError('KUBE_CLIENT_KEY_FILE', 'KUBE_CLIENT_CERT_FILE and KUBE_CLIENT_KEY_FILE go together');
+  if ((clientCertFile === undefined) !== (clientKeyFile === undefined))
+    throw new ConfigError('KUBE_CLIENT_KEY_FILE', 'KUBE_CLIENT_CERT_FILE and KUBE_CLIENT_KEY_FILE go together');
   const backoffMaxMs = durationVar(env, 'AGENT_BACKOFF_MAX', 30_000);
   const backoffInitialMs = durationVar(env, 'AGENT_BACKOFF_INITIAL', 1000);
-  if (backoffInitialMs > backoffMaxMs) throw new ConfigError('AGENT_BACKOFF_INITIAL', `must be at most AGENT_BACKOFF_MAX (${backoffMaxMs} ms)`);
+  if (backoffInitialMs > backoffMaxMs)
+    throw new ConfigError('AGENT_BACKOFF_INITIAL', `must be at most AGENT_BACKOFF_MAX (${backoffMaxMs} ms)`);
   const pingIntervalMs = durationVar(env, 'AGENT_PING_INTERVAL', 30_000, 100);
   const port = parsePort(env, 'PORT', 8080);
   return {

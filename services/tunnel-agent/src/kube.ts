@@ -44,7 +44,14 @@ export async function kubeTarget(
   if (config === undefined) kc.loadFromCluster();
   else {
     kc.loadFromOptions({
-      clusters: [{ name: 'target', server: config.url, caFile: config.caFile, skipTLSVerify: config.insecureSkipTlsVerify || config.url.startsWith('http:') }],
+      clusters: [
+        {
+          name: 'target',
+          server: config.url,
+          caFile: config.caFile,
+          skipTLSVerify: config.insecureSkipTlsVerify || config.url.startsWith('http:'),
+        },
+      ],
       users: [{ name: 'agent', token: config.token, certFile: config.clientCertFile, keyFile: config.clientKeyFile }],
       contexts: [{ name: 'target', cluster: 'target', user: 'agent' }],
       currentContext: 'target',
@@ -56,7 +63,8 @@ export async function kubeTarget(
   await kc.applyToHTTPSOptions(options);
   const base = new URL(server.replace(/\/+$/, ''));
   const tls = { ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized };
-  options.agent = base.protocol === 'https:' ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
+  options.agent =
+    base.protocol === 'https:' ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
   const pool = new Pool(base.origin, {
     connect: base.protocol === 'https:' ? tls : undefined,
     // Watches and `logs -f` may stay silent for many minutes; the API server ends them itself.

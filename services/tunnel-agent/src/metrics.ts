@@ -14,10 +14,28 @@ export function agentMetrics(connected: () => boolean): { registry: Registry; ev
       this.set(connected() ? 1 : 0);
     },
   });
-  const responses = new Counter({ name: 'gsp_agent_responses_total', help: 'Requests from the tunnel answered by the API server, by status', labelNames: ['code'], registers });
-  const failures = new Counter({ name: 'gsp_agent_request_failures_total', help: 'Requests from the tunnel that got no answer from the API server', registers });
-  const endings = new Counter({ name: 'gsp_agent_tunnel_endings_total', help: 'Tunnel connections and attempts that ended, by Connect code (ok: closed by the proxy)', labelNames: ['code'], registers });
-  const pauses = new Counter({ name: 'gsp_agent_stream_pauses_total', help: 'Streams the proxy paused because its kubectl client read slowly', registers });
+  const responses = new Counter({
+    name: 'gsp_agent_responses_total',
+    help: 'Requests from the tunnel answered by the API server, by status',
+    labelNames: ['code'],
+    registers,
+  });
+  const failures = new Counter({
+    name: 'gsp_agent_request_failures_total',
+    help: 'Requests from the tunnel that got no answer from the API server',
+    registers,
+  });
+  const endings = new Counter({
+    name: 'gsp_agent_tunnel_endings_total',
+    help: 'Tunnel connections and attempts that ended, by Connect code (ok: closed by the proxy)',
+    labelNames: ['code'],
+    registers,
+  });
+  const pauses = new Counter({
+    name: 'gsp_agent_stream_pauses_total',
+    help: 'Streams the proxy paused because its kubectl client read slowly',
+    registers,
+  });
   return {
     registry,
     events: {

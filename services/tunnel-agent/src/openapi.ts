@@ -27,7 +27,7 @@ export const AGENT_PORT_DOCUMENT = {
     title: 'GSP tunnel agent (health port)',
     version: '1.0.0',
     description:
-      'Probes and metrics of the agent that connects a cluster to the platform\'s cluster proxy. ' +
+      "Probes and metrics of the agent that connects a cluster to the platform's cluster proxy. " +
       'It is meant for the kubelet and Prometheus inside the cluster: nothing here takes credentials. ' +
       'Errors, an unknown path included, are application/problem+json.',
   },
@@ -51,7 +51,10 @@ export const AGENT_PORT_DOCUMENT = {
         security: [],
         responses: {
           '200': jsonResponse(READY, 'Connected.'),
-          '503': problemResponse('Not connected; `detail` gives the last failure (a refused agent token, the kill switch, an unreachable proxy).', NOT_READY),
+          '503': problemResponse(
+            'Not connected; `detail` gives the last failure (a refused agent token, the kill switch, an unreachable proxy).',
+            NOT_READY,
+          ),
           ...CLIENT_ERROR_RESPONSES,
         },
       },
@@ -60,10 +63,13 @@ export const AGENT_PORT_DOCUMENT = {
       get: {
         operationId: 'metrics',
         tags: ['operations'],
-        summary: 'Prometheus metrics (gsp_agent_*, and the process\'s)',
+        summary: "Prometheus metrics (gsp_agent_*, and the process's)",
         security: [],
         responses: {
-          '200': { description: 'The text exposition format.', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'The text exposition format.',
+            content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
+          },
           ...CLIENT_ERROR_RESPONSES,
         },
       },
@@ -74,7 +80,10 @@ export const AGENT_PORT_DOCUMENT = {
         tags: ['operations'],
         summary: 'This document',
         security: [],
-        responses: { '200': jsonResponse({ type: 'object' }, 'The OpenAPI document of this port.'), ...CLIENT_ERROR_RESPONSES },
+        responses: {
+          '200': jsonResponse({ type: 'object' }, 'The OpenAPI document of this port.'),
+          ...CLIENT_ERROR_RESPONSES,
+        },
       },
     },
   },

@@ -4,11 +4,17 @@ import { backoffDelay } from '../src/agent.js';
 
 t.test('full jitter: a wait between 0 and the capped exponential step', async () => {
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 120_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, initial, max, r) => {
-      const step = Math.min(max, initial * 2 ** attempt);
-      const wait = backoffDelay(attempt, initial, max, () => r);
-      return Number.isInteger(wait) && wait >= 0 && wait < Math.max(step, 1) && wait <= max;
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 100 }),
+      fc.integer({ min: 1, max: 5000 }),
+      fc.integer({ min: 1, max: 120_000 }),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      (attempt, initial, max, r) => {
+        const step = Math.min(max, initial * 2 ** attempt);
+        const wait = backoffDelay(attempt, initial, max, () => r);
+        return Number.isInteger(wait) && wait >= 0 && wait < Math.max(step, 1) && wait <= max;
+      },
+    ),
   );
 });
 

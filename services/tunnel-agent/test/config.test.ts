@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.js';
 
-const BASE = { PROXY_TUNNEL_URL: 'http://127.0.0.1:8444', CLUSTER_ID: 'c-1', AGENT_TOKEN: 'agent-token', KUBE_API_URL: 'https://10.0.0.1:6443' };
+const BASE = {
+  PROXY_TUNNEL_URL: 'http://127.0.0.1:8444',
+  CLUSTER_ID: 'c-1',
+  AGENT_TOKEN: 'agent-token',
+  KUBE_API_URL: 'https://10.0.0.1:6443',
+};
 
 function refusal(env: Record<string, string>): string | undefined {
   try {
@@ -30,7 +35,14 @@ t.test('the documented defaults', async (t) => {
   t.equal(config.proxyCa, undefined);
   t.equal(config.port, 8080);
   t.equal(config.host, '0.0.0.0');
-  t.same(config.kube, { url: BASE.KUBE_API_URL, token: undefined, clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false });
+  t.same(config.kube, {
+    url: BASE.KUBE_API_URL,
+    token: undefined,
+    clientCertFile: undefined,
+    clientKeyFile: undefined,
+    caFile: undefined,
+    insecureSkipTlsVerify: false,
+  });
   t.equal(loadConfig({ ...BASE, KUBE_API_URL: '' }).kube, undefined, 'no KUBE_API_URL: in-cluster config');
 });
 
@@ -67,7 +79,11 @@ t.test('tokens come from a file when given one, never both ways', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-config-'));
   writeFileSync(join(dir, 'token'), 'from-file\n');
   t.equal(loadConfig({ ...BASE, AGENT_TOKEN: '', AGENT_TOKEN_FILE: join(dir, 'token') }).agentToken, 'from-file');
-  t.equal(refusal({ ...BASE, AGENT_TOKEN_FILE: join(dir, 'token') }), 'AGENT_TOKEN', 'AGENT_TOKEN and AGENT_TOKEN_FILE together');
+  t.equal(
+    refusal({ ...BASE, AGENT_TOKEN_FILE: join(dir, 'token') }),
+    'AGENT_TOKEN',
+    'AGENT_TOKEN and AGENT_TOKEN_FILE together',
+  );
   const kube = loadConfig({ ...BASE, KUBE_TOKEN_FILE: join(dir, 'token') }).kube;
   t.equal(kube?.token, 'from-file');
 });

@@ -63,8 +63,25 @@ async function mute(t: Test): Promise<number> {
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 async function agentFor(t: Test, url: string): Promise<TunnelAgent> {
-  const kube = await kubeTarget({ url: 'http://127.0.0.1:9', token: undefined, clientCertFile: undefined, clientKeyFile: undefined, caFile: undefined, insecureSkipTlsVerify: false });
-  const agent = startAgent({ proxyTunnelUrl: url, clusterId: 'c-1', agentToken: 'token', kube, backoffInitialMs: 20, backoffMaxMs: 50, backoffResetMs: 60_000, connectTimeoutMs: 300, log: quiet });
+  const kube = await kubeTarget({
+    url: 'http://127.0.0.1:9',
+    token: undefined,
+    clientCertFile: undefined,
+    clientKeyFile: undefined,
+    caFile: undefined,
+    insecureSkipTlsVerify: false,
+  });
+  const agent = startAgent({
+    proxyTunnelUrl: url,
+    clusterId: 'c-1',
+    agentToken: 'token',
+    kube,
+    backoffInitialMs: 20,
+    backoffMaxMs: 50,
+    backoffResetMs: 60_000,
+    connectTimeoutMs: 300,
+    log: quiet,
+  });
   t.teardown(async () => {
     await agent.stop();
     await kube.close();
@@ -82,14 +99,20 @@ async function until(condition: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
-t.test('a dial whose SYNs are dropped is abandoned after AGENT_CONNECT_TIMEOUT and retried, not held for minutes', async (t) => {
-  const port = await blackhole(t);
-  t.notOk(await connects(port, 500), 'the address drops SYNs (a plain connect hangs)');
-  const agent = await agentFor(t, `http://127.0.0.1:${port}`);
-  t.ok(await until(() => agent.attempts >= 3, 10_000), 'the agent gave up and dialled again, three times within 10 s');
-  t.match(agent.lastError?.message ?? '', /no connection to the proxy within 300 ms/);
-  t.notOk(agent.connected);
-});
+t.test(
+  'a dial whose SYNs are dropped is abandoned after AGENT_CONNECT_TIMEOUT and retried, not held for minutes',
+  async (t) => {
+    const port = await blackhole(t);
+    t.notOk(await connects(port, 500), 'the address drops SYNs (a plain connect hangs)');
+    const agent = await agentFor(t, `http://127.0.0.1:${port}`);
+    t.ok(
+      await until(() => agent.attempts >= 3, 10_000),
+      'the agent gave up and dialled again, three times within 10 s',
+    );
+    t.match(agent.lastError?.message ?? '', /no connection to the proxy within 300 ms/);
+    t.notOk(agent.connected);
+  },
+);
 
 t.test('a TLS handshake that never answers is abandoned the same way', async (t) => {
   const port = await mute(t);

@@ -24,7 +24,15 @@ const proxyServer = fileURLToPath(new URL('../../cluster-proxy/src/server.ts', i
  */
 async function startProxy(t: Test, databaseUrl: string, apiServerUrl: string): Promise<string> {
   const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', proxyServer], {
-    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, API_SERVER_URL: apiServerUrl, HOST: '127.0.0.1', PORT: '0', TUNNEL_PORT: '0', METRICS_PORT: '0' },
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      API_SERVER_URL: apiServerUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      TUNNEL_PORT: '0',
+      METRICS_PORT: '0',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -42,46 +50,64 @@ async function startProxy(t: Test, databaseUrl: string, apiServerUrl: string): P
   });
 }
 
-t.test('every route of the health port answers generated bad input without a 5xx, errors as problem+json', async (t) => {
-  const api = await build(t);
-  const apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' });
-  await seedTenant(api.app, 'acme', { olivia: 'operator' });
-  const cluster = await registerCluster(api.app, 'acme', 'fuzzed');
-  const kube = await startKubeLite({ port: 0 });
-  t.teardown(() => kube.close());
-  const tunnelUrl = await startProxy(t, api.databaseUrl, apiUrl);
+t.test(
+  'every route of the health port answers generated bad input without a 5xx, errors as problem+json',
+  async (t) => {
+    const api = await build(t);
+    const apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' });
+    await seedTenant(api.app, 'acme', { olivia: 'operator' });
+    const cluster = await registerCluster(api.app, 'acme', 'fuzzed');
+    const kube = await startKubeLite({ port: 0 });
+    t.teardown(() => kube.close());
+    const tunnelUrl = await startProxy(t, api.databaseUrl, apiUrl);
 
-  const backoff = { AGENT_BACKOFF_MAX: '200ms', AGENT_BACKOFF_INITIAL: '20ms' };
-  const env = { PROXY_TUNNEL_URL: tunnelUrl, CLUSTER_ID: cluster.id, AGENT_TOKEN: cluster.agentToken, KUBE_API_URL: kube.url, ...backoff };
-  const agent = await buildAgentApp(loadConfig(env), false);
-  t.teardown(() => agent.close());
-  await agent.app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(agent.app.server.address() as AddressInfo).port}`;
-  // Healthy: connected, so that /readyz answers 200 and any 5xx is a fault.
-  await until('the agent to connect', () => (agent.agent.connected ? true : undefined), 20_000);
+    const backoff = { AGENT_BACKOFF_MAX: '200ms', AGENT_BACKOFF_INITIAL: '20ms' };
+    const env = {
+      PROXY_TUNNEL_URL: tunnelUrl,
+      CLUSTER_ID: cluster.id,
+      AGENT_TOKEN: cluster.agentToken,
+      KUBE_API_URL: kube.url,
+      ...backoff,
+    };
+    const agent = await buildAgentApp(loadConfig(env), false);
+    t.teardown(() => agent.close());
+    await agent.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(agent.app.server.address() as AddressInfo).port}`;
+    // Healthy: connected, so that /readyz answers 200 and any 5xx is a fault.
+    await until('the agent to connect', () => (agent.agent.connected ? true : undefined), 20_000);
 
-  const client = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  t.teardown(() => client.destroy());
-  const described = await send(url, { method: 'GET', path: '/openapi.json', headers: {}, route: 'GET /openapi.json' }, client);
-  t.equal(described.status, 200);
-  const ops = operationsOf(JSON.parse(described.body) as OpenApiDocument);
-  t.equal(ops.length, 4, `${ops.length} operations in /openapi.json`);
+    const client = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    t.teardown(() => client.destroy());
+    const described = await send(
+      url,
+      { method: 'GET', path: '/openapi.json', headers: {}, route: 'GET /openapi.json' },
+      client,
+    );
+    t.equal(described.status, 200);
+    const ops = operationsOf(JSON.parse(described.body) as OpenApiDocument);
+    t.equal(ops.length, 4, `${ops.length} operations in /openapi.json`);
 
-  let sent = 0;
-  const statuses = new Map<number, number>();
-  const startedAt = Date.now();
-  await fc.assert(
-    // Nothing on this port takes credentials; the generator's (good and bad) must change nothing.
-    fc.asyncProperty(requests(ops, { credentials: [{}, { authorization: 'Bearer anything' }] }), async (req) => {
-      const res = await send(url, req, client);
-      sent += 1;
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      const wrong = problemWithAnswer(res);
-      if (wrong) throw new Error(`${req.method} ${req.path} (${req.route}) ${wrong}`);
-    }),
-    { numRuns: RUNS, includeErrorInReport: true },
-  );
-  const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
-  t.comment(`${sent} generated requests in ${Date.now() - startedAt} ms over ${ops.length} operations; statuses ${summary}`);
-  t.ok(statuses.has(200), 'some requests were answered');
-});
+    let sent = 0;
+    const statuses = new Map<number, number>();
+    const startedAt = Date.now();
+    await fc.assert(
+      // Nothing on this port takes credentials; the generator's (good and bad) must change nothing.
+      fc.asyncProperty(requests(ops, { credentials: [{}, { authorization: 'Bearer anything' }] }), async (req) => {
+        const res = await send(url, req, client);
+        sent += 1;
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        const wrong = problemWithAnswer(res);
+        if (wrong) throw new Error(`${req.method} ${req.path} (${req.route}) ${wrong}`);
+      }),
+      { numRuns: RUNS, includeErrorInReport: true },
+    );
+    const summary = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
+    t.comment(
+      `${sent} generated requests in ${Date.now() - startedAt} ms over ${ops.length} operations; statuses ${summary}`,
+    );
+    t.ok(statuses.has(200), 'some requests were answered');
+  },
+);

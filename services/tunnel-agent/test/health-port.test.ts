@@ -18,7 +18,13 @@ async function until<T>(check: () => Promise<T | undefined>, ms = 5000): Promise
 /** The agent's health port on a free port; nothing listens on port 1, so the agent only dials and backs off meanwhile. */
 async function healthPort(t: Test, env: Record<string, string> = {}): Promise<number> {
   const nowhere = 'http://127.0.0.1:1';
-  const config = loadConfig({ PROXY_TUNNEL_URL: nowhere, CLUSTER_ID: 'c-health', AGENT_TOKEN: 'token', KUBE_API_URL: nowhere, ...env });
+  const config = loadConfig({
+    PROXY_TUNNEL_URL: nowhere,
+    CLUSTER_ID: 'c-health',
+    AGENT_TOKEN: 'token',
+    KUBE_API_URL: nowhere,
+    ...env,
+  });
   const agent = await buildAgentApp(config, false);
   t.teardown(() => agent.close());
   await agent.app.listen({ port: 0, host: '127.0.0.1' });
@@ -64,7 +70,13 @@ t.test('while the tunnel is down, /readyz is a 503 problem that says why', async
   });
   t.equal(res.answer.status, 503);
   t.equal(res.answer.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  t.match(res.body, { status: 503, title: 'Service Unavailable', connected: false, detail: /^the tunnel to the cluster proxy is not connected after \d+ attempts?; its last failure: connect ECONNREFUSED/ });
+  t.match(res.body, {
+    status: 503,
+    title: 'Service Unavailable',
+    connected: false,
+    detail:
+      /^the tunnel to the cluster proxy is not connected after \d+ attempts?; its last failure: connect ECONNREFUSED/,
+  });
 });
 
 t.test('/openapi.json describes every route of the port', async (t) => {

@@ -17,7 +17,8 @@ export interface AuditRow extends Omit<AuditRecord, 'org'> {
 }
 
 export async function insertAudit(db: Queryable, record: AuditRecord): Promise<void> {
-  const sql = 'INSERT INTO audit_events (action, actor, resource, org, details, request_id) VALUES ($1, $2, $3, $4, $5, $6)';
+  const sql =
+    'INSERT INTO audit_events (action, actor, resource, org, details, request_id) VALUES ($1, $2, $3, $4, $5, $6)';
   await db.query(sql, [
     record.action,
     record.actor,
@@ -42,11 +43,19 @@ export async function listAudit(
   const [sql, params] =
     org === undefined
       ? [`${SELECT} WHERE ${before} ORDER BY id DESC LIMIT $2`, [beforeId?.toString() ?? null, limit]]
-      : [`${SELECT} WHERE org = $3 AND ${before} ORDER BY id DESC LIMIT $2`, [beforeId?.toString() ?? null, limit, org]];
-  const { rows } = await db.query<{ id: string; action: string; actor: string; resource: string; details: Record<string, unknown>; request_id: string | null; created_at: Date }>(
-    sql,
-    params,
-  );
+      : [
+          `${SELECT} WHERE org = $3 AND ${before} ORDER BY id DESC LIMIT $2`,
+          [beforeId?.toString() ?? null, limit, org],
+        ];
+  const { rows } = await db.query<{
+    id: string;
+    action: string;
+    actor: string;
+    resource: string;
+    details: Record<string, unknown>;
+    request_id: string | null;
+    created_at: Date;
+  }>(sql, params);
   return rows.map((r) => ({
     id: r.id,
     action: r.action,

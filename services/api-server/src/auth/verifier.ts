@@ -73,8 +73,12 @@ export function createTokenVerifier(options: VerifierOptions): (token: string) =
       const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
       if (!response.ok) throw new Error(`OIDC discovery answered ${response.status}`);
       const doc = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
-      if (typeof doc.issuer !== 'string' || typeof doc.jwks_uri !== 'string') throw new Error('OIDC discovery document lacks issuer or jwks_uri');
-      return { issuer: doc.issuer, jwks: createRemoteJWKSet(new URL(doc.jwks_uri), { cooldownDuration, timeoutDuration: 5000 }) };
+      if (typeof doc.issuer !== 'string' || typeof doc.jwks_uri !== 'string')
+        throw new Error('OIDC discovery document lacks issuer or jwks_uri');
+      return {
+        issuer: doc.issuer,
+        jwks: createRemoteJWKSet(new URL(doc.jwks_uri), { cooldownDuration, timeoutDuration: 5000 }),
+      };
     })();
     // A failed discovery is retried by the next request instead of being cached forever.
     discovery.catch(() => {
@@ -145,6 +149,6 @@ export function createTokenVerifier(options: VerifierOptions): (token: string) =
 function subjectOf(payload: JWTPayload): string {
   if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('the token has no subject');
   // The subject is written into role bindings and kubeconfigs and becomes Impersonate-User at a cluster.
-  if (hasControlCharacters(payload.sub)) throw new InvalidTokenError('the token\'s subject contains control characters');
+  if (hasControlCharacters(payload.sub)) throw new InvalidTokenError("the token's subject contains control characters");
   return payload.sub;
 }

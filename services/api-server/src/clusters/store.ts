@@ -24,7 +24,13 @@ interface ClusterRow {
 }
 
 const COLUMNS = 'id, org, name, created_by, created_at';
-const toCluster = (r: ClusterRow): Cluster => ({ id: r.id, org: r.org, name: r.name, createdBy: r.created_by, createdAt: r.created_at.toISOString() });
+const toCluster = (r: ClusterRow): Cluster => ({
+  id: r.id,
+  org: r.org,
+  name: r.name,
+  createdBy: r.created_by,
+  createdAt: r.created_at.toISOString(),
+});
 
 export async function findCluster(db: Queryable, org: string, id: string): Promise<Cluster | undefined> {
   const { rows } = await db.query<ClusterRow>(`SELECT ${COLUMNS} FROM clusters WHERE org = $1 AND id = $2`, [org, id]);
@@ -39,7 +45,13 @@ export async function listClusters(db: Queryable, org: string): Promise<Cluster[
 export class DuplicateClusterError extends Error {}
 
 /** Registers a cluster; the agent token is returned once and only its hash is stored. */
-export async function registerCluster(pool: pg.Pool, org: string, name: string, actor: string, requestId: string): Promise<Cluster & { agentToken: string }> {
+export async function registerCluster(
+  pool: pg.Pool,
+  org: string,
+  name: string,
+  actor: string,
+  requestId: string,
+): Promise<Cluster & { agentToken: string }> {
   const id = randomUUID();
   const agentToken = newAgentToken();
   try {
@@ -53,17 +65,31 @@ export async function registerCluster(pool: pg.Pool, org: string, name: string, 
       return { ...toCluster(rows[0]!), agentToken };
     });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new DuplicateClusterError(`a cluster named ${name} already exists in tenant ${org}`);
+    if ((err as { code?: string }).code === '23505')
+      throw new DuplicateClusterError(`a cluster named ${name} already exists in tenant ${org}`);
     throw err;
   }
 }
 
 /** The proxy closes the cluster's tunnel and refuses kubectl for it when this commits. */
-export async function deleteCluster(pool: pg.Pool, org: string, id: string, actor: string, requestId: string): Promise<boolean> {
+export async function deleteCluster(
+  pool: pg.Pool,
+  org: string,
+  id: string,
+  actor: string,
+  requestId: string,
+): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
     const { rowCount } = await tx.query('DELETE FROM clusters WHERE org = $1 AND id = $2', [org, id]);
     if (rowCount === 0) return false;
-    await insertAudit(tx, { action: 'clusters.deleted', actor, resource: `cluster:${id}`, org, details: { org }, requestId });
+    await insertAudit(tx, {
+      action: 'clusters.deleted',
+      actor,
+      resource: `cluster:${id}`,
+      org,
+      details: { org },
+      requestId,
+    });
     const event: AccessEvent = { kind: 'cluster-deleted', org, clusterId: id, actor };
     await enqueueEvent(tx, ACCESS_CHANGED_EVENT, `cluster:${id}`, event);
     return true;
@@ -74,17 +100,29 @@ export async function deleteCluster(pool: pg.Pool, org: string, id: string, acto
  * Replaces the cluster's agent token; the new one is returned once. The old token stops
  * authenticating at commit, and the proxy closes the tunnel it opened when the event arrives.
  */
-export async function rotateAgentToken(pool: pg.Pool, org: string, id: string, actor: string, requestId: string): Promise<(Cluster & { agentToken: string }) | undefined> {
+export async function rotateAgentToken(
+  pool: pg.Pool,
+  org: string,
+  id: string,
+  actor: string,
+  requestId: string,
+): Promise<(Cluster & { agentToken: string }) | undefined> {
   const agentToken = newAgentToken();
   return withTransaction(pool, async (tx) => {
-    const { rows } = await tx.query<ClusterRow>(`UPDATE clusters SET agent_token_hash = $3 WHERE org = $1 AND id = $2 RETURNING ${COLUMNS}`, [
-      org,
-      id,
-      hashAgentToken(agentToken),
-    ]);
+    const { rows } = await tx.query<ClusterRow>(
+      `UPDATE clusters SET agent_token_hash = $3 WHERE org = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      [org, id, hashAgentToken(agentToken)],
+    );
     if (!rows[0]) return undefined;
     const resource = `cluster:${id}`;
-    await insertAudit(tx, { action: 'clusters.agent_token.rotated', actor, resource, org, details: { org }, requestId });
+    await insertAudit(tx, {
+      action: 'clusters.agent_token.rotated',
+      actor,
+      resource,
+      org,
+      details: { org },
+      requestId,
+    });
     const event: AccessEvent = { kind: 'agent-token-rotated', org, clusterId: id, actor };
     await enqueueEvent(tx, ACCESS_CHANGED_EVENT, `cluster:${id}`, event);
     return { ...toCluster(rows[0]), agentToken };

@@ -14,7 +14,9 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     try {
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
         version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+      const done = new Set(
+        (await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+      );
       for (const { name, sql } of MIGRATIONS) {
         if (done.has(name)) continue;
         await client.query('BEGIN');

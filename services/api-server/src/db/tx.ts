@@ -19,7 +19,12 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    broken = isDatabaseUnavailable(err) || (await client.query('ROLLBACK').then(() => false, () => true));
+    broken =
+      isDatabaseUnavailable(err) ||
+      (await client.query('ROLLBACK').then(
+        () => false,
+        () => true,
+      ));
     throw err;
   } finally {
     client.release(broken);

@@ -55,13 +55,19 @@ export class FlagService {
   ) {}
 
   private async stored(db: Queryable, clusterId: string | undefined): Promise<StoredRow[]> {
-    const { rows } = await db.query<StoredRow>('SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1', [clusterId ?? null]);
+    const { rows } = await db.query<StoredRow>(
+      'SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1',
+      [clusterId ?? null],
+    );
     return rows;
   }
 
   private resolve(flag: FlagDefinition, rows: readonly StoredRow[], clusterId: string | undefined) {
     const platform = rows.find((r) => r.flag_key === flag.key && r.cluster_id === null)?.value;
-    const cluster = clusterId === undefined ? undefined : rows.find((r) => r.flag_key === flag.key && r.cluster_id === clusterId)?.value;
+    const cluster =
+      clusterId === undefined
+        ? undefined
+        : rows.find((r) => r.flag_key === flag.key && r.cluster_id === clusterId)?.value;
     return { platform, cluster, ...resolveFlag(flag, { env: this.envPins.get(flag.key), platform, cluster }) };
   }
 
@@ -72,7 +78,13 @@ export class FlagService {
     return Promise.all(
       flags.map(async (flag) => {
         const r = await this.client.evaluateDetailed(flag.key, { clusterId });
-        const item: FlagListItem = { key: flag.key, value: r.value, platformDefault: r.platformValue ?? null, source: r.source, envPinned: r.envPinned };
+        const item: FlagListItem = {
+          key: flag.key,
+          value: r.value,
+          platformDefault: r.platformValue ?? null,
+          source: r.source,
+          envPinned: r.envPinned,
+        };
         if (scope.type === 'cluster') item.clusterOverride = r.clusterValue ?? null;
         return item;
       }),
@@ -91,20 +103,20 @@ export class FlagService {
     const result = await withTransaction(this.pool, async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`featureflags:${req.flag.key}:${key}`]);
       if (req.value === null) {
-        await tx.query('DELETE FROM feature_flags WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2', [req.flag.key, clusterId]);
+        await tx.query('DELETE FROM feature_flags WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2', [
+          req.flag.key,
+          clusterId,
+        ]);
       } else {
         const updated = await tx.query(
           'UPDATE feature_flags SET value = $3, updated_by = $4, updated_at = now() WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2',
           [req.flag.key, clusterId, JSON.stringify(req.value), req.actor],
         );
         if (updated.rowCount === 0) {
-          await tx.query('INSERT INTO feature_flags (flag_key, scope_type, cluster_id, value, updated_by) VALUES ($1, $2, $3, $4, $5)', [
-            req.flag.key,
-            req.scope.type,
-            clusterId,
-            JSON.stringify(req.value),
-            req.actor,
-          ]);
+          await tx.query(
+            'INSERT INTO feature_flags (flag_key, scope_type, cluster_id, value, updated_by) VALUES ($1, $2, $3, $4, $5)',
+            [req.flag.key, req.scope.type, clusterId, JSON.stringify(req.value), req.actor],
+          );
         }
       }
       const scope = req.scope.type === 'platform' ? { type: 'platform', platformId: this.platformId } : req.scope;
@@ -116,9 +128,21 @@ export class FlagService {
         details: { flag: req.flag.key, scope, value: req.value },
         requestId: req.requestId,
       });
-      await enqueueEvent(tx, FLAG_UPDATED_EVENT, key, { flag: req.flag.key, actor: req.actor, scope, value: req.value });
+      await enqueueEvent(tx, FLAG_UPDATED_EVENT, key, {
+        flag: req.flag.key,
+        actor: req.actor,
+        scope,
+        value: req.value,
+      });
       const r = this.resolve(req.flag, await this.stored(tx, clusterId ?? undefined), clusterId ?? undefined);
-      return { key: req.flag.key, scope: req.scope, value: req.value, effective: r.value, source: r.source, envPinned: r.envPinned };
+      return {
+        key: req.flag.key,
+        scope: req.scope,
+        value: req.value,
+        effective: r.value,
+        source: r.source,
+        envPinned: r.envPinned,
+      };
     });
     // Read-your-writes in this process; other processes learn it from the relay.
     this.client.invalidate(req.scope.type === 'platform' ? { type: 'platform' } : req.scope, req.flag.key);

@@ -4,7 +4,6 @@ import { exportJWK, generateKeyPair, importPKCS8, SignJWT } from 'jose';
 import type { JWK } from 'jose';
 import { KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from '@gsp/platform-contract';
 
-
 export interface KubeconfigSigner {
   /** The public keys for `/.well-known/jwks.json`. */
   jwks: { keys: JWK[] };
@@ -17,7 +16,10 @@ export interface KubeconfigSigner {
  * restarts and is shared by replicas; without one a key pair is generated at start, which
  * suits a single replica (tokens issued before a restart stop verifying).
  */
-export async function createKubeconfigSigner(options: { keyFile?: string | undefined; ttlMs: number }): Promise<KubeconfigSigner> {
+export async function createKubeconfigSigner(options: {
+  keyFile?: string | undefined;
+  ttlMs: number;
+}): Promise<KubeconfigSigner> {
   let privateKey: Awaited<ReturnType<typeof importPKCS8>>;
   let publicJwk: JWK;
   if (options.keyFile !== undefined) {
@@ -49,7 +51,14 @@ export async function createKubeconfigSigner(options: { keyFile?: string | undef
 }
 
 /** JSON strings are valid YAML scalars, so quoting with JSON.stringify is safe. */
-export function renderKubeconfig(input: { clusterName: string; server: string; user: string; token: string; ca?: string | undefined; insecureSkipTlsVerify?: boolean | undefined }): string {
+export function renderKubeconfig(input: {
+  clusterName: string;
+  server: string;
+  user: string;
+  token: string;
+  ca?: string | undefined;
+  insecureSkipTlsVerify?: boolean | undefined;
+}): string {
   const q = JSON.stringify;
   const context = input.clusterName;
   return [
@@ -59,7 +68,9 @@ export function renderKubeconfig(input: { clusterName: string; server: string; u
     `- name: ${q(input.clusterName)}`,
     '  cluster:',
     `    server: ${q(input.server)}`,
-    ...(input.ca !== undefined ? [`    certificate-authority-data: ${q(Buffer.from(input.ca).toString('base64'))}`] : []),
+    ...(input.ca !== undefined
+      ? [`    certificate-authority-data: ${q(Buffer.from(input.ca).toString('base64'))}`]
+      : []),
     ...(input.insecureSkipTlsVerify ? ['    insecure-skip-tls-verify: true'] : []),
     'users:',
     `- name: ${q(input.user)}`,

@@ -95,7 +95,10 @@ export class OutboxRelay {
           // Another replica holds the lock; look again shortly in case it missed our newest row.
           if (outcome === 'busy' && !this.stopped) setTimeout(() => void this.wake(), 25).unref();
         } catch (err) {
-          this.options.log.warn({ err: { message: (err as Error).message } }, 'outbox relay could not deliver; will retry');
+          this.options.log.warn(
+            { err: { message: (err as Error).message } },
+            'outbox relay could not deliver; will retry',
+          );
         }
       } while (this.again && !this.stopped);
     })().finally(() => {
@@ -117,7 +120,9 @@ export class OutboxRelay {
     let broken = false;
     try {
       await client.query('BEGIN');
-      const locked = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || ':outbox-relay')) AS ok`);
+      const locked = await client.query<{ ok: boolean }>(
+        `SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || ':outbox-relay')) AS ok`,
+      );
       if (!locked.rows[0]?.ok) {
         await client.query('ROLLBACK');
         return 'busy';
@@ -128,7 +133,9 @@ export class OutboxRelay {
       );
       for (const row of rows) {
         await this.options.bus.publish(row.event_type, { ...row.payload, id: row.id });
-        await client.query('UPDATE outbox_events SET delivered_at = now() WHERE id = $1 AND delivered_at IS NULL', [row.id]);
+        await client.query('UPDATE outbox_events SET delivered_at = now() WHERE id = $1 AND delivered_at IS NULL', [
+          row.id,
+        ]);
       }
       await client.query('COMMIT');
       return rows.length === 0 ? 'done' : 'more';

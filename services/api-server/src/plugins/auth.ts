@@ -2,7 +2,14 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { createTokenVerifier, InvalidTokenError } from '../auth/verifier.js';
 import type { Principal, VerifierOptions } from '../auth/verifier.js';
-import { authorize, hasControlCharacters, isPlatformAdmin, platformResource, readBindings, tenantResource } from '@gsp/platform-contract';
+import {
+  authorize,
+  hasControlCharacters,
+  isPlatformAdmin,
+  platformResource,
+  readBindings,
+  tenantResource,
+} from '@gsp/platform-contract';
 import type { Permission, RoleBinding } from '@gsp/platform-contract';
 import { InvalidRequestError } from '@gsp/service-kit';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
@@ -86,7 +93,11 @@ export default fp<AuthPluginOptions>(
         const bindings = await readBindings(app.pg, principal.subject, resources);
         request.bindings = bindings;
         if (!authorize(bindings, opts.platformId, permission, org)) {
-          throw new Forbidden(org === undefined ? `this requires the platform admin role` : `this requires permission ${permission} in tenant ${org}`);
+          throw new Forbidden(
+            org === undefined
+              ? `this requires the platform admin role`
+              : `this requires permission ${permission} in tenant ${org}`,
+          );
         }
         // Members know their tenant exists; only a platform admin can ask about one that does not.
         if (org !== undefined && !createsTenant && isPlatformAdmin(bindings, opts.platformId)) {
@@ -95,7 +106,8 @@ export default fp<AuthPluginOptions>(
         }
       };
       const existing = route.preValidation;
-      route.preValidation = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
+      route.preValidation =
+        existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
     });
   },
   { name: 'auth', dependencies: ['db'] },

@@ -31,7 +31,10 @@ export default fp<DbPluginOptions>(
     const embedded = opts.databaseUrl === undefined ? await startEmbeddedPostgres(opts.dataDir) : undefined;
     if (embedded) app.log.info({ dataDir: opts.dataDir }, 'DATABASE_URL unset: started embedded PostgreSQL');
     if (embedded && embedded.madeReachable.length > 0) {
-      app.log.warn({ directories: embedded.madeReachable }, 'gave these directories the search bit (o+x) so the postgres OS user can reach the embedded PostgreSQL');
+      app.log.warn(
+        { directories: embedded.madeReachable },
+        'gave these directories the search bit (o+x) so the postgres OS user can reach the embedded PostgreSQL',
+      );
     }
     const connectionString = embedded?.url ?? opts.databaseUrl;
     const pool = new pg.Pool({
@@ -47,7 +50,11 @@ export default fp<DbPluginOptions>(
     pool.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'idle database connection failed'));
     // pg-pool listens for errors only on idle clients; a checked-out client whose connection
     // breaks between two queries would otherwise emit an uncaught 'error'. Its next query fails.
-    pool.on('connect', (client) => client.on('error', (err) => app.log.debug({ err: { message: err.message } }, 'database connection failed while in use')));
+    pool.on('connect', (client) =>
+      client.on('error', (err) =>
+        app.log.debug({ err: { message: err.message } }, 'database connection failed while in use'),
+      ),
+    );
     app.decorate('pg', pool);
     const release = async () => {
       // A stalled database never acknowledges the goodbye; closing must not wait for it.

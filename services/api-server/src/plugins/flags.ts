@@ -43,9 +43,20 @@ export default fp<FlagsPluginOptions>(
     // Start with live invalidation when Redis answers soon. Otherwise start anyway: caches expire
     // within the TTL, the outbox keeps every event until the relay can publish it, and the
     // subscription resyncs when Redis comes back. An outage must not keep the API down.
-    const live = await Promise.race([client.ready().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 2000, false).unref())]);
-    if (!live) app.log.warn('redis not reachable at start: flag changes reach other processes within SERVICE_CACHE_FLAGS_TTL until it is; events wait in the outbox');
-    const relay = new OutboxRelay({ pool: app.pg, bus: client.eventBus, log: app.log, pollIntervalMs: opts.outboxPollIntervalMs });
+    const live = await Promise.race([
+      client.ready().then(() => true),
+      new Promise<false>((resolve) => setTimeout(resolve, 2000, false).unref()),
+    ]);
+    if (!live)
+      app.log.warn(
+        'redis not reachable at start: flag changes reach other processes within SERVICE_CACHE_FLAGS_TTL until it is; events wait in the outbox',
+      );
+    const relay = new OutboxRelay({
+      pool: app.pg,
+      bus: client.eventBus,
+      log: app.log,
+      pollIntervalMs: opts.outboxPollIntervalMs,
+    });
     app.decorate('flagsClient', client);
     app.decorate('flags', new FlagService(app.pg, client, opts.envPins, opts.platformId));
     if (opts.outboxRelayEnabled) await relay.start();

@@ -12,7 +12,10 @@ export interface Member {
 }
 
 export async function listMembers(db: Queryable, org: string): Promise<Member[]> {
-  const { rows } = await db.query<Member>('SELECT subject, role FROM role_bindings WHERE resource = $1 ORDER BY subject', [tenantResource(org)]);
+  const { rows } = await db.query<Member>(
+    'SELECT subject, role FROM role_bindings WHERE resource = $1 ORDER BY subject',
+    [tenantResource(org)],
+  );
   return rows;
 }
 
@@ -44,7 +47,13 @@ async function keepAnAdmin(tx: Queryable, org: string, subject: string): Promise
 }
 
 /** Sets a member's role, creating the tenant on its first member. */
-export async function putMember(pool: pg.Pool, org: string, member: Member, actor: string, requestId: string): Promise<void> {
+export async function putMember(
+  pool: pg.Pool,
+  org: string,
+  member: Member,
+  actor: string,
+  requestId: string,
+): Promise<void> {
   await withTransaction(pool, async (tx) => {
     await tx.query('INSERT INTO tenants (org) VALUES ($1) ON CONFLICT DO NOTHING', [org]);
     if (member.role !== 'admin') await keepAnAdmin(tx, org, member.subject);
@@ -59,10 +68,19 @@ export async function putMember(pool: pg.Pool, org: string, member: Member, acto
   });
 }
 
-export async function deleteMember(pool: pg.Pool, org: string, subject: string, actor: string, requestId: string): Promise<boolean> {
+export async function deleteMember(
+  pool: pg.Pool,
+  org: string,
+  subject: string,
+  actor: string,
+  requestId: string,
+): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
     await keepAnAdmin(tx, org, subject);
-    const { rowCount } = await tx.query('DELETE FROM role_bindings WHERE subject = $1 AND resource = $2', [subject, tenantResource(org)]);
+    const { rowCount } = await tx.query('DELETE FROM role_bindings WHERE subject = $1 AND resource = $2', [
+      subject,
+      tenantResource(org),
+    ]);
     if (rowCount === 0) return false;
     const resource = tenantResource(org);
     await insertAudit(tx, { action: 'tenants.members.removed', actor, resource, org, details: { subject }, requestId });

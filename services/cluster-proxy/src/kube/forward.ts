@@ -6,7 +6,19 @@ import type { StreamCut, Tunnel, TunnelStream } from '../tunnel/tunnel.js';
 import type { ProxyMetrics } from '../metrics.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus the caller's credentials. */
-const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization']);
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'authorization',
+]);
 
 /**
  * Who the caller is, as kube-apiserver reads it: impersonation, and request-header authentication
@@ -60,7 +72,10 @@ function responseHeaders(block: string, keepUpgrade: boolean): string[] {
  * until the client has drained, so a slow reader neither fills the proxy's memory nor holds up
  * the other streams in the tunnel.
  */
-function answerWriter(stream: () => TunnelStream, metrics: ProxyMetrics): (target: NodeJS.WritableStream, chunk: Uint8Array) => void {
+function answerWriter(
+  stream: () => TunnelStream,
+  metrics: ProxyMetrics,
+): (target: NodeJS.WritableStream, chunk: Uint8Array) => void {
   return drainingWriter(
     () => {
       metrics.streamPauses.inc();
@@ -115,7 +130,14 @@ const REASONS: Readonly<Record<number, string>> = {
 const reasonOf = (code: number): string => REASONS[code] ?? 'InternalError';
 
 /** Forwards a plain request through the tunnel and streams the answer back. */
-export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: ServerResponse, path: string, user: string, metrics: ProxyMetrics): void {
+export function forwardRequest(
+  tunnel: Tunnel,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  user: string,
+  metrics: ProxyMetrics,
+): void {
   const encoded = encodeRequestHeaders(req.rawHeaders, user, undefined);
   if ('refusal' in encoded) {
     metrics.requests.inc({ kind: 'request', code: 400 });
@@ -186,7 +208,15 @@ export function forwardRequest(tunnel: Tunnel, req: IncomingMessage, res: Server
 }
 
 /** Forwards an upgrade (kubectl exec, attach, port-forward over WebSocket) as raw bytes after the 101. */
-export function forwardUpgrade(tunnel: Tunnel, req: IncomingMessage, socket: Duplex, head: Buffer, path: string, user: string, metrics: ProxyMetrics): void {
+export function forwardUpgrade(
+  tunnel: Tunnel,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  path: string,
+  user: string,
+  metrics: ProxyMetrics,
+): void {
   const encoded = encodeRequestHeaders(req.rawHeaders, user, req.headers.upgrade ?? 'websocket');
   if ('refusal' in encoded) {
     metrics.requests.inc({ kind: 'upgrade', code: 400 });

@@ -6,7 +6,6 @@ import { CLIENT_ERROR_RESPONSES, PROBLEM, problemResponse, writeProblem } from '
 /** The one RPC of TUNNEL_PORT. */
 export const CONNECT_PATH = `/${TunnelService.typeName}/${TunnelService.method.connect.name}`;
 
-
 /** `/openapi.json` of TUNNEL_PORT, the agents' side (HTTP/2 only). */
 export const TUNNEL_PORT_DOCUMENT = {
   openapi: '3.1.0',
@@ -19,7 +18,11 @@ export const TUNNEL_PORT_DOCUMENT = {
   },
   components: {
     securitySchemes: {
-      agentToken: { type: 'http', scheme: 'bearer', description: 'The agent token returned when the cluster was registered (or its token last rotated).' },
+      agentToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The agent token returned when the cluster was registered (or its token last rotated).',
+      },
     },
     schemas: { Problem: PROBLEM },
   },
@@ -28,7 +31,7 @@ export const TUNNEL_PORT_DOCUMENT = {
       post: {
         operationId: 'connect',
         tags: ['tunnel'],
-        summary: 'Open the tunnel of the token\'s cluster; a later connection of the same cluster replaces it',
+        summary: "Open the tunnel of the token's cluster; a later connection of the same cluster replaces it",
         security: [{ agentToken: [] }],
         parameters: [
           {
@@ -36,24 +39,33 @@ export const TUNNEL_PORT_DOCUMENT = {
             in: 'header',
             required: false,
             schema: { type: 'string' },
-            description: 'The cluster the agent believes it serves; a token of another cluster is refused (permission_denied).',
+            description:
+              'The cluster the agent believes it serves; a token of another cluster is refused (permission_denied).',
           },
         ],
         requestBody: {
           required: true,
           description: 'Enveloped `AgentMessage`s (Connect streaming), for as long as the tunnel lives.',
-          content: { 'application/connect+proto': { schema: { type: 'string', format: 'binary' } }, 'application/connect+json': { schema: { type: 'string' } } },
+          content: {
+            'application/connect+proto': { schema: { type: 'string', format: 'binary' } },
+            'application/connect+json': { schema: { type: 'string' } },
+          },
         },
         responses: {
           '200': {
             description:
               'Enveloped `ProxyMessage`s, the first a `hello`. A refusal ends the stream in its end-of-stream message, as the Connect ' +
-              'protocol carries errors: `unauthenticated` (no or an unknown agent token), `permission_denied` (another cluster\'s token), ' +
+              "protocol carries errors: `unauthenticated` (no or an unknown agent token), `permission_denied` (another cluster's token), " +
               '`unavailable` (CLI access is off for the cluster, or the proxy is shutting down).',
-            content: { 'application/connect+proto': { schema: { type: 'string', format: 'binary' } }, 'application/connect+json': { schema: { type: 'string' } } },
+            content: {
+              'application/connect+proto': { schema: { type: 'string', format: 'binary' } },
+              'application/connect+json': { schema: { type: 'string' } },
+            },
           },
           '405': problemResponse('Only POST opens a tunnel.'),
-          '415': problemResponse('The body is not a Connect stream (application/connect+proto or application/connect+json).'),
+          '415': problemResponse(
+            'The body is not a Connect stream (application/connect+proto or application/connect+json).',
+          ),
           ...CLIENT_ERROR_RESPONSES,
         },
       },
@@ -64,7 +76,13 @@ export const TUNNEL_PORT_DOCUMENT = {
         tags: ['operations'],
         summary: 'This document',
         security: [],
-        responses: { '200': { description: 'The OpenAPI document of this port.', content: { 'application/json': { schema: { type: 'object' } } } }, ...CLIENT_ERROR_RESPONSES },
+        responses: {
+          '200': {
+            description: 'The OpenAPI document of this port.',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          ...CLIENT_ERROR_RESPONSES,
+        },
       },
     },
   },
@@ -74,19 +92,25 @@ export const TUNNEL_PORT_DOCUMENT = {
  * TUNNEL_PORT's handler: the RPC goes to `rpc` (Connect's adapter, which answers a wrong method or
  * media type with an empty 405 or 415, and anything else with an empty 404), the rest is answered here.
  */
-export function tunnelPort(rpc: (req: Http2ServerRequest, res: Http2ServerResponse) => void): (req: Http2ServerRequest, res: Http2ServerResponse) => void {
+export function tunnelPort(
+  rpc: (req: Http2ServerRequest, res: Http2ServerResponse) => void,
+): (req: Http2ServerRequest, res: Http2ServerResponse) => void {
   const document = JSON.stringify(TUNNEL_PORT_DOCUMENT);
   return (req, res) => {
     const path = req.url.split('?')[0];
     if (path === CONNECT_PATH) {
-      if (req.method !== 'POST') return writeProblem(res, 405, `only POST ${CONNECT_PATH} opens a tunnel`, { allow: 'POST' });
+      if (req.method !== 'POST')
+        return writeProblem(res, 405, `only POST ${CONNECT_PATH} opens a tunnel`, { allow: 'POST' });
       if (!contentTypeStreamRegExp.test(req.headers['content-type'] ?? '')) {
         return writeProblem(res, 415, 'send a Connect stream (application/connect+proto), as the tunnel agent does');
       }
       return rpc(req, res);
     }
     if (path === '/openapi.json' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(document) });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(document),
+      });
       return void res.end(document);
     }
     writeProblem(res, 404, `No route ${req.method} ${path}: this port serves tunnel agents (POST ${CONNECT_PATH})`);

@@ -21,26 +21,36 @@ export interface TunnelServiceOptions {
 /** The cluster the agent's token opens, and the token's hash (a rotation makes the tunnel stale). */
 async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<{ clusterId: string; tokenHash: string }> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.requestHeader.get('authorization') ?? '');
-  if (!match?.[1]) throw new ConnectError('an agent token is required (authorization: Bearer <token>)', Code.Unauthenticated);
+  if (!match?.[1])
+    throw new ConnectError('an agent token is required (authorization: Bearer <token>)', Code.Unauthenticated);
   const cluster = await clusterOfAgentToken(pool, match[1]);
   if (cluster === undefined) {
-    throw new ConnectError('unknown agent token: register the cluster (or rotate its token) and use the token it returned', Code.Unauthenticated);
+    throw new ConnectError(
+      'unknown agent token: register the cluster (or rotate its token) and use the token it returned',
+      Code.Unauthenticated,
+    );
   }
   const claimed = ctx.requestHeader.get('x-gsp-cluster-id');
-  if (claimed && claimed !== cluster.id) throw new ConnectError(`the agent token belongs to another cluster than ${claimed}`, Code.PermissionDenied);
+  if (claimed && claimed !== cluster.id)
+    throw new ConnectError(`the agent token belongs to another cluster than ${claimed}`, Code.PermissionDenied);
   return { clusterId: cluster.id, tokenHash: hashAgentToken(match[1]) };
 }
 
 export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter) => void {
   return (router) => {
     router.service(TunnelService, {
-      async *connect(requests: AsyncIterable<AgentMessage>, ctx: HandlerContext): AsyncIterable<MessageInitShape<typeof ProxyMessageSchema>> {
+      async *connect(
+        requests: AsyncIterable<AgentMessage>,
+        ctx: HandlerContext,
+      ): AsyncIterable<MessageInitShape<typeof ProxyMessageSchema>> {
         let clusterId: string;
         let tokenHash: string;
         try {
           ({ clusterId, tokenHash } = await authenticate(opts.pool, ctx));
         } catch (err) {
-          opts.metrics.tunnelConnections.inc({ result: err instanceof ConnectError ? codeLabel(Code[err.code]) : 'error' });
+          opts.metrics.tunnelConnections.inc({
+            result: err instanceof ConnectError ? codeLabel(Code[err.code]) : 'error',
+          });
           throw err;
         }
         const decision = await opts.cliAccess(clusterId);

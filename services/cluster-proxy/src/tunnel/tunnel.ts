@@ -86,7 +86,14 @@ export class Tunnel {
   }
 
   /** `end`: the request has no body (then `write` and `end` must not be called). `subject`: whose request it is. */
-  open(method: string, path: string, headers: string, end: boolean, subject: string, handlers: StreamHandlers): TunnelStream {
+  open(
+    method: string,
+    path: string,
+    headers: string,
+    end: boolean,
+    subject: string,
+    handlers: StreamHandlers,
+  ): TunnelStream {
     const streamId = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     if (this.closedWith !== undefined) {

@@ -63,7 +63,11 @@ export function hashKey(key: string): string {
 
 /** A username in label-value syntax (<= 63 characters of [A-Za-z0-9._-], alphanumeric at both ends). */
 export function toLabelValue(value: string): string {
-  const cleaned = value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 63).replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
+  const cleaned = value
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .replace(/[^A-Za-z0-9]+$/, '');
   return cleaned;
 }
 

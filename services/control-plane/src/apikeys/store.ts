@@ -143,7 +143,10 @@ export class ApiKeyStore {
     this.informer.on('error', (err) => {
       if (this.stopped) return;
       if (!this.watchFailing) {
-        this.log.warn({ err: { message: (err as Error)?.message } }, 'api key watch failed; restarting every second until it works');
+        this.log.warn(
+          { err: { message: (err as Error)?.message } },
+          'api key watch failed; restarting every second until it works',
+        );
       }
       this.watchFailing = true;
       clearTimeout(this.restartTimer);
@@ -289,7 +292,10 @@ export class ApiKeyStore {
             annotations: { [SHA256_ANNOTATION]: sha256, [PENDING_ANNOTATION]: 'true' },
           },
           type: 'Opaque',
-          data: { key: Buffer.from(key).toString('base64'), metadata: Buffer.from(JSON.stringify(meta)).toString('base64') },
+          data: {
+            key: Buffer.from(key).toString('base64'),
+            metadata: Buffer.from(JSON.stringify(meta)).toString('base64'),
+          },
         },
       });
     } catch (err) {
@@ -352,7 +358,11 @@ export class ApiKeyStore {
       const ours = 'uid' in which ? uid === which.uid : annotations[SHA256_ANNOTATION] === which.sha256;
       if (!ours || annotations[PENDING_ANNOTATION] === undefined) return;
       try {
-        await this.core.deleteNamespacedSecret({ namespace: this.namespace, name: secretName, body: { preconditions: { uid } } });
+        await this.core.deleteNamespacedSecret({
+          namespace: this.namespace,
+          name: secretName,
+          body: { preconditions: { uid } },
+        });
       } catch (err) {
         if (err instanceof NotFound || err instanceof Conflict) return;
         throw err;
@@ -382,7 +392,10 @@ export class ApiKeyStore {
   /** Records a use, at most once per five minutes per key and replica; failures only log. */
   touch(record: ApiKeyRecord): void {
     const now = Date.now();
-    const last = Math.max(this.lastTouched.get(record.name) ?? 0, record.lastUsedAt ? Date.parse(record.lastUsedAt) : 0);
+    const last = Math.max(
+      this.lastTouched.get(record.name) ?? 0,
+      record.lastUsedAt ? Date.parse(record.lastUsedAt) : 0,
+    );
     if (now - last < LAST_USED_EVERY_MS) return;
     this.lastTouched.set(record.name, now);
     // A merge patch sets this one annotation and keeps the others (the key's SHA-256 among them).
@@ -390,6 +403,11 @@ export class ApiKeyStore {
     const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     this.core
       .patchNamespacedSecret({ namespace: this.namespace, name: this.secretName(record.name), body }, mergePatch)
-      .catch((err: unknown) => this.log.warn({ err: { message: (err as Error).message }, key: record.name }, 'could not record the last use of an API key'));
+      .catch((err: unknown) =>
+        this.log.warn(
+          { err: { message: (err as Error).message }, key: record.name },
+          'could not record the last use of an API key',
+        ),
+      );
   }
 }

@@ -77,7 +77,11 @@ export interface RedisHealth {
  * that timed out also drops the connection: whatever became of its bytes, the replies that follow
  * on that connection can no longer be matched to their commands, so a fresh one is opened.
  */
-export function redisHealth(redis: Redis, pauseMs = 5000, onOutage: (err: Error) => void = () => undefined): RedisHealth {
+export function redisHealth(
+  redis: Redis,
+  pauseMs = 5000,
+  onOutage: (err: Error) => void = () => undefined,
+): RedisHealth {
   let pausedUntil = 0;
   return {
     usable: () => redis.status === 'ready' && Date.now() >= pausedUntil,
@@ -114,7 +118,13 @@ return 0`;
  * an outage of the counters must not take sign-ins down. Attempts are always counted locally
  * too, so the fallback starts from what this replica has seen.
  */
-export function redisFailureLimiter(redis: Redis, health: RedisHealth, prefix: string, max: number, windowMs: number): FailureLimiter {
+export function redisFailureLimiter(
+  redis: Redis,
+  health: RedisHealth,
+  prefix: string,
+  max: number,
+  windowMs: number,
+): FailureLimiter {
   const key = (ip: string) => `${prefix}authfail:${ip}`;
   const local = localWindows(max, windowMs);
   return {

@@ -23,9 +23,14 @@ export function claimAt(claims: JWTPayload, path: string): unknown {
 }
 
 /** The highest role that the token's role claim (a string or a list) maps to, if any. */
-export function roleFromClaims(claims: JWTPayload, config: Pick<OidcConfig, 'roleClaim' | 'roleMapping'>, roles: Roles): string | undefined {
+export function roleFromClaims(
+  claims: JWTPayload,
+  config: Pick<OidcConfig, 'roleClaim' | 'roleMapping'>,
+  roles: Roles,
+): string | undefined {
   const raw = claimAt(claims, config.roleClaim);
-  const values = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : [];
+  const values =
+    typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : [];
   const mapped = values.map((v) => config.roleMapping.get(v)).filter((r): r is string => r !== undefined);
   return roles.highest(mapped);
 }
@@ -64,10 +69,19 @@ export function createOidcVerifier(config: OidcConfig, roles: Roles): OidcVerifi
     discovery ??= (async () => {
       const url = new URL(config.issuerUrl);
       const options = url.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : undefined;
-      const configuration = await client.discovery(url, config.clientId, undefined, undefined, { ...options, timeout: 5 });
+      const configuration = await client.discovery(url, config.clientId, undefined, undefined, {
+        ...options,
+        timeout: 5,
+      });
       const metadata = configuration.serverMetadata();
       if (typeof metadata.jwks_uri !== 'string') throw new Error('the OIDC discovery document has no jwks_uri');
-      return { issuer: metadata.issuer, jwks: createRemoteJWKSet(new URL(metadata.jwks_uri), { cooldownDuration: config.jwksCooldownMs, timeoutDuration: 5000 }) };
+      return {
+        issuer: metadata.issuer,
+        jwks: createRemoteJWKSet(new URL(metadata.jwks_uri), {
+          cooldownDuration: config.jwksCooldownMs,
+          timeoutDuration: 5000,
+        }),
+      };
     })();
     // A failed discovery is retried by the next request instead of being remembered.
     discovery.catch(() => {
@@ -80,15 +94,26 @@ export function createOidcVerifier(config: OidcConfig, roles: Roles): OidcVerifi
     const { issuer, jwks } = await discover();
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, jwks, { issuer, audience: config.clientId, algorithms: ALGORITHMS, clockTolerance: CLOCK_TOLERANCE_S }));
+      ({ payload } = await jwtVerify(token, jwks, {
+        issuer,
+        audience: config.clientId,
+        algorithms: ALGORITHMS,
+        clockTolerance: CLOCK_TOLERANCE_S,
+      }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new InvalidCredentialError('the token has expired');
       if (err instanceof joseErrors.JOSEError) throw new InvalidCredentialError('the token could not be verified');
       throw err;
     }
-    if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidCredentialError('the token has no subject');
+    if (typeof payload.sub !== 'string' || payload.sub === '')
+      throw new InvalidCredentialError('the token has no subject');
     const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
-    const principal: Principal = { userId: payload.sub, username: usernameFromClaims(payload), role: roleFromClaims(payload, config, roles), method: 'oidc' };
+    const principal: Principal = {
+      userId: payload.sub,
+      username: usernameFromClaims(payload),
+      role: roleFromClaims(payload, config, roles),
+      method: 'oidc',
+    };
     if (Number.isFinite(exp)) principal.expiresAt = exp;
     return { principal, exp };
   }

@@ -91,7 +91,8 @@ export class ConsoleHub {
 
     // Checked again now that the session listens: a change just before it is not missed.
     if (gs === undefined || state === 'Shutdown') return session.close(SHUT_DOWN, CloseCode.normal);
-    if (!CONSOLE_STATES.has(state)) return session.close(`the game server is not running (state ${state})`, CloseCode.normal);
+    if (!CONSOLE_STATES.has(state))
+      return session.close(`the game server is not running (state ${state})`, CloseCode.normal);
     if (apiKey !== undefined) {
       const record = currentKey(this.options.apikeys, apiKey);
       if (record === undefined) return session.close(REVOKED, CloseCode.policy);
@@ -106,7 +107,8 @@ export class ConsoleHub {
         output: (text) => session.output(text),
         end: (why) => {
           const current = this.options.gameServers.get(namespace, name);
-          if (current === undefined || stateOf(current) === 'Shutdown') return session.close(SHUT_DOWN, CloseCode.normal);
+          if (current === undefined || stateOf(current) === 'Shutdown')
+            return session.close(SHUT_DOWN, CloseCode.normal);
           if (why === 'exited') return session.close("the game server's console ended", CloseCode.normal);
           session.close('the connection to the game server was lost', CloseCode.internal);
         },
@@ -114,7 +116,10 @@ export class ConsoleHub {
       .then(
         (stream) => session.attached(stream),
         (err: unknown) => {
-          this.options.log.warn({ err: { message: (err as Error).message }, gameServer: serverKey }, 'could not attach a console to the game server');
+          this.options.log.warn(
+            { err: { message: (err as Error).message }, gameServer: serverKey },
+            'could not attach a console to the game server',
+          );
           session.close(`could not attach to the game server: ${(err as Error).message}`, CloseCode.internal);
         },
       );

@@ -4,9 +4,7 @@
  */
 
 export type ServerMessage =
-  | { type: 'output'; data: string }
-  | { type: 'state'; state: string }
-  | { type: 'closed'; reason: string };
+  { type: 'output'; data: string } | { type: 'state'; state: string } | { type: 'closed'; reason: string };
 
 export type ClientMessage = { type: 'input'; data: string };
 
@@ -20,7 +18,11 @@ export interface ConsoleLimits {
   maxBufferedBytes: number;
 }
 
-export const CONSOLE_LIMITS: ConsoleLimits = { maxInputBytes: 4096, maxInputsPerSecond: 20, maxBufferedBytes: 1024 * 1024 };
+export const CONSOLE_LIMITS: ConsoleLimits = {
+  maxInputBytes: 4096,
+  maxInputsPerSecond: 20,
+  maxBufferedBytes: 1024 * 1024,
+};
 
 /** Characters of an input line kept in its audit line. */
 export const MAX_AUDITED_COMMAND = 256;
@@ -28,7 +30,9 @@ export const MAX_AUDITED_COMMAND = 256;
 export const encode = (message: ServerMessage): string => JSON.stringify(message);
 
 /** A client message, or why it is refused (the console is then closed with that reason). */
-export function parseClientMessage(frame: string): { ok: true; message: ClientMessage } | { ok: false; reason: string } {
+export function parseClientMessage(
+  frame: string,
+): { ok: true; message: ClientMessage } | { ok: false; reason: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(frame);
@@ -40,12 +44,16 @@ export function parseClientMessage(frame: string): { ok: true; message: ClientMe
   }
   const { type, data, ...rest } = parsed as Record<string, unknown>;
   if (type !== 'input') {
-    const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : String(type === undefined ? 'missing' : typeof type);
+    const shown =
+      typeof type === 'string'
+        ? JSON.stringify(type.slice(0, 40))
+        : String(type === undefined ? 'missing' : typeof type);
     return { ok: false, reason: `unknown message type ${shown}: the client sends only {"type":"input","data":"..."}` };
   }
   if (typeof data !== 'string') return { ok: false, reason: 'invalid message: input needs "data", a string' };
   const extra = Object.keys(rest);
-  if (extra.length > 0) return { ok: false, reason: `invalid message: unknown field ${JSON.stringify(extra[0]?.slice(0, 40))}` };
+  if (extra.length > 0)
+    return { ok: false, reason: `invalid message: unknown field ${JSON.stringify(extra[0]?.slice(0, 40))}` };
   return { ok: true, message: { type: 'input', data } };
 }
 

@@ -16,7 +16,13 @@ export const CloseCode = {
 /** What a console's audit lines say: each input line, and how it ended. */
 export interface SessionAudit {
   input(command: string): void;
-  close(summary: { reason: string; result: 'success' | 'failure'; durationMs: number; bytesIn: number; bytesOut: number }): void;
+  close(summary: {
+    reason: string;
+    result: 'success' | 'failure';
+    durationMs: number;
+    bytesIn: number;
+    bytesOut: number;
+  }): void;
 }
 
 export interface SessionOptions {
@@ -90,7 +96,8 @@ export class ConsoleSession {
     if (this.closed) return;
     this.bytesOut += Buffer.byteLength(text);
     this.send({ type: 'output', data: text });
-    if (this.options.socket.bufferedAmount > this.options.limits.maxBufferedBytes) this.close('client too slow', CloseCode.policy);
+    if (this.options.socket.bufferedAmount > this.options.limits.maxBufferedBytes)
+      this.close('client too slow', CloseCode.policy);
   }
 
   /** The game server's state, told to the client when it changed. */
@@ -146,7 +153,8 @@ export class ConsoleSession {
     const { maxInputBytes, maxInputsPerSecond } = this.options.limits;
     const bytes = Buffer.byteLength(text);
     if (bytes > maxInputBytes) return this.close(`input message larger than ${maxInputBytes} bytes`, CloseCode.tooBig);
-    if (!this.rate.take()) return this.close(`more than ${maxInputsPerSecond} input messages per second`, CloseCode.policy);
+    if (!this.rate.take())
+      return this.close(`more than ${maxInputsPerSecond} input messages per second`, CloseCode.policy);
     this.bytesIn += bytes;
     // Audited before the game reads it: operators answer for what they type.
     for (const line of this.lines.push(text)) this.options.audit.input(line);

@@ -29,7 +29,11 @@ const hashOf = (ticket: string): string => createHash('sha256').update(ticket).d
 function parseGrant(text: string): TicketGrant | undefined {
   try {
     const grant = JSON.parse(text) as TicketGrant;
-    const valid = typeof grant.namespace === 'string' && typeof grant.name === 'string' && typeof grant.expiresAt === 'number' && typeof grant.principal?.userId === 'string';
+    const valid =
+      typeof grant.namespace === 'string' &&
+      typeof grant.name === 'string' &&
+      typeof grant.expiresAt === 'number' &&
+      typeof grant.principal?.userId === 'string';
     return valid ? grant : undefined;
   } catch {
     return undefined;
@@ -54,7 +58,12 @@ export class TicketStore {
 
   async issue(principal: Principal, target: ConsoleTarget): Promise<IssuedTicket> {
     const ticket = randomBytes(32).toString('base64url');
-    const grant: TicketGrant = { principal, namespace: target.namespace, name: target.name, expiresAt: Date.now() + this.ttlMs };
+    const grant: TicketGrant = {
+      principal,
+      namespace: target.namespace,
+      name: target.name,
+      expiresAt: Date.now() + this.ttlMs,
+    };
     const key = hashOf(ticket);
     let stored = false;
     if (this.redis?.status === 'ready') {
@@ -91,7 +100,10 @@ export class TicketStore {
       try {
         text = await this.redis.getdel(this.redisKey(key));
       } catch {
-        throw withRetryAfter(new ServiceUnavailable('console tickets cannot be checked right now (Redis is not answering); try again'), 1);
+        throw withRetryAfter(
+          new ServiceUnavailable('console tickets cannot be checked right now (Redis is not answering); try again'),
+          1,
+        );
       }
       grant = text === null ? undefined : parseGrant(text);
     }

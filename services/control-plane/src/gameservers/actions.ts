@@ -50,8 +50,10 @@ function isBuiltIn(name: string): name is BuiltInAction {
 
 function requireState(gs: AgonesGameServer, action: string, allowed: readonly string[]): void {
   const state = stateOf(gs);
-  if (gs.metadata?.deletionTimestamp !== undefined) throw new Conflict(`game server ${nameOf(gs)} is being deleted (state ${state}); ${action} is not possible`);
-  if (!allowed.includes(state)) throw new Conflict(`${action} needs a game server in state ${allowed.join(' or ')}; ${nameOf(gs)} is ${state}`);
+  if (gs.metadata?.deletionTimestamp !== undefined)
+    throw new Conflict(`game server ${nameOf(gs)} is being deleted (state ${state}); ${action} is not possible`);
+  if (!allowed.includes(state))
+    throw new Conflict(`${action} needs a game server in state ${allowed.join(' or ')}; ${nameOf(gs)} is ${state}`);
 }
 
 function nameOf(gs: AgonesGameServer): string {
@@ -62,40 +64,67 @@ function noArgs(action: string, args: readonly string[]): void {
   if (args.length > 0) throw new BadRequest(`action ${action} takes no args`);
 }
 
-const commandOutcome = (result: ActionResult): string => ('exitCode' in result ? `exit ${result.exitCode}` : result.gameServer.state);
+const commandOutcome = (result: ActionResult): string =>
+  'exitCode' in result ? `exit ${result.exitCode}` : result.gameServer.state;
 
 /**
  * Resolves `action` for `gs`: a built-in one (Agones semantics, README "Actions") or a command
  * its profile defines. Unknown: 404; not possible in the server's state: 409; bad args: 400.
  * Nothing is changed until `run` is called (under the game server's action lock).
  */
-export function planAction(ctx: ActionContext, gs: AgonesGameServer, action: string, args: readonly string[]): PlannedAction {
+export function planAction(
+  ctx: ActionContext,
+  gs: AgonesGameServer,
+  action: string,
+  args: readonly string[],
+): PlannedAction {
   const namespace = gs.metadata?.namespace ?? '';
   const name = gs.metadata?.name ?? '';
   const profileName = gs.metadata?.labels?.[PROFILE_LABEL];
   const profile = profileName === undefined ? undefined : ctx.profile(profileName);
 
   const settle = async (written: AgonesGameServer, state: string): Promise<ActionResult> => {
-    await ctx.gameServers.waitFor(namespace, name, (o) => o === undefined || stateOf(o) === state || o.metadata?.resourceVersion === written.metadata?.resourceVersion, SETTLE_MS);
+    await ctx.gameServers.waitFor(
+      namespace,
+      name,
+      (o) =>
+        o === undefined || stateOf(o) === state || o.metadata?.resourceVersion === written.metadata?.resourceVersion,
+      SETTLE_MS,
+    );
     const seen = ctx.gameServers.get(namespace, name);
     return { action, gameServer: gameServerView(seen !== undefined && stateOf(seen) === state ? seen : written) };
   };
   /** The server as the cluster has it now, checked again: the cache may trail a change just made. */
   const current = async (allowed: readonly string[]): Promise<AgonesGameServer> => {
-    const fresh = (await ctx.custom.getNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name })) as AgonesGameServer;
+    const fresh = (await ctx.custom.getNamespacedCustomObject({
+      ...AGONES,
+      namespace,
+      plural: 'gameservers',
+      name,
+    })) as AgonesGameServer;
     requireState(fresh, action, allowed);
     return fresh;
   };
-  const setState = async (allowed: readonly string[], state: string, extra: Record<string, unknown> = {}): Promise<ActionResult> => {
+  const setState = async (
+    allowed: readonly string[],
+    state: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<ActionResult> => {
     const fresh = await current(allowed);
     // The resourceVersion makes the write conditional: a server that changed since it was read gets 409.
     const body = { metadata: { resourceVersion: fresh.metadata?.resourceVersion }, status: { state, ...extra } };
-    const written = (await ctx.custom.patchNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name, body }, mergePatch)) as AgonesGameServer;
+    const written = (await ctx.custom.patchNamespacedCustomObject(
+      { ...AGONES, namespace, plural: 'gameservers', name, body },
+      mergePatch,
+    )) as AgonesGameServer;
     return settle(written, state);
   };
   const command = (argv: readonly string[], timeoutMs: number) => async (): Promise<ActionResult> => ({
     action,
-    ...(await ctx.exec.run({ namespace, pod: name, container: containerOf(gs) }, argv, { timeoutMs, maxOutputBytes: MAX_OUTPUT_BYTES })),
+    ...(await ctx.exec.run({ namespace, pod: name, container: containerOf(gs) }, argv, {
+      timeoutMs,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
+    })),
   });
 
   if (isBuiltIn(action)) {
@@ -111,53 +140,105 @@ export function planAction(ctx: ActionContext, gs: AgonesGameServer, action: str
             // A GameServerAllocation can only pick this server: it alone carries this label value.
             const fresh = await current(['Ready']);
             const token = randomBytes(8).toString('hex');
-            const labelled = { metadata: { resourceVersion: fresh.metadata?.resourceVersion, labels: { [ALLOCATION_LABEL]: token } } };
-            await ctx.custom.patchNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name, body: labelled }, mergePatch);
+            const labelled = {
+              metadata: { resourceVersion: fresh.metadata?.resourceVersion, labels: { [ALLOCATION_LABEL]: token } },
+            };
+            await ctx.custom.patchNamespacedCustomObject(
+              { ...AGONES, namespace, plural: 'gameservers', name, body: labelled },
+              mergePatch,
+            );
             const allocation = (await ctx.custom.createNamespacedCustomObject({
               group: 'allocation.agones.dev',
               version: 'v1',
               namespace,
               plural: 'gameserverallocations',
-              body: { apiVersion: 'allocation.agones.dev/v1', kind: 'GameServerAllocation', spec: { selectors: [{ matchLabels: { [ALLOCATION_LABEL]: token }, gameServerState: 'Ready' }] } },
+              body: {
+                apiVersion: 'allocation.agones.dev/v1',
+                kind: 'GameServerAllocation',
+                spec: { selectors: [{ matchLabels: { [ALLOCATION_LABEL]: token }, gameServerState: 'Ready' }] },
+              },
             })) as { status?: { state?: string } };
             if (allocation.status?.state !== 'Allocated') {
               const now = ctx.gameServers.get(namespace, name);
-              throw new Conflict(`Agones did not allocate ${namespace}/${name} (${allocation.status?.state ?? 'no answer'}); it is ${now ? stateOf(now) : 'gone'}`);
+              throw new Conflict(
+                `Agones did not allocate ${namespace}/${name} (${allocation.status?.state ?? 'no answer'}); it is ${now ? stateOf(now) : 'gone'}`,
+              );
             }
-            const seen = await ctx.gameServers.waitFor(namespace, name, (o) => o === undefined || stateOf(o) === 'Allocated', SETTLE_MS);
+            const seen = await ctx.gameServers.waitFor(
+              namespace,
+              name,
+              (o) => o === undefined || stateOf(o) === 'Allocated',
+              SETTLE_MS,
+            );
             const cached = ctx.gameServers.get(namespace, name);
-            if (!seen || cached === undefined) return { action, gameServer: { ...gameServerView(fresh), state: 'Allocated' } };
+            if (!seen || cached === undefined)
+              return { action, gameServer: { ...gameServerView(fresh), state: 'Allocated' } };
             return { action, gameServer: gameServerView(cached) };
           },
         };
       }
       case 'reserve': {
-        if (args.length !== 1) throw new BadRequest('action reserve takes one arg: how long, such as "30s" or "5m" ("0" reserves until released by the game server or deleted)');
+        if (args.length !== 1)
+          throw new BadRequest(
+            'action reserve takes one arg: how long, such as "30s" or "5m" ("0" reserves until released by the game server or deleted)',
+          );
         const ms = parseDuration(args[0] as string);
-        if (ms === undefined || ms > MAX_RESERVE_MS) throw new BadRequest(`reserve's duration must be like "30s", "5m" or "1h", at most 24h; got ${JSON.stringify(args[0])}`);
+        if (ms === undefined || ms > MAX_RESERVE_MS)
+          throw new BadRequest(
+            `reserve's duration must be like "30s", "5m" or "1h", at most 24h; got ${JSON.stringify(args[0])}`,
+          );
         requireState(gs, action, ['Ready']);
         return {
           name: action,
           timeoutMs: BUILT_IN_TIMEOUT_MS,
           outcome: commandOutcome,
-          run: () => setState(['Ready'], 'Reserved', { reservedUntil: ms === 0 ? null : new Date(Date.now() + ms).toISOString() }),
+          run: () =>
+            setState(['Ready'], 'Reserved', {
+              reservedUntil: ms === 0 ? null : new Date(Date.now() + ms).toISOString(),
+            }),
         };
       }
       case 'shutdown': {
         noArgs(action, args);
-        const allowed = ['Creating', 'Scheduled', 'RequestReady', 'Ready', 'Reserved', 'Allocated', 'Unhealthy', 'Error'];
+        const allowed = [
+          'Creating',
+          'Scheduled',
+          'RequestReady',
+          'Ready',
+          'Reserved',
+          'Allocated',
+          'Unhealthy',
+          'Error',
+        ];
         requireState(gs, action, allowed);
-        return { name: action, timeoutMs: BUILT_IN_TIMEOUT_MS, outcome: commandOutcome, run: () => setState(allowed, 'Shutdown') };
+        return {
+          name: action,
+          timeoutMs: BUILT_IN_TIMEOUT_MS,
+          outcome: commandOutcome,
+          run: () => setState(allowed, 'Shutdown'),
+        };
       }
       case 'restart': {
         noArgs(action, args);
         const argv = profile?.restartCommand;
         if (argv === undefined) {
-          const why = profileName === undefined ? 'it was not created from a profile' : profile === undefined ? `its profile ${profileName} is missing or invalid` : `its profile ${profileName} sets no restartCommand`;
-          throw new Conflict(`game server ${namespace}/${name} cannot be restarted: ${why} (a container restart would make Agones mark it Unhealthy)`);
+          const why =
+            profileName === undefined
+              ? 'it was not created from a profile'
+              : profile === undefined
+                ? `its profile ${profileName} is missing or invalid`
+                : `its profile ${profileName} sets no restartCommand`;
+          throw new Conflict(
+            `game server ${namespace}/${name} cannot be restarted: ${why} (a container restart would make Agones mark it Unhealthy)`,
+          );
         }
         requireState(gs, action, RUNNING);
-        return { name: action, timeoutMs: BUILT_IN_TIMEOUT_MS, outcome: commandOutcome, run: command(argv, BUILT_IN_TIMEOUT_MS) };
+        return {
+          name: action,
+          timeoutMs: BUILT_IN_TIMEOUT_MS,
+          outcome: commandOutcome,
+          run: command(argv, BUILT_IN_TIMEOUT_MS),
+        };
       }
     }
   }
@@ -165,7 +246,9 @@ export function planAction(ctx: ActionContext, gs: AgonesGameServer, action: str
   if (defined === undefined) {
     const own = profile ? Object.keys(profile.actions).sort() : [];
     const from = profile ? `; profile ${profile.name} defines ${own.length > 0 ? own.join(', ') : 'none'}` : '';
-    throw new NotFound(`no action ${action} for game server ${namespace}/${name}: built-in actions are ${[...BUILT_IN_ACTIONS].sort().join(', ')}${from}`);
+    throw new NotFound(
+      `no action ${action} for game server ${namespace}/${name}: built-in actions are ${[...BUILT_IN_ACTIONS].sort().join(', ')}${from}`,
+    );
   }
   requireState(gs, action, RUNNING);
   const timeoutMs = defined.timeoutSeconds * 1000;

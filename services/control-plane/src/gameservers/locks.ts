@@ -37,7 +37,14 @@ export class ActionLocks {
           return {
             release: async () => {
               // Only our own lock: one that expired and was taken since is someone else's.
-              await redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, redisKey, value).catch(() => undefined);
+              await redis
+                .eval(
+                  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
+                  1,
+                  redisKey,
+                  value,
+                )
+                .catch(() => undefined);
             },
           };
         }
@@ -62,7 +69,10 @@ export class ActionLocks {
 function holderOf(text: string, fallback: string): LockHolder {
   try {
     const parsed = JSON.parse(text) as Partial<LockHolder>;
-    return { action: typeof parsed.action === 'string' ? parsed.action : fallback, startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : '' };
+    return {
+      action: typeof parsed.action === 'string' ? parsed.action : fallback,
+      startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : '',
+    };
   } catch {
     return { action: fallback, startedAt: '' };
   }

@@ -7,7 +7,17 @@ import { PROFILE_LABEL } from '../profiles/store.js';
 
 export { PROFILE_LABEL };
 
-export const STATES = ['Creating', 'Scheduled', 'RequestReady', 'Ready', 'Reserved', 'Allocated', 'Shutdown', 'Unhealthy', 'Error'] as const;
+export const STATES = [
+  'Creating',
+  'Scheduled',
+  'RequestReady',
+  'Ready',
+  'Reserved',
+  'Allocated',
+  'Shutdown',
+  'Unhealthy',
+  'Error',
+] as const;
 export type State = (typeof STATES)[number];
 
 /** The parts of an Agones GameServer the control plane reads. */
@@ -35,9 +45,13 @@ export const GameServerSchema = Type.Object(
   {
     namespace: Type.String(),
     name: Type.String(),
-    profile: Type.Union([Type.String(), Type.Null()], { description: 'The profile it was created from (label gsp.dev/profile), null for one created otherwise.' }),
+    profile: Type.Union([Type.String(), Type.Null()], {
+      description: 'The profile it was created from (label gsp.dev/profile), null for one created otherwise.',
+    }),
     state: Type.String({ description: `The Agones state: ${STATES.join(', ')}.` }),
-    address: Type.Union([Type.String(), Type.Null()], { description: 'Where players connect; null until the server is scheduled.' }),
+    address: Type.Union([Type.String(), Type.Null()], {
+      description: 'Where players connect; null until the server is scheduled.',
+    }),
     ports: Type.Array(Type.Object({ name: Type.String(), port: Type.Integer(), protocol: Type.String() })),
     labels: Type.Record(Type.String(), Type.String()),
     players: Type.Union([Type.Object({ count: Type.Integer(), capacity: Type.Integer() }), Type.Null()], {
@@ -82,7 +96,11 @@ export function gameServerView(gs: AgonesGameServer): GameServer {
     profile: gs.metadata?.labels?.[PROFILE_LABEL] ?? null,
     state: stateOf(gs),
     address: gs.status?.address || null,
-    ports: (gs.status?.ports ?? []).map((p) => ({ name: p.name ?? 'default', port: p.port ?? 0, protocol: protocols.get(p.name ?? 'default') ?? 'UDP' })),
+    ports: (gs.status?.ports ?? []).map((p) => ({
+      name: p.name ?? 'default',
+      port: p.port ?? 0,
+      protocol: protocols.get(p.name ?? 'default') ?? 'UDP',
+    })),
     labels: gs.metadata?.labels ?? {},
     players: players ? { count: players.count ?? 0, capacity: players.capacity ?? 0 } : null,
     createdAt: timestamp(gs.metadata?.creationTimestamp),

@@ -3,25 +3,27 @@
  * `kubectl -l`: `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, joined by commas.
  */
 export type Requirement =
-  | { key: string; op: 'in' | 'notin'; values: string[] }
-  | { key: string; op: 'exists' | 'doesnotexist' };
+  { key: string; op: 'in' | 'notin'; values: string[] } | { key: string; op: 'exists' | 'doesnotexist' };
 
 export class SelectorError extends Error {
   override name = 'SelectorError';
 }
 
-const KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
 function key(raw: string, selector: string): string {
   const k = raw.trim();
-  if (!KEY.test(k) || k.length > 316) throw new SelectorError(`invalid label key ${JSON.stringify(k)} in selector ${JSON.stringify(selector)}`);
+  if (!KEY.test(k) || k.length > 316)
+    throw new SelectorError(`invalid label key ${JSON.stringify(k)} in selector ${JSON.stringify(selector)}`);
   return k;
 }
 
 function value(raw: string, selector: string): string {
   const v = raw.trim();
-  if (!VALUE.test(v)) throw new SelectorError(`invalid label value ${JSON.stringify(v)} in selector ${JSON.stringify(selector)}`);
+  if (!VALUE.test(v))
+    throw new SelectorError(`invalid label value ${JSON.stringify(v)} in selector ${JSON.stringify(selector)}`);
   return v;
 }
 
@@ -64,7 +66,10 @@ export function parseSelector(selector: string): Requirement[] {
   });
 }
 
-export function matches(requirements: readonly Requirement[], labels: Readonly<Record<string, string>> | undefined): boolean {
+export function matches(
+  requirements: readonly Requirement[],
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean {
   const own = labels ?? {};
   return requirements.every((r) => {
     const has = Object.hasOwn(own, r.key);

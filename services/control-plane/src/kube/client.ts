@@ -81,7 +81,8 @@ class BoundedWatch extends Watch {
     const cluster = this.config.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const url = new URL(cluster.server + path);
-    for (const [name, value] of Object.entries(queryParams)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(queryParams))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     url.searchParams.set('watch', 'true');
     url.searchParams.set('timeoutSeconds', String(Math.max(1, Math.round(this.bounds.watchTimeoutMs / 1000))));
     const options: https.RequestOptions = {};
@@ -107,7 +108,12 @@ class BoundedWatch extends Watch {
     });
     const { requestTimeoutMs, watchTimeoutMs } = this.bounds;
     timers.push(limit(requestTimeoutMs, `the watch of ${path} got no answer within ${requestTimeoutMs / 1000} s`));
-    timers.push(limit(watchTimeoutMs + requestTimeoutMs, `the watch of ${path} outlived its timeout: its connection is presumed dead`));
+    timers.push(
+      limit(
+        watchTimeoutMs + requestTimeoutMs,
+        `the watch of ${path} outlived its timeout: its connection is presumed dead`,
+      ),
+    );
     request.on('error', end);
     request.on('response', (res) => {
       clearTimeout(timers[0]);
@@ -120,7 +126,9 @@ class BoundedWatch extends Watch {
         let body = '';
         res.on('data', (chunk: string) => (body = (body + chunk).slice(0, 1000)));
         res.on('close', () => {
-          end(Object.assign(new Error(`the watch of ${path} was refused (${status}): ${body}`), { statusCode: status }));
+          end(
+            Object.assign(new Error(`the watch of ${path} was refused (${status}): ${body}`), { statusCode: status }),
+          );
         });
         return;
       }
@@ -153,5 +161,9 @@ export function kubeClients(kc: KubeConfig, bounds: KubeBounds): KubeClients {
     authMethods: { default: kc },
     httpApi: wrapHttpLibrary(new BoundedFetch(bounds.requestTimeoutMs)),
   });
-  return { core: new CoreV1Api(configuration), custom: new CustomObjectsApi(configuration), watch: new BoundedWatch(kc, bounds) };
+  return {
+    core: new CoreV1Api(configuration),
+    custom: new CustomObjectsApi(configuration),
+    watch: new BoundedWatch(kc, bounds),
+  };
 }

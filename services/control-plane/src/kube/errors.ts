@@ -85,7 +85,9 @@ export function kubeStatusError(status: number, body: string, headers: Record<st
     default: {
       // The API server's own failures may describe its internals (webhooks, storage): logged, not shown.
       const what = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
-      const error = Object.assign(new ClusterUnavailable(`the Kubernetes API could not serve the request (${what})`), { kubeMessage: message });
+      const error = Object.assign(new ClusterUnavailable(`the Kubernetes API could not serve the request (${what})`), {
+        kubeMessage: message,
+      });
       return withRetryAfter(error, retryAfterOf(headers, kube, CLUSTER_RETRY_AFTER_SECONDS));
     }
   }
@@ -104,5 +106,8 @@ export function kubeTransportError(err: unknown, timedOutAfterMs: number | undef
   }
   const code = (err as { code?: unknown } | null)?.code;
   const why = typeof code === 'string' && /^[A-Z_]+$/.test(code) ? ` (${code})` : '';
-  return withRetryAfter(new ClusterUnavailable(`the Kubernetes API could not be reached${why}`), CLUSTER_RETRY_AFTER_SECONDS);
+  return withRetryAfter(
+    new ClusterUnavailable(`the Kubernetes API could not be reached${why}`),
+    CLUSTER_RETRY_AFTER_SECONDS,
+  );
 }

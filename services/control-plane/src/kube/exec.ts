@@ -84,7 +84,10 @@ function connectError(err: unknown, what = 'run the command'): Error {
   const message = (err as { message?: unknown } | null)?.message;
   const status = typeof message === 'string' ? /Unexpected server response: (\d{3})/.exec(message)?.[1] : undefined;
   if (status !== undefined) return kubeStatusError(Number(status), '');
-  return withRetryAfter(new ClusterUnavailable(`the Kubernetes API could not be reached to ${what}`), CLUSTER_RETRY_AFTER_SECONDS);
+  return withRetryAfter(
+    new ClusterUnavailable(`the Kubernetes API could not be reached to ${what}`),
+    CLUSTER_RETRY_AFTER_SECONDS,
+  );
 }
 
 /** Hands each chunk to `output` as text; ends quietly (the exec protocol ends it when the status arrives). */
@@ -116,7 +119,10 @@ export class CommandRunner {
   private readonly exec: Exec;
   private readonly attacher: Attach;
 
-  constructor(kc: KubeConfig, private readonly connectTimeoutMs: number) {
+  constructor(
+    kc: KubeConfig,
+    private readonly connectTimeoutMs: number,
+  ) {
     this.exec = new Exec(kc);
     this.attacher = new Attach(kc);
   }
@@ -137,20 +143,41 @@ export class CommandRunner {
     // The status message (the process exited) ends both sinks before the socket closes.
     stdout.once('finish', () => (exited = true));
     const stdin = new PassThrough();
-    const connecting = this.attacher.attach(target.namespace, target.pod, target.container, stdout, stderr, stdin, false);
+    const connecting = this.attacher.attach(
+      target.namespace,
+      target.pod,
+      target.container,
+      stdout,
+      stderr,
+      stdin,
+      false,
+    );
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         detached = true;
-        reject(withRetryAfter(new ClusterUnavailable(`the Kubernetes API did not open the attach stream within ${this.connectTimeoutMs / 1000} s`), CLUSTER_RETRY_AFTER_SECONDS));
+        reject(
+          withRetryAfter(
+            new ClusterUnavailable(
+              `the Kubernetes API did not open the attach stream within ${this.connectTimeoutMs / 1000} s`,
+            ),
+            CLUSTER_RETRY_AFTER_SECONDS,
+          ),
+        );
       }, this.connectTimeoutMs);
     });
     let ws: Awaited<typeof connecting>;
     try {
-      ws = await Promise.race([connecting.catch((err: unknown) => Promise.reject(connectError(err, 'attach to the container'))), timeout]);
+      ws = await Promise.race([
+        connecting.catch((err: unknown) => Promise.reject(connectError(err, 'attach to the container'))),
+        timeout,
+      ]);
     } catch (err) {
       // Given up on while connecting: close the stream if it opens after all.
-      connecting.then((late) => late.close(), () => undefined);
+      connecting.then(
+        (late) => late.close(),
+        () => undefined,
+      );
       throw err;
     } finally {
       clearTimeout(timer);
@@ -185,14 +212,34 @@ export class CommandRunner {
         reject(new ActionTimeout(`the command did not finish within ${options.timeoutMs / 1000} s and was stopped`));
       }, options.timeoutMs);
       let status: V1Status | undefined;
-      const connectTimer = setTimeout(() => {
-        if (socket === undefined && !timedOut) {
-          timedOut = true;
-          reject(withRetryAfter(new ClusterUnavailable(`the Kubernetes API did not open the exec stream within ${this.connectTimeoutMs / 1000} s`), CLUSTER_RETRY_AFTER_SECONDS));
-        }
-      }, Math.min(this.connectTimeoutMs, options.timeoutMs));
+      const connectTimer = setTimeout(
+        () => {
+          if (socket === undefined && !timedOut) {
+            timedOut = true;
+            reject(
+              withRetryAfter(
+                new ClusterUnavailable(
+                  `the Kubernetes API did not open the exec stream within ${this.connectTimeoutMs / 1000} s`,
+                ),
+                CLUSTER_RETRY_AFTER_SECONDS,
+              ),
+            );
+          }
+        },
+        Math.min(this.connectTimeoutMs, options.timeoutMs),
+      );
       this.exec
-        .exec(target.namespace, target.pod, target.container, [...argv], stdout, stderr, null, false, (s) => (status = s))
+        .exec(
+          target.namespace,
+          target.pod,
+          target.container,
+          [...argv],
+          stdout,
+          stderr,
+          null,
+          false,
+          (s) => (status = s),
+        )
         .then((ws) => {
           clearTimeout(connectTimer);
           // Given up on while connecting: close the stream it has just opened.
@@ -208,7 +255,11 @@ export class CommandRunner {
     });
     try {
       const status = await finished;
-      if (status === undefined) throw withRetryAfter(new ClusterUnavailable('the exec stream closed before the command reported its exit status'), CLUSTER_RETRY_AFTER_SECONDS);
+      if (status === undefined)
+        throw withRetryAfter(
+          new ClusterUnavailable('the exec stream closed before the command reported its exit status'),
+          CLUSTER_RETRY_AFTER_SECONDS,
+        );
       return {
         exitCode: exitCodeOf(status),
         stdout: stdout.text(),

@@ -50,7 +50,11 @@ export class Informer<T extends KubernetesObject> {
     }
     this.informer.on('error', (err) => {
       if (this.stopped) return;
-      if (!this.failing) this.log.warn({ err: { message: (err as Error | undefined)?.message } }, `the watch of ${this.what} failed; retrying every second until it works`);
+      if (!this.failing)
+        this.log.warn(
+          { err: { message: (err as Error | undefined)?.message } },
+          `the watch of ${this.what} failed; retrying every second until it works`,
+        );
       this.failing = true;
       clearTimeout(this.restartTimer);
       this.restartTimer = setTimeout(() => {
@@ -101,7 +105,12 @@ export class Informer<T extends KubernetesObject> {
    * Resolves true once `settled` holds for the cached object (undefined when absent), false after
    * `timeoutMs`: a write's answer is then served from the write itself, never waited on forever.
    */
-  waitFor(namespace: string, name: string, settled: (object: T | undefined) => boolean, timeoutMs: number): Promise<boolean> {
+  waitFor(
+    namespace: string,
+    name: string,
+    settled: (object: T | undefined) => boolean,
+    timeoutMs: number,
+  ): Promise<boolean> {
     if (settled(this.get(namespace, name))) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (result: boolean): void => {
@@ -111,7 +120,12 @@ export class Informer<T extends KubernetesObject> {
       };
       const timer = setTimeout(() => done(false), timeoutMs);
       const unsubscribe = this.onChange((_type, object) => {
-        if (object.metadata?.namespace === namespace && object.metadata?.name === name && settled(this.get(namespace, name))) done(true);
+        if (
+          object.metadata?.namespace === namespace &&
+          object.metadata?.name === name &&
+          settled(this.get(namespace, name))
+        )
+          done(true);
       });
     });
   }

@@ -50,7 +50,9 @@ export class LogStreamer {
     const cluster = this.kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     const { namespace, pod, container } = target;
-    const url = new URL(`${cluster.server}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`);
+    const url = new URL(
+      `${cluster.server}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`,
+    );
     url.searchParams.set('container', container);
     if (options.follow) url.searchParams.set('follow', 'true');
     if (options.tailLines !== undefined) url.searchParams.set('tailLines', String(options.tailLines));
@@ -87,7 +89,11 @@ export class LogStreamer {
           if (body.length < MAX_ERROR_BODY) body += chunk;
         });
         res.on('error', () => undefined);
-        res.on('close', () => fail(kubeStatusError(status, body.slice(0, MAX_ERROR_BODY), res.headers as Record<string, string | undefined>)));
+        res.on('close', () =>
+          fail(
+            kubeStatusError(status, body.slice(0, MAX_ERROR_BODY), res.headers as Record<string, string | undefined>),
+          ),
+        );
       });
       request.end();
     });

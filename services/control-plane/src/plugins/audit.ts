@@ -120,7 +120,12 @@ export default fp<AuditPluginOptions>(
     const pending = new WeakMap<FastifyRequest, (status: number) => void>();
 
     /** The line about `request`, its fields in their usual order; callers add the rest. */
-    function lineOf(request: FastifyRequest, result: AuditLine['result'], status: number, durationMs: number): AuditLine {
+    function lineOf(
+      request: FastifyRequest,
+      result: AuditLine['result'],
+      status: number,
+      durationMs: number,
+    ): AuditLine {
       // Undefined, not null, on a request answered before the lifecycle (no decorators there).
       const principal = request.principal ?? null;
       return {

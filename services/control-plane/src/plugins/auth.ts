@@ -74,7 +74,14 @@ export default fp<AuthPluginOptions>(
     const basic = modes.has('basic') && opts.basic ? await createBasicVerifier(opts.basic) : undefined;
     const oidc = modes.has('oidc') && opts.oidc ? createOidcVerifier(opts.oidc, roles) : undefined;
     if (oidc) {
-      oidc.discover().catch((err: unknown) => app.log.warn({ err: { message: (err as Error).message } }, 'OIDC discovery failed; it is retried on the next bearer token'));
+      oidc
+        .discover()
+        .catch((err: unknown) =>
+          app.log.warn(
+            { err: { message: (err as Error).message } },
+            'OIDC discovery failed; it is retried on the next bearer token',
+          ),
+        );
     }
     const challenges: string[] = [];
     if (modes.has('apikey')) challenges.push(`ApiKey realm="${REALM}", header="X-API-Key"`);
@@ -103,13 +110,19 @@ export default fp<AuthPluginOptions>(
     function credentialOf(request: FastifyRequest): Credential | undefined {
       const apiKey = request.headers['x-api-key'];
       if (modes.has('apikey') && apiKey !== undefined) {
-        return { kind: 'apikey', value: Array.isArray(apiKey) ? '' : apiKey.trim(), challenge: challenges[0] as string };
+        return {
+          kind: 'apikey',
+          value: Array.isArray(apiKey) ? '' : apiKey.trim(),
+          challenge: challenges[0] as string,
+        };
       }
       const authorization = request.headers.authorization ?? '';
       const space = authorization.indexOf(' ');
       const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
-      if (oidc && scheme === 'bearer') return { kind: 'bearer', value: authorization, challenge: `Bearer realm="${REALM}", error="invalid_token"` };
-      if (basic && scheme === 'basic') return { kind: 'basic', value: authorization, challenge: `Basic realm="${REALM}", charset="UTF-8"` };
+      if (oidc && scheme === 'bearer')
+        return { kind: 'bearer', value: authorization, challenge: `Bearer realm="${REALM}", error="invalid_token"` };
+      if (basic && scheme === 'basic')
+        return { kind: 'basic', value: authorization, challenge: `Basic realm="${REALM}", charset="UTF-8"` };
       return undefined;
     }
 
@@ -221,7 +234,10 @@ export default fp<AuthPluginOptions>(
       if (ticket !== undefined) {
         const { namespace = '', name = '' } = request.params as { namespace?: string; name?: string };
         const principal = tickets === undefined ? undefined : await tickets.redeem(ticket, { namespace, name });
-        if (principal === undefined) throw new Unauthorized('the console ticket is not valid: it was used already, has expired or is for another game server');
+        if (principal === undefined)
+          throw new Unauthorized(
+            'the console ticket is not valid: it was used already, has expired or is for another game server',
+          );
         request.principal = principal;
         return;
       }
@@ -258,7 +274,8 @@ export default fp<AuthPluginOptions>(
       const permission = route.config?.permission;
       if (permission === undefined) {
         // Fail the boot, not open a hole: an API route whose config lost its permission would run for anyone signed in.
-        if (route.config?.public !== true && route.url.startsWith('/api/')) throw new Error(`route ${route.method} ${route.url} declares no permission`);
+        if (route.config?.public !== true && route.url.startsWith('/api/'))
+          throw new Error(`route ${route.method} ${route.url} declares no permission`);
         return;
       }
       const scope = route.config?.scope ?? 'cluster';
@@ -266,7 +283,12 @@ export default fp<AuthPluginOptions>(
         const principal = request.principal;
         if (!principal) throw new Unauthorized('authentication is required');
         const user = { role: principal.role === undefined ? undefined : roles.get(principal.role) };
-        const denied = () => new Forbidden(principal.role === undefined ? 'you are authenticated but have no role' : `role ${principal.role} may not ${permission.verb} ${permission.resource}`);
+        const denied = () =>
+          new Forbidden(
+            principal.role === undefined
+              ? 'you are authenticated but have no role'
+              : `role ${principal.role} may not ${permission.verb} ${permission.resource}`,
+          );
         if (scope === 'filtered') {
           const visible = allowedNamespaces(user.role, permission);
           if (visible !== 'all' && visible.size === 0) throw denied();
@@ -277,7 +299,8 @@ export default fp<AuthPluginOptions>(
         if (!authorize(user, permission, namespace)) throw denied();
       };
       const existing = route.preValidation;
-      route.preValidation = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
+      route.preValidation =
+        existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
     });
   },
   { name: 'auth', dependencies: ['kube'] },

@@ -40,7 +40,14 @@ export default fp<KubePluginOptions>(
     if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
     else kc.loadFromCluster();
     const { core, custom, watch } = kubeClients(kc, opts);
-    app.decorate('kube', { core, custom, watch, exec: new CommandRunner(kc, opts.requestTimeoutMs), logs: new LogStreamer(kc, opts.requestTimeoutMs), namespace: opts.namespace });
+    app.decorate('kube', {
+      core,
+      custom,
+      watch,
+      exec: new CommandRunner(kc, opts.requestTimeoutMs),
+      logs: new LogStreamer(kc, opts.requestTimeoutMs),
+      namespace: opts.namespace,
+    });
     const store = new ApiKeyStore(core, watch, opts.namespace, opts.apikeyPrefix, app.log);
     app.decorate('apikeys', store);
     await store.start();

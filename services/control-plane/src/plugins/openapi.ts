@@ -17,7 +17,6 @@ declare module 'fastify' {
   }
 }
 
-
 /** Every authenticated operation accepts any one of the schemes declared in app.ts. */
 const AUTHENTICATED: ReadonlyArray<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { basic: [] }];
 
@@ -79,7 +78,9 @@ function errorStatuses(route: RouteOptions, method: string): number[] {
   }
   for (const status of config.errors ?? []) {
     if (!Number.isInteger(status) || status < 400 || status > 599) {
-      throw new Error(`route ${method} ${route.url}: config.errors holds ${status}, which is not an HTTP error status (400-599)`);
+      throw new Error(
+        `route ${method} ${route.url}: config.errors holds ${status}, which is not an HTTP error status (400-599)`,
+      );
     }
     statuses.add(status);
   }
@@ -96,7 +97,9 @@ export default fp(
   async (app) => {
     app.addSchema(ProblemSchema);
     const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
-    const table = new Map<string, RouteSpec>(Object.values(ROUTES).map((spec: RouteSpec) => [`${spec.method} ${spec.url}`, spec]));
+    const table = new Map<string, RouteSpec>(
+      Object.values(ROUTES).map((spec: RouteSpec) => [`${spec.method} ${spec.url}`, spec]),
+    );
 
     app.addHook('onRoute', (route) => {
       const schema: FastifySchema & { hide?: boolean } = route.schema ?? {};
@@ -106,7 +109,8 @@ export default fp(
       const declared = (schema.response ?? {}) as Record<string, unknown>;
       const response: Record<string, unknown> = { ...declared };
       // A route's own description of an error wins over the generic one.
-      for (const status of errorStatuses(route, method)) response[status] ??= problem(status, route.bodyLimit ?? bodyLimit);
+      for (const status of errorStatuses(route, method))
+        response[status] ??= problem(status, route.bodyLimit ?? bodyLimit);
       const permission = config.permission;
       const minimumRole = table.get(`${method} ${route.url}`)?.minimumRole;
       route.schema = {
@@ -114,7 +118,9 @@ export default fp(
         security: config.public === true ? [] : AUTHENTICATED,
         // Left out when empty: without it, Swagger documents a default 200 rather than nothing.
         ...(Object.keys(response).length === 0 ? {} : { response }),
-        ...(permission === undefined ? {} : { 'x-permission': { resource: permission.resource, verb: permission.verb } }),
+        ...(permission === undefined
+          ? {}
+          : { 'x-permission': { resource: permission.resource, verb: permission.verb } }),
         ...(minimumRole === undefined ? {} : { 'x-minimum-role': minimumRole }),
       };
     });

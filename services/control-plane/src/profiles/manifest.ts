@@ -72,13 +72,20 @@ export function gameServerManifest(profile: Profile, options: GameServerManifest
     metadata: { name, namespace, labels },
     spec: {
       container: GAME_SERVER_CONTAINER,
-      ports: profile.ports.map((port) => ({ name: port.name, portPolicy: 'Dynamic', containerPort: port.containerPort, protocol: port.protocol })),
+      ports: profile.ports.map((port) => ({
+        name: port.name,
+        portPolicy: 'Dynamic',
+        containerPort: port.containerPort,
+        protocol: port.protocol,
+      })),
       ...(profile.health ? { health: { ...profile.health } } : {}),
       ...(profile.players ? { players: { ...profile.players } } : {}),
       template: {
         spec: {
           containers: [container],
-          ...(storage ? { volumes: [{ name: DATA_VOLUME, persistentVolumeClaim: { claimName: claimName(name) } }] } : {}),
+          ...(storage
+            ? { volumes: [{ name: DATA_VOLUME, persistentVolumeClaim: { claimName: claimName(name) } }] }
+            : {}),
         },
       },
     },
@@ -91,14 +98,25 @@ export function gameServerManifest(profile: Profile, options: GameServerManifest
       name: claimName(name),
       namespace,
       labels: { ...labels },
-      ownerReferences: [{ apiVersion: 'agones.dev/v1', kind: 'GameServer', name, uid: gameServerUid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'agones.dev/v1',
+          kind: 'GameServer',
+          name,
+          uid: gameServerUid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: storage.size } },
       ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
       // The CSI provisioner fills the new volume from the snapshot.
-      ...(options.fromSnapshot ? { dataSource: { apiGroup: SNAPSHOTS.group, kind: SNAPSHOT_KIND, name: options.fromSnapshot } } : {}),
+      ...(options.fromSnapshot
+        ? { dataSource: { apiGroup: SNAPSHOTS.group, kind: SNAPSHOT_KIND, name: options.fromSnapshot } }
+        : {}),
     },
   });
   return { gameServer, claim };
@@ -134,7 +152,8 @@ function labelKeyError(key: string): string | undefined {
     return 'must have a DNS-1123 subdomain as its prefix (before "/"), at most 253 characters';
   }
   if (name.length > 63 || !LABEL_NAME.test(name)) {
-    const rule = 'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, after an optional prefix/';
+    const rule =
+      'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, after an optional prefix/';
     return `must be a Kubernetes label key: ${rule}`;
   }
   if (prefix !== undefined && RESERVED_PREFIXES.some((r) => prefix === r || prefix.endsWith(`.${r}`))) {
@@ -151,7 +170,8 @@ function labelKeyError(key: string): string | undefined {
 export function checkUserLabels(labels: Record<string, string>, at = '/labels'): ProfileError[] {
   const errors: ProfileError[] = [];
   const keys = Object.keys(labels);
-  if (keys.length > MAX_USER_LABELS) errors.push({ pointer: at, message: `at most ${MAX_USER_LABELS} labels may be given` });
+  if (keys.length > MAX_USER_LABELS)
+    errors.push({ pointer: at, message: `at most ${MAX_USER_LABELS} labels may be given` });
   for (const key of keys) {
     const pointer = `${at}/${pointerSegment(key)}`;
     const keyError = labelKeyError(key);
@@ -159,7 +179,10 @@ export function checkUserLabels(labels: Record<string, string>, at = '/labels'):
     const value = labels[key];
     if (typeof value !== 'string' || value.length > 63 || !(value === '' || LABEL_NAME.test(value))) {
       const rule = 'empty, or at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit';
-      errors.push({ pointer, message: `the value of label ${JSON.stringify(key)} must be a Kubernetes label value: ${rule}` });
+      errors.push({
+        pointer,
+        message: `the value of label ${JSON.stringify(key)} must be a Kubernetes label value: ${rule}`,
+      });
     }
   }
   return errors;

@@ -17,7 +17,8 @@ const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z
 const QUANTITY = '^[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$';
 const NO_NUL = '^[^\\u0000]*$';
 
-const PROFILE_NAME_RULE = 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit';
+const PROFILE_NAME_RULE =
+  'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit';
 
 /** A profile's name: it names the ConfigMap, labels game servers and starts their generated names. */
 export const ProfileName = Type.String({
@@ -50,12 +51,17 @@ const Port = Type.Object(
       errorMessage: 'must be a DNS-1123 label of at most 15 characters, as Kubernetes port names are',
     }),
     containerPort: Type.Integer({ minimum: 1, maximum: 65535 }),
-    protocol: Type.Optional(Type.Enum(['UDP', 'TCP', 'TCPUDP'], { default: 'UDP', description: 'UDP unless given, as in Agones.' })),
+    protocol: Type.Optional(
+      Type.Enum(['UDP', 'TCP', 'TCPUDP'], { default: 'UDP', description: 'UDP unless given, as in Agones.' }),
+    ),
   },
   { additionalProperties: false },
 );
 
-const Compute = Type.Object({ cpu: Type.Optional(Quantity), memory: Type.Optional(Quantity) }, { additionalProperties: false });
+const Compute = Type.Object(
+  { cpu: Type.Optional(Quantity), memory: Type.Optional(Quantity) },
+  { additionalProperties: false },
+);
 
 const Action = Type.Object(
   {
@@ -81,17 +87,26 @@ export const ProfileBody = Type.Object(
     }),
     ports: Type.Array(Port, { minItems: 1, maxItems: 16 }),
     env: Type.Optional(
-      Type.Record(Type.String(), Type.String({ maxLength: 32768, pattern: NO_NUL, errorMessage: 'must not contain NUL characters' }), {
-        maxProperties: 100,
-        propertyNames: {
-          maxLength: 256,
-          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-          errorMessage: 'is not a valid variable name: letters, digits and "_", not starting with a digit',
+      Type.Record(
+        Type.String(),
+        Type.String({ maxLength: 32768, pattern: NO_NUL, errorMessage: 'must not contain NUL characters' }),
+        {
+          maxProperties: 100,
+          propertyNames: {
+            maxLength: 256,
+            pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+            errorMessage: 'is not a valid variable name: letters, digits and "_", not starting with a digit',
+          },
+          default: {},
         },
-        default: {},
-      }),
+      ),
     ),
-    resources: Type.Optional(Type.Object({ requests: Type.Optional(Compute), limits: Type.Optional(Compute) }, { additionalProperties: false })),
+    resources: Type.Optional(
+      Type.Object(
+        { requests: Type.Optional(Compute), limits: Type.Optional(Compute) },
+        { additionalProperties: false },
+      ),
+    ),
     health: Type.Optional(
       Type.Object(
         {
@@ -108,7 +123,11 @@ export const ProfileBody = Type.Object(
         {
           size: Quantity,
           storageClassName: Type.Optional(
-            Type.String({ maxLength: 253, pattern: DNS_SUBDOMAIN, errorMessage: 'must be a DNS-1123 subdomain, as storage class names are' }),
+            Type.String({
+              maxLength: 253,
+              pattern: DNS_SUBDOMAIN,
+              errorMessage: 'must be a DNS-1123 subdomain, as storage class names are',
+            }),
           ),
           mountPath: Type.String({
             maxLength: 1024,
@@ -119,7 +138,9 @@ export const ProfileBody = Type.Object(
         { additionalProperties: false, description: 'A PersistentVolumeClaim per game server, owned by it.' },
       ),
     ),
-    players: Type.Optional(Type.Object({ initialCapacity: Type.Integer({ minimum: 0, maximum: 10000 }) }, { additionalProperties: false })),
+    players: Type.Optional(
+      Type.Object({ initialCapacity: Type.Integer({ minimum: 0, maximum: 10000 }) }, { additionalProperties: false }),
+    ),
     restartCommand: Type.Optional(Argv),
     actions: Type.Optional(
       Type.Record(Type.String(), Action, {
@@ -127,7 +148,8 @@ export const ProfileBody = Type.Object(
         propertyNames: {
           maxLength: 63,
           pattern: '^[a-z][a-z0-9-]{0,62}$',
-          errorMessage: 'is not a valid action name: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+          errorMessage:
+            'is not a valid action name: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
         },
         default: {},
         description: `Named command actions, run with POST .../actions/{name}; not ${BUILT_IN_ACTIONS.join(', ')}, which are built in.`,
@@ -139,7 +161,11 @@ export const ProfileBody = Type.Object(
           preCommand: Type.Optional(Argv),
           postCommand: Type.Optional(Argv),
           keep: Type.Optional(
-            Type.Integer({ minimum: 1, maximum: 1000, description: "Ready snapshots kept per game server; older ones are deleted once a newer one is ready." }),
+            Type.Integer({
+              minimum: 1,
+              maximum: 1000,
+              description: 'Ready snapshots kept per game server; older ones are deleted once a newer one is ready.',
+            }),
           ),
         },
         { additionalProperties: false, description: 'Hooks run around a snapshot, and how many snapshots to keep.' },
@@ -152,12 +178,16 @@ export const ProfileBody = Type.Object(
 export type ProfileBodyType = Static<typeof ProfileBody>;
 
 /** The profile's document as it goes out: in a response, with its name. */
-export const ProfileView = Type.Object({ name: ProfileName, ...ProfileBody.properties }, { additionalProperties: false });
+export const ProfileView = Type.Object(
+  { name: ProfileName, ...ProfileBody.properties },
+  { additionalProperties: false },
+);
 
 const checkBody = Compile(ProfileBody);
 const checkName = Compile(ProfileName);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 /** `key` as one segment of an RFC 6901 pointer. */
 export const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -202,7 +232,14 @@ function ruleIssues(doc: Record<string, unknown>): SchemaIssue[] {
       if (!isObject(port) || typeof port.name !== 'string') return;
       const first = seen.get(port.name);
       if (first === undefined) seen.set(port.name, i);
-      else issues.push(issue(`/ports/${i}/name`, 'uniquePortName', `must be unique: ports[${first}] is also named ${JSON.stringify(port.name)}`));
+      else
+        issues.push(
+          issue(
+            `/ports/${i}/name`,
+            'uniquePortName',
+            `must be unique: ports[${first}] is also named ${JSON.stringify(port.name)}`,
+          ),
+        );
     });
   }
   if (isObject(doc.actions)) {
@@ -222,7 +259,13 @@ function ruleIssues(doc: Record<string, unknown>): SchemaIssue[] {
       if (typeof request !== 'string' || typeof limit !== 'string') continue;
       // Kubernetes refuses the pod otherwise; saying so now beats a game server stuck in Error.
       if (quantityAmount(request) > quantityAmount(limit)) {
-        issues.push(issue(`/resources/requests/${resource}`, 'requestOverLimit', `must not exceed resources.limits.${resource} (${limit})`));
+        issues.push(
+          issue(
+            `/resources/requests/${resource}`,
+            'requestOverLimit',
+            `must not exceed resources.limits.${resource} (${limit})`,
+          ),
+        );
       }
     }
   }
@@ -248,7 +291,10 @@ export function toProfile(name: string, body: ProfileBodyType): Profile {
     ports: ports.map((port) => ({ ...port, protocol: port.protocol ?? 'UDP' })),
     env: env ?? {},
     actions: Object.fromEntries(
-      Object.entries(actions ?? {}).map(([key, action]) => [key, { ...action, timeoutSeconds: action.timeoutSeconds ?? 30 }]),
+      Object.entries(actions ?? {}).map(([key, action]) => [
+        key,
+        { ...action, timeoutSeconds: action.timeoutSeconds ?? 30 },
+      ]),
     ),
   };
 }
@@ -266,12 +312,18 @@ export function nameError(name: string): string | undefined {
  */
 export function validateProfile(name: string, doc: unknown): { profile: Profile } | { errors: ProfileError[] } {
   const badName = nameError(name);
-  if (badName !== undefined) return { errors: [{ pointer: '', message: `the profile name ${JSON.stringify(name)} ${badName}` }] };
+  if (badName !== undefined)
+    return { errors: [{ pointer: '', message: `the profile name ${JSON.stringify(name)} ${badName}` }] };
   const issues = profileIssues(doc);
   if (issues.length > 0) {
     const errors = describeValidation(issues, 'body', ProfileBody);
     // Not only a body: the same document is read from ConfigMaps.
-    return { errors: errors.map((e) => ({ pointer: e.pointer.slice(1), message: e.detail.replace(/^the body /, 'the profile ') })) };
+    return {
+      errors: errors.map((e) => ({
+        pointer: e.pointer.slice(1),
+        message: e.detail.replace(/^the body /, 'the profile '),
+      })),
+    };
   }
   return { profile: toProfile(name, doc as ProfileBodyType) };
 }
@@ -285,4 +337,3 @@ export function fieldErrors(errors: readonly ProfileError[]): FieldError[] {
 export function invalidBody(errors: readonly ProfileError[]): InvalidRequestError {
   return new InvalidRequestError(fieldErrors(errors));
 }
-

@@ -37,7 +37,8 @@ export function readProfileConfigMap(configMap: V1ConfigMap): ProfileRead {
   const cmName = configMap.metadata?.name ?? '';
   const invalid = (errors: ProfileError[]): ProfileRead => ({ invalid: { name, configMap: cmName, errors } });
   const badName = nameError(name);
-  if (badName !== undefined) return invalid([{ pointer: '', message: `the label ${PROFILE_LABEL} (${JSON.stringify(name)}) ${badName}` }]);
+  if (badName !== undefined)
+    return invalid([{ pointer: '', message: `the label ${PROFILE_LABEL} (${JSON.stringify(name)}) ${badName}` }]);
   // One ConfigMap per profile, found by name: a second one labelled alike would be ambiguous.
   if (cmName !== configMapName(name)) {
     return invalid([{ pointer: '', message: `the ConfigMap of profile ${name} must be named ${configMapName(name)}` }]);
@@ -90,7 +91,10 @@ function older(a: string, b: string): boolean {
 }
 
 const notLoaded = (): Error =>
-  withRetryAfter(new ServiceUnavailable('the profiles have not been loaded from Kubernetes yet'), CLUSTER_RETRY_AFTER_SECONDS);
+  withRetryAfter(
+    new ServiceUnavailable('the profiles have not been loaded from Kubernetes yet'),
+    CLUSTER_RETRY_AFTER_SECONDS,
+  );
 
 /**
  * Profiles as ConfigMaps labelled `gsp.dev/profile` in the control plane's namespace, so that
@@ -221,13 +225,19 @@ export class ProfileStore {
       const existing = await this.read(cmName);
       if (existing !== undefined && existing.metadata?.labels?.[PROFILE_LABEL] === undefined) {
         const why = `it has no label ${PROFILE_LABEL}`;
-        throw new Conflict(`ConfigMap ${cmName} in namespace ${namespace} exists and is not a profile (${why}); remove or rename it first`);
+        throw new Conflict(
+          `ConfigMap ${cmName} in namespace ${namespace} exists and is not a profile (${why}); remove or rename it first`,
+        );
       }
       try {
         const written =
           existing === undefined
             ? await this.core.createNamespacedConfigMap({ namespace, body: profileConfigMap(profile, namespace) })
-            : await this.core.replaceNamespacedConfigMap({ namespace, name: cmName, body: profileConfigMap(profile, namespace, existing) });
+            : await this.core.replaceNamespacedConfigMap({
+                namespace,
+                name: cmName,
+                body: profileConfigMap(profile, namespace, existing),
+              });
         this.index(written);
         return { profile, created: existing === undefined };
       } catch (err) {
@@ -249,7 +259,11 @@ export class ProfileStore {
       throw new NotFound(`profile ${name} not found`);
     }
     try {
-      await this.core.deleteNamespacedConfigMap({ namespace: this.namespace, name: cmName, body: { preconditions: { uid } } });
+      await this.core.deleteNamespacedConfigMap({
+        namespace: this.namespace,
+        name: cmName,
+        body: { preconditions: { uid } },
+      });
     } catch (err) {
       if (err instanceof NotFound) throw new NotFound(`profile ${name} not found`);
       if (err instanceof Conflict) throw new Conflict(`profile ${name} was replaced while being deleted; try again`);

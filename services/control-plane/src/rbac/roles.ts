@@ -23,7 +23,16 @@ export interface Role {
 }
 
 /** The game-server resources viewers may read; API keys are an admin matter. */
-export const RESOURCES = ['session', 'gameservers', 'fleets', 'profiles', 'snapshots', 'logs', 'console', 'apikeys'] as const;
+export const RESOURCES = [
+  'session',
+  'gameservers',
+  'fleets',
+  'profiles',
+  'snapshots',
+  'logs',
+  'console',
+  'apikeys',
+] as const;
 const READABLE = ['session', 'gameservers', 'fleets', 'profiles', 'snapshots', 'logs'];
 
 interface RoleSpec {
@@ -141,7 +150,10 @@ function flatten(specs: ReadonlyMap<string, RoleSpec>): Role[] {
     const finished = done.get(name);
     if (finished) return finished;
     const spec = specs.get(name);
-    if (!spec) throw new RoleDefinitionError(`role ${JSON.stringify(path[path.length - 1])} inherits unknown role ${JSON.stringify(name)}`);
+    if (!spec)
+      throw new RoleDefinitionError(
+        `role ${JSON.stringify(path[path.length - 1])} inherits unknown role ${JSON.stringify(name)}`,
+      );
     if (visiting.has(name)) throw new RoleDefinitionError(`roles inherit in a cycle: ${[...path, name].join(' -> ')}`);
     visiting.add(name);
     const grants = [...(spec.inherits ?? []).flatMap((parent) => visit(parent, [...path, name])), ...spec.permissions];
@@ -156,16 +168,26 @@ const ROLE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
 function parseGrant(role: string, raw: unknown, index: number): Grant {
   const where = `role ${JSON.stringify(role)} permission ${index + 1}`;
-  if (typeof raw !== 'object' || raw === null) throw new RoleDefinitionError(`${where}: must be a mapping with resource and verbs`);
+  if (typeof raw !== 'object' || raw === null)
+    throw new RoleDefinitionError(`${where}: must be a mapping with resource and verbs`);
   const { resource, verbs, namespaces } = raw as Record<string, unknown>;
   if (typeof resource !== 'string' || (resource !== '*' && !(RESOURCES as readonly string[]).includes(resource))) {
-    throw new RoleDefinitionError(`${where}: unknown resource ${JSON.stringify(resource)} (known: *, ${RESOURCES.join(', ')})`);
+    throw new RoleDefinitionError(
+      `${where}: unknown resource ${JSON.stringify(resource)} (known: *, ${RESOURCES.join(', ')})`,
+    );
   }
-  if (!Array.isArray(verbs) || verbs.length === 0) throw new RoleDefinitionError(`${where}: verbs must be a non-empty list`);
+  if (!Array.isArray(verbs) || verbs.length === 0)
+    throw new RoleDefinitionError(`${where}: verbs must be a non-empty list`);
   for (const verb of verbs) {
-    if (verb !== '*' && !(VERBS as readonly unknown[]).includes(verb)) throw new RoleDefinitionError(`${where}: unknown verb ${JSON.stringify(verb)} (known: *, ${VERBS.join(', ')})`);
+    if (verb !== '*' && !(VERBS as readonly unknown[]).includes(verb))
+      throw new RoleDefinitionError(`${where}: unknown verb ${JSON.stringify(verb)} (known: *, ${VERBS.join(', ')})`);
   }
-  if (namespaces !== undefined && (!Array.isArray(namespaces) || namespaces.length === 0 || !namespaces.every((n) => typeof n === 'string' && n !== ''))) {
+  if (
+    namespaces !== undefined &&
+    (!Array.isArray(namespaces) ||
+      namespaces.length === 0 ||
+      !namespaces.every((n) => typeof n === 'string' && n !== ''))
+  ) {
     throw new RoleDefinitionError(`${where}: namespaces must be a non-empty list of names`);
   }
   return {
@@ -186,16 +208,27 @@ export function loadRoles(yamlText?: string): Roles {
       throw new RoleDefinitionError(`not valid YAML: ${(err as Error).message.split('\n')[0]}`);
     }
     const roles = (doc as { roles?: unknown } | null)?.roles;
-    if (typeof roles !== 'object' || roles === null || Array.isArray(roles)) throw new RoleDefinitionError('expected a mapping "roles:" of role names to definitions');
+    if (typeof roles !== 'object' || roles === null || Array.isArray(roles))
+      throw new RoleDefinitionError('expected a mapping "roles:" of role names to definitions');
     for (const [name, raw] of Object.entries(roles as Record<string, unknown>)) {
-      if (!ROLE_NAME.test(name)) throw new RoleDefinitionError(`role name ${JSON.stringify(name)} must be lower-case letters, digits and "-"`);
-      if (specs.has(name)) throw new RoleDefinitionError(`role ${JSON.stringify(name)} is already defined (built-in roles cannot be redefined)`);
+      if (!ROLE_NAME.test(name))
+        throw new RoleDefinitionError(`role name ${JSON.stringify(name)} must be lower-case letters, digits and "-"`);
+      if (specs.has(name))
+        throw new RoleDefinitionError(
+          `role ${JSON.stringify(name)} is already defined (built-in roles cannot be redefined)`,
+        );
       const def = (raw ?? {}) as { inherits?: unknown; permissions?: unknown };
-      const inherits = def.inherits === undefined ? [] : typeof def.inherits === 'string' ? [def.inherits] : def.inherits;
-      if (!Array.isArray(inherits) || !inherits.every((i) => typeof i === 'string')) throw new RoleDefinitionError(`role ${JSON.stringify(name)}: inherits must be a role name or a list of them`);
+      const inherits =
+        def.inherits === undefined ? [] : typeof def.inherits === 'string' ? [def.inherits] : def.inherits;
+      if (!Array.isArray(inherits) || !inherits.every((i) => typeof i === 'string'))
+        throw new RoleDefinitionError(`role ${JSON.stringify(name)}: inherits must be a role name or a list of them`);
       const permissions = def.permissions ?? [];
-      if (!Array.isArray(permissions)) throw new RoleDefinitionError(`role ${JSON.stringify(name)}: permissions must be a list`);
-      specs.set(name, { inherits: inherits as string[], permissions: permissions.map((p, i) => parseGrant(name, p, i)) });
+      if (!Array.isArray(permissions))
+        throw new RoleDefinitionError(`role ${JSON.stringify(name)}: permissions must be a list`);
+      specs.set(name, {
+        inherits: inherits as string[],
+        permissions: permissions.map((p, i) => parseGrant(name, p, i)),
+      });
     }
   }
   return new Roles(flatten(specs));

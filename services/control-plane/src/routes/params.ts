@@ -4,9 +4,21 @@ import { BadRequest, NotFound } from '../errors.js';
 
 /** Path and query pieces the game-server, fleet and profile routes share. */
 /** What a name that is no DNS-1123 label is told: the rule, not the pattern. */
-export const DNS_LABEL_RULE = 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters';
-export const Namespace = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE, description: 'A Kubernetes namespace.' });
-export const Name = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE });
+export const DNS_LABEL_RULE =
+  'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters';
+export const Namespace = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  errorMessage: DNS_LABEL_RULE,
+  description: 'A Kubernetes namespace.',
+});
+export const Name = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  errorMessage: DNS_LABEL_RULE,
+});
 export const ActionName = Type.String({
   minLength: 1,
   maxLength: 63,
@@ -15,14 +27,27 @@ export const ActionName = Type.String({
   description: 'allocate, reserve, restart, shutdown, or an action of the profile.',
 });
 /** argv elements: any text but NUL, which no process can receive. */
-export const Argv = Type.Array(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$', errorMessage: 'must not contain NUL characters, at most 4096 characters' }), { maxItems: 64 });
+export const Argv = Type.Array(
+  Type.String({
+    maxLength: 4096,
+    pattern: '^[^\\u0000]*$',
+    errorMessage: 'must not contain NUL characters, at most 4096 characters',
+  }),
+  { maxItems: 64 },
+);
 
 export const MAX_LIMIT = 1000;
 
 export const ListQuery = Type.Object({
   namespace: Type.Optional(Namespace),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: 'At most this many items; a `Link: <...>; rel="next"` header gives the rest.' })),
-  continue: Type.Optional(Type.String({ maxLength: 400, description: 'From the previous page\'s `Link` header.' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_LIMIT,
+      description: 'At most this many items; a `Link: <...>; rel="next"` header gives the rest.',
+    }),
+  ),
+  continue: Type.Optional(Type.String({ maxLength: 400, description: "From the previous page's `Link` header." })),
 });
 
 /** Where a page ended: the namespace and name of its last item, opaque to clients. */
@@ -33,11 +58,12 @@ function encodeContinue(item: { namespace: string; name: string }): string {
 function decodeContinue(token: string): [string, string] {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && parsed.every((p) => typeof p === 'string')) return parsed as [string, string];
+    if (Array.isArray(parsed) && parsed.length === 2 && parsed.every((p) => typeof p === 'string'))
+      return parsed as [string, string];
   } catch {
     // Reported below.
   }
-  throw new BadRequest('continue must be the token from a previous page\'s Link header');
+  throw new BadRequest("continue must be the token from a previous page's Link header");
 }
 
 const after = (a: { namespace: string; name: string }, [namespace, name]: [string, string]): boolean =>
@@ -48,7 +74,11 @@ const after = (a: { namespace: string; name: string }, [namespace, name]: [strin
  * to the next when there is more. The token names a position, not an offset, so items added or
  * removed meanwhile neither repeat nor skip the others.
  */
-export function page<T extends { namespace: string; name: string }>(request: FastifyRequest, reply: FastifyReply, items: readonly T[]): T[] {
+export function page<T extends { namespace: string; name: string }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: readonly T[],
+): T[] {
   const { limit, continue: token } = request.query as { limit?: number; continue?: string };
   const from = token === undefined ? items : items.filter((i) => after(i, decodeContinue(token)));
   if (limit === undefined || from.length <= limit) return [...from];
@@ -67,5 +97,6 @@ export function mayList(request: FastifyRequest, namespace: string): boolean {
 
 /** A list's `?namespace=` naming one the caller may not see is a 404, as if it held nothing of theirs. */
 export function checkListedNamespace(request: FastifyRequest, namespace: string | undefined, what: string): void {
-  if (namespace !== undefined && !mayList(request, namespace)) throw new NotFound(`namespace ${namespace} is not one you may list ${what} in`);
+  if (namespace !== undefined && !mayList(request, namespace))
+    throw new NotFound(`namespace ${namespace} is not one you may list ${what} in`);
 }

@@ -17,31 +17,175 @@ export interface RouteSpec {
 
 /** Every authenticated route and the permission it needs, in one place. */
 export const ROUTES = {
-  getSession: { method: 'GET', url: '/api/v1/session', permission: { resource: 'session', verb: 'get' }, scope: 'cluster', minimumRole: 'viewer' },
-  listGameServers: { method: 'GET', url: '/api/v1/gameservers', permission: { resource: 'gameservers', verb: 'list' }, scope: 'filtered', minimumRole: 'viewer' },
-  getGameServer: { method: 'GET', url: '/api/v1/gameservers/:namespace/:name', permission: { resource: 'gameservers', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },
-  createGameServer: { method: 'POST', url: '/api/v1/gameservers/:namespace', permission: { resource: 'gameservers', verb: 'create' }, scope: 'namespace', minimumRole: 'admin' },
-  deleteGameServer: { method: 'DELETE', url: '/api/v1/gameservers/:namespace/:name', permission: { resource: 'gameservers', verb: 'delete' }, scope: 'namespace', minimumRole: 'admin' },
-  runAction: { method: 'POST', url: '/api/v1/gameservers/:namespace/:name/actions/:action', permission: { resource: 'gameservers', verb: 'execute' }, scope: 'namespace', minimumRole: 'operator' },
-  openConsole: { method: 'GET', url: '/api/v1/gameservers/:namespace/:name/console', permission: { resource: 'console', verb: 'execute' }, scope: 'namespace', minimumRole: 'operator' },
-  createConsoleTicket: { method: 'POST', url: '/api/v1/gameservers/:namespace/:name/console/tickets', permission: { resource: 'console', verb: 'execute' }, scope: 'namespace', minimumRole: 'operator' },
-  getLogs: { method: 'GET', url: '/api/v1/gameservers/:namespace/:name/logs', permission: { resource: 'logs', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },
-  createSnapshot: { method: 'POST', url: '/api/v1/gameservers/:namespace/:name/snapshots', permission: { resource: 'snapshots', verb: 'create' }, scope: 'namespace', minimumRole: 'operator' },
-  listGameServerSnapshots: { method: 'GET', url: '/api/v1/gameservers/:namespace/:name/snapshots', permission: { resource: 'snapshots', verb: 'list' }, scope: 'namespace', minimumRole: 'viewer' },
-  listSnapshots: { method: 'GET', url: '/api/v1/snapshots', permission: { resource: 'snapshots', verb: 'list' }, scope: 'filtered', minimumRole: 'viewer' },
-  getSnapshot: { method: 'GET', url: '/api/v1/snapshots/:namespace/:name', permission: { resource: 'snapshots', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },
-  deleteSnapshot: { method: 'DELETE', url: '/api/v1/snapshots/:namespace/:name', permission: { resource: 'snapshots', verb: 'delete' }, scope: 'namespace', minimumRole: 'admin' },
-  listProfiles: { method: 'GET', url: '/api/v1/profiles', permission: { resource: 'profiles', verb: 'list' }, scope: 'cluster', minimumRole: 'viewer' },
-  getProfile: { method: 'GET', url: '/api/v1/profiles/:name', permission: { resource: 'profiles', verb: 'get' }, scope: 'cluster', minimumRole: 'viewer' },
-  putProfile: { method: 'PUT', url: '/api/v1/profiles/:name', permission: { resource: 'profiles', verb: 'update' }, scope: 'cluster', minimumRole: 'admin' },
-  deleteProfile: { method: 'DELETE', url: '/api/v1/profiles/:name', permission: { resource: 'profiles', verb: 'delete' }, scope: 'cluster', minimumRole: 'admin' },
-  listFleets: { method: 'GET', url: '/api/v1/fleets', permission: { resource: 'fleets', verb: 'list' }, scope: 'filtered', minimumRole: 'viewer' },
-  getFleet: { method: 'GET', url: '/api/v1/fleets/:namespace/:name', permission: { resource: 'fleets', verb: 'get' }, scope: 'namespace', minimumRole: 'viewer' },
+  getSession: {
+    method: 'GET',
+    url: '/api/v1/session',
+    permission: { resource: 'session', verb: 'get' },
+    scope: 'cluster',
+    minimumRole: 'viewer',
+  },
+  listGameServers: {
+    method: 'GET',
+    url: '/api/v1/gameservers',
+    permission: { resource: 'gameservers', verb: 'list' },
+    scope: 'filtered',
+    minimumRole: 'viewer',
+  },
+  getGameServer: {
+    method: 'GET',
+    url: '/api/v1/gameservers/:namespace/:name',
+    permission: { resource: 'gameservers', verb: 'get' },
+    scope: 'namespace',
+    minimumRole: 'viewer',
+  },
+  createGameServer: {
+    method: 'POST',
+    url: '/api/v1/gameservers/:namespace',
+    permission: { resource: 'gameservers', verb: 'create' },
+    scope: 'namespace',
+    minimumRole: 'admin',
+  },
+  deleteGameServer: {
+    method: 'DELETE',
+    url: '/api/v1/gameservers/:namespace/:name',
+    permission: { resource: 'gameservers', verb: 'delete' },
+    scope: 'namespace',
+    minimumRole: 'admin',
+  },
+  runAction: {
+    method: 'POST',
+    url: '/api/v1/gameservers/:namespace/:name/actions/:action',
+    permission: { resource: 'gameservers', verb: 'execute' },
+    scope: 'namespace',
+    minimumRole: 'operator',
+  },
+  openConsole: {
+    method: 'GET',
+    url: '/api/v1/gameservers/:namespace/:name/console',
+    permission: { resource: 'console', verb: 'execute' },
+    scope: 'namespace',
+    minimumRole: 'operator',
+  },
+  createConsoleTicket: {
+    method: 'POST',
+    url: '/api/v1/gameservers/:namespace/:name/console/tickets',
+    permission: { resource: 'console', verb: 'execute' },
+    scope: 'namespace',
+    minimumRole: 'operator',
+  },
+  getLogs: {
+    method: 'GET',
+    url: '/api/v1/gameservers/:namespace/:name/logs',
+    permission: { resource: 'logs', verb: 'get' },
+    scope: 'namespace',
+    minimumRole: 'viewer',
+  },
+  createSnapshot: {
+    method: 'POST',
+    url: '/api/v1/gameservers/:namespace/:name/snapshots',
+    permission: { resource: 'snapshots', verb: 'create' },
+    scope: 'namespace',
+    minimumRole: 'operator',
+  },
+  listGameServerSnapshots: {
+    method: 'GET',
+    url: '/api/v1/gameservers/:namespace/:name/snapshots',
+    permission: { resource: 'snapshots', verb: 'list' },
+    scope: 'namespace',
+    minimumRole: 'viewer',
+  },
+  listSnapshots: {
+    method: 'GET',
+    url: '/api/v1/snapshots',
+    permission: { resource: 'snapshots', verb: 'list' },
+    scope: 'filtered',
+    minimumRole: 'viewer',
+  },
+  getSnapshot: {
+    method: 'GET',
+    url: '/api/v1/snapshots/:namespace/:name',
+    permission: { resource: 'snapshots', verb: 'get' },
+    scope: 'namespace',
+    minimumRole: 'viewer',
+  },
+  deleteSnapshot: {
+    method: 'DELETE',
+    url: '/api/v1/snapshots/:namespace/:name',
+    permission: { resource: 'snapshots', verb: 'delete' },
+    scope: 'namespace',
+    minimumRole: 'admin',
+  },
+  listProfiles: {
+    method: 'GET',
+    url: '/api/v1/profiles',
+    permission: { resource: 'profiles', verb: 'list' },
+    scope: 'cluster',
+    minimumRole: 'viewer',
+  },
+  getProfile: {
+    method: 'GET',
+    url: '/api/v1/profiles/:name',
+    permission: { resource: 'profiles', verb: 'get' },
+    scope: 'cluster',
+    minimumRole: 'viewer',
+  },
+  putProfile: {
+    method: 'PUT',
+    url: '/api/v1/profiles/:name',
+    permission: { resource: 'profiles', verb: 'update' },
+    scope: 'cluster',
+    minimumRole: 'admin',
+  },
+  deleteProfile: {
+    method: 'DELETE',
+    url: '/api/v1/profiles/:name',
+    permission: { resource: 'profiles', verb: 'delete' },
+    scope: 'cluster',
+    minimumRole: 'admin',
+  },
+  listFleets: {
+    method: 'GET',
+    url: '/api/v1/fleets',
+    permission: { resource: 'fleets', verb: 'list' },
+    scope: 'filtered',
+    minimumRole: 'viewer',
+  },
+  getFleet: {
+    method: 'GET',
+    url: '/api/v1/fleets/:namespace/:name',
+    permission: { resource: 'fleets', verb: 'get' },
+    scope: 'namespace',
+    minimumRole: 'viewer',
+  },
   // Scaling creates and deletes game servers, so it takes what creating and deleting them takes.
-  scaleFleet: { method: 'POST', url: '/api/v1/fleets/:namespace/:name/scale', permission: { resource: 'fleets', verb: 'update' }, scope: 'namespace', minimumRole: 'admin' },
-  listApiKeys: { method: 'GET', url: '/api/v1/apikeys', permission: { resource: 'apikeys', verb: 'list' }, scope: 'cluster', minimumRole: 'admin' },
-  createApiKey: { method: 'POST', url: '/api/v1/apikeys', permission: { resource: 'apikeys', verb: 'create' }, scope: 'cluster', minimumRole: 'admin' },
-  deleteApiKey: { method: 'DELETE', url: '/api/v1/apikeys/:name', permission: { resource: 'apikeys', verb: 'delete' }, scope: 'cluster', minimumRole: 'admin' },
+  scaleFleet: {
+    method: 'POST',
+    url: '/api/v1/fleets/:namespace/:name/scale',
+    permission: { resource: 'fleets', verb: 'update' },
+    scope: 'namespace',
+    minimumRole: 'admin',
+  },
+  listApiKeys: {
+    method: 'GET',
+    url: '/api/v1/apikeys',
+    permission: { resource: 'apikeys', verb: 'list' },
+    scope: 'cluster',
+    minimumRole: 'admin',
+  },
+  createApiKey: {
+    method: 'POST',
+    url: '/api/v1/apikeys',
+    permission: { resource: 'apikeys', verb: 'create' },
+    scope: 'cluster',
+    minimumRole: 'admin',
+  },
+  deleteApiKey: {
+    method: 'DELETE',
+    url: '/api/v1/apikeys/:name',
+    permission: { resource: 'apikeys', verb: 'delete' },
+    scope: 'cluster',
+    minimumRole: 'admin',
+  },
 } as const satisfies Record<string, RouteSpec>;
 
 export type RouteId = keyof typeof ROUTES;
@@ -54,7 +198,15 @@ export type RouteId = keyof typeof ROUTES;
 export function routeOf<Id extends RouteId>(
   id: Id,
   errors?: readonly number[],
-): { method: (typeof ROUTES)[Id]['method']; url: (typeof ROUTES)[Id]['url']; config: { permission: Permission; scope: Scope; errors?: readonly number[] } } {
+): {
+  method: (typeof ROUTES)[Id]['method'];
+  url: (typeof ROUTES)[Id]['url'];
+  config: { permission: Permission; scope: Scope; errors?: readonly number[] };
+} {
   const spec: RouteSpec = ROUTES[id];
-  return { method: ROUTES[id].method, url: ROUTES[id].url, config: { permission: spec.permission, scope: spec.scope, ...(errors ? { errors } : {}) } };
+  return {
+    method: ROUTES[id].method,
+    url: ROUTES[id].url,
+    config: { permission: spec.permission, scope: spec.scope, ...(errors ? { errors } : {}) },
+  };
 }

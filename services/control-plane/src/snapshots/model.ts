@@ -20,7 +20,10 @@ const MAX_NAME = 63;
 
 /** The parts of a `snapshot.storage.k8s.io/v1` VolumeSnapshot the control plane writes and reads. */
 export interface VolumeSnapshot extends KubernetesObject {
-  spec?: { source?: { persistentVolumeClaimName?: string; volumeSnapshotContentName?: string }; volumeSnapshotClassName?: string };
+  spec?: {
+    source?: { persistentVolumeClaimName?: string; volumeSnapshotContentName?: string };
+    volumeSnapshotClassName?: string;
+  };
   status?: {
     readyToUse?: boolean;
     restoreSize?: string;
@@ -33,12 +36,20 @@ export const SnapshotSchema = Type.Object(
   {
     namespace: Type.String(),
     name: Type.String(),
-    gameServer: Type.String({ description: 'The game server whose storage it holds (label gsp.dev/gameserver); it may since have been deleted.' }),
-    profile: Type.Union([Type.String(), Type.Null()], { description: 'The profile of that game server when the snapshot was taken (label gsp.dev/profile).' }),
+    gameServer: Type.String({
+      description: 'The game server whose storage it holds (label gsp.dev/gameserver); it may since have been deleted.',
+    }),
+    profile: Type.Union([Type.String(), Type.Null()], {
+      description: 'The profile of that game server when the snapshot was taken (label gsp.dev/profile).',
+    }),
     readyToUse: Type.Boolean({ description: 'Cut by the snapshotter and usable for a restore.' }),
-    restoreSize: Type.Union([Type.String(), Type.Null()], { description: 'The smallest volume it can be restored to, a Kubernetes quantity; null until it is cut.' }),
+    restoreSize: Type.Union([Type.String(), Type.Null()], {
+      description: 'The smallest volume it can be restored to, a Kubernetes quantity; null until it is cut.',
+    }),
     createdAt: Type.String({ format: 'date-time', description: 'When it was asked for.' }),
-    error: Type.Union([Type.String(), Type.Null()], { description: "Why the snapshotter has not cut it (its status.error.message), null when nothing went wrong." }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why the snapshotter has not cut it (its status.error.message), null when nothing went wrong.',
+    }),
   },
   { $id: 'Snapshot', additionalProperties: false },
 );
@@ -62,7 +73,9 @@ function iso(value: unknown): string {
 
 function requestedAt(snapshot: VolumeSnapshot): string {
   const annotation = snapshot.metadata?.annotations?.[REQUESTED_AT_ANNOTATION];
-  return annotation !== undefined && !Number.isNaN(Date.parse(annotation)) ? annotation : iso(snapshot.metadata?.creationTimestamp);
+  return annotation !== undefined && !Number.isNaN(Date.parse(annotation))
+    ? annotation
+    : iso(snapshot.metadata?.creationTimestamp);
 }
 
 /** When the snapshot was asked for, in milliseconds: what "oldest" means for retention. */
@@ -126,7 +139,11 @@ export function snapshotManifest(options: SnapshotManifestOptions): VolumeSnapsh
     metadata: {
       name: options.name,
       namespace: options.namespace,
-      labels: { [GAME_SERVER_LABEL]: options.gameServer, [PROFILE_LABEL]: options.profile, [MANAGED_BY_LABEL]: MANAGED_BY },
+      labels: {
+        [GAME_SERVER_LABEL]: options.gameServer,
+        [PROFILE_LABEL]: options.profile,
+        [MANAGED_BY_LABEL]: MANAGED_BY,
+      },
       annotations: { [REQUESTED_AT_ANNOTATION]: options.requestedAt.toISOString() },
     },
     // No volumeSnapshotClassName: the cluster's default class for the claim's CSI driver applies.

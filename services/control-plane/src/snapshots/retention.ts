@@ -40,7 +40,8 @@ export interface RetentionOptions {
   writeAudit: WriteAudit;
 }
 
-const keyOf = (snapshot: VolumeSnapshot): string => `${snapshot.metadata?.namespace ?? ''}/${snapshot.metadata?.labels?.[GAME_SERVER_LABEL] ?? ''}`;
+const keyOf = (snapshot: VolumeSnapshot): string =>
+  `${snapshot.metadata?.namespace ?? ''}/${snapshot.metadata?.labels?.[GAME_SERVER_LABEL] ?? ''}`;
 
 /**
  * Profile `snapshot.keep`, applied whenever one of a game server's snapshots is seen ready (so
@@ -65,7 +66,8 @@ export class SnapshotRetention {
       if (type === 'delete') this.deleted.delete(snapshot.metadata?.uid ?? '');
       else if (isReady(snapshot) && isOwn(snapshot)) this.schedule(keyOf(snapshot));
     });
-    for (const snapshot of this.options.informer.list()) if (isReady(snapshot) && isOwn(snapshot)) this.schedule(keyOf(snapshot));
+    for (const snapshot of this.options.informer.list())
+      if (isReady(snapshot) && isOwn(snapshot)) this.schedule(keyOf(snapshot));
   }
 
   /** Stops reacting, and waits for a deletion under way. */
@@ -84,7 +86,8 @@ export class SnapshotRetention {
         if (this.stopped) return;
         this.pending.delete(next);
         await this.enforce(next).catch((err: unknown) => {
-          const message = 'snapshot retention failed; it is tried again when a snapshot of that game server is next ready';
+          const message =
+            'snapshot retention failed; it is tried again when a snapshot of that game server is next ready';
           this.options.log.warn({ err: { message: (err as Error).message }, gameServer: next }, message);
         });
       }
@@ -101,7 +104,13 @@ export class SnapshotRetention {
     const gameServer = key.slice(slash + 1);
     const live = this.options.informer
       .list(namespace)
-      .filter((s) => isOwn(s) && keyOf(s) === key && s.metadata?.deletionTimestamp === undefined && !this.deleted.has(s.metadata?.uid ?? ''));
+      .filter(
+        (s) =>
+          isOwn(s) &&
+          keyOf(s) === key &&
+          s.metadata?.deletionTimestamp === undefined &&
+          !this.deleted.has(s.metadata?.uid ?? ''),
+      );
     const newest = live.filter(isReady).sort(byAge).at(-1);
     const profile = newest?.metadata?.labels?.[PROFILE_LABEL];
     const keep = profile === undefined ? undefined : this.options.keepOf(profile);
@@ -113,7 +122,12 @@ export class SnapshotRetention {
       // Marked first: the watch may bring the deletion before the answer does.
       this.deleted.add(uid);
       try {
-        await this.options.custom.deleteNamespacedCustomObject({ ...SNAPSHOTS, namespace, name, body: { preconditions: { uid } } });
+        await this.options.custom.deleteNamespacedCustomObject({
+          ...SNAPSHOTS,
+          namespace,
+          name,
+          body: { preconditions: { uid } },
+        });
       } catch (err) {
         this.deleted.delete(uid);
         // Deleted already, by someone or by another replica's retention: not ours to audit.

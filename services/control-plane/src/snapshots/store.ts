@@ -11,7 +11,9 @@ const SETTLE_MS = 2000;
 
 const notLoaded = (): Error =>
   withRetryAfter(
-    new ServiceUnavailable('the snapshots have not been listed from Kubernetes yet (does the cluster serve snapshot.storage.k8s.io/v1 VolumeSnapshots?)'),
+    new ServiceUnavailable(
+      'the snapshots have not been listed from Kubernetes yet (does the cluster serve snapshot.storage.k8s.io/v1 VolumeSnapshots?)',
+    ),
     CLUSTER_RETRY_AFTER_SECONDS,
   );
 
@@ -32,7 +34,11 @@ export class SnapshotStore {
       'VolumeSnapshots',
       `/apis/${SNAPSHOTS.group}/${SNAPSHOTS.version}/${SNAPSHOTS.plural}`,
       watch,
-      async () => (await custom.listClusterCustomObject({ ...SNAPSHOTS, labelSelector: OWN_SNAPSHOTS })) as KubernetesListObject<VolumeSnapshot>,
+      async () =>
+        (await custom.listClusterCustomObject({
+          ...SNAPSHOTS,
+          labelSelector: OWN_SNAPSHOTS,
+        })) as KubernetesListObject<VolumeSnapshot>,
       log,
       OWN_SNAPSHOTS,
     );
@@ -86,9 +92,16 @@ export class SnapshotStore {
     const namespace = manifest.metadata?.namespace ?? '';
     const name = manifest.metadata?.name ?? '';
     try {
-      return (await this.custom.createNamespacedCustomObject({ ...SNAPSHOTS, namespace, body: manifest })) as VolumeSnapshot;
+      return (await this.custom.createNamespacedCustomObject({
+        ...SNAPSHOTS,
+        namespace,
+        body: manifest,
+      })) as VolumeSnapshot;
     } catch (err) {
-      if (err instanceof Conflict) throw new Conflict(`snapshot ${namespace}/${name} already exists; give another name (a default name changes every second)`);
+      if (err instanceof Conflict)
+        throw new Conflict(
+          `snapshot ${namespace}/${name} already exists; give another name (a default name changes every second)`,
+        );
       // The namespace exists (its game server does): the API does not serve VolumeSnapshots.
       if (err instanceof NotFound) throw notLoaded();
       throw err;
@@ -111,15 +124,24 @@ export class SnapshotStore {
    */
   async delete(namespace: string, name: string): Promise<void> {
     const missing = (): Error => new NotFound(`snapshot ${namespace}/${name} not found`);
-    const current = (await this.custom.getNamespacedCustomObject({ ...SNAPSHOTS, namespace, name }).catch((err: unknown) => {
-      throw err instanceof NotFound ? missing() : err;
-    })) as VolumeSnapshot;
+    const current = (await this.custom
+      .getNamespacedCustomObject({ ...SNAPSHOTS, namespace, name })
+      .catch((err: unknown) => {
+        throw err instanceof NotFound ? missing() : err;
+      })) as VolumeSnapshot;
     if (!isOwn(current)) throw missing();
     const uid = current.metadata?.uid;
-    await this.custom.deleteNamespacedCustomObject({ ...SNAPSHOTS, namespace, name, body: { preconditions: { uid } } }).catch((err: unknown) => {
-      // Gone or replaced meanwhile: the snapshot that was asked about no longer exists.
-      throw err instanceof NotFound || err instanceof Conflict ? missing() : err;
-    });
-    await this.informer.waitFor(namespace, name, (s) => s === undefined || s.metadata?.uid !== uid || s.metadata?.deletionTimestamp !== undefined, SETTLE_MS);
+    await this.custom
+      .deleteNamespacedCustomObject({ ...SNAPSHOTS, namespace, name, body: { preconditions: { uid } } })
+      .catch((err: unknown) => {
+        // Gone or replaced meanwhile: the snapshot that was asked about no longer exists.
+        throw err instanceof NotFound || err instanceof Conflict ? missing() : err;
+      });
+    await this.informer.waitFor(
+      namespace,
+      name,
+      (s) => s === undefined || s.metadata?.uid !== uid || s.metadata?.deletionTimestamp !== undefined,
+      SETTLE_MS,
+    );
   }
 }

@@ -29,7 +29,9 @@ export const HookRunSchema = Type.Object({
   stdout: Type.String({ description: 'The first 4 KiB.' }),
   stderr: Type.String({ description: 'The first 4 KiB.' }),
   durationMs: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'Why it did not finish (timeout, the exec stream failed); null when it did.' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why it did not finish (timeout, the exec stream failed); null when it did.',
+  }),
 });
 export type HookRun = Static<typeof HookRunSchema>;
 
@@ -41,7 +43,10 @@ export const SnapshotCreatedSchema = Type.Object(
       { description: "What the profile's snapshot commands did; null for one the profile does not set." },
     ),
   },
-  { additionalProperties: false, description: 'The snapshot as asked for: readyToUse turns true once the snapshotter has cut it.' },
+  {
+    additionalProperties: false,
+    description: 'The snapshot as asked for: readyToUse turns true once the snapshotter has cut it.',
+  },
 );
 export type SnapshotCreated = Static<typeof SnapshotCreatedSchema>;
 
@@ -58,10 +63,15 @@ export function storageProfile(gs: AgonesGameServer, profileOf: (name: string) =
   const id = `${gs.metadata?.namespace ?? ''}/${gs.metadata?.name ?? ''}`;
   const profileName = gs.metadata?.labels?.[PROFILE_LABEL];
   if (profileName === undefined) {
-    throw new Conflict(`game server ${id} was not created from a profile: it has no storage the control plane knows of, nothing to snapshot`);
+    throw new Conflict(
+      `game server ${id} was not created from a profile: it has no storage the control plane knows of, nothing to snapshot`,
+    );
   }
   const profile = profileOf(profileName);
-  if (profile === undefined) throw new Conflict(`the profile of game server ${id}, ${profileName}, is missing or invalid: its storage is unknown`);
+  if (profile === undefined)
+    throw new Conflict(
+      `the profile of game server ${id}, ${profileName}, is missing or invalid: its storage is unknown`,
+    );
   if (profile.storage === undefined) throw new Conflict(`profile ${profileName} has no storage: nothing to snapshot`);
   return profile;
 }
@@ -81,8 +91,14 @@ function described(hook: string, run: HookRun): string {
 export function snapshotOutcome(created: string | undefined, hooks: SnapshotCreated['hooks']): string {
   const failed = (run: HookRun | null): boolean => run !== null && run.exitCode !== 0;
   const parts = [created !== undefined ? `created ${created}` : 'not created'];
-  if (failed(hooks.preCommand)) parts.push(hooks.preCommand?.error !== null ? 'preCommand failed' : `preCommand exit ${hooks.preCommand?.exitCode}`);
-  if (failed(hooks.postCommand)) parts.push(hooks.postCommand?.error !== null ? 'postCommand failed' : `postCommand exit ${hooks.postCommand?.exitCode}`);
+  if (failed(hooks.preCommand))
+    parts.push(
+      hooks.preCommand?.error !== null ? 'preCommand failed' : `preCommand exit ${hooks.preCommand?.exitCode}`,
+    );
+  if (failed(hooks.postCommand))
+    parts.push(
+      hooks.postCommand?.error !== null ? 'postCommand failed' : `postCommand exit ${hooks.postCommand?.exitCode}`,
+    );
   return parts.join(', ');
 }
 
@@ -105,9 +121,12 @@ export async function takeSnapshot(
   const id = `${namespace}/${gameServer}`;
   const profile = storageProfile(gs, ctx.profile);
   const { preCommand, postCommand } = profile.snapshot ?? {};
-  if (gs.metadata?.deletionTimestamp !== undefined) throw new Conflict(`game server ${id} is being deleted; its storage goes with it`);
+  if (gs.metadata?.deletionTimestamp !== undefined)
+    throw new Conflict(`game server ${id} is being deleted; its storage goes with it`);
   if ((preCommand !== undefined || postCommand !== undefined) && !RUNNING.includes(stateOf(gs))) {
-    throw new Conflict(`profile ${profile.name} runs commands around a snapshot, which needs a game server in state ${RUNNING.join(' or ')}; ${id} is ${stateOf(gs)}`);
+    throw new Conflict(
+      `profile ${profile.name} runs commands around a snapshot, which needs a game server in state ${RUNNING.join(' or ')}; ${id} is ${stateOf(gs)}`,
+    );
   }
   ctx.store.requireReady();
 
@@ -116,7 +135,9 @@ export async function takeSnapshot(
   if (!isHeld(lock)) {
     onOutcome('refused: busy');
     const since = lock.startedAt ? ` (since ${lock.startedAt})` : '';
-    throw new Conflict(`action ${lock.action} is already running on game server ${id}${since}; a snapshot waits for it to end`);
+    throw new Conflict(
+      `action ${lock.action} is already running on game server ${id}${since}; a snapshot waits for it to end`,
+    );
   }
   const target = { namespace, pod: gameServer, container: containerOf(gs) };
   /** Runs a hook; one that could not run or finish is reported in its run, with the error to answer with. */
@@ -125,11 +146,17 @@ export async function takeSnapshot(
     const started = performance.now();
     const durationMs = (): number => Math.round(performance.now() - started);
     try {
-      const { exitCode, stdout, stderr } = await ctx.exec.run(target, argv, { timeoutMs: HOOK_TIMEOUT_MS, maxOutputBytes: HOOK_OUTPUT_BYTES });
+      const { exitCode, stdout, stderr } = await ctx.exec.run(target, argv, {
+        timeoutMs: HOOK_TIMEOUT_MS,
+        maxOutputBytes: HOOK_OUTPUT_BYTES,
+      });
       return { run: { exitCode, stdout, stderr, durationMs: durationMs(), error: null } };
     } catch (err) {
       // Our own errors (timeout, cluster unreachable): their messages show no internals.
-      return { run: { exitCode: null, stdout: '', stderr: '', durationMs: durationMs(), error: (err as Error).message }, error: err as Error };
+      return {
+        run: { exitCode: null, stdout: '', stderr: '', durationMs: durationMs(), error: (err as Error).message },
+        error: err as Error,
+      };
     }
   };
 
@@ -139,15 +166,26 @@ export async function takeSnapshot(
   try {
     const pre = await hook(preCommand);
     hooks.preCommand = pre.run;
-    if (pre.error instanceof ActionTimeout) failure = new ActionTimeout(`no snapshot was taken: preCommand did not finish within ${HOOK_TIMEOUT_MS / 1000} s`);
+    if (pre.error instanceof ActionTimeout)
+      failure = new ActionTimeout(
+        `no snapshot was taken: preCommand did not finish within ${HOOK_TIMEOUT_MS / 1000} s`,
+      );
     else if (pre.error !== undefined) failure = pre.error;
     // The data may not be consistent: preCommand did not say it is.
-    else if (pre.run !== null && pre.run.exitCode !== 0) failure = new Conflict(`no snapshot was taken: ${described('preCommand', pre.run)}`);
+    else if (pre.run !== null && pre.run.exitCode !== 0)
+      failure = new Conflict(`no snapshot was taken: ${described('preCommand', pre.run)}`);
     else {
       // The moment the data is as preCommand left it: what the default name and "oldest" go by.
       const requestedAt = new Date();
       const name = requestedName ?? defaultSnapshotName(gameServer, requestedAt);
-      const manifest = snapshotManifest({ namespace, name, gameServer, profile: profile.name, claim: claimName(gameServer), requestedAt });
+      const manifest = snapshotManifest({
+        namespace,
+        name,
+        gameServer,
+        profile: profile.name,
+        claim: claimName(gameServer),
+        requestedAt,
+      });
       try {
         created = await ctx.store.create(manifest);
       } catch (err) {
@@ -160,10 +198,15 @@ export async function takeSnapshot(
   }
   onOutcome(snapshotOutcome(created?.metadata?.name, hooks));
   const post = hooks.postCommand;
-  if (post !== null && post.exitCode !== 0) ctx.log.warn({ gameServer: id, snapshot: created?.metadata?.name ?? null }, `a snapshot's ${described('postCommand', post)}`);
+  if (post !== null && post.exitCode !== 0)
+    ctx.log.warn(
+      { gameServer: id, snapshot: created?.metadata?.name ?? null },
+      `a snapshot's ${described('postCommand', post)}`,
+    );
   if (created !== undefined) return { ...(await ctx.store.settled(created)), hooks };
   // The game may be left as preCommand made it: a refusal says how postCommand ended.
-  if (failure instanceof Conflict && hooks.preCommand !== null && post !== null) throw new Conflict(`${failure.message}; ${described('postCommand', post)}`);
+  if (failure instanceof Conflict && hooks.preCommand !== null && post !== null)
+    throw new Conflict(`${failure.message}; ${described('postCommand', post)}`);
   throw failure;
 }
 
@@ -173,17 +216,29 @@ export async function takeSnapshot(
  * be ready to use (else 409), and fit the profile's storage (else 409: the provisioner would never
  * bind a claim smaller than the snapshot). A profile without storage has nothing to restore into.
  */
-export async function checkRestorable(custom: CustomObjectsApi, namespace: string, name: string, profile: Profile): Promise<void> {
-  if (profile.storage === undefined) throw new Conflict(`profile ${profile.name} has no storage: there is nothing to restore snapshot ${namespace}/${name} into`);
+export async function checkRestorable(
+  custom: CustomObjectsApi,
+  namespace: string,
+  name: string,
+  profile: Profile,
+): Promise<void> {
+  if (profile.storage === undefined)
+    throw new Conflict(
+      `profile ${profile.name} has no storage: there is nothing to restore snapshot ${namespace}/${name} into`,
+    );
   const snapshot = (await custom.getNamespacedCustomObject({ ...SNAPSHOTS, namespace, name }).catch((err: unknown) => {
     throw err instanceof NotFound ? new Unprocessable(`unknown snapshot ${namespace}/${name}`) : err;
   })) as VolumeSnapshot;
   if (snapshot.status?.readyToUse !== true) {
     const why = snapshot.status?.error?.message;
-    throw new Conflict(`snapshot ${namespace}/${name} is not ready to use${why ? `: ${why}` : ' yet; try again once it is (readyToUse)'}`);
+    throw new Conflict(
+      `snapshot ${namespace}/${name} is not ready to use${why ? `: ${why}` : ' yet; try again once it is (readyToUse)'}`,
+    );
   }
   const needed = snapshot.status.restoreSize;
   if (typeof needed === 'string' && quantityAmount(needed) > quantityAmount(profile.storage.size)) {
-    throw new Conflict(`snapshot ${namespace}/${name} needs a volume of at least ${needed}; profile ${profile.name}'s storage is ${profile.storage.size}`);
+    throw new Conflict(
+      `snapshot ${namespace}/${name} needs a volume of at least ${needed}; profile ${profile.name}'s storage is ${profile.storage.size}`,
+    );
   }
 }

@@ -8,7 +8,6 @@ import { renderKubeconfig } from '../../kubeconfig/signer.js';
 import type { KubeconfigSigner } from '../../kubeconfig/signer.js';
 import { cliAccessDisabledMessage, KUBECTL_PERMISSION } from '@gsp/platform-contract';
 
-
 export interface AccessRoutesOptions {
   proxyPublicUrl: string;
   proxyCa?: string | undefined;
@@ -42,12 +41,22 @@ const accessRoutes: FastifyPluginAsyncTypebox<AccessRoutesOptions> = async (app,
 
   app.get(
     '/api/v1/tenants/:org/clusters/:id/access',
-    { config: { permission: 'tenant.read' }, schema: { tags, params: ClusterParams, response: { 200: Type.Object({ cliAccess: CliAccess, proxyUrl: Type.String() }), ...problemResponses } } },
+    {
+      config: { permission: 'tenant.read' },
+      schema: {
+        tags,
+        params: ClusterParams,
+        response: { 200: Type.Object({ cliAccess: CliAccess, proxyUrl: Type.String() }), ...problemResponses },
+      },
+    },
     async (request) => {
       const cluster = await findCluster(app.pg, request.params.org, request.params.id);
       if (!cluster) throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
       const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
-      return { cliAccess: { enabled: access.value, source: access.source, envPinned: access.envPinned }, proxyUrl: `${proxyUrl}/clusters/${cluster.id}` };
+      return {
+        cliAccess: { enabled: access.value, source: access.source, envPinned: access.envPinned },
+        proxyUrl: `${proxyUrl}/clusters/${cluster.id}`,
+      };
     },
   );
 
@@ -73,7 +82,9 @@ const accessRoutes: FastifyPluginAsyncTypebox<AccessRoutesOptions> = async (app,
       if (!access.value) {
         // The kill switch is a registry flag, never resolved by an OFREP provider.
         const source = access.source === 'provider' ? 'default' : access.source;
-        throw new Gone(`${cliAccessDisabledMessage(cluster.id, source, 'the API server')}; kubeconfig downloads are disabled`);
+        throw new Gone(
+          `${cliAccessDisabledMessage(cluster.id, source, 'the API server')}; kubeconfig downloads are disabled`,
+        );
       }
       const subject = actorOf(request);
       const { token } = await opts.signer.issue(subject, cluster.id);

@@ -54,7 +54,8 @@ const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'members.manage' },
       schema: {
         tags: ['audit'],
-        description: "The tenant's rows: its members, its clusters (registration, deletion, agent tokens) and their flags.",
+        description:
+          "The tenant's rows: its members, its clusters (registration, deletion, agent tokens) and their flags.",
         params: OrgParams,
         querystring: PageQuery,
         response: { 200: Page, ...problemResponses },

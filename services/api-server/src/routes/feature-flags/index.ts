@@ -8,7 +8,12 @@ import { bodyProblemResponses, ClusterParams, problemResponses } from '../../sch
 import { findCluster } from '../../clusters/store.js';
 import type { FlagScope } from '../../flags/service.js';
 
-const Source = Type.Union([Type.Literal('env'), Type.Literal('cluster'), Type.Literal('platform'), Type.Literal('default')]);
+const Source = Type.Union([
+  Type.Literal('env'),
+  Type.Literal('cluster'),
+  Type.Literal('platform'),
+  Type.Literal('default'),
+]);
 const ScopeSchema = Type.Union([
   Type.Object({ type: Type.Literal('platform') }),
   Type.Object({ type: Type.Literal('cluster'), org: Type.String(), clusterId: Type.String() }),
@@ -39,16 +44,21 @@ const ClusterFlagParams = Type.Object({ ...ClusterParams.properties, flag: Type.
 
 function flagOrThrow(key: string, scope: FlagScope['type']): FlagDefinition {
   const flag = findFlag(key);
-  if (!flag || !flag.scopes.includes(scope)) throw new NotFound(`unknown feature flag ${key}${flag ? ` at ${scope} scope` : ''}`);
+  if (!flag || !flag.scopes.includes(scope))
+    throw new NotFound(`unknown feature flag ${key}${flag ? ` at ${scope} scope` : ''}`);
   return flag;
 }
 
 const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['feature-flags'];
 
-  app.get('/api/v1/platform/feature-flags', { schema: { tags, response: { 200: FlagListSchema, 401: problemResponses[401] } } }, async () => ({
-    flags: await app.flags.list({ type: 'platform' }),
-  }));
+  app.get(
+    '/api/v1/platform/feature-flags',
+    { schema: { tags, response: { 200: FlagListSchema, 401: problemResponses[401] } } },
+    async () => ({
+      flags: await app.flags.list({ type: 'platform' }),
+    }),
+  );
 
   app.put(
     '/api/v1/platform/feature-flags/:flag',
@@ -63,16 +73,31 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
-      return app.flags.write({ flag, scope: { type: 'platform' }, value: request.body.value, actor: actorOf(request), requestId: request.id });
+      return app.flags.write({
+        flag,
+        scope: { type: 'platform' },
+        value: request.body.value,
+        actor: actorOf(request),
+        requestId: request.id,
+      });
     },
   );
 
   app.delete(
     '/api/v1/platform/feature-flags/:flag',
-    { config: { permission: 'platform.admin' }, schema: { tags, params: FlagParams, response: { 200: WriteResultSchema, ...problemResponses } } },
+    {
+      config: { permission: 'platform.admin' },
+      schema: { tags, params: FlagParams, response: { 200: WriteResultSchema, ...problemResponses } },
+    },
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
-      return app.flags.write({ flag, scope: { type: 'platform' }, value: null, actor: actorOf(request), requestId: request.id });
+      return app.flags.write({
+        flag,
+        scope: { type: 'platform' },
+        value: null,
+        actor: actorOf(request),
+        requestId: request.id,
+      });
     },
   );
 
@@ -84,7 +109,10 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/tenants/:org/clusters/:id/feature-flags',
-    { config: { permission: 'tenant.read' }, schema: { tags, params: ClusterParams, response: { 200: FlagListSchema, ...problemResponses } } },
+    {
+      config: { permission: 'tenant.read' },
+      schema: { tags, params: ClusterParams, response: { 200: FlagListSchema, ...problemResponses } },
+    },
     async (request) => ({ flags: await app.flags.list(await clusterScope(request.params.org, request.params.id)) }),
   );
 
@@ -102,13 +130,22 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'cluster');
       const scope = await clusterScope(request.params.org, request.params.id);
-      return app.flags.write({ flag, scope, value: request.body.value, actor: actorOf(request), requestId: request.id });
+      return app.flags.write({
+        flag,
+        scope,
+        value: request.body.value,
+        actor: actorOf(request),
+        requestId: request.id,
+      });
     },
   );
 
   app.delete(
     '/api/v1/tenants/:org/clusters/:id/feature-flags/:flag',
-    { config: { permission: 'clusters.register' }, schema: { tags, params: ClusterFlagParams, response: { 200: WriteResultSchema, ...problemResponses } } },
+    {
+      config: { permission: 'clusters.register' },
+      schema: { tags, params: ClusterFlagParams, response: { 200: WriteResultSchema, ...problemResponses } },
+    },
     async (request) => {
       const flag = flagOrThrow(request.params.flag, 'cluster');
       const scope = await clusterScope(request.params.org, request.params.id);

@@ -30,7 +30,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function optionalString(context: Record<string, unknown>, name: string, maxLength: number): string | undefined {
   const value = context[name];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) throw invalid(`context.${name} must be a string of 1 to ${maxLength} characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength)
+    throw invalid(`context.${name} must be a string of 1 to ${maxLength} characters`);
   // These name tenants, clusters and users: PostgreSQL refuses a NUL, and none holds a control character.
   if (hasControlCharacters(value)) throw invalid(`context.${name} must not contain control characters`);
   return value;
@@ -51,13 +52,15 @@ export function requestContext(body: unknown): unknown {
  */
 export function parseContext(context: unknown): OfrepContext {
   if (!isPlainObject(context)) throw invalid('context must be an object');
-  if (context.targetingKey !== undefined && typeof context.targetingKey !== 'string') throw invalid('context.targetingKey must be a string');
+  if (context.targetingKey !== undefined && typeof context.targetingKey !== 'string')
+    throw invalid('context.targetingKey must be a string');
   if (typeof context.targetingKey === 'string' && hasControlCharacters(context.targetingKey)) {
     throw invalid('context.targetingKey must not contain control characters');
   }
   const org = optionalString(context, 'org', 253);
   const clusterId = optionalString(context, 'clusterId', 64);
-  if (clusterId !== undefined && org === undefined) throw invalid('context.clusterId requires context.org, the tenant the cluster belongs to');
+  if (clusterId !== undefined && org === undefined)
+    throw invalid('context.clusterId requires context.org, the tenant the cluster belongs to');
   const out: OfrepContext = {};
   if (org !== undefined) out.org = org;
   if (clusterId !== undefined) out.clusterId = clusterId;
@@ -72,7 +75,10 @@ const REASONS: Readonly<Record<DetailedEvaluation['source'], OfrepReason>> = {
   cluster: 'TARGETING_MATCH',
 };
 
-export function toEvaluationSuccess(key: string, evaluation: Pick<DetailedEvaluation, 'value' | 'source' | 'envPinned' | 'stale'>): EvaluationSuccess {
+export function toEvaluationSuccess(
+  key: string,
+  evaluation: Pick<DetailedEvaluation, 'value' | 'source' | 'envPinned' | 'stale'>,
+): EvaluationSuccess {
   return {
     key,
     value: evaluation.value,

@@ -8,7 +8,14 @@ import { Forbidden } from '../../errors.js';
 import { isPlatformAdmin, platformResource, readBindings, tenantResource, tenantRole } from '@gsp/platform-contract';
 import { actorOf } from '../../plugins/auth.js';
 import { findCluster } from '../../clusters/store.js';
-import { ifNoneMatchMatches, OfrepRequestError, parseContext, requestContext, strongEtag, toEvaluationSuccess } from './evaluation.js';
+import {
+  ifNoneMatchMatches,
+  OfrepRequestError,
+  parseContext,
+  requestContext,
+  strongEtag,
+  toEvaluationSuccess,
+} from './evaluation.js';
 import type { OfrepContext } from './evaluation.js';
 import { EventStream } from './event-stream.js';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../db/availability.js';
@@ -41,7 +48,8 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
   app.setErrorHandler((error: FastifyError | OfrepRequestError, request, reply) => {
     const params = request.params as { key?: string; '*'?: string } | undefined;
     const key = params?.key ?? params?.['*'];
-    const failure = (errorCode: string, errorDetails: string) => reply.code(400).send(key === undefined ? { errorCode, errorDetails } : { key, errorCode, errorDetails });
+    const failure = (errorCode: string, errorDetails: string) =>
+      reply.code(400).send(key === undefined ? { errorCode, errorDetails } : { key, errorCode, errorDetails });
     if (error instanceof OfrepRequestError) return failure(error.errorCode, error.message);
     const status = error.statusCode ?? 500;
     // The spec gives these no body; the WWW-Authenticate header set by the auth hook stays.
@@ -59,25 +67,41 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       return reply.code(503).send({ errorDetails: DATABASE_UNAVAILABLE });
     }
     request.log.error({ err: error }, 'OFREP request failed');
-    return reply.code(500).send({ errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.` });
+    return reply
+      .code(500)
+      .send({
+        errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.`,
+      });
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ errorDetails: `No route ${request.method} ${request.url.split('?')[0]}` }));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ errorDetails: `No route ${request.method} ${request.url.split('?')[0]}` }),
+  );
 
   /** A context naming a tenant needs a role in it; one naming a cluster needs that cluster to exist there. */
   const checkAccess = async (request: FastifyRequest, context: OfrepContext): Promise<void> => {
     if (context.org === undefined) return;
-    const rows = await readBindings(app.pg, actorOf(request), [platformResource(platformId), tenantResource(context.org)]);
-    if (!isPlatformAdmin(rows, platformId) && tenantRole(rows, context.org) === undefined) throw new Forbidden(`no role in tenant ${context.org}`);
+    const rows = await readBindings(app.pg, actorOf(request), [
+      platformResource(platformId),
+      tenantResource(context.org),
+    ]);
+    if (!isPlatformAdmin(rows, platformId) && tenantRole(rows, context.org) === undefined)
+      throw new Forbidden(`no role in tenant ${context.org}`);
     if (context.clusterId !== undefined && !(await findCluster(app.pg, context.org, context.clusterId))) {
-      throw new OfrepRequestError(400, 'INVALID_CONTEXT', `cluster ${context.clusterId} does not exist in tenant ${context.org}`);
+      throw new OfrepRequestError(
+        400,
+        'INVALID_CONTEXT',
+        `cluster ${context.clusterId} does not exist in tenant ${context.org}`,
+      );
     }
   };
 
-  const evaluate = async (key: string, context: OfrepContext) => toEvaluationSuccess(key, await app.flagsClient.evaluateDetailed(key, context));
+  const evaluate = async (key: string, context: OfrepContext) =>
+    toEvaluationSuccess(key, await app.flagsClient.evaluateDetailed(key, context));
 
   const evaluateOne = async (request: FastifyRequest, reply: FastifyReply, key: string) => {
     const raw = requestContext(request.body);
-    if (!findFlag(key)) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` });
+    if (!findFlag(key))
+      return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` });
     const context = parseContext(raw);
     await checkAccess(request, context);
     return evaluate(key, context);
@@ -85,15 +109,20 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
   const single = {
     tags,
     summary: 'OFREP single flag evaluation',
-    description: 'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
+    description:
+      'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
     response: SingleResponses,
   };
-  app.post('/evaluate/flags/:key', { schema: { ...single, params: Type.Object({ key: Type.String({ description: 'the flag key' }) }) } }, (request, reply) =>
-    evaluateOne(request, reply, request.params.key),
+  app.post(
+    '/evaluate/flags/:key',
+    { schema: { ...single, params: Type.Object({ key: Type.String({ description: 'the flag key' }) }) } },
+    (request, reply) => evaluateOne(request, reply, request.params.key),
   );
   // The provider does not encode keys: one with a "/" still gets FLAG_NOT_FOUND, not a bare 404.
   // (No params schema: TypeBox would read a property named "*" as a pattern.)
-  app.post('/evaluate/flags/*', { schema: { ...single, hide: true } }, (request, reply) => evaluateOne(request, reply, (request.params as { '*': string })['*']));
+  app.post('/evaluate/flags/*', { schema: { ...single, hide: true } }, (request, reply) =>
+    evaluateOne(request, reply, (request.params as { '*': string })['*']),
+  );
 
   app.post(
     '/evaluate/flags',
@@ -115,7 +144,11 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
             return await evaluate(flag.key, context);
           } catch (err) {
             request.log.error({ err, flag: flag.key }, 'OFREP bulk evaluation of one flag failed');
-            return { key: flag.key, errorCode: 'GENERAL', errorDetails: `quote request id ${request.id} when reporting it` };
+            return {
+              key: flag.key,
+              errorCode: 'GENERAL',
+              errorDetails: `quote request id ${request.id} when reporting it`,
+            };
           }
         }),
       );
@@ -176,8 +209,10 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
 };
 
 const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) => {
-  if (typeof opts.platformId !== 'string' || opts.platformId === '') throw new Error('ofrep routes: options.platformId must be a non-empty string');
-  if (opts.heartbeatMs !== undefined && !(Number.isFinite(opts.heartbeatMs) && opts.heartbeatMs > 0)) throw new Error('ofrep routes: options.heartbeatMs must be a number > 0');
+  if (typeof opts.platformId !== 'string' || opts.platformId === '')
+    throw new Error('ofrep routes: options.platformId must be a non-empty string');
+  if (opts.heartbeatMs !== undefined && !(Number.isFinite(opts.heartbeatMs) && opts.heartbeatMs > 0))
+    throw new Error('ofrep routes: options.heartbeatMs must be a number > 0');
   await app.register(routes, { prefix: OFREP_PREFIX, platformId: opts.platformId, heartbeatMs: opts.heartbeatMs });
 };
 

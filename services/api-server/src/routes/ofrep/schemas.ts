@@ -6,12 +6,21 @@ import type { Static } from 'typebox';
 // boolean flags, always with an explicit value (never the "use your code default" form).
 
 /** The OFREP reason enum; OpenFeature's DEFAULT, CACHED and ERROR are not OFREP wire values. */
-export const OfrepReason = Type.Union([Type.Literal('STATIC'), Type.Literal('TARGETING_MATCH'), Type.Literal('SPLIT'), Type.Literal('DISABLED'), Type.Literal('UNKNOWN')]);
+export const OfrepReason = Type.Union([
+  Type.Literal('STATIC'),
+  Type.Literal('TARGETING_MATCH'),
+  Type.Literal('SPLIT'),
+  Type.Literal('DISABLED'),
+  Type.Literal('UNKNOWN'),
+]);
 export type OfrepReason = Static<typeof OfrepReason>;
 
 export const EvaluationMetadata = Type.Object(
   {
-    source: Type.Union([Type.Literal('env'), Type.Literal('cluster'), Type.Literal('platform'), Type.Literal('default')], { description: 'which rule decided: env pin, cluster override, platform default or the built-in default' }),
+    source: Type.Union(
+      [Type.Literal('env'), Type.Literal('cluster'), Type.Literal('platform'), Type.Literal('default')],
+      { description: 'which rule decided: env pin, cluster override, platform default or the built-in default' },
+    ),
     envPinned: Type.Boolean({ description: 'the flag is pinned by the server environment; writes are inert' }),
     stale: Type.Boolean({ description: 'the flag store could not be read; this is the last value seen' }),
   },
@@ -27,26 +36,50 @@ export const EvaluationSuccess = Type.Object({
 });
 export type EvaluationSuccess = Static<typeof EvaluationSuccess>;
 
-export const EvaluationErrorCode = Type.Union([Type.Literal('PARSE_ERROR'), Type.Literal('TARGETING_KEY_MISSING'), Type.Literal('INVALID_CONTEXT'), Type.Literal('GENERAL')]);
+export const EvaluationErrorCode = Type.Union([
+  Type.Literal('PARSE_ERROR'),
+  Type.Literal('TARGETING_KEY_MISSING'),
+  Type.Literal('INVALID_CONTEXT'),
+  Type.Literal('GENERAL'),
+]);
 export type EvaluationErrorCode = Static<typeof EvaluationErrorCode>;
 
-export const EvaluationFailure = Type.Object({ key: Type.String(), errorCode: EvaluationErrorCode, errorDetails: Type.Optional(Type.String()) });
+export const EvaluationFailure = Type.Object({
+  key: Type.String(),
+  errorCode: EvaluationErrorCode,
+  errorDetails: Type.Optional(Type.String()),
+});
 export type EvaluationFailure = Static<typeof EvaluationFailure>;
 
-export const FlagNotFound = Type.Object({ key: Type.String(), errorCode: Type.Literal('FLAG_NOT_FOUND'), errorDetails: Type.Optional(Type.String()) });
+export const FlagNotFound = Type.Object({
+  key: Type.String(),
+  errorCode: Type.Literal('FLAG_NOT_FOUND'),
+  errorDetails: Type.Optional(Type.String()),
+});
 
-export const BulkEvaluationFailure = Type.Object({ errorCode: Type.String(), errorDetails: Type.Optional(Type.String()) });
+export const BulkEvaluationFailure = Type.Object({
+  errorCode: Type.String(),
+  errorDetails: Type.Optional(Type.String()),
+});
 
 export const GeneralErrorResponse = Type.Object({ errorDetails: Type.Optional(Type.String()) });
 
 /** ADR-0008 `eventStream`, in its `url` form. */
 export const EventStream = Type.Object({
   type: Type.Literal('sse'),
-  url: Type.String({ format: 'uri', description: 'GET it with the same bearer token; it carries no credential of its own' }),
+  url: Type.String({
+    format: 'uri',
+    description: 'GET it with the same bearer token; it carries no credential of its own',
+  }),
 });
 
 export const BulkEvaluationSuccess = Type.Object({
-  flags: Type.Array(Type.Union([EvaluationSuccess, Type.Object({ key: Type.String(), errorCode: Type.String(), errorDetails: Type.Optional(Type.String()) })])),
+  flags: Type.Array(
+    Type.Union([
+      EvaluationSuccess,
+      Type.Object({ key: Type.String(), errorCode: Type.String(), errorDetails: Type.Optional(Type.String()) }),
+    ]),
+  ),
   eventStreams: Type.Array(EventStream),
 });
 export type BulkEvaluationSuccess = Static<typeof BulkEvaluationSuccess>;

@@ -11,7 +11,11 @@ const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const config = { public: true };
   const hide = { hide: true };
 
-  app.get('/healthz', { config, schema: { tags: ['operations'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get(
+    '/healthz',
+    { config, schema: { tags: ['operations'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    async () => ({ status: 'ok' as const }),
+  );
 
   app.get(
     '/readyz',

@@ -12,14 +12,27 @@ import {
   Subject,
 } from '../../schemas.js';
 import { deleteMember, LastAdminError, listMembers, putMember } from '../../tenants/store.js';
-import { deleteCluster, DuplicateClusterError, findCluster, listClusters, registerCluster, rotateAgentToken } from '../../clusters/store.js';
+import {
+  deleteCluster,
+  DuplicateClusterError,
+  findCluster,
+  listClusters,
+  registerCluster,
+  rotateAgentToken,
+} from '../../clusters/store.js';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
 const Member = Type.Object({ subject: Type.String(), role: Role });
 const MemberParams = Type.Object({ org: Dns1123Label, subject: Subject });
 const lastAdmin = problem('the change would leave the tenant without an admin');
 const AgentToken = Type.String({ description: 'shown once; only its hash is stored' });
-const ClusterSchema = Type.Object({ id: Type.String(), name: Type.String(), org: Type.String(), createdBy: Type.String(), createdAt: Type.String() });
+const ClusterSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  org: Type.String(),
+  createdBy: Type.String(),
+  createdAt: Type.String(),
+});
 
 async function lastAdminIsConflict<T>(change: Promise<T>): Promise<T> {
   try {
@@ -35,7 +48,14 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/tenants/:org/members',
-    { config: { permission: 'members.manage' }, schema: { tags, params: OrgParams, response: { 200: Type.Object({ members: Type.Array(Member) }), ...problemResponses } } },
+    {
+      config: { permission: 'members.manage' },
+      schema: {
+        tags,
+        params: OrgParams,
+        response: { 200: Type.Object({ members: Type.Array(Member) }), ...problemResponses },
+      },
+    },
     async (request) => ({ members: await listMembers(app.pg, request.params.org) }),
   );
 
@@ -47,7 +67,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         params: MemberParams,
         body: Type.Object({ role: Role }, { additionalProperties: false }),
-        description: 'Sets the role; 409 when it would take away the tenant\'s last admin.',
+        description: "Sets the role; 409 when it would take away the tenant's last admin.",
         response: {
           200: Type.Object({ org: Type.String(), ...Member.properties }),
           ...problemResponses,
@@ -71,7 +91,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         params: MemberParams,
-        description: 'Removes the member; 409 for the tenant\'s last admin.',
+        description: "Removes the member; 409 for the tenant's last admin.",
         response: { 204: Type.Null({ description: 'removed' }), ...problemResponses, 409: lastAdmin },
       },
     },
@@ -86,7 +106,14 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/tenants/:org/clusters',
-    { config: { permission: 'tenant.read' }, schema: { tags, params: OrgParams, response: { 200: Type.Object({ clusters: Type.Array(ClusterSchema) }), ...problemResponses } } },
+    {
+      config: { permission: 'tenant.read' },
+      schema: {
+        tags,
+        params: OrgParams,
+        response: { 200: Type.Object({ clusters: Type.Array(ClusterSchema) }), ...problemResponses },
+      },
+    },
     async (request) => ({ clusters: await listClusters(app.pg, request.params.org) }),
   );
 
@@ -108,7 +135,13 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       try {
-        const cluster = await registerCluster(app.pg, request.params.org, request.body.name, actorOf(request), request.id);
+        const cluster = await registerCluster(
+          app.pg,
+          request.params.org,
+          request.body.name,
+          actorOf(request),
+          request.id,
+        );
         return reply.code(201).send(cluster);
       } catch (err) {
         if (err instanceof DuplicateClusterError) throw new Conflict(err.message);
@@ -119,7 +152,10 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/v1/tenants/:org/clusters/:id',
-    { config: { permission: 'tenant.read' }, schema: { tags, params: ClusterParams, response: { 200: ClusterSchema, ...problemResponses } } },
+    {
+      config: { permission: 'tenant.read' },
+      schema: { tags, params: ClusterParams, response: { 200: ClusterSchema, ...problemResponses } },
+    },
     async (request) => {
       const cluster = await findCluster(app.pg, request.params.org, request.params.id);
       if (!cluster) throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
@@ -131,7 +167,11 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/tenants/:org/clusters/:id',
     {
       config: { permission: 'clusters.register' },
-      schema: { tags, params: ClusterParams, response: { 204: Type.Null({ description: 'deleted' }), ...problemResponses } },
+      schema: {
+        tags,
+        params: ClusterParams,
+        response: { 204: Type.Null({ description: 'deleted' }), ...problemResponses },
+      },
     },
     async (request, reply) => {
       if (!(await deleteCluster(app.pg, request.params.org, request.params.id, actorOf(request), request.id))) {
@@ -148,12 +188,25 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         params: ClusterParams,
-        description: 'Replaces the agent token: the new one is shown once; the old one stops working and its live tunnel is closed.',
-        response: { 200: Type.Object({ ...ClusterSchema.properties, agentToken: Type.String({ description: 'shown once; only its hash is stored' }) }), ...problemResponses },
+        description:
+          'Replaces the agent token: the new one is shown once; the old one stops working and its live tunnel is closed.',
+        response: {
+          200: Type.Object({
+            ...ClusterSchema.properties,
+            agentToken: Type.String({ description: 'shown once; only its hash is stored' }),
+          }),
+          ...problemResponses,
+        },
       },
     },
     async (request, reply) => {
-      const cluster = await rotateAgentToken(app.pg, request.params.org, request.params.id, actorOf(request), request.id);
+      const cluster = await rotateAgentToken(
+        app.pg,
+        request.params.org,
+        request.params.id,
+        actorOf(request),
+        request.id,
+      );
       if (!cluster) throw new NotFound(`cluster ${request.params.id} not found in tenant ${request.params.org}`);
       return reply.header('cache-control', 'no-store').send(cluster);
     },

@@ -48,7 +48,9 @@ const CreatedKey = Type.Object(
   { description: 'the key created, with its value' },
 );
 
-const Revoked = Type.Null({ description: 'revoked; other replicas refuse the key once their watch brings the deletion' });
+const Revoked = Type.Null({
+  description: 'revoked; other replicas refuse the key once their watch brings the deletion',
+});
 
 // Only what the API promises: the value stays in the key's Secret, readable by whoever may read Secrets there.
 const WARNING = 'Store this key now: it is shown only once, in this response; the API never shows it again.';
@@ -81,19 +83,32 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
       const caller = request.principal;
       if (!caller?.role) throw new Unauthorized('authentication is required');
       const { name, expiresIn } = request.body;
-      if (name.length > maxName) throw new BadRequest(`name must be at most ${maxName} characters, so that the Secret name ${opts.keyPrefix}-apikey-<name> fits in 63`);
+      if (name.length > maxName)
+        throw new BadRequest(
+          `name must be at most ${maxName} characters, so that the Secret name ${opts.keyPrefix}-apikey-<name> fits in 63`,
+        );
       const role = request.body.role ?? caller.role;
       if (!opts.roles.has(role)) throw new BadRequest(`unknown role ${JSON.stringify(role)}`);
-      if (!opts.roles.covers(caller.role, role)) throw new Forbidden(`role ${caller.role} may not create a key with role ${role}`);
+      if (!opts.roles.covers(caller.role, role))
+        throw new Forbidden(`role ${caller.role} may not create a key with role ${role}`);
       const now = new Date();
       const maxTtlMs = opts.maxTtlMs ?? MAX_KEY_TTL_MS;
       const ttlMs = expiresIn === undefined ? opts.maxTtlMs : parseDuration(expiresIn);
       if (expiresIn !== undefined && (ttlMs === undefined || ttlMs < 1000 || ttlMs > maxTtlMs)) {
         const limit = opts.maxTtlMs === undefined ? MAX_KEY_TTL_TEXT : `${opts.maxTtlMs / 1000}s (APIKEY_MAX_TTL)`;
-        throw new BadRequest(`expiresIn must be a duration from 1s to ${limit}, such as 30d; got ${JSON.stringify(expiresIn)}`);
+        throw new BadRequest(
+          `expiresIn must be a duration from 1s to ${limit}, such as 30d; got ${JSON.stringify(expiresIn)}`,
+        );
       }
       const expiresAt = ttlMs === undefined ? undefined : new Date(now.getTime() + ttlMs).toISOString();
-      const meta: ApiKeyMetadata = { name, role, userId: caller.userId, username: caller.username, createdAt: now.toISOString(), ...(expiresAt ? { expiresAt } : {}) };
+      const meta: ApiKeyMetadata = {
+        name,
+        role,
+        userId: caller.userId,
+        username: caller.username,
+        createdAt: now.toISOString(),
+        ...(expiresAt ? { expiresAt } : {}),
+      };
       const key = generateKey(opts.keyPrefix);
       let pending: PendingKey;
       try {
@@ -112,7 +127,9 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRouteOptions> = async (app, 
       reply.raw.once('close', () => {
         if (!sent) store.abandon(pending);
       });
-      return reply.code(201).send({ name, role, createdAt: meta.createdAt, ...(expiresAt ? { expiresAt } : {}), key, warning: WARNING });
+      return reply
+        .code(201)
+        .send({ name, role, createdAt: meta.createdAt, ...(expiresAt ? { expiresAt } : {}), key, warning: WARNING });
     },
   });
 

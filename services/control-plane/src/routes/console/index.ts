@@ -21,7 +21,12 @@ export interface ConsoleRoutesOptions {
 const GameServerParams = Type.Object({ namespace: Namespace, name: Name });
 
 const ConsoleQuery = Type.Object({
-  ticket: Type.Optional(Type.String({ maxLength: 100, description: 'A ticket from POST .../console/tickets, for clients that cannot send credential headers.' })),
+  ticket: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description: 'A ticket from POST .../console/tickets, for clients that cannot send credential headers.',
+    }),
+  ),
 });
 
 const Ticket = Type.Object(
@@ -39,7 +44,13 @@ const Ticket = Type.Object(
  */
 const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (app, opts) => {
   const tickets = new TicketStore(opts.redis, opts.redisKeyPrefix, opts.ticketTtlMs);
-  const hub = new ConsoleHub({ gameServers: app.agones.gameServers, apikeys: app.apikeys, exec: app.kube.exec, limits: CONSOLE_LIMITS, log: app.log });
+  const hub = new ConsoleHub({
+    gameServers: app.agones.gameServers,
+    apikeys: app.apikeys,
+    exec: app.kube.exec,
+    limits: CONSOLE_LIMITS,
+    log: app.log,
+  });
   app.acceptConsoleTickets({
     redeem: async (ticket, target) => {
       const grant = await tickets.redeem(ticket, target);
@@ -59,7 +70,10 @@ const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (ap
     const gs = app.agones.gameServers.get(namespace, name);
     if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
     const state = stateOf(gs);
-    if (!CONSOLE_STATES.has(state)) throw new Conflict(`the console needs a running game server (${[...CONSOLE_STATES].join(', ')}); ${namespace}/${name} is ${state}`);
+    if (!CONSOLE_STATES.has(state))
+      throw new Conflict(
+        `the console needs a running game server (${[...CONSOLE_STATES].join(', ')}); ${namespace}/${name} is ${state}`,
+      );
   };
 
   app.route({

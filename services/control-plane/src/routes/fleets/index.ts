@@ -33,7 +33,9 @@ const fleetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .list(namespace)
         .map(fleetView)
         .filter((f) => mayList(request, f.namespace))
-        .sort((a, b) => (a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace < b.namespace ? -1 : 1));
+        .sort((a, b) =>
+          a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace < b.namespace ? -1 : 1,
+        );
       return page(request, reply, items);
     },
   });
@@ -49,7 +51,10 @@ const fleetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['fleets'],
       params: FleetParams,
-      body: Type.Object({ replicas: Type.Integer({ minimum: 0, maximum: MAX_REPLICAS }) }, { additionalProperties: false }),
+      body: Type.Object(
+        { replicas: Type.Integer({ minimum: 0, maximum: MAX_REPLICAS }) },
+        { additionalProperties: false },
+      ),
       response: { 200: FleetSchema },
     },
     handler: async (request) => {
@@ -57,7 +62,10 @@ const fleetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { replicas } = request.body;
       // Through the scale subresource, as `kubectl scale` does: RBAC can grant it alone.
       await custom
-        .patchNamespacedCustomObjectScale({ ...AGONES, namespace, plural: 'fleets', name, body: { spec: { replicas } } }, mergePatch)
+        .patchNamespacedCustomObjectScale(
+          { ...AGONES, namespace, plural: 'fleets', name, body: { spec: { replicas } } },
+          mergePatch,
+        )
         .catch((err: unknown) => {
           throw err instanceof NotFound ? new NotFound(`fleet ${namespace}/${name} not found`) : err;
         });

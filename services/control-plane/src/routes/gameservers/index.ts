@@ -11,7 +11,17 @@ import { SelectorError, matches, parseSelector } from '../../gameservers/selecto
 import { checkUserLabels, gameServerManifest, generateName } from '../../profiles/manifest.js';
 import { invalidBody } from '../../profiles/schema.js';
 import { checkRestorable } from '../../snapshots/take.js';
-import { Namespace, Name, ActionName, Argv, checkListedNamespace, DNS_LABEL_RULE, mayList, page, ListQuery } from '../params.js';
+import {
+  Namespace,
+  Name,
+  ActionName,
+  Argv,
+  checkListedNamespace,
+  DNS_LABEL_RULE,
+  mayList,
+  page,
+  ListQuery,
+} from '../params.js';
 
 /** How long a write waits for the watch to show it, so the caller's next read sees it; then it answers anyway. */
 const SETTLE_MS = 2000;
@@ -20,20 +30,37 @@ const GameServerParams = Type.Object({ namespace: Namespace, name: Name });
 
 const CreateBody = Type.Object(
   {
-    profile: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE, description: 'The profile to create it from.' }),
+    profile: Type.String({
+      minLength: 1,
+      maxLength: 63,
+      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      errorMessage: DNS_LABEL_RULE,
+      description: 'The profile to create it from.',
+    }),
     name: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', errorMessage: DNS_LABEL_RULE, description: 'Default: the profile name and a random suffix.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+        errorMessage: DNS_LABEL_RULE,
+        description: 'Default: the profile name and a random suffix.',
+      }),
     ),
-    labels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra labels; keys under gsp.dev/ are reserved.' })),
+    labels: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'Extra labels; keys under gsp.dev/ are reserved.' }),
+    ),
     env: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 4096 }), { description: "Environment variables added to the profile's (these win)." }),
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 4096 }), {
+        description: "Environment variables added to the profile's (these win).",
+      }),
     ),
     fromSnapshot: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 253,
         pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-        description: "A VolumeSnapshot in this namespace, ready to use, that the new server's storage is restored from (its claim's dataSource).",
+        description:
+          "A VolumeSnapshot in this namespace, ready to use, that the new server's storage is restored from (its claim's dataSource).",
       }),
     ),
   },
@@ -42,11 +69,17 @@ const CreateBody = Type.Object(
 
 const ActionBody = Type.Object(
   { args: Type.Optional(Argv) },
-  { additionalProperties: false, description: 'args are appended to the command as separate argv elements, never through a shell.' },
+  {
+    additionalProperties: false,
+    description: 'args are appended to the command as separate argv elements, never through a shell.',
+  },
 );
 
 const ActionAnswer = Type.Union([
-  Type.Object({ action: Type.String(), gameServer: GameServerSchema }, { description: 'allocate, reserve, shutdown: the state it is now in.' }),
+  Type.Object(
+    { action: Type.String(), gameServer: GameServerSchema },
+    { description: 'allocate, reserve, shutdown: the state it is now in.' },
+  ),
   Type.Object(
     {
       action: Type.String(),
@@ -56,7 +89,10 @@ const ActionAnswer = Type.Union([
       truncated: Type.Boolean({ description: 'stdout or stderr was cut at 64 KiB.' }),
       durationMs: Type.Integer(),
     },
-    { description: 'restart and profile actions: what the command did. A non-zero exit code is still a 200: the command ran.' },
+    {
+      description:
+        'restart and profile actions: what the command did. A non-zero exit code is still a 200: the command ran.',
+    },
   ),
 ]);
 
@@ -86,8 +122,22 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const all = (): NonNullable<typeof sorted> => {
     if (sorted?.version !== gameServers.version) {
       const items = gameServers.list().map(gameServerView);
-      items.sort((a, b) => (a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1));
-      sorted = { version: gameServers.version, items, json: new WeakMap(items.map((i) => [i, Buffer.from(JSON.stringify(i))])) };
+      items.sort((a, b) =>
+        a.namespace === b.namespace
+          ? a.name < b.name
+            ? -1
+            : a.name > b.name
+              ? 1
+              : 0
+          : a.namespace < b.namespace
+            ? -1
+            : 1,
+      );
+      sorted = {
+        version: gameServers.version,
+        items,
+        json: new WeakMap(items.map((i) => [i, Buffer.from(JSON.stringify(i))])),
+      };
     }
     return sorted;
   };
@@ -102,7 +152,13 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ...routeOf('listGameServers'),
     schema: {
       tags: ['gameservers'],
-      querystring: Type.Intersect([ListQuery, Type.Object({ labelSelector: Type.Optional(Type.String({ maxLength: 1024 })), state: Type.Optional(Type.String({ maxLength: 32 })) })]),
+      querystring: Type.Intersect([
+        ListQuery,
+        Type.Object({
+          labelSelector: Type.Optional(Type.String({ maxLength: 1024 })),
+          state: Type.Optional(Type.String({ maxLength: 32 })),
+        }),
+      ]),
       response: { 200: Type.Array(GameServerSchema) },
     },
     handler: async (request, reply) => {
@@ -118,13 +174,22 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const cache = all();
       const { items, json } = cache;
       // The most common list, everything for a caller who sees everything, is answered as it was last built.
-      const everything = namespace === undefined && labelSelector === undefined && state === undefined && request.query.limit === undefined && request.query.continue === undefined;
+      const everything =
+        namespace === undefined &&
+        labelSelector === undefined &&
+        state === undefined &&
+        request.query.limit === undefined &&
+        request.query.continue === undefined;
       if (everything && !(request.visibleNamespaces instanceof Set)) {
         cache.whole ??= jsonArray(items, json);
         return reply.type('application/json; charset=utf-8').send(cache.whole as unknown as GameServer[]);
       }
       const wanted = items.filter(
-        (gs) => (namespace === undefined || gs.namespace === namespace) && mayList(request, gs.namespace) && (state === undefined || gs.state === state) && matches(requirements, gs.labels),
+        (gs) =>
+          (namespace === undefined || gs.namespace === namespace) &&
+          mayList(request, gs.namespace) &&
+          (state === undefined || gs.state === state) &&
+          matches(requirements, gs.labels),
       );
       // Already JSON, in the shape the response schema documents (the reply is typed for the objects).
       const body = jsonArray(page(request, reply, wanted), json);
@@ -140,14 +205,22 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...routeOf('createGameServer', [409, 422]),
-    schema: { tags: ['gameservers'], params: Type.Object({ namespace: Namespace }), body: CreateBody, response: { 201: GameServerSchema } },
+    schema: {
+      tags: ['gameservers'],
+      params: Type.Object({ namespace: Namespace }),
+      body: CreateBody,
+      response: { 201: GameServerSchema },
+    },
     handler: async (request, reply) => {
       const { namespace } = request.params;
       const { profile: profileName, labels = {}, env = {} } = request.body;
       const profile = app.profiles.get(profileName);
       if (profile === undefined) {
         const invalid = app.profiles.invalid(profileName);
-        if (invalid) throw new Unprocessable(`profile ${profileName} is invalid (ConfigMap ${invalid.configMap}): ${invalid.errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`);
+        if (invalid)
+          throw new Unprocessable(
+            `profile ${profileName} is invalid (ConfigMap ${invalid.configMap}): ${invalid.errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`,
+          );
         throw new Unprocessable(`unknown profile ${profileName}`);
       }
       const labelErrors = checkUserLabels(labels);
@@ -159,16 +232,32 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await checkRestorable(custom, namespace, fromSnapshot, profile);
         request.auditOutcome = `restored from snapshot ${fromSnapshot}`;
       }
-      const { gameServer, claim } = gameServerManifest(profile, { namespace, name, labels, env, ...(fromSnapshot === undefined ? {} : { fromSnapshot }) });
-      const created = (await custom.createNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', body: gameServer })) as AgonesGameServer;
+      const { gameServer, claim } = gameServerManifest(profile, {
+        namespace,
+        name,
+        labels,
+        env,
+        ...(fromSnapshot === undefined ? {} : { fromSnapshot }),
+      });
+      const created = (await custom.createNamespacedCustomObject({
+        ...AGONES,
+        namespace,
+        plural: 'gameservers',
+        body: gameServer,
+      })) as AgonesGameServer;
       if (claim !== undefined) {
         try {
           await core.createNamespacedPersistentVolumeClaim({ namespace, body: claim(created.metadata?.uid ?? '') });
         } catch (err) {
           // Without its storage the server is not what was asked for: take it back, then say why.
-          await custom.deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name }).catch((cleanup: unknown) => {
-            request.log.warn({ err: { message: (cleanup as Error).message } }, `could not remove game server ${namespace}/${name} whose storage failed`);
-          });
+          await custom
+            .deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name })
+            .catch((cleanup: unknown) => {
+              request.log.warn(
+                { err: { message: (cleanup as Error).message } },
+                `could not remove game server ${namespace}/${name} whose storage failed`,
+              );
+            });
           throw err;
         }
       }
@@ -183,32 +272,58 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['gameservers'],
       params: GameServerParams,
-      querystring: Type.Object({ force: Type.Optional(Type.Boolean({ description: 'Needed to delete an Allocated game server: players are on it.' })) }, { additionalProperties: false }),
+      querystring: Type.Object(
+        {
+          force: Type.Optional(
+            Type.Boolean({ description: 'Needed to delete an Allocated game server: players are on it.' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
       response: { 204: Type.Null({ description: 'Deleted: Agones shuts it down and removes it (and its storage).' }) },
     },
     handler: async (request, reply) => {
       const { namespace, name } = request.params;
       // Read from the cluster, not the cache: the Allocated check guards players.
-      const gs = (await custom.getNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name }).catch((err: unknown) => {
-        throw err instanceof NotFound ? new NotFound(`game server ${namespace}/${name} not found`) : err;
-      })) as AgonesGameServer;
+      const gs = (await custom
+        .getNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name })
+        .catch((err: unknown) => {
+          throw err instanceof NotFound ? new NotFound(`game server ${namespace}/${name} not found`) : err;
+        })) as AgonesGameServer;
       if (stateOf(gs) === 'Allocated' && request.query.force !== true) {
-        throw new Conflict(`game server ${namespace}/${name} is Allocated: players are on it. Delete it with ?force=true (Agones itself never removes an Allocated server)`);
+        throw new Conflict(
+          `game server ${namespace}/${name} is Allocated: players are on it. Delete it with ?force=true (Agones itself never removes an Allocated server)`,
+        );
       }
       // Preconditions: a server allocated since it was read is not deleted without force.
       const body = { preconditions: { uid: gs.metadata?.uid, resourceVersion: gs.metadata?.resourceVersion } };
-      await custom.deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name, body }).catch((err: unknown) => {
-        if (err instanceof Conflict) throw new Conflict(`game server ${namespace}/${name} changed while being deleted; check its state and try again`);
-        throw err;
-      });
-      await gameServers.waitFor(namespace, name, (o) => o === undefined || o.metadata?.deletionTimestamp !== undefined, SETTLE_MS);
+      await custom
+        .deleteNamespacedCustomObject({ ...AGONES, namespace, plural: 'gameservers', name, body })
+        .catch((err: unknown) => {
+          if (err instanceof Conflict)
+            throw new Conflict(
+              `game server ${namespace}/${name} changed while being deleted; check its state and try again`,
+            );
+          throw err;
+        });
+      await gameServers.waitFor(
+        namespace,
+        name,
+        (o) => o === undefined || o.metadata?.deletionTimestamp !== undefined,
+        SETTLE_MS,
+      );
       return reply.code(204).send(null);
     },
   });
 
   app.route({
     ...routeOf('runAction', [409, 504]),
-    schema: { tags: ['gameservers'], params: Type.Object({ namespace: Namespace, name: Name, action: ActionName }), body: ActionBody, response: { 200: ActionAnswer } },
+    schema: {
+      tags: ['gameservers'],
+      params: Type.Object({ namespace: Namespace, name: Name, action: ActionName }),
+      body: ActionBody,
+      response: { 200: ActionAnswer },
+    },
     // The body is optional: most actions take no args.
     preValidation: async (request) => {
       if (request.body === undefined) request.body = {};
@@ -221,7 +336,9 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const lock = await locks.acquire(`${namespace}/${name}`, planned.name, planned.timeoutMs + 10_000);
       if (!isHeld(lock)) {
         request.auditOutcome = 'refused: busy';
-        throw new Conflict(`action ${lock.action} is already running on game server ${namespace}/${name}${lock.startedAt ? ` (since ${lock.startedAt})` : ''}; one action at a time`);
+        throw new Conflict(
+          `action ${lock.action} is already running on game server ${namespace}/${name}${lock.startedAt ? ` (since ${lock.startedAt})` : ''}; one action at a time`,
+        );
       }
       try {
         const result = await planned.run();

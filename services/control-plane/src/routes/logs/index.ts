@@ -13,15 +13,29 @@ export const MAX_TAIL_LINES = 100_000;
 
 const LogQuery = Type.Object(
   {
-    tailLines: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TAIL_LINES, description: 'Only the last this many lines.' })),
-    sinceSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SINCE_SECONDS, description: 'Only the lines of the last this many seconds (at most 30 days).' })),
-    follow: Type.Optional(Type.Boolean({ description: 'Keep the stream open and send new lines as they are written, until the game server is deleted or the client goes.' })),
+    tailLines: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_TAIL_LINES, description: 'Only the last this many lines.' }),
+    ),
+    sinceSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_SINCE_SECONDS,
+        description: 'Only the lines of the last this many seconds (at most 30 days).',
+      }),
+    ),
+    follow: Type.Optional(
+      Type.Boolean({
+        description:
+          'Keep the stream open and send new lines as they are written, until the game server is deleted or the client goes.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const LOG_RESPONSE = {
-  description: "The game server container's log. A follow ends when the game server is deleted, its container's log ends, or the control plane shuts down.",
+  description:
+    "The game server container's log. A follow ends when the game server is deleted, its container's log ends, or the control plane shuts down.",
   content: {
     'text/plain': { schema: Type.String({ description: 'The log as the container wrote it (the default).' }) },
     [EVENT_STREAM]: {
@@ -34,7 +48,8 @@ const LOG_RESPONSE = {
 };
 
 const NO_LOG_RESPONSE = {
-  description: 'the game server has no pod (not created yet, or gone: Agones does not replace it), or its container cannot give its log yet',
+  description:
+    'the game server has no pod (not created yet, or gone: Agones does not replace it), or its container cannot give its log yet',
   content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
 };
 
@@ -50,7 +65,12 @@ const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...routeOf('getLogs'),
-    schema: { tags: ['gameservers'], params: Type.Object({ namespace: Namespace, name: Name }), querystring: LogQuery, response: { 200: LOG_RESPONSE, 409: NO_LOG_RESPONSE } },
+    schema: {
+      tags: ['gameservers'],
+      params: Type.Object({ namespace: Namespace, name: Name }),
+      querystring: LogQuery,
+      response: { 200: LOG_RESPONSE, 409: NO_LOG_RESPONSE },
+    },
     handler: async (request, reply) => {
       const { namespace, name } = request.params;
       const { tailLines, sinceSeconds, follow = false } = request.query;
@@ -61,7 +81,10 @@ const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let source: IncomingMessage;
       try {
         // The pod has the game server's name (Agones).
-        source = await logs.stream({ namespace, pod: name, container: containerOf(gs) }, { follow, tailLines, sinceSeconds });
+        source = await logs.stream(
+          { namespace, pod: name, container: containerOf(gs) },
+          { follow, tailLines, sinceSeconds },
+        );
       } catch (err) {
         const now = gameServers.get(namespace, name);
         if (err instanceof NotFound) {
@@ -69,7 +92,8 @@ const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw new Conflict(`game server ${namespace}/${name} has no pod (it is ${stateOf(now)}), so no log to read`);
         }
         // Kubernetes' 400 on valid parameters: the container cannot give its log yet (waiting to start).
-        if (err instanceof BadRequest) throw new Conflict(`the log of game server ${namespace}/${name} cannot be read now: ${err.message}`);
+        if (err instanceof BadRequest)
+          throw new Conflict(`the log of game server ${namespace}/${name} cannot be read now: ${err.message}`);
         throw err;
       }
 
@@ -122,13 +146,15 @@ const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
       // Sent at once, not with the first line, so a client following a quiet server knows it is connected.
       reply.raw.once('pipe', () => reply.raw.flushHeaders());
-      return reply
-        .type(type)
-        .header('cache-control', 'no-store')
-        // A proxy that buffers answers (nginx, so most ingresses) would hold a follow's lines back.
-        .header('x-accel-buffering', 'no')
-        // The stream of the text the response schema documents (the reply is typed for the text).
-        .send(framing as unknown as string);
+      return (
+        reply
+          .type(type)
+          .header('cache-control', 'no-store')
+          // A proxy that buffers answers (nginx, so most ingresses) would hold a follow's lines back.
+          .header('x-accel-buffering', 'no')
+          // The stream of the text the response schema documents (the reply is typed for the text).
+          .send(framing as unknown as string)
+      );
     },
   });
 };

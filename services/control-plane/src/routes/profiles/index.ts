@@ -40,7 +40,12 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...routeOf('getProfile', [422]),
-    schema: { tags, summary: 'One profile; 422 when its ConfigMap exists but does not validate.', params: Params, response: { 200: ProfileView } },
+    schema: {
+      tags,
+      summary: 'One profile; 422 when its ConfigMap exists but does not validate.',
+      params: Params,
+      response: { 200: ProfileView },
+    },
     handler: async (request, reply) => {
       const { name } = request.params;
       const profile = store.get(name);
@@ -60,7 +65,8 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ...routeOf('putProfile', [409, 422]),
     schema: {
       tags,
-      summary: 'Creates (201) or replaces (200) a profile, stored as ConfigMap gsp-profile-<name> labelled gsp.dev/profile.',
+      summary:
+        'Creates (201) or replaces (200) a profile, stored as ConfigMap gsp-profile-<name> labelled gsp.dev/profile.',
       params: Params,
       body: ProfileBody,
       response: { 200: ProfileView, 201: ProfileView },
@@ -76,7 +82,12 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...routeOf('deleteProfile', [409]),
-    schema: { tags, summary: 'Deletes a profile; game servers made from it keep running.', params: Params, response: { 204: Type.Null({ description: 'Deleted.' }) } },
+    schema: {
+      tags,
+      summary: 'Deletes a profile; game servers made from it keep running.',
+      params: Params,
+      response: { 204: Type.Null({ description: 'Deleted.' }) },
+    },
     handler: async (request, reply) => {
       await store.delete(request.params.name);
       return reply.code(204).send(null);

@@ -2,7 +2,12 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { routeOf } from '../table.js';
 
-const Session = Type.Object({ userId: Type.String(), username: Type.String(), role: Type.String(), authMethod: Type.String() });
+const Session = Type.Object({
+  userId: Type.String(),
+  username: Type.String(),
+  role: Type.String(),
+  authMethod: Type.String(),
+});
 
 /** Who the caller is, as the control plane sees them (what a CLI shows after logging in). */
 const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {

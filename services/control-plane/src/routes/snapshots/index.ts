@@ -28,7 +28,7 @@ const CreateBody = Type.Object(
         minLength: 1,
         maxLength: 63,
         pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-        description: 'Default: the game server\'s name and the UTC time to the second, `<name>-yyyymmddhhmmss`.',
+        description: "Default: the game server's name and the UTC time to the second, `<name>-yyyymmddhhmmss`.",
       }),
     ),
   },
@@ -40,7 +40,8 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
   const { gameServers, locks } = app.agones;
   const store = new SnapshotStore(custom, watch, app.log);
   const ctx: SnapshotContext = { exec, locks, store, profile: (name) => app.profiles.get(name), log: app.log };
-  const writeAudit: WriteAudit = opts.writeAudit ?? ((line) => app.log.info({ audit: line }, 'snapshot retention deleted a snapshot'));
+  const writeAudit: WriteAudit =
+    opts.writeAudit ?? ((line) => app.log.info({ audit: line }, 'snapshot retention deleted a snapshot'));
   const keepOf = (profile: string): number | undefined => {
     // Profiles not loaded yet: keep everything for now; the next ready snapshot tries again.
     if (!app.profiles.ready) return undefined;
@@ -80,7 +81,8 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
       const { namespace, name } = request.params;
       const items = store.ofGameServer(namespace, name);
       // A deleted game server's snapshots stay (they can be restored), and are still listed here.
-      if (items.length === 0 && gameServers.get(namespace, name) === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
+      if (items.length === 0 && gameServers.get(namespace, name) === undefined)
+        throw new NotFound(`game server ${namespace}/${name} not found`);
       return items;
     },
   });
@@ -109,7 +111,11 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
 
   app.route({
     ...routeOf('deleteSnapshot'),
-    schema: { tags: ['snapshots'], params: Params, response: { 204: Type.Null({ description: 'Deleted: the snapshotter removes its data.' }) } },
+    schema: {
+      tags: ['snapshots'],
+      params: Params,
+      response: { 204: Type.Null({ description: 'Deleted: the snapshotter removes its data.' }) },
+    },
     handler: async (request, reply) => {
       await store.delete(request.params.namespace, request.params.name);
       return reply.code(204).send(null);
