@@ -35,6 +35,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
+      // Another workspace is imported by its @gsp/* name (declared in package.json), never by a relative path.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../**/services/*/**', '../**/packages/*/**', '../**/scripts/**', '../**/deploy/**'],
+              message: 'import another workspace by its @gsp/* package name, not by a relative path',
+            },
+          ],
+        },
+      ],
     },
   },
 );
