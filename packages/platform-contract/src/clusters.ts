@@ -52,3 +52,20 @@ export async function readBindings(
   );
   return rows;
 }
+
+/** A stored flag value: a platform default (`cluster_id` null) or a cluster override. */
+export interface FlagRow {
+  flag_key: string;
+  cluster_id: string | null;
+  /** JSON as stored; readers use booleans only. */
+  value: unknown;
+}
+
+/** The platform defaults and one cluster's overrides (none when `clusterId` is undefined), with one query. */
+export async function readFlagRows(db: Queryable, clusterId: string | undefined): Promise<FlagRow[]> {
+  const { rows } = await db.query<FlagRow>(
+    'SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1',
+    [clusterId ?? null],
+  );
+  return rows;
+}

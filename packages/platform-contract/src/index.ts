@@ -11,8 +11,15 @@ export {
   tenantResource,
   tenantRole,
 } from './permissions.js';
-export type { Permission, RoleBinding, TenantRole } from './permissions.js';
-export { clusterOfAgentToken, hashAgentToken, newAgentToken, readBindings, readClusterState } from './clusters.js';
-export type { ClusterState, Queryable } from './clusters.js';
+export type { PlatformPermission, RoleBinding, TenantRole } from './permissions.js';
+export {
+  clusterOfAgentToken,
+  hashAgentToken,
+  newAgentToken,
+  readBindings,
+  readClusterState,
+  readFlagRows,
+} from './clusters.js';
+export type { ClusterState, FlagRow, Queryable } from './clusters.js';
 export { ACCESS_CHANGED_EVENT, FLAG_UPDATED_EVENT, isAccessEvent, isFlagEvent } from './events.js';
 export type { AccessChange, AccessEvent, FlagEvent, FlagEventScope } from './events.js';

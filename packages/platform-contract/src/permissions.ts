@@ -1,11 +1,11 @@
 /** Permissions on the platform API; the proxy checks `KUBECTL_PERMISSION` on every kubectl request. */
-export type Permission = 'platform.admin' | 'tenant.read' | 'clusters.register' | 'members.manage';
+export type PlatformPermission = 'platform.admin' | 'tenant.read' | 'clusters.register' | 'members.manage';
 
 export type TenantRole = 'admin' | 'operator' | 'viewer';
 export const TENANT_ROLES: readonly TenantRole[] = ['admin', 'operator', 'viewer'];
 export const PLATFORM_ADMIN_ROLE = 'org_creator';
 
-const TENANT_ROLE_PERMISSIONS: Readonly<Record<TenantRole, readonly Permission[]>> = {
+const TENANT_ROLE_PERMISSIONS: Readonly<Record<TenantRole, readonly PlatformPermission[]>> = {
   viewer: ['tenant.read'],
   operator: ['tenant.read', 'clusters.register'],
   admin: ['tenant.read', 'clusters.register', 'members.manage'],
@@ -34,7 +34,7 @@ export function tenantRole(bindings: readonly RoleBinding[], org: string): Tenan
 export function authorize(
   bindings: readonly RoleBinding[],
   platformId: string,
-  permission: Permission,
+  permission: PlatformPermission,
   org?: string,
 ): boolean {
   if (isPlatformAdmin(bindings, platformId)) return true;
@@ -44,4 +44,4 @@ export function authorize(
 }
 
 /** Downloading a kubeconfig and using it: tenant admins and operators (and platform admins). */
-export const KUBECTL_PERMISSION: Permission = 'clusters.register';
+export const KUBECTL_PERMISSION: PlatformPermission = 'clusters.register';

@@ -91,3 +91,42 @@ export function durationVar(env: Env, name: string, fallback: number | undefined
   if (ms < minMs) throw new ConfigError(name, `must be at least ${minMs} ms, got ${JSON.stringify(raw)}`);
   return ms;
 }
+
+/** NAME as `true` or `false`; `fallback` when unset. Anything else is refused, not read as false. */
+export function booleanVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false')
+    throw new ConfigError(name, `must be "true" or "false", got ${JSON.stringify(raw)}`);
+  return raw === 'true';
+}
+
+/** NAME as a whole number from `min` (default 1) to `max`; `fallback` when unset. */
+export function integerVar(
+  env: Env,
+  name: string,
+  fallback: number,
+  range: { min?: number; max?: number } = {},
+): number {
+  const raw = nonEmpty(env, name);
+  if (raw === undefined) return fallback;
+  const min = range.min ?? 1;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  const value = Number(raw);
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+    const rule =
+      range.max !== undefined
+        ? `a whole number from ${min} to ${max}`
+        : min === 1
+          ? 'a positive integer'
+          : `a whole number of at least ${min}`;
+    throw new ConfigError(name, `must be ${rule}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/** `value`, read from NAME; a ConfigError saying `message` (why it is needed) when it is unset. */
+export function required<T>(value: T | undefined, name: string, message: string): T {
+  if (value === undefined) throw new ConfigError(name, message);
+  return value;
+}

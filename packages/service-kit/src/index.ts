@@ -1,20 +1,19 @@
 // What every service process shares; each service keeps the variables that are its own.
-export {
-  ConfigError,
-  durationVar,
-  nonEmpty,
-  parseDuration,
-  parsePort,
-  parseUrl,
-  readFileVar,
-  readSecret,
-} from './config.js';
-export type { Env } from './config.js';
-export { runService } from './run.js';
-export type { RunningService, RunServiceOptions } from './run.js';
+// Environment readers: every service's configuration is read with these.
+export * from './config.js';
+export { runHttpService, runService } from './run.js';
+export type { HttpService, HttpServiceConfig, RunningService, RunServiceOptions } from './run.js';
 export { generateSelfSignedCertificate } from './tls.js';
 export type { Certificate } from './tls.js';
-export { InvalidRequestError, ProblemSchema, problemBody, problems, sendProblem, writeProblem } from './problems.js';
+export {
+  InvalidRequestError,
+  ProblemSchema,
+  problemBody,
+  problemOf,
+  problems,
+  sendProblem,
+  writeProblem,
+} from './problems.js';
 export type { Problem, ProblemsOptions } from './problems.js';
 export { describeValidation } from './validation.js';
 export type { FieldError, SchemaIssue } from './validation.js';
@@ -25,4 +24,12 @@ export type { CachedValue, LoadingCacheOptions } from './cache.js';
 export { applyHttpTimeouts, httpTimeouts } from './http.js';
 export type { HttpTimeouts } from './http.js';
 export { clientErrorHandler, frameworkErrors } from './framework.js';
-export { CLIENT_ERROR_RESPONSES, jsonResponse, PROBLEM, problemResponse } from './openapi.js';
+// Pieces of the hand-written OpenAPI documents (the proxy's and the agent's ports).
+export * from './openapi.js';
+export { TtlCache, singleFlight } from './ttl-cache.js';
+export { bearerToken } from './auth.js';
+export { waitUntil } from './wait.js';
+export { createServiceApp, guardRoutes, registerOpenApi } from './boot.js';
+export type { OpenApiOptions, RouteGuard, ServiceApp, ServiceAppOptions } from './boot.js';
+export { createOidcTokenVerifier, InvalidTokenError, invalidTokenReason } from './oidc.js';
+export type { OidcTokenVerifier, OidcVerifierOptions, VerifiedClaims } from './oidc.js';

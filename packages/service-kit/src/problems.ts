@@ -46,14 +46,18 @@ function slug(status: number): string {
   return (STATUS_CODES[status] ?? 'error').toLowerCase().replace(/[^a-z0-9]+/g, '-');
 }
 
+function problemFields(status: number, detail: string): Omit<Problem, 'requestId'> {
+  return { type: `urn:gsp:problem:${slug(status)}`, title: STATUS_CODES[status] ?? 'Error', status, detail };
+}
+
 /** A problem without a request (no Fastify reply: bytes that are not HTTP, a port served by hand), as JSON. */
 export function problemBody(status: number, detail: string): string {
-  return JSON.stringify({
-    type: `urn:gsp:problem:${slug(status)}`,
-    title: STATUS_CODES[status] ?? 'Error',
-    status,
-    detail,
-  });
+  return JSON.stringify(problemFields(status, detail));
+}
+
+/** The problem `sendProblem` sends, for a reply that adds extension members of its own. */
+export function problemOf(request: FastifyRequest, status: number, detail: string): Problem {
+  return { ...problemFields(status, detail), requestId: request.id };
 }
 
 /** Writes a problem on a plain Node response (HTTP/1 or HTTP/2), where no Fastify reply exists. */
@@ -79,8 +83,7 @@ export function sendProblem(
   detail: string,
   errors?: readonly FieldError[],
 ): FastifyReply {
-  const title = STATUS_CODES[status] ?? 'Error';
-  const problem: Problem = { type: `urn:gsp:problem:${slug(status)}`, title, status, detail, requestId: request.id };
+  const problem = problemOf(request, status, detail);
   if (errors !== undefined && errors.length > 0) problem.errors = [...errors];
   // A 503 is temporary by definition: say when to come back.
   if (status === 503 && !reply.hasHeader('retry-after')) {

@@ -1,4 +1,7 @@
 import { ConfigError } from './config.js';
+import type { HttpTimeouts } from './http.js';
+import { serveMetrics } from './metrics.js';
+import type { MetricsSource } from './metrics.js';
 
 export interface RunningService {
   close(): Promise<void>;
@@ -56,6 +59,51 @@ export async function runService<C>(
       );
     });
   }
+}
+
+/** What `runHttpService` needs of a service's configuration. */
+export interface HttpServiceConfig {
+  port: number;
+  host: string;
+  /** Plain HTTP, `GET /metrics` only. */
+  metricsPort: number;
+  http: HttpTimeouts;
+}
+
+/** What `runHttpService` needs of a built service: a Fastify instance with its metrics registry. */
+export interface HttpService {
+  listen(options: { port: number; host: string }): Promise<unknown>;
+  close(): Promise<unknown>;
+  log: { info(obj: object, msg: string): void };
+  metrics: { registry: MetricsSource };
+}
+
+/**
+ * The whole entry point of an HTTP service (the API server, the control plane): `runService`
+ * around an app listening on PORT and its metrics served on METRICS_PORT, both closed together.
+ */
+export async function runHttpService<C extends HttpServiceConfig>(
+  name: string,
+  load: () => C,
+  build: (config: C) => Promise<HttpService>,
+): Promise<void> {
+  await runService(
+    name,
+    load,
+    async (config) => {
+      const app = await build(config);
+      await app.listen({ port: config.port, host: config.host });
+      const metrics = await serveMetrics(app.metrics.registry, config.metricsPort, config.host, { http: config.http });
+      app.log.info({ url: metrics.url }, 'metrics served');
+      return {
+        close: async () => {
+          await Promise.all([app.close(), metrics.close()]);
+        },
+        log: app.log,
+      };
+    },
+    { ports: (config) => ({ PORT: config.port, METRICS_PORT: config.metricsPort }) },
+  );
 }
 
 /** Two variables naming one port would fail at the second listen: say so before starting. */

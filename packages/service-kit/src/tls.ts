@@ -58,7 +58,15 @@ function oid(dotted: string): Buffer {
 
 function time(date: Date): Buffer {
   const pad = (n: number): string => String(n).padStart(2, '0');
-  const text = `${pad(date.getUTCFullYear() % 100)}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
+  const fields = [
+    date.getUTCFullYear() % 100,
+    date.getUTCMonth() + 1,
+    date.getUTCDate(),
+    date.getUTCHours(),
+    date.getUTCMinutes(),
+    date.getUTCSeconds(),
+  ];
+  const text = `${fields.map(pad).join('')}Z`;
   return tlv(0x17, Buffer.from(text, 'ascii'));
 }
 

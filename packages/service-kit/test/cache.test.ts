@@ -74,11 +74,12 @@ t.test('deleteWhere and clear drop matching entries; the oldest goes past maxEnt
 t.test('while the store stays down, the stale value is served at once and retried in the background', async (t) => {
   let mode: 'up' | 'failing' | 'hanging' = 'up';
   let loads = 0;
+  let release = (): void => undefined;
   const cache = new LoadingCache(
     (key: string) => {
       loads += 1;
       if (mode === 'failing') return Promise.reject(new Error('down'));
-      if (mode === 'hanging') return new Promise<never>(() => {});
+      if (mode === 'hanging') return new Promise<string>((resolve) => (release = () => resolve(`${key}@late`)));
       return Promise.resolve(`${key}@${loads}`);
     },
     { ttlMs: 0, timeoutMs: 60_000, retryAfterMs: 0 },
@@ -91,4 +92,5 @@ t.test('while the store stays down, the stale value is served at once and retrie
   t.same(await cache.get('a'), { value: 'a@1', stale: true });
   t.same(await cache.get('a'), { value: 'a@1', stale: true });
   t.equal(loads, 3, 'one retry runs in the background, shared by later readers');
+  release(); // the store answers at last, so the minute-long timer does not hold the test's process
 });

@@ -40,5 +40,5 @@ t.test('a client that stalls in the middle of its headers is cut off within the 
   await new Promise((resolve) => socket.on('close', resolve));
   const elapsed = Date.now() - started;
   t.match(answer, /^HTTP\/1\.1 408 /, 'answered 408 Request Timeout');
-  t.ok(elapsed >= 450 && elapsed < 500 + 250, `closed after ${elapsed} ms (headers timeout 500 ms)`);
+  t.ok(elapsed >= 450 && elapsed < 1500, `closed after ${elapsed} ms (headers timeout 500 ms, not 30 s)`);
 });

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import Fastify from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { clientErrorHandler, frameworkErrors } from './framework.js';
+import { applyHttpTimeouts } from './http.js';
+import type { HttpTimeouts } from './http.js';
+import { ProblemSchema } from './problems.js';
+
+/** A service's Fastify instance: TypeBox schemas validate and type the routes. */
+export type ServiceApp = FastifyInstance<
+  Server,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface ServiceAppOptions {
+  logger: FastifyServerOptions['logger'];
+  bodyLimit: number;
+  http: HttpTimeouts;
+  /** Defaults to service-kit's `frameworkErrors` and `clientErrorHandler` (problem+json). */
+  frameworkErrors?: FastifyServerOptions['frameworkErrors'];
+  clientErrorHandler?: FastifyServerOptions['clientErrorHandler'];
+  trustProxy?: FastifyServerOptions['trustProxy'];
+  pluginTimeout?: number;
+}
+
+/**
+ * The boot both HTTP services share: a request id (a UUID, echoed in `x-request-id`), TypeBox
+ * validation, a body limit, JSON bodies only (anything else is 415), the HTTP timeouts of the
+ * service's config, and problem+json for what Fastify refuses before any route. The `Problem`
+ * schema is registered for routes to reference.
+ */
+export function createServiceApp(options: ServiceAppOptions): ServiceApp {
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: options.bodyLimit,
+    genReqId: () => randomUUID(),
+    frameworkErrors: options.frameworkErrors ?? frameworkErrors,
+    clientErrorHandler: options.clientErrorHandler ?? clientErrorHandler,
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+    ...(options.pluginTimeout === undefined ? {} : { pluginTimeout: options.pluginTimeout }),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  applyHttpTimeouts(app.server, options.http);
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Only JSON bodies are accepted; anything else is 415 rather than a confusing 400.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addSchema(ProblemSchema);
+  return app;
+}
+
+type OpenApiDocument = NonNullable<FastifyDynamicSwaggerOptions['openapi']>;
+
+export interface OpenApiOptions {
+  title: string;
+  description: string;
+  securitySchemes: NonNullable<NonNullable<OpenApiDocument['components']>['securitySchemes']>;
+  /** The document's default security requirement, if any. */
+  security?: OpenApiDocument['security'];
+}
+
+/** `/openapi.json`'s generator; shared schemas keep their `$id` as their name (`Problem`, not `def-0`). */
+export async function registerOpenApi(app: ServiceApp, options: OpenApiOptions): Promise<void> {
+  await app.register(swagger, {
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, version: '1.0.0', description: options.description },
+      components: { securitySchemes: options.securitySchemes },
+      ...(options.security === undefined ? {} : { security: options.security }),
+    },
+  });
+}
+
+/** A route's authorization check, run before its validation. */
+export type RouteGuard = (request: FastifyRequest) => Promise<void>;
+
+/**
+ * The one `onRoute` hook of a service's authorization: `guardOf` reads what a route requires (its
+ * permission, from the route's config) and returns the check, which runs first in preValidation,
+ * ahead of the route's own hooks; or throws to refuse a route that may not boot, or returns
+ * undefined for a route anyone may call.
+ */
+export function guardRoutes(app: FastifyInstance, guardOf: (route: RouteOptions) => RouteGuard | undefined): void {
+  app.addHook('onRoute', (route) => {
+    const check = guardOf(route);
+    if (check === undefined) return;
+    const existing = route.preValidation;
+    route.preValidation =
+      existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
+  });
+}
