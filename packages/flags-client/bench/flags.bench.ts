@@ -56,6 +56,7 @@ const server = spawn(
       AUTH_JWT_AUDIENCE: audience,
       PLATFORM_ADMINS: 'bench',
       PORT: String(port),
+      METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'inherit', 'inherit'],

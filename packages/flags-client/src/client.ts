@@ -3,10 +3,10 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { FLAGS, CLI_ACCESS_ENABLED } from './registry.js';
 import type { FlagDefinition } from './registry.js';
-import { readEnvPin, resolveFlag } from './evaluate.js';
+import { readEnvPins, resolveFlag } from './evaluate.js';
 import type { FlagSource } from './evaluate.js';
-import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
-import type { FlagEvent } from '@gsp/platform-contract';
+import { FLAG_UPDATED_EVENT, isFlagEvent, readFlagRows } from '@gsp/platform-contract';
+import type { FlagEvent, FlagEventScope } from '@gsp/platform-contract';
 import { processLocalBus, RedisEventBus } from './bus.js';
 import type { EventBus } from './bus.js';
 import { FlagsClientError } from './errors.js';
@@ -58,8 +58,10 @@ export interface FlagsClientOptions {
   redisConnectionName?: string | undefined;
   /** Cache lifetime, `SERVICE_CACHE_FLAGS_TTL`. Default 10 000 ms. */
   ttlMs?: number | undefined;
-  /** Where env pins are read from. Default `process.env`. */
+  /** Where env pins are read from. Default `process.env`; ignored when `pins` is given. */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Env pins already read (by flag key), as a service's config holds them; overrides `env`. */
+  pins?: ReadonlyMap<string, boolean> | undefined;
   /** How long a store read may take before the last known value is served. Default 2000 ms. */
   storeTimeoutMs?: number | undefined;
   /** After a failed read, serve the last known value this long before trying again. Default 1000 ms. */
@@ -130,10 +132,10 @@ export class FlagsClient {
     this.storeTimeoutMs = positive('options.storeTimeoutMs', options.storeTimeoutMs, 2000);
     this.retryAfterMs = positive('options.retryAfterMs', options.retryAfterMs, 1000);
     this.log = options.logger ?? silent;
-    const env = options.env ?? process.env;
+    const pins = options.pins ?? readEnvPins(options.env ?? process.env);
     for (const flag of FLAGS) {
       this.flags.set(flag.key, flag);
-      const pin = readEnvPin(flag, env);
+      const pin = pins.get(flag.key);
       if (pin !== undefined) {
         this.pins.set(flag.key, pin);
         this.pinned.set(flag.key, { value: pin, source: 'env', envPinned: true, stale: false });
@@ -191,8 +193,8 @@ export class FlagsClient {
   }
 
   /**
-   * The transport this client listens on; the API server's relay publishes its outbox through
-   * it, and the proxy subscribes to access events on it (one Redis subscriber per process).
+   * The transport this client listens on: the one given as `bus`, or one of its own. The proxy
+   * subscribes to access events on it (one Redis subscriber per process).
    */
   get eventBus(): EventBus {
     return this.bus;
@@ -301,10 +303,7 @@ export class FlagsClient {
     let timer: NodeJS.Timeout | undefined;
     try {
       const result = await Promise.race([
-        this.pool.query<{ flag_key: string; cluster_id: string | null; value: unknown }>(
-          'SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1',
-          [clusterId ?? null],
-        ),
+        readFlagRows(this.pool, clusterId),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
             () => reject(new Error(`flag store did not answer within ${this.storeTimeoutMs} ms`)),
@@ -314,7 +313,7 @@ export class FlagsClient {
       ]);
       const platformValues = new Map<string, boolean>();
       const clusterValues = new Map<string, boolean>();
-      for (const row of result.rows) {
+      for (const row of result) {
         if (typeof row.value !== 'boolean') continue;
         (row.cluster_id === null ? platformValues : clusterValues).set(row.flag_key, row.value);
       }
@@ -364,7 +363,7 @@ export class FlagsClient {
   }
 
   /** Drops what a write to `scope` may have changed; also used by the writer for read-your-writes. */
-  invalidate(scope: FlagEvent['scope'], key?: string): void {
+  invalidate(scope: FlagEventScope, key?: string): void {
     if (scope.type === 'platform') {
       this.platformEpoch += 1;
       this.platform = undefined;

@@ -1,4 +1,6 @@
+import { FLAGS } from './registry.js';
 import type { FlagDefinition } from './registry.js';
+import { ConfigError } from '@gsp/service-kit';
 
 export type FlagSource = 'env' | 'cluster' | 'platform' | 'default';
 
@@ -24,14 +26,13 @@ export function resolveFlag(flag: FlagDefinition, values: StoredValues): Resolut
   return { value: flag.defaultValue, source: 'default', envPinned };
 }
 
-export class InvalidEnvPinError extends Error {
+export class InvalidEnvPinError extends ConfigError {
   readonly code = 'ERR_FLAG_ENV_PIN';
   constructor(
-    readonly variable: string,
+    variable: string,
     readonly raw: string,
   ) {
-    super(`${variable} must be "true" or "false" when set, got ${JSON.stringify(raw)}`);
-    this.name = 'InvalidEnvPinError';
+    super(variable, `must be "true" or "false" when set, got ${JSON.stringify(raw)}`);
   }
 }
 
@@ -49,4 +50,14 @@ export function readEnvPin(
   if (normalised === 'true') return true;
   if (normalised === 'false') return false;
   throw new InvalidEnvPinError(flag.envVar, raw);
+}
+
+/** The env pins of every registry flag whose variable is set, by flag key; read once, at start. */
+export function readEnvPins(env: Readonly<Record<string, string | undefined>>): Map<string, boolean> {
+  const pins = new Map<string, boolean>();
+  for (const flag of FLAGS) {
+    const pin = readEnvPin(flag, env);
+    if (pin !== undefined) pins.set(flag.key, pin);
+  }
+  return pins;
 }

@@ -1,6 +1,6 @@
 export { FLAGS, CLI_ACCESS_ENABLED, findFlag } from './registry.js';
 export type { FlagDefinition, FlagScopeType } from './registry.js';
-export { resolveFlag, readEnvPin, InvalidEnvPinError } from './evaluate.js';
+export { resolveFlag, readEnvPin, readEnvPins, InvalidEnvPinError } from './evaluate.js';
 export type { FlagSource, Resolution, StoredValues } from './evaluate.js';
 export { createFlagsClient, FlagsClient } from './client.js';
 export type {

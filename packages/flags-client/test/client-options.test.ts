@@ -1,6 +1,6 @@
 import t from 'tap';
 import pg from 'pg';
-import { createFlagsClient, FlagsClientError, InvalidEnvPinError, LocalEventBus } from '@gsp/flags-client';
+import { createFlagsClient, FlagsClientError, LocalEventBus } from '@gsp/flags-client';
 import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
 
 // A pool that is never connected: these behaviours must not touch the store at all.
@@ -14,7 +14,11 @@ t.test('bad options fail at construction with a precise message', async (t) => {
     code: 'ERR_FLAGS_OPTIONS',
     message: /storeTimeoutMs/,
   });
-  t.throws(() => createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'on' } }), InvalidEnvPinError);
+  t.throws(() => createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'on' } }), {
+    code: 'ERR_FLAG_ENV_PIN',
+    name: 'ConfigError',
+    variable: 'SERVICE_CLI_ACCESS_ENABLED',
+  });
 });
 
 t.test('a pinned flag is answered from the environment without reading the store', async (t) => {
