@@ -1,4 +1,5 @@
 import {
+  booleanVar,
   ConfigError,
   durationVar,
   httpTimeouts,
@@ -9,10 +10,22 @@ import {
   readSecret,
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
-import { FLAGS, readEnvPin, InvalidEnvPinError } from '@gsp/flags-client';
+import { readEnvPins } from '@gsp/flags-client';
+
+/** The flag read path: the env pins, the cache, and the provider of flags outside the registry. */
+export interface FlagsConfig {
+  /** Env pins by flag key (`SERVICE_CLI_ACCESS_ENABLED`), for flags whose pinning variable is set. */
+  pins: ReadonlyMap<string, boolean>;
+  /** `SERVICE_CACHE_FLAGS_TTL`: how long the flags client keeps what it read. */
+  ttlMs: number;
+  /** `SERVICE_FLAGS_PROVIDER=ofrep`: flags outside the registry are resolved by this OFREP service. */
+  ofrep: { url: string; headers: Record<string, string> } | undefined;
+}
 
 export interface ApiServerConfig {
   port: number;
+  /** `METRICS_PORT`: Prometheus' `/metrics`, on a port of its own. */
+  metricsPort: number;
   host: string;
   /** Unset means: start an embedded PostgreSQL under `dataDir`. */
   databaseUrl: string | undefined;
@@ -24,17 +37,11 @@ export interface ApiServerConfig {
   /** How long a client may take to send a request: `HTTP_HEADERS_TIMEOUT`, `HTTP_REQUEST_TIMEOUT`, `HTTP_KEEP_ALIVE_TIMEOUT`. */
   http: HttpTimeouts;
   platformId: string;
-  /** Env pins by flag key, for flags whose pinning variable is set. */
-  envPins: ReadonlyMap<string, boolean>;
-  flagsCacheTtlMs: number;
-  /** The env pin variables as given, handed to the flags client. */
-  flagEnv: Readonly<Record<string, string>>;
+  flags: FlagsConfig;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
   outboxRelayEnabled: boolean;
-  /** `SERVICE_FLAGS_PROVIDER=ofrep`: flags outside the registry are resolved by this OFREP service. */
-  ofrep: { url: string; headers: Record<string, string> } | undefined;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   /** HS256 bearer tokens (development and tests); `audience` is what their `aud` must include. */
   jwt: { secret: Uint8Array; audience: string } | undefined;
@@ -63,22 +70,8 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   if (!PLATFORM_ID.test(platformId))
     throw new ConfigError('PLATFORM_ID', 'must be a DNS-1123 label (lower-case letters, digits and "-")');
 
-  const envPins = new Map<string, boolean>();
-  const flagEnv: Record<string, string> = {};
-  for (const flag of FLAGS) {
-    try {
-      const pin = readEnvPin(flag, env);
-      if (pin !== undefined) {
-        envPins.set(flag.key, pin);
-        flagEnv[flag.envVar] = String(pin);
-      }
-    } catch (err) {
-      if (err instanceof InvalidEnvPinError) throw new ConfigError(err.variable, 'must be "true" or "false" when set');
-      throw err;
-    }
-  }
-
-  const flagsCacheTtlMs = durationVar(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000, 0);
+  // A malformed pin is an InvalidEnvPinError, a ConfigError naming its variable.
+  const pins = readEnvPins(env);
 
   const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
   const audience = nonEmpty(env, 'AUTH_OIDC_AUDIENCE');
@@ -90,12 +83,6 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   }
   if (issuerUrl === undefined && audience !== undefined)
     throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
-
-  const outboxPollIntervalMs = durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10);
-
-  const relayRaw = nonEmpty(env, 'OUTBOX_RELAY_ENABLED') ?? 'true';
-  if (relayRaw !== 'true' && relayRaw !== 'false')
-    throw new ConfigError('OUTBOX_RELAY_ENABLED', 'must be "true" or "false"');
 
   const provider = nonEmpty(env, 'SERVICE_FLAGS_PROVIDER') ?? 'database';
   if (provider !== 'database' && provider !== 'ofrep')
@@ -131,13 +118,9 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   const signingKeyFile = nonEmpty(env, 'KUBECONFIG_SIGNING_KEY_FILE');
   readFileVar(env, 'KUBECONFIG_SIGNING_KEY_FILE'); // readable now, not at the first download
 
-  const proxyCa = readFileVar(env, 'PROXY_CA_FILE');
-  const skipRaw = nonEmpty(env, 'PROXY_INSECURE_SKIP_TLS_VERIFY') ?? 'false';
-  if (skipRaw !== 'true' && skipRaw !== 'false')
-    throw new ConfigError('PROXY_INSECURE_SKIP_TLS_VERIFY', 'must be "true" or "false"');
-
   return {
     port: parsePort(env, 'PORT', 8081),
+    metricsPort: parsePort(env, 'METRICS_PORT', 9092),
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: nonEmpty(env, 'DATA_DIR') ?? '.data',
@@ -145,17 +128,18 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     databaseStatementTimeoutMs: durationVar(env, 'DATABASE_STATEMENT_TIMEOUT', 5000, 100),
     http: httpTimeouts(env),
     platformId,
-    envPins,
-    flagsCacheTtlMs,
-    flagEnv,
+    flags: {
+      pins,
+      ttlMs: durationVar(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000, 0),
+      ofrep:
+        provider === 'ofrep' && ofrepUrl !== undefined
+          ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} }
+          : undefined,
+    },
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
-    outboxPollIntervalMs,
-    outboxRelayEnabled: relayRaw === 'true',
-    ofrep:
-      provider === 'ofrep' && ofrepUrl !== undefined
-        ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} }
-        : undefined,
+    outboxPollIntervalMs: durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10),
+    outboxRelayEnabled: booleanVar(env, 'OUTBOX_RELAY_ENABLED', true),
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     jwt:
       secret === undefined
@@ -166,7 +150,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     proxyPublicUrl: parseUrl(env, 'PROXY_PUBLIC_URL', ['http:', 'https:']) ?? 'https://127.0.0.1:8443',
     kubeconfigTokenTtlMs,
     kubeconfigSigningKeyFile: signingKeyFile,
-    proxyCa,
-    proxyInsecureSkipTlsVerify: skipRaw === 'true',
+    proxyCa: readFileVar(env, 'PROXY_CA_FILE'),
+    proxyInsecureSkipTlsVerify: booleanVar(env, 'PROXY_INSECURE_SKIP_TLS_VERIFY', false),
   };
 }

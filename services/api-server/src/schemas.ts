@@ -2,8 +2,6 @@ import { Type } from 'typebox';
 import type { TSchema, TString } from 'typebox';
 import { NO_CONTROL_CHARACTERS_PATTERN } from '@gsp/platform-contract';
 
-export { ProblemSchema } from '@gsp/service-kit';
-
 /** DNS-1123 label: tenant (org) names and cluster names. */
 export const Dns1123Label = Type.String({
   minLength: 1,

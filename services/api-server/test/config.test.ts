@@ -12,14 +12,15 @@ t.test('defaults apply when only a token verifier is configured', async (t) => {
   const config = loadConfig({ AUTH_JWT_SECRET: SECRET });
   t.match(config, {
     port: 8081,
+    metricsPort: 9092,
     host: '127.0.0.1',
     databaseUrl: undefined,
     platformId: 'default',
-    flagsCacheTtlMs: 10_000,
+    flags: { ttlMs: 10_000, ofrep: undefined },
     oidc: undefined,
     platformAdmins: [],
   });
-  t.equal(config.envPins.size, 0);
+  t.equal(config.flags.pins.size, 0);
   t.equal(config.jwt?.audience, 'gsp-api');
 });
 
@@ -92,8 +93,8 @@ t.test('durations, pins and admin lists are parsed', async (t) => {
     SERVICE_CLI_ACCESS_ENABLED: 'false',
     PLATFORM_ADMINS: ' alice, bob ,,',
   });
-  t.equal(config.flagsCacheTtlMs, 500);
-  t.equal(config.envPins.get('cli_access.enabled'), false);
+  t.equal(config.flags.ttlMs, 500);
+  t.equal(config.flags.pins.get('cli_access.enabled'), false);
   t.same(config.platformAdmins, ['alice', 'bob']);
   t.ok(new ConfigError('X', 'y').message.startsWith('X: '));
 });

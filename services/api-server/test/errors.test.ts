@@ -1,7 +1,16 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
-import { bearer, build, JWT_AUDIENCE, PLATFORM_ADMIN, registerCluster, seedTenant, token } from './helper.js';
+import {
+  bearer,
+  build,
+  JWT_AUDIENCE,
+  PLATFORM_ADMIN,
+  registerCluster,
+  seedTenant,
+  token,
+  putMember,
+} from './helper.js';
 
 const FLAG = 'cli_access.enabled';
 const platformUrl = `/api/v1/platform/feature-flags/${FLAG}`;
@@ -139,12 +148,7 @@ t.test('errors', async (t) => {
   });
 
   t.test('an unknown role names the roles there are, once, with a pointer to the field', async (t) => {
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/tenants/acme/members/eve',
-      headers: admin,
-      payload: { role: 'owner' },
-    });
+    const res = await putMember(app, 'acme', 'eve', 'owner', admin);
     isProblem(t, res, 400);
     t.equal(res.json().detail, 'role must be one of admin, operator, viewer');
     t.same(res.json().errors, [
@@ -173,12 +177,7 @@ t.test('errors', async (t) => {
   });
 
   t.test('a bad path parameter says what is allowed instead of echoing the pattern', async (t) => {
-    const label = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/tenants/Bad_Name/members/ada',
-      headers: admin,
-      payload: { role: 'admin' },
-    });
+    const label = await putMember(app, 'Bad_Name', 'ada', 'admin', admin);
     isProblem(t, label, 400, /^org must be a DNS label: lower-case letters, digits and "-"/);
     t.same(
       label.json().errors.map((e: { in: string; pointer: string }) => [e.in, e.pointer]),

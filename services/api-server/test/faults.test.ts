@@ -4,7 +4,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { Redis } from 'ioredis';
 import { ANSWER_MARGIN_MS } from '../src/plugins/db.js';
 import { DATABASE_UNAVAILABLE } from '../src/db/availability.js';
-import { READY_TIMEOUT_MS } from '../src/routes/ops/index.js';
+import { READY_TIMEOUT_MS } from '../src/ops/routes.js';
 import {
   bearer,
   build,

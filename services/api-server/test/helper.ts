@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { connect, createServer } from 'node:net';
-import type { Socket } from 'node:net';
 import { SignJWT } from 'jose';
 import type { FastifyInstance } from 'fastify';
+import { waitUntil } from '@gsp/service-kit';
+import { startRelay } from '@gsp/service-kit/testing/relay';
 import { buildApp } from '../src/app.js';
 import { DEFAULT_JWT_AUDIENCE, loadConfig } from '../src/config.js';
 
@@ -74,20 +74,22 @@ export async function bearer(subject: string): Promise<{ authorization: string }
   return { authorization: `Bearer ${await token(subject)}` };
 }
 
-/** Creates tenant `org` with the given members (subject -> role) through the API. */
-export async function seedTenant(
+type Role = 'admin' | 'operator' | 'viewer';
+
+/** Puts `subject` into tenant `org` with `role` as the caller `headers` names; the answer, whatever its status. */
+export const putMember = (
   app: FastifyInstance,
   org: string,
-  members: Record<string, 'admin' | 'operator' | 'viewer'>,
-): Promise<void> {
+  subject: string,
+  role: string,
+  headers: Record<string, string>,
+) => app.inject({ method: 'PUT', url: `/api/v1/tenants/${org}/members/${subject}`, headers, payload: { role } });
+
+/** Creates tenant `org` with the given members (subject -> role) through the API. */
+export async function seedTenant(app: FastifyInstance, org: string, members: Record<string, Role>): Promise<void> {
   const headers = await bearer(PLATFORM_ADMIN);
   for (const [subject, role] of Object.entries(members)) {
-    const res = await app.inject({
-      method: 'PUT',
-      url: `/api/v1/tenants/${org}/members/${subject}`,
-      headers,
-      payload: { role },
-    });
+    const res = await putMember(app, org, subject, role, headers);
     if (res.statusCode !== 200) throw new Error(`seeding ${org}/${subject}: ${res.statusCode} ${res.body}`);
   }
 }
@@ -120,74 +122,18 @@ export interface FaultyLink {
   restore(): void;
 }
 
-/** A TCP relay to `host:port` that a test can cut or stall; returns the port clients should use instead. */
-export async function faultyRelay(t: Tap, host: string, port: number): Promise<FaultyLink & { port: number }> {
-  let mode: 'up' | 'cut' | 'stalled' = 'up';
-  // Per connection: what a stall held back, as chunks for one side, or that side's end (null).
-  const held = new Map<Socket, Array<{ to: Socket; chunk: Buffer | null }>>();
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    client.on('error', () => {});
-    if (mode === 'cut') return void client.destroy();
-    const upstream = connect(port, host);
-    upstream.on('error', () => {});
-    const backlog: Array<{ to: Socket; chunk: Buffer | null }> = [];
-    held.set(client, backlog);
-    const forward = (from: Socket, to: Socket) => {
-      sockets.add(from);
-      from.on('data', (chunk: Buffer) => (mode === 'stalled' ? backlog.push({ to, chunk }) : to.write(chunk)));
-      from.on('close', () => {
-        sockets.delete(from);
-        if (mode === 'stalled') return void backlog.push({ to, chunk: null });
-        held.delete(client);
-        to.destroy();
-      });
-    };
-    forward(client, upstream);
-    forward(upstream, client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  const address = server.address();
+/** `url` behind service-kit's test relay, with a close held back by a stall like any byte. */
+async function relayedUrl(t: Tap, original: string): Promise<FaultyLink & { url: string }> {
+  const relay = await startRelay(t, original, { closeThroughStall: false });
   return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    cut() {
-      mode = 'cut';
-      for (const s of sockets) s.destroy();
-      held.clear();
-    },
-    stall() {
-      mode = 'stalled';
-    },
+    url: relay.url,
+    cut: () => relay.cut(),
+    stall: () => relay.stall(),
     restore() {
-      mode = 'up';
-      const backlogs = [...held.values()];
-      held.clear();
-      for (const backlog of backlogs) {
-        for (const { to, chunk } of backlog.splice(0)) {
-          if (to.destroyed) continue;
-          if (chunk === null) to.end();
-          else to.write(chunk);
-        }
-      }
+      relay.heal();
+      relay.restore();
     },
   };
-}
-
-/** `url` with its host and port replaced by a relay to the original (`defaultPort` when it names none). */
-async function relayedUrl(t: Tap, original: string, defaultPort: number): Promise<FaultyLink & { url: string }> {
-  const target = new URL(original);
-  const link = await faultyRelay(t, target.hostname, Number(target.port || defaultPort));
-  const url = new URL(original);
-  url.hostname = '127.0.0.1';
-  url.port = String(link.port);
-  return { url: url.toString(), cut: link.cut, stall: link.stall, restore: link.restore };
 }
 
 /**
@@ -196,11 +142,11 @@ async function relayedUrl(t: Tap, original: string, defaultPort: number): Promis
  * silently dropped route).
  */
 export const cuttableDatabaseUrl = (t: Tap, databaseUrl: string): Promise<FaultyLink & { url: string }> =>
-  relayedUrl(t, databaseUrl, 5432);
+  relayedUrl(t, databaseUrl);
 
 /** The same relay in front of Redis. */
 export const cuttableRedisUrl = (t: Tap, redisUrl: string): Promise<FaultyLink & { url: string }> =>
-  relayedUrl(t, redisUrl, 6379);
+  relayedUrl(t, redisUrl);
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -209,18 +155,10 @@ export function redisPrefix(): string {
   return `t${randomBytes(5).toString('hex')}:`;
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
-export async function until<T>(
+/** Polls `check` every `everyMs` until it returns a value other than undefined (or false), or fails after `ms`. */
+export const until = <T>(
   what: string,
   check: () => T | undefined | Promise<T | undefined>,
   ms = 5000,
   everyMs = 5,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+): Promise<T> => waitUntil(check, { timeoutMs: ms, intervalMs: everyMs, what });

@@ -5,7 +5,7 @@ import {
   requestContext,
   strongEtag,
   toEvaluationSuccess,
-} from '../src/routes/ofrep/evaluation.js';
+} from '../src/ofrep/evaluation.js';
 
 t.test('every evaluation source maps to a reason in the OFREP enum, with an explicit value', async (t) => {
   const cases = [

@@ -2,7 +2,7 @@ import t from 'tap';
 import { createServer, get } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EventStream } from '../src/routes/ofrep/event-stream.js';
+import { EventStream } from '../src/ofrep/event-stream.js';
 import { until } from './helper.js';
 
 type Tap = { teardown(fn: () => unknown): void };

@@ -1,21 +1,7 @@
 import t from 'tap';
+import { documentedOperations } from '@gsp/service-kit/testing/openapi-doc';
+import type { ServedDocument } from '@gsp/service-kit/testing/openapi-doc';
 import { build } from './helper.js';
-
-interface Media {
-  schema?: Record<string, unknown>;
-}
-interface Response {
-  description?: string;
-  headers?: Record<string, unknown>;
-  content?: Record<string, Media>;
-}
-interface Operation {
-  security?: Array<Record<string, string[]>>;
-  parameters?: unknown[];
-  requestBody?: unknown;
-  responses: Record<string, Response>;
-  'x-permission'?: string;
-}
 
 /** Routes anyone may call; every other one needs a bearer token. */
 const PUBLIC = new Set(['GET /healthz', 'GET /readyz', 'GET /.well-known/jwks.json']);
@@ -30,28 +16,24 @@ const SUCCESS: Readonly<Record<string, [status: string, mediaType: string | unde
 
 t.test('every operation in /openapi.json documents its security, its success and its errors', async (t) => {
   const { app } = await build(t);
-  const doc = (await app.inject('/openapi.json')).json() as {
-    paths: Record<string, Record<string, Operation>>;
-    components: { schemas: Record<string, unknown> };
-  };
-  t.ok(doc.components.schemas.Problem, 'the Problem schema is a named component');
-  const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
-  );
+  const doc = (await app.inject('/openapi.json')).json() as ServedDocument<string>;
+  t.ok(doc.components.schemas?.Problem, 'the Problem schema is a named component');
+  const operations = documentedOperations(doc);
   t.ok(operations.length >= 20, `${operations.length} operations`);
 
-  for (const [name, op] of operations) {
+  for (const { name, op } of operations) {
     t.test(name, async (t) => {
+      const responses = op.responses ?? {};
       const ofrep = name.includes(' /ofrep/');
       const isPublic = PUBLIC.has(name);
 
       t.same(op.security, isPublic ? [] : [{ bearer: [] }], isPublic ? 'public: security []' : 'a bearer token');
 
-      const statuses = Object.keys(op.responses);
+      const statuses = Object.keys(responses);
       const successes = statuses.filter((s) => s.startsWith('2'));
       const [status, mediaType] = SUCCESS[name] ?? ['200', 'application/json'];
       t.same(successes, [status], `succeeds with ${status}`);
-      const success = op.responses[status]!;
+      const success = responses[status]!;
       if (mediaType === undefined) {
         t.equal(success.content, undefined, 'no body');
       } else {
@@ -69,10 +51,10 @@ t.test('every operation in /openapi.json documents its security, its success and
       // Checking a permission reads the database, so every such route can find it unavailable.
       if (op['x-permission'] !== undefined || ofrep || name === 'GET /readyz') {
         t.ok(errors.includes('503'), 'documents 503');
-        t.ok(op.responses['503']?.headers?.['Retry-After'] ?? ofrep, 'with Retry-After');
+        t.ok(responses['503']?.headers?.['Retry-After'] ?? ofrep, 'with Retry-After');
       }
       for (const code of errors) {
-        const content = op.responses[code]!.content;
+        const content = responses[code]!.content;
         if (ofrep && (code === '401' || code === '403')) {
           t.equal(content, undefined, `${code}: no body, as OFREP says`);
         } else if (ofrep) {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { serveMetrics } from '@gsp/service-kit';
 import { bearer, build, cuttableDatabaseUrl, PLATFORM_ADMIN } from './helper.js';
 
 t.test('operations endpoints', async (t) => {
@@ -11,24 +12,28 @@ t.test('operations endpoints', async (t) => {
     t.same(ready.json(), { status: 'ready' });
   });
 
-  t.test('metrics are Prometheus text and count requests by route', async (t) => {
+  t.test('metrics are Prometheus text on a port of their own and count requests by route', async (t) => {
     await app.inject({ url: '/api/v1/platform/feature-flags', headers: await bearer(PLATFORM_ADMIN) });
-    const res = await app.inject('/metrics');
-    t.equal(res.statusCode, 200);
-    t.match(res.headers['content-type'], /^text\/plain/);
-    t.match(res.body, /gsp_api_requests_total\{method="GET",route="\/api\/v1\/platform\/feature-flags",code="200"\} 1/);
+    t.not((await app.inject('/metrics')).statusCode, 200, 'not served on the API port');
+    const served = await serveMetrics(app.metrics.registry, 0, '127.0.0.1');
+    t.teardown(() => served.close());
+    const res = await fetch(served.url);
+    const body = await res.text();
+    t.equal(res.status, 200);
+    t.match(res.headers.get('content-type'), /^text\/plain/);
+    t.match(body, /gsp_api_requests_total\{method="GET",route="\/api\/v1\/platform\/feature-flags",code="200"\} 1/);
     t.match(
-      res.body,
+      body,
       /gsp_api_request_duration_seconds_count\{method="GET",route="\/api\/v1\/platform\/feature-flags"\} 1/,
     );
-    t.match(res.body, /gsp_flags_store_up 1/, "the flags client's metrics share the prefix");
-    const names = [...res.body.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!);
+    t.match(body, /gsp_flags_store_up 1/, "the flags client's metrics share the prefix");
+    const names = [...body.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!);
     t.same(
       names.filter((n) => !n.startsWith('gsp_') && !/^(process|nodejs)_/.test(n)),
       [],
       'every metric of ours starts with gsp_',
     );
-    t.match(res.body, /process_cpu_seconds_total/);
+    t.match(body, /process_cpu_seconds_total/);
   });
 
   t.test('the OpenAPI document describes the flag routes from their schemas', async (t) => {

@@ -1,18 +1,13 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from './helper.js';
+import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, putMember } from './helper.js';
 
 t.test('tenants, members and clusters', async (t) => {
   const { app } = await build(t);
   const admin = await bearer(PLATFORM_ADMIN);
 
   t.test('a platform admin creates a tenant by adding its first member', async (t) => {
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/tenants/acme/members/ada',
-      headers: admin,
-      payload: { role: 'admin' },
-    });
+    const res = await putMember(app, 'acme', 'ada', 'admin', admin);
     t.equal(res.statusCode, 200);
     t.same(res.json(), { org: 'acme', subject: 'ada', role: 'admin' });
     const list = await app.inject({ url: '/api/v1/tenants/acme/members', headers: await bearer('ada') });
@@ -21,50 +16,10 @@ t.test('tenants, members and clusters', async (t) => {
 
   t.test('a tenant admin manages members; an operator may not', async (t) => {
     const ada = await bearer('ada');
-    t.equal(
-      (
-        await app.inject({
-          method: 'PUT',
-          url: '/api/v1/tenants/acme/members/otto',
-          headers: ada,
-          payload: { role: 'operator' },
-        })
-      ).statusCode,
-      200,
-    );
-    t.equal(
-      (
-        await app.inject({
-          method: 'PUT',
-          url: '/api/v1/tenants/acme/members/vic',
-          headers: ada,
-          payload: { role: 'viewer' },
-        })
-      ).statusCode,
-      200,
-    );
-    t.equal(
-      (
-        await app.inject({
-          method: 'PUT',
-          url: '/api/v1/tenants/acme/members/eve',
-          headers: await bearer('otto'),
-          payload: { role: 'admin' },
-        })
-      ).statusCode,
-      403,
-    );
-    t.equal(
-      (
-        await app.inject({
-          method: 'PUT',
-          url: '/api/v1/tenants/acme/members/eve',
-          headers: ada,
-          payload: { role: 'owner' },
-        })
-      ).statusCode,
-      400,
-    );
+    t.equal((await putMember(app, 'acme', 'otto', 'operator', ada)).statusCode, 200);
+    t.equal((await putMember(app, 'acme', 'vic', 'viewer', ada)).statusCode, 200);
+    t.equal((await putMember(app, 'acme', 'eve', 'admin', await bearer('otto'))).statusCode, 403);
+    t.equal((await putMember(app, 'acme', 'eve', 'owner', ada)).statusCode, 400);
     t.equal(
       (await app.inject({ method: 'DELETE', url: '/api/v1/tenants/acme/members/vic', headers: ada })).statusCode,
       204,
@@ -81,32 +36,20 @@ t.test('tenants, members and clusters', async (t) => {
   });
 
   t.test('a tenant admin cannot create another tenant', async (t) => {
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/tenants/other/members/ada',
-      headers: await bearer('ada'),
-      payload: { role: 'admin' },
-    });
+    const res = await putMember(app, 'other', 'ada', 'admin', await bearer('ada'));
     t.equal(res.statusCode, 403);
   });
 
   t.test('tenant names must be DNS labels', async (t) => {
-    const res = await app.inject({
-      method: 'PUT',
-      url: '/api/v1/tenants/Bad_Name/members/ada',
-      headers: admin,
-      payload: { role: 'admin' },
-    });
+    const res = await putMember(app, 'Bad_Name', 'ada', 'admin', admin);
     t.equal(res.statusCode, 400);
   });
 
   t.test('an operator registers a cluster and sees its agent token once, stored only as a hash', async (t) => {
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/v1/tenants/acme/clusters',
-      headers: await bearer('otto'),
-      payload: { name: 'eu-west' },
-    });
+    const otto = await bearer('otto');
+    const register = () =>
+      app.inject({ method: 'POST', url: '/api/v1/tenants/acme/clusters', headers: otto, payload: { name: 'eu-west' } });
+    const res = await register();
     t.equal(res.statusCode, 201);
     const body = res.json();
     t.match(body, { id: String, name: 'eu-west', org: 'acme', agentToken: /^gspat_[A-Za-z0-9_-]{43}$/ });
@@ -116,13 +59,7 @@ t.test('tenants, members and clusters', async (t) => {
       .clusters;
     t.equal(listed.length, 1);
     t.notOk('agentToken' in listed[0], 'lists never show the token');
-    const again = await app.inject({
-      method: 'POST',
-      url: '/api/v1/tenants/acme/clusters',
-      headers: await bearer('otto'),
-      payload: { name: 'eu-west' },
-    });
-    t.equal(again.statusCode, 409);
+    t.equal((await register()).statusCode, 409, 'a second cluster of that name is refused');
   });
 
   t.test('a viewer lists clusters but cannot register or delete one', async (t) => {

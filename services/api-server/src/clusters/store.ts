@@ -4,7 +4,8 @@ import { ACCESS_CHANGED_EVENT, hashAgentToken, newAgentToken } from '@gsp/platfo
 import type { AccessEvent } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
-import { insertAudit } from '../audit/store.js';
+import { NotFound } from '../errors.js';
+import { appendAuditLog } from '../audit-log/store.js';
 import { enqueueEvent } from '../outbox/enqueue.js';
 
 export interface Cluster {
@@ -37,6 +38,13 @@ export async function findCluster(db: Queryable, org: string, id: string): Promi
   return rows[0] && toCluster(rows[0]);
 }
 
+/** The cluster, or a 404 naming it and its tenant. */
+export async function existingCluster(db: Queryable, org: string, id: string): Promise<Cluster> {
+  const cluster = await findCluster(db, org, id);
+  if (!cluster) throw new NotFound(`cluster ${id} not found in tenant ${org}`);
+  return cluster;
+}
+
 export async function listClusters(db: Queryable, org: string): Promise<Cluster[]> {
   const { rows } = await db.query<ClusterRow>(`SELECT ${COLUMNS} FROM clusters WHERE org = $1 ORDER BY name`, [org]);
   return rows.map(toCluster);
@@ -61,7 +69,14 @@ export async function registerCluster(
         [id, org, name, hashAgentToken(agentToken), actor],
       );
       const resource = `cluster:${id}`;
-      await insertAudit(tx, { action: 'clusters.registered', actor, resource, org, details: { org, name }, requestId });
+      await appendAuditLog(tx, {
+        action: 'clusters.registered',
+        actor,
+        resource,
+        org,
+        details: { org, name },
+        requestId,
+      });
       return { ...toCluster(rows[0]!), agentToken };
     });
   } catch (err) {
@@ -82,7 +97,7 @@ export async function deleteCluster(
   return withTransaction(pool, async (tx) => {
     const { rowCount } = await tx.query('DELETE FROM clusters WHERE org = $1 AND id = $2', [org, id]);
     if (rowCount === 0) return false;
-    await insertAudit(tx, {
+    await appendAuditLog(tx, {
       action: 'clusters.deleted',
       actor,
       resource: `cluster:${id}`,
@@ -115,7 +130,7 @@ export async function rotateAgentToken(
     );
     if (!rows[0]) return undefined;
     const resource = `cluster:${id}`;
-    await insertAudit(tx, {
+    await appendAuditLog(tx, {
       action: 'clusters.agent_token.rotated',
       actor,
       resource,

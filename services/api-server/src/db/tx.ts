@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { isDatabaseUnavailable } from './availability.js';
 
-export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+/** One query runner for every store: the contract's, which the shared reads take. */
+export type { Queryable } from '@gsp/platform-contract';
 
 /**
  * Runs `fn` in one transaction: everything it wrote commits together or not at all.

@@ -1,7 +1,5 @@
 import type { Queryable } from '../db/tx.js';
-
-/** NOTIFY channels are `<prefix><schema>`, cut to PostgreSQL's 63-byte identifier limit. */
-export const OUTBOX_CHANNEL_PREFIX = 'featureflags_outbox_';
+import { OUTBOX_CHANNEL_SQL } from './channel.js';
 
 /**
  * Adds an event to the outbox inside the caller's transaction, so it is published if and only if
@@ -14,5 +12,5 @@ export async function enqueueEvent(tx: Queryable, type: string, scopeKey: string
     scopeKey,
     JSON.stringify(payload),
   ]);
-  await tx.query(`SELECT pg_notify(left($1 || current_schema(), 63), '')`, [OUTBOX_CHANNEL_PREFIX]);
+  await tx.query(`SELECT pg_notify(${OUTBOX_CHANNEL_SQL}, '')`);
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { OUTBOX_CHANNEL_PREFIX } from './enqueue.js';
 import type { EventBus } from '@gsp/flags-client';
+import { OUTBOX_CHANNEL_SQL } from './channel.js';
 
 export interface RelayLogger {
   warn(obj: object, msg: string): void;
@@ -9,15 +9,13 @@ export interface RelayLogger {
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;
+  /** Where events are published: the process's transport, which the flags client also listens on. */
   bus: EventBus;
   log: RelayLogger;
   /** Safety-net poll; NOTIFY normally wakes the relay within milliseconds. */
   pollIntervalMs?: number;
   batchSize?: number;
 }
-
-/** The NOTIFY channel of the outbox in the current schema (schemas do not share relays). */
-export const outboxChannel = (schema: string): string => `${OUTBOX_CHANNEL_PREFIX}${schema}`.slice(0, 63);
 
 /**
  * Publishes committed outbox events in id order and marks them delivered (at least once).
@@ -63,9 +61,9 @@ export class OutboxRelay {
       this.scheduleListen();
     });
     try {
-      const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]!.schema;
+      const { rows } = await client.query<{ channel: string }>(`SELECT ${OUTBOX_CHANNEL_SQL} AS channel`);
       client.on('notification', () => void this.wake());
-      await client.query(`LISTEN "${outboxChannel(schema)}"`);
+      await client.query(`LISTEN "${rows[0]!.channel}"`);
       this.listener = { client, drop };
     } catch (err) {
       drop(true);

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { createTokenVerifier, InvalidTokenError } from '../auth/verifier.js';
-import type { Principal, VerifierOptions } from '../auth/verifier.js';
+import type { VerifiedToken, VerifierOptions } from '../auth/verifier.js';
 import {
   authorize,
   hasControlCharacters,
@@ -10,23 +10,23 @@ import {
   readBindings,
   tenantResource,
 } from '@gsp/platform-contract';
-import type { Permission, RoleBinding } from '@gsp/platform-contract';
-import { InvalidRequestError } from '@gsp/service-kit';
+import type { PlatformPermission } from '@gsp/platform-contract';
+import { bearerToken, guardRoutes, InvalidRequestError } from '@gsp/service-kit';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
+import { tenantExists } from '../tenants/store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Skip authentication (health, metrics, discovery documents). */
+    /** Skip authentication (health, discovery documents). */
     public?: boolean;
     /** The permission the route requires; checked before the body is validated. */
-    permission?: Permission;
+    permission?: PlatformPermission;
     /** A platform admin may act on a tenant that does not exist yet (the route creates it). */
     createsTenant?: boolean;
   }
   interface FastifyRequest {
-    principal: Principal | null;
-    /** The caller's role bindings, loaded by the permission check. */
-    bindings: readonly RoleBinding[] | null;
+    /** The caller's bearer token, verified; null on public routes. */
+    verifiedToken: VerifiedToken | null;
   }
 }
 
@@ -41,8 +41,8 @@ export const SECURITY_SCHEME = 'bearer';
 
 /** The authenticated subject of a request on a non-public route. */
 export function actorOf(request: FastifyRequest): string {
-  if (!request.principal) throw new Unauthorized('a bearer token is required');
-  return request.principal.subject;
+  if (!request.verifiedToken) throw new Unauthorized('a bearer token is required');
+  return request.verifiedToken.subject;
 }
 
 export default fp<AuthPluginOptions>(
@@ -50,19 +50,17 @@ export default fp<AuthPluginOptions>(
     const verify = createTokenVerifier(opts);
     const platform = platformResource(opts.platformId);
 
-    app.decorateRequest('principal', null);
-    app.decorateRequest('bindings', null);
+    app.decorateRequest('verifiedToken', null);
 
     app.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.public) return;
-      const header = request.headers.authorization;
-      const match = header === undefined ? null : /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-      if (!match?.[1]) {
+      const token = bearerToken(request.headers.authorization);
+      if (token === undefined) {
         reply.header('www-authenticate', REALM);
         throw new Unauthorized('a bearer token is required');
       }
       try {
-        request.principal = await verify(match[1]);
+        request.verifiedToken = await verify(token);
       } catch (err) {
         if (!(err instanceof InvalidTokenError)) throw err;
         reply.header('www-authenticate', `${REALM}, error="invalid_token"`);
@@ -78,11 +76,14 @@ export default fp<AuthPluginOptions>(
         security: route.config?.public ? [] : [{ [SECURITY_SCHEME]: [] }],
         ...(permission === undefined ? {} : { 'x-permission': permission }),
       };
-      if (permission === undefined) return;
+    });
+
+    guardRoutes(app, (route) => {
+      const permission = route.config?.permission;
+      if (permission === undefined) return undefined;
       const createsTenant = route.config?.createsTenant === true;
-      const check = async (request: FastifyRequest) => {
-        const principal = request.principal;
-        if (!principal) throw new Unauthorized('a bearer token is required');
+      return async (request: FastifyRequest) => {
+        const subject = actorOf(request);
         const org = (request.params as { org?: string } | undefined)?.org;
         // The permission check runs before params validation and reads the org from the database.
         if (org !== undefined && hasControlCharacters(org)) {
@@ -90,8 +91,7 @@ export default fp<AuthPluginOptions>(
           throw new InvalidRequestError([{ in: 'path', pointer: '#/org', detail }]);
         }
         const resources = org === undefined ? [platform] : [platform, tenantResource(org)];
-        const bindings = await readBindings(app.pg, principal.subject, resources);
-        request.bindings = bindings;
+        const bindings = await readBindings(app.pg, subject, resources);
         if (!authorize(bindings, opts.platformId, permission, org)) {
           throw new Forbidden(
             org === undefined
@@ -101,13 +101,9 @@ export default fp<AuthPluginOptions>(
         }
         // Members know their tenant exists; only a platform admin can ask about one that does not.
         if (org !== undefined && !createsTenant && isPlatformAdmin(bindings, opts.platformId)) {
-          const { rowCount } = await app.pg.query('SELECT 1 FROM tenants WHERE org = $1', [org]);
-          if (rowCount === 0) throw new NotFound(`tenant ${org} not found`);
+          if (!(await tenantExists(app.pg, org))) throw new NotFound(`tenant ${org} not found`);
         }
       };
-      const existing = route.preValidation;
-      route.preValidation =
-        existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
     });
   },
   { name: 'auth', dependencies: ['db'] },

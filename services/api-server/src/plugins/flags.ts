@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
-import { createFlagsClient } from '@gsp/flags-client';
-import type { FlagsClient } from '@gsp/flags-client';
+import { createFlagsClient, processLocalBus, RedisEventBus } from '@gsp/flags-client';
+import type { EventBus, FlagsClient } from '@gsp/flags-client';
+import type { FlagsConfig } from '../config.js';
 import { FlagService } from '../flags/service.js';
 import { OutboxRelay } from '../outbox/relay.js';
 
@@ -11,33 +12,43 @@ declare module 'fastify' {
   }
 }
 
-export interface FlagsPluginOptions {
+export interface FlagsPluginOptions extends FlagsConfig {
   platformId: string;
-  envPins: ReadonlyMap<string, boolean>;
-  flagEnv: Readonly<Record<string, string>>;
-  ttlMs: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
   outboxRelayEnabled: boolean;
-  ofrep: { url: string; headers: Record<string, string> } | undefined;
 }
 
+/** How long start waits for Redis before going on without live invalidation. */
+const REDIS_START_WAIT_MS = 2000;
+
 /**
- * The flag read path (a cached `@gsp/flags-client`), the write path (FlagService) and the
- * outbox relay that tells every other process's client about committed writes.
+ * The process's event transport (Redis, or in-process without it), the flag read path (a cached
+ * `@gsp/flags-client` listening on it), the write path (FlagService) and the outbox relay that
+ * publishes committed writes on it to every process.
  */
 export default fp<FlagsPluginOptions>(
   async (app, opts) => {
+    const bus: EventBus = opts.redisUrl
+      ? new RedisEventBus({
+          url: opts.redisUrl,
+          prefix: opts.redisKeyPrefix,
+          connectionName: `${opts.redisKeyPrefix}api-server`,
+          onError: (err) =>
+            app.log.warn(
+              { err: { message: err.message } },
+              'flag invalidation channel error; caches expire by TTL meanwhile',
+            ),
+        })
+      : processLocalBus();
     const client = createFlagsClient({
       pool: app.pg,
-      redisUrl: opts.redisUrl,
-      redisPrefix: opts.redisKeyPrefix,
-      redisConnectionName: `${opts.redisKeyPrefix}api-server`,
+      bus,
       ttlMs: opts.ttlMs,
-      env: opts.flagEnv,
+      pins: opts.pins,
       logger: app.log,
-      registry: app.metrics,
+      registry: app.metrics.registry,
       ofrep: opts.ofrep,
     });
     // Start with live invalidation when Redis answers soon. Otherwise start anyway: caches expire
@@ -45,24 +56,21 @@ export default fp<FlagsPluginOptions>(
     // subscription resyncs when Redis comes back. An outage must not keep the API down.
     const live = await Promise.race([
       client.ready().then(() => true),
-      new Promise<false>((resolve) => setTimeout(resolve, 2000, false).unref()),
+      new Promise<false>((resolve) => setTimeout(resolve, REDIS_START_WAIT_MS, false).unref()),
     ]);
     if (!live)
       app.log.warn(
         'redis not reachable at start: flag changes reach other processes within SERVICE_CACHE_FLAGS_TTL until it is; events wait in the outbox',
       );
-    const relay = new OutboxRelay({
-      pool: app.pg,
-      bus: client.eventBus,
-      log: app.log,
-      pollIntervalMs: opts.outboxPollIntervalMs,
-    });
+    const relay = new OutboxRelay({ pool: app.pg, bus, log: app.log, pollIntervalMs: opts.outboxPollIntervalMs });
     app.decorate('flagsClient', client);
-    app.decorate('flags', new FlagService(app.pg, client, opts.envPins, opts.platformId));
+    app.decorate('flags', new FlagService(app.pg, client, opts.pins, opts.platformId));
     if (opts.outboxRelayEnabled) await relay.start();
     app.addHook('onClose', async () => {
       await relay.stop();
       await client.close();
+      // The process-local bus outlives this app; a Redis bus is this app's own.
+      if (bus instanceof RedisEventBus) await bus.close();
     });
   },
   { name: 'flags', dependencies: ['db', 'metrics'] },

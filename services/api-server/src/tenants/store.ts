@@ -1,14 +1,36 @@
 import type pg from 'pg';
-import { ACCESS_CHANGED_EVENT, tenantResource } from '@gsp/platform-contract';
+import { ACCESS_CHANGED_EVENT, PLATFORM_ADMIN_ROLE, platformResource, tenantResource } from '@gsp/platform-contract';
 import type { AccessEvent, TenantRole } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
-import { insertAudit } from '../audit/store.js';
+import { appendAuditLog } from '../audit-log/store.js';
 import { enqueueEvent } from '../outbox/enqueue.js';
 
 export interface Member {
   subject: string;
   role: TenantRole;
+}
+
+/** Gives `subject` the `role` on `resource`, replacing any role it had there. */
+async function bindRole(db: Queryable, subject: string, resource: string, role: string): Promise<void> {
+  await db.query(
+    'INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3) ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role',
+    [subject, resource, role],
+  );
+}
+
+export async function tenantExists(db: Queryable, org: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM tenants WHERE org = $1', [org]);
+  return rowCount !== 0;
+}
+
+/** (Re)grants the platform admin role to `subjects`: the admins named in configuration, at every start. */
+export async function grantPlatformAdmins(
+  db: Queryable,
+  platformId: string,
+  subjects: readonly string[],
+): Promise<void> {
+  for (const subject of subjects) await bindRole(db, subject, platformResource(platformId), PLATFORM_ADMIN_ROLE);
 }
 
 export async function listMembers(db: Queryable, org: string): Promise<Member[]> {
@@ -19,10 +41,25 @@ export async function listMembers(db: Queryable, org: string): Promise<Member[]>
   return rows;
 }
 
-/** Every membership change is announced: the proxy drops what it cached and re-checks the subject's live streams. */
-function announce(tx: Queryable, org: string, subject: string, role: TenantRole | null, actor: string): Promise<void> {
+/**
+ * Records a membership change in the audit log and announces it: the proxy drops what it cached
+ * and re-checks the subject's live streams. `role` is the member's role now, null once removed.
+ */
+async function recordMemberChange(
+  tx: Queryable,
+  change: { org: string; subject: string; role: TenantRole | null; actor: string; requestId: string },
+): Promise<void> {
+  const { org, subject, role, actor, requestId } = change;
+  await appendAuditLog(tx, {
+    action: role === null ? 'tenants.members.removed' : 'tenants.members.set',
+    actor,
+    resource: tenantResource(org),
+    org,
+    details: role === null ? { subject } : { subject, role },
+    requestId,
+  });
   const event: AccessEvent = { kind: 'member', org, subject, role, actor };
-  return enqueueEvent(tx, ACCESS_CHANGED_EVENT, tenantResource(org), event);
+  await enqueueEvent(tx, ACCESS_CHANGED_EVENT, tenantResource(org), event);
 }
 
 /** The change would leave the tenant without an admin, and nobody could manage its members again. */
@@ -57,14 +94,8 @@ export async function putMember(
   await withTransaction(pool, async (tx) => {
     await tx.query('INSERT INTO tenants (org) VALUES ($1) ON CONFLICT DO NOTHING', [org]);
     if (member.role !== 'admin') await keepAnAdmin(tx, org, member.subject);
-    await tx.query(
-      `INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3)
-       ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role`,
-      [member.subject, tenantResource(org), member.role],
-    );
-    const resource = tenantResource(org);
-    await insertAudit(tx, { action: 'tenants.members.set', actor, resource, org, details: { ...member }, requestId });
-    await announce(tx, org, member.subject, member.role, actor);
+    await bindRole(tx, member.subject, tenantResource(org), member.role);
+    await recordMemberChange(tx, { org, ...member, actor, requestId });
   });
 }
 
@@ -82,9 +113,7 @@ export async function deleteMember(
       tenantResource(org),
     ]);
     if (rowCount === 0) return false;
-    const resource = tenantResource(org);
-    await insertAudit(tx, { action: 'tenants.members.removed', actor, resource, org, details: { subject }, requestId });
-    await announce(tx, org, subject, null, actor);
+    await recordMemberChange(tx, { org, subject, role: null, actor, requestId });
     return true;
   });
 }

@@ -1,43 +1,46 @@
 import type { Queryable } from '../db/tx.js';
 
-export interface AuditRecord {
+/** One committed change, as the audit log records it (table `audit_events`). */
+export interface AuditLogEntry {
   action: string;
   actor: string;
   /** What was acted on: `platform:<id>`, `tenant:<org>`, `cluster:<id>`. */
   resource: string;
-  /** The tenant the row belongs to (its members, its clusters and their flags): what its admins may read. */
+  /** The tenant the entry belongs to (its members, its clusters and their flags): what its admins may read. */
   org?: string | undefined;
   details: Record<string, unknown>;
   requestId: string | undefined;
 }
 
-export interface AuditRow extends Omit<AuditRecord, 'org'> {
+/** An entry as read back, with its place in the log. */
+export interface AuditLogItem extends Omit<AuditLogEntry, 'org'> {
   id: string;
   createdAt: string;
 }
 
-export async function insertAudit(db: Queryable, record: AuditRecord): Promise<void> {
+/** Appends an entry inside the caller's transaction, so it is kept if and only if the change commits. */
+export async function appendAuditLog(db: Queryable, entry: AuditLogEntry): Promise<void> {
   const sql =
     'INSERT INTO audit_events (action, actor, resource, org, details, request_id) VALUES ($1, $2, $3, $4, $5, $6)';
   await db.query(sql, [
-    record.action,
-    record.actor,
-    record.resource,
-    record.org ?? null,
-    JSON.stringify(record.details),
-    record.requestId ?? null,
+    entry.action,
+    entry.actor,
+    entry.resource,
+    entry.org ?? null,
+    JSON.stringify(entry.details),
+    entry.requestId ?? null,
   ]);
 }
 
 const SELECT = 'SELECT id, action, actor, resource, details, request_id, created_at FROM audit_events';
 
-/** Newest first; `beforeId` continues after the last row of the previous page; `org` keeps one tenant's rows. */
-export async function listAudit(
+/** Newest first; `beforeId` continues after the last entry of the previous page; `org` keeps one tenant's entries. */
+export async function readAuditLog(
   db: Queryable,
   limit: number,
   beforeId: bigint | undefined,
   org?: string,
-): Promise<AuditRow[]> {
+): Promise<AuditLogItem[]> {
   const before = '($1::bigint IS NULL OR id < $1::bigint)';
   // Two statements rather than "$3 IS NULL OR org = $3", so the tenant's read always uses audit_events_by_org.
   const [sql, params] =

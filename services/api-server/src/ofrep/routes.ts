@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { describeValidation } from '@gsp/service-kit';
-import { Forbidden } from '../../errors.js';
-import { isPlatformAdmin, platformResource, readBindings, tenantResource, tenantRole } from '@gsp/platform-contract';
-import { actorOf } from '../../plugins/auth.js';
-import { findCluster } from '../../clusters/store.js';
+import { Forbidden } from '../errors.js';
+import { authorize, platformResource, readBindings, tenantResource } from '@gsp/platform-contract';
+import { actorOf } from '../plugins/auth.js';
+import { findCluster } from '../clusters/store.js';
 import {
   ifNoneMatchMatches,
   OfrepRequestError,
@@ -18,7 +18,7 @@ import {
 } from './evaluation.js';
 import type { OfrepContext } from './evaluation.js';
 import { EventStream } from './event-stream.js';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../db/availability.js';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { BulkResponses, EventStreamQuery, EventStreamResponses, SingleResponses } from './schemas.js';
 import type { BulkEvaluationSuccess } from './schemas.js';
 
@@ -67,11 +67,9 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       return reply.code(503).send({ errorDetails: DATABASE_UNAVAILABLE });
     }
     request.log.error({ err: error }, 'OFREP request failed');
-    return reply
-      .code(500)
-      .send({
-        errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.`,
-      });
+    return reply.code(500).send({
+      errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.`,
+    });
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ errorDetails: `No route ${request.method} ${request.url.split('?')[0]}` }),
@@ -84,7 +82,8 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       platformResource(platformId),
       tenantResource(context.org),
     ]);
-    if (!isPlatformAdmin(rows, platformId) && tenantRole(rows, context.org) === undefined)
+    // Every tenant role may read; so may a platform admin.
+    if (!authorize(rows, platformId, 'tenant.read', context.org))
       throw new Forbidden(`no role in tenant ${context.org}`);
     if (context.clusterId !== undefined && !(await findCluster(app.pg, context.org, context.clusterId))) {
       throw new OfrepRequestError(
@@ -113,29 +112,32 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
     response: SingleResponses,
   };
-  app.post(
-    '/evaluate/flags/:key',
-    { schema: { ...single, params: Type.Object({ key: Type.String({ description: 'the flag key' }) }) } },
-    (request, reply) => evaluateOne(request, reply, request.params.key),
-  );
+  app.route({
+    method: 'POST',
+    url: '/evaluate/flags/:key',
+    schema: { ...single, params: Type.Object({ key: Type.String({ description: 'the flag key' }) }) },
+    handler: (request, reply) => evaluateOne(request, reply, request.params.key),
+  });
   // The provider does not encode keys: one with a "/" still gets FLAG_NOT_FOUND, not a bare 404.
   // (No params schema: TypeBox would read a property named "*" as a pattern.)
-  app.post('/evaluate/flags/*', { schema: { ...single, hide: true } }, (request, reply) =>
-    evaluateOne(request, reply, (request.params as { '*': string })['*']),
-  );
+  app.route({
+    method: 'POST',
+    url: '/evaluate/flags/*',
+    schema: { ...single, hide: true },
+    handler: (request, reply) => evaluateOne(request, reply, (request.params as { '*': string })['*']),
+  });
 
-  app.post(
-    '/evaluate/flags',
-    {
-      schema: {
-        tags,
-        summary: 'OFREP bulk evaluation of every flag',
-        description:
-          'Answers 304 without a body when `If-None-Match` matches the `ETag`. `eventStreams` names an SSE stream (OFREP ADR-0008) that sends `refetchEvaluation` when a committed write may have changed a value. The `flagConfigEtag` and `flagConfigLastModified` query parameters are accepted and ignored: every evaluation is current.',
-        response: BulkResponses,
-      },
+  app.route({
+    method: 'POST',
+    url: '/evaluate/flags',
+    schema: {
+      tags,
+      summary: 'OFREP bulk evaluation of every flag',
+      description:
+        'Answers 304 without a body when `If-None-Match` matches the `ETag`. `eventStreams` names an SSE stream (OFREP ADR-0008) that sends `refetchEvaluation` when a committed write may have changed a value. The `flagConfigEtag` and `flagConfigLastModified` query parameters are accepted and ignored: every evaluation is current.',
+      response: BulkResponses,
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const context = parseContext(requestContext(request.body));
       await checkAccess(request, context);
       const flags: BulkEvaluationSuccess['flags'] = await Promise.all(
@@ -161,21 +163,20 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
       return body;
     },
-  );
+  });
 
-  app.get(
-    EVENTS_PATH,
-    {
-      schema: {
-        tags,
-        summary: 'OFREP event stream (Server-Sent Events, ADR-0008)',
-        description:
-          'Advertised in `eventStreams` of the bulk evaluation; authenticated with the same bearer token. Sends `data: {"type":"refetchEvaluation"}` when a committed write may have changed a value for this context, and a comment line as heartbeat.',
-        querystring: EventStreamQuery,
-        response: EventStreamResponses,
-      },
+  app.route({
+    method: 'GET',
+    url: EVENTS_PATH,
+    schema: {
+      tags,
+      summary: 'OFREP event stream (Server-Sent Events, ADR-0008)',
+      description:
+        'Advertised in `eventStreams` of the bulk evaluation; authenticated with the same bearer token. Sends `data: {"type":"refetchEvaluation"}` when a committed write may have changed a value for this context, and a comment line as heartbeat.',
+      querystring: EventStreamQuery,
+      response: EventStreamResponses,
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const context = parseContext(request.query);
       await checkAccess(request, context);
       reply.hijack();
@@ -200,7 +201,7 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       // We keep no history to replay from Last-Event-ID; a reconnecting client may have missed a change.
       if (request.headers['last-event-id'] !== undefined) stream.send({ type: 'refetchEvaluation' });
     },
-  );
+  });
 
   // Open streams would keep app.close() waiting for ever.
   app.addHook('preClose', async () => {

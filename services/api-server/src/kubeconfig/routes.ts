@@ -1,0 +1,100 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ClusterParams, problem, problemResponses } from '../schemas.js';
+import { existingCluster } from '../clusters/store.js';
+import { Gone } from '../errors.js';
+import { actorOf } from '../plugins/auth.js';
+import { renderKubeconfig } from './signer.js';
+import type { KubeconfigSigner } from './signer.js';
+import { cliAccessDisabledMessage, KUBECTL_PERMISSION } from '@gsp/platform-contract';
+
+export interface KubeconfigRoutesOptions {
+  proxyPublicUrl: string;
+  proxyCa?: string | undefined;
+  proxyInsecureSkipTlsVerify?: boolean | undefined;
+  signer: KubeconfigSigner;
+}
+
+const tags = ['access'];
+const Jwk = Type.Object(
+  { kty: Type.Optional(Type.String()), kid: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+const Jwks = Type.Object({ keys: Type.Array(Jwk) }, { description: 'a JWK Set (RFC 7517)' });
+const CliAccess = Type.Object({ enabled: Type.Boolean(), source: Type.String(), envPinned: Type.Boolean() });
+
+/** What kubectl needs: a cluster's access state, a kubeconfig, and the keys that verify its token. */
+const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = async (app, opts) => {
+  const proxyUrl = opts.proxyPublicUrl.replace(/\/+$/, '');
+
+  app.route({
+    method: 'GET',
+    url: '/.well-known/jwks.json',
+    config: { public: true },
+    schema: {
+      tags,
+      description: 'Keys that verify kubeconfig tokens (read by the cluster proxy).',
+      response: { 200: Jwks },
+    },
+    handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(opts.signer.jwks),
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/api/v1/tenants/:org/clusters/:id/access',
+    config: { permission: 'tenant.read' },
+    schema: {
+      tags,
+      params: ClusterParams,
+      response: { 200: Type.Object({ cliAccess: CliAccess, proxyUrl: Type.String() }), ...problemResponses },
+    },
+    handler: async (request) => {
+      const cluster = await existingCluster(app.pg, request.params.org, request.params.id);
+      const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
+      return {
+        cliAccess: { enabled: access.value, source: access.source, envPinned: access.envPinned },
+        proxyUrl: `${proxyUrl}/clusters/${cluster.id}`,
+      };
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/api/v1/tenants/:org/clusters/:id/kubeconfig',
+    config: { permission: KUBECTL_PERMISSION },
+    schema: {
+      tags,
+      params: ClusterParams,
+      description: 'A kubeconfig (application/yaml) with a short-lived token for the caller.',
+      response: {
+        200: { description: 'a kubeconfig for kubectl', content: { 'application/yaml': { schema: Type.String() } } },
+        ...problemResponses,
+        410: problem('kubectl access to this cluster is turned off (`cli_access.enabled`)'),
+      },
+    },
+    handler: async (request, reply) => {
+      const cluster = await existingCluster(app.pg, request.params.org, request.params.id);
+      const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
+      if (!access.value) {
+        // The kill switch is a registry flag, never resolved by an OFREP provider.
+        const source = access.source === 'provider' ? 'default' : access.source;
+        throw new Gone(
+          `${cliAccessDisabledMessage(cluster.id, source, 'the API server')}; kubeconfig downloads are disabled`,
+        );
+      }
+      const subject = actorOf(request);
+      const { token } = await opts.signer.issue(subject, cluster.id);
+      const body = renderKubeconfig({
+        clusterName: `${cluster.org}-${cluster.name}`,
+        server: `${proxyUrl}/clusters/${cluster.id}`,
+        user: subject,
+        token,
+        ca: opts.proxyCa,
+        insecureSkipTlsVerify: opts.proxyInsecureSkipTlsVerify,
+      });
+      return reply.type('application/yaml').header('cache-control', 'no-store').send(body);
+    },
+  });
+};
+
+export default kubeconfigRoutes;

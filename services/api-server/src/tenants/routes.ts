@@ -1,0 +1,82 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../plugins/auth.js';
+import { Conflict, NotFound } from '../errors.js';
+import { bodyProblemResponses, Dns1123Label, OrgParams, problem, problemResponses, Subject } from '../schemas.js';
+import { deleteMember, LastAdminError, listMembers, putMember } from './store.js';
+
+const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
+const Member = Type.Object({ subject: Type.String(), role: Role });
+const MemberParams = Type.Object({ org: Dns1123Label, subject: Subject });
+const lastAdmin = problem('the change would leave the tenant without an admin');
+
+async function lastAdminIsConflict<T>(change: Promise<T>): Promise<T> {
+  try {
+    return await change;
+  } catch (err) {
+    if (err instanceof LastAdminError) throw new Conflict(err.message);
+    throw err;
+  }
+}
+
+/** A tenant's members and their roles; the first member put creates the tenant. */
+const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['tenants'];
+
+  app.route({
+    method: 'GET',
+    url: '/api/v1/tenants/:org/members',
+    config: { permission: 'members.manage' },
+    schema: {
+      tags,
+      params: OrgParams,
+      response: { 200: Type.Object({ members: Type.Array(Member) }), ...problemResponses },
+    },
+    handler: async (request) => ({ members: await listMembers(app.pg, request.params.org) }),
+  });
+
+  app.route({
+    method: 'PUT',
+    url: '/api/v1/tenants/:org/members/:subject',
+    config: { permission: 'members.manage', createsTenant: true },
+    schema: {
+      tags,
+      params: MemberParams,
+      body: Type.Object({ role: Role }, { additionalProperties: false }),
+      description: "Sets the role; 409 when it would take away the tenant's last admin.",
+      response: {
+        200: Type.Object({ org: Type.String(), ...Member.properties }),
+        ...problemResponses,
+        ...bodyProblemResponses,
+        409: lastAdmin,
+      },
+    },
+    handler: async (request) => {
+      const { org, subject } = request.params;
+      const role = request.body.role;
+      await lastAdminIsConflict(putMember(app.pg, org, { subject, role }, actorOf(request), request.id));
+      return { org, subject, role: request.body.role };
+    },
+  });
+
+  app.route({
+    method: 'DELETE',
+    url: '/api/v1/tenants/:org/members/:subject',
+    config: { permission: 'members.manage' },
+    schema: {
+      tags,
+      params: MemberParams,
+      description: "Removes the member; 409 for the tenant's last admin.",
+      response: { 204: Type.Null({ description: 'removed' }), ...problemResponses, 409: lastAdmin },
+    },
+    handler: async (request, reply) => {
+      const { org, subject } = request.params;
+      if (!(await lastAdminIsConflict(deleteMember(app.pg, org, subject, actorOf(request), request.id)))) {
+        throw new NotFound(`${subject} is not a member of tenant ${org}`);
+      }
+      return reply.code(204).send(null);
+    },
+  });
+};
+
+export default tenantRoutes;
