@@ -97,6 +97,7 @@ try {
   const api = startService('api-server', 'services/api-server/src/server.ts', {
     ...redis,
     PORT: String(apiPort),
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     AUTH_JWT_SECRET: jwtSecret,
@@ -153,6 +154,7 @@ try {
   services.push(proxy);
   const agent = startService('tunnel-agent', 'services/tunnel-agent/src/server.ts', {
     PORT: String(agentPort),
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     PROXY_TUNNEL_URL: `http://127.0.0.1:${tunnelPort}`,
     CLUSTER_ID: cluster.id,
@@ -314,6 +316,7 @@ try {
     };
     const farAgent = startService('far tunnel-agent', 'services/tunnel-agent/src/server.ts', {
       PORT: String(farAgentPort),
+      METRICS_PORT: '0',
       HOST: '127.0.0.1',
       PROXY_TUNNEL_URL: `http://127.0.0.1:${(relay.address() as net.AddressInfo).port}`,
       CLUSTER_ID: far.id,

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { FlagsClient } from '@gsp/flags-client';
+import { TtlCache } from '@gsp/service-kit';
 import {
   CLI_ACCESS_DISABLED,
   cliAccessDisabledMessage,
@@ -53,15 +54,13 @@ const VERIFIED_MAX_ENTRIES = 10_000;
  */
 export function createTokenVerifier(apiServerUrl: string): (token: string, clusterId: string) => Promise<string> {
   const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', apiServerUrl), { cooldownDuration: 5_000 });
-  const verified = new Map<string, { subject: string; cluster: unknown; until: number }>();
+  const verified = new TtlCache<string, { subject: string; cluster: unknown }>({
+    ttlMs: VERIFIED_TTL_MS,
+    maxEntries: VERIFIED_MAX_ENTRIES,
+  });
   return async (token, clusterId) => {
     const key = hash('sha256', token, 'base64url');
-    const now = Date.now();
     let entry = verified.get(key);
-    if (entry !== undefined && entry.until <= now) {
-      verified.delete(key);
-      entry = undefined;
-    }
     if (entry === undefined) {
       let payload;
       try {
@@ -82,13 +81,8 @@ export function createTokenVerifier(apiServerUrl: string): (token: string, clust
       ) {
         throw new AccessDenied('the token carries control characters in its claims');
       }
-      entry = {
-        subject: payload.sub,
-        cluster: payload.cluster,
-        until: Math.min(now + VERIFIED_TTL_MS, (payload.exp ?? Infinity) * 1000),
-      };
-      if (verified.size >= VERIFIED_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
-      verified.set(key, entry);
+      entry = { subject: payload.sub, cluster: payload.cluster };
+      verified.set(key, entry, (payload.exp ?? Infinity) * 1000);
     }
     if (entry.cluster !== clusterId) throw new AccessDenied('this token was issued for another cluster');
     return entry.subject;

@@ -1,6 +1,15 @@
-import { ConfigError, durationVar, httpTimeouts, nonEmpty, parsePort, parseUrl, readFileVar } from '@gsp/service-kit';
+import {
+  ConfigError,
+  durationVar,
+  httpTimeouts,
+  nonEmpty,
+  parsePort,
+  parseUrl,
+  readFileVar,
+  required,
+} from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
-import { readEnvPin, findFlag, CLI_ACCESS_ENABLED, InvalidEnvPinError } from '@gsp/flags-client';
+import { readEnvPins } from '@gsp/flags-client';
 import type { StaleMode } from './access.js';
 
 export interface ClusterProxyConfig {
@@ -13,8 +22,8 @@ export interface ClusterProxyConfig {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   flagsCacheTtlMs: number;
-  /** `SERVICE_CLI_ACCESS_ENABLED`, handed to the flags client as its environment. */
-  flagEnv: Readonly<Record<string, string>>;
+  /** Env pins by flag key (`SERVICE_CLI_ACCESS_ENABLED`), read once here and handed to the flags client. */
+  pins: ReadonlyMap<string, boolean>;
   staleMode: StaleMode;
   apiServerUrl: string;
   /** The platform admins' resource is `platform:<PLATFORM_ID>`, as on the API server. */
@@ -32,8 +41,6 @@ export interface ClusterProxyConfig {
   tunnelTls: { cert: string; key: string } | undefined;
 }
 
-export { ConfigError };
-
 /** A PEM certificate and key read from CERT and KEY (both or neither). */
 function certificatePair(env: Env, certVar: string, keyVar: string): { cert: string; key: string } | undefined {
   const certFile = nonEmpty(env, certVar);
@@ -45,24 +52,18 @@ function certificatePair(env: Env, certVar: string, keyVar: string): { cert: str
 }
 
 export function loadConfig(env: Env = process.env): ClusterProxyConfig {
-  const databaseUrl = parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  if (databaseUrl === undefined)
-    throw new ConfigError('DATABASE_URL', "is required: the proxy reads the API server's flag and cluster tables");
-  const apiServerUrl = parseUrl(env, 'API_SERVER_URL', ['http:', 'https:']);
-  if (apiServerUrl === undefined)
-    throw new ConfigError(
-      'API_SERVER_URL',
-      'is required: kubeconfig tokens are verified with its /.well-known/jwks.json',
-    );
-  const flagEnv: Record<string, string> = {};
-  try {
-    const flag = findFlag(CLI_ACCESS_ENABLED)!;
-    const pin = readEnvPin(flag, env);
-    if (pin !== undefined) flagEnv[flag.envVar] = String(pin);
-  } catch (err) {
-    if (err instanceof InvalidEnvPinError) throw new ConfigError(err.variable, 'must be "true" or "false" when set');
-    throw err;
-  }
+  const databaseUrl = required(
+    parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    'DATABASE_URL',
+    "is required: the proxy reads the API server's flag and cluster tables",
+  );
+  const apiServerUrl = required(
+    parseUrl(env, 'API_SERVER_URL', ['http:', 'https:']),
+    'API_SERVER_URL',
+    'is required: kubeconfig tokens are verified with its /.well-known/jwks.json',
+  );
+  // A malformed pin is an InvalidEnvPinError, a ConfigError naming its variable.
+  const pins = readEnvPins(env);
   const staleMode = nonEmpty(env, 'SERVICE_CLI_ACCESS_STALE_MODE') ?? 'best_effort';
   if (staleMode !== 'best_effort' && staleMode !== 'strict') {
     throw new ConfigError(
@@ -90,7 +91,7 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     flagsCacheTtlMs: durationVar(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000, 0),
-    flagEnv,
+    pins,
     staleMode,
     apiServerUrl,
     platformId,

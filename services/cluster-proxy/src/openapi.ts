@@ -3,7 +3,7 @@
  * is routed by hand (see `serveCluster` in proxy.ts), so its document is written here, beside it;
  * the health routes are declared with the schemas below.
  */
-import { CLIENT_ERROR_RESPONSES, jsonResponse, PROBLEM } from '@gsp/service-kit';
+import { jsonResponse, PROBLEM, probeOperations } from '@gsp/service-kit';
 
 /** A Kubernetes `Status` (see `status` in kube/forward.ts): what kubectl prints. */
 const STATUS = {
@@ -20,7 +20,6 @@ const STATUS = {
   },
 } as const;
 
-export const HEALTH = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } as const;
 export const READY = {
   type: 'object',
   required: ['status', 'tunnels'],
@@ -147,35 +146,11 @@ export const KUBECTL_PORT_DOCUMENT = {
       patch: clusterOperation('patch', true),
       delete: clusterOperation('delete', false),
     },
-    '/healthz': {
-      get: {
-        operationId: 'healthz',
-        tags: ['operations'],
-        summary: 'The process runs',
-        security: [],
-        responses: { '200': jsonResponse(HEALTH, 'Alive.'), ...CLIENT_ERROR_RESPONSES },
-      },
-    },
-    '/readyz': {
-      get: {
-        operationId: 'readyz',
-        tags: ['operations'],
+    ...probeOperations({
+      readyz: {
         summary: 'The proxy serves, and how many agents are connected',
-        security: [],
-        responses: { '200': jsonResponse(READY, 'Ready.'), ...CLIENT_ERROR_RESPONSES },
+        responses: { '200': jsonResponse(READY, 'Ready.') },
       },
-    },
-    '/openapi.json': {
-      get: {
-        operationId: 'openapi',
-        tags: ['operations'],
-        summary: 'This document',
-        security: [],
-        responses: {
-          '200': jsonResponse({ type: 'object' }, 'The OpenAPI document of this port.'),
-          ...CLIENT_ERROR_RESPONSES,
-        },
-      },
-    },
+    }),
   },
 } as const;

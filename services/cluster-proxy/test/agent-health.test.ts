@@ -1,25 +1,14 @@
 import t from 'tap';
-import { buildAgentApp } from '../../tunnel-agent/src/app.js';
-import { loadConfig } from '../../tunnel-agent/src/config.js';
-import { startStack, until } from './stack.js';
+import { agentEnv, startAgentApp, startStack, until } from './stack.js';
 
 t.test("the agent's /readyz follows the tunnel; /healthz only says the process runs", async (t) => {
   const stack = await startStack(t);
   const [cluster] = stack.clusters;
   // This test's agent takes the cluster's place (a second connection would replace the first).
   await cluster!.agent.stop();
-  const env = (token: string) =>
-    loadConfig({
-      PROXY_TUNNEL_URL: stack.tunnelUrl,
-      CLUSTER_ID: cluster!.id,
-      AGENT_TOKEN: token,
-      KUBE_API_URL: cluster!.kube.url,
-      AGENT_BACKOFF_INITIAL: '20ms',
-      AGENT_BACKOFF_MAX: '100ms',
-    });
+  const env = { ...agentEnv(cluster!), PROXY_TUNNEL_URL: stack.tunnelUrl };
 
-  const good = await buildAgentApp(env(cluster!.agentToken), false);
-  t.teardown(() => good.close());
+  const good = await startAgentApp(t, env);
   const ready = await until('the agent to report ready', async () => {
     const res = await good.app.inject('/readyz');
     return res.statusCode === 200 ? res : undefined;
@@ -28,8 +17,7 @@ t.test("the agent's /readyz follows the tunnel; /healthz only says the process r
   t.equal((await good.app.inject('/healthz')).statusCode, 200);
 
   // A wrong token: alive, never ready, and the reason is the proxy's refusal.
-  const bad = await buildAgentApp(env('not-the-agent-token'), false);
-  t.teardown(() => bad.close());
+  const bad = await startAgentApp(t, { ...env, AGENT_TOKEN: 'not-the-agent-token' });
   await until('a refused attempt', () => (bad.agent.lastError ? true : undefined));
   t.equal(
     bad.agent.lastError?.rawMessage,
@@ -64,26 +52,22 @@ t.test("the agent's /metrics counts what its API server answered and why its tun
   const stack = await startStack(t);
   const [cluster] = stack.clusters;
   await cluster!.agent.stop(); // this test's agent takes the cluster's place
-  const agent = await buildAgentApp(
-    loadConfig({
-      PROXY_TUNNEL_URL: stack.tunnelUrl,
-      CLUSTER_ID: cluster!.id,
-      AGENT_TOKEN: cluster!.agentToken,
-      KUBE_API_URL: cluster!.kube.url,
-      AGENT_BACKOFF_INITIAL: '20ms',
-      AGENT_BACKOFF_MAX: '100ms',
-    }),
-    false,
-  );
-  t.teardown(() => agent.close());
+  const agent = await startAgentApp(t, {
+    ...agentEnv(cluster!),
+    PROXY_TUNNEL_URL: stack.tunnelUrl,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
+  });
+  const { metricsUrl } = await agent.listen();
   await until('the agent to connect', () => (agent.agent.connected ? true : undefined));
   const token = await stack.proxyToken(cluster!.id);
   t.equal(await stack.proxyStatus(cluster!.id, '/api/v1/namespaces', token), 200);
   t.equal(await stack.proxyStatus(cluster!.id, '/api/v1/namespaces/nowhere', token), 404);
   const metrics = async () => {
-    const res = await agent.app.inject('/metrics');
-    t.equal(res.statusCode, 200);
-    return res.body;
+    const res = await fetch(metricsUrl);
+    t.equal(res.status, 200);
+    return res.text();
   };
   let text = await metrics();
   t.equal(sample(text, 'gsp_agent_connected'), 1);

@@ -1,9 +1,7 @@
 import t from 'tap';
+import type { Test } from 'tap';
 import { bearer, cuttableDatabaseUrl, kubectl, ORG, OPERATOR, startStack, until } from './stack.js';
-
-const POLICY = 'CLI access is disabled by platform policy';
-const works = async (kubeconfig: string) =>
-  (await kubectl(kubeconfig, ['get', 'namespaces'])).code === 0 ? true : undefined;
+import { POLICY, works } from './workload.js';
 
 t.test('pinned with SERVICE_CLI_ACCESS_ENABLED=true on both, a PUT of false is accepted but inert', async (t) => {
   const pin = { SERVICE_CLI_ACCESS_ENABLED: 'true' };
@@ -37,18 +35,24 @@ t.test(
   },
 );
 
-t.test('strict stale mode treats an unreadable flag store as off', async (t) => {
+/** A stack in stale mode `mode` whose proxy reaches the flag store through a relay, with kubectl working. */
+async function staleModeStack(t: Test, mode: 'strict' | 'best_effort') {
   let link: Awaited<ReturnType<typeof cuttableDatabaseUrl>> | undefined;
   const stack = await startStack(t, {
-    proxyEnv: { SERVICE_CLI_ACCESS_STALE_MODE: 'strict', SERVICE_CACHE_FLAGS_TTL: '100ms' },
+    proxyEnv: { SERVICE_CLI_ACCESS_STALE_MODE: mode, SERVICE_CACHE_FLAGS_TTL: '100ms' },
     proxyDatabaseUrl: async (url) => (link = await cuttableDatabaseUrl(t, url)).url,
   });
-  const [a] = stack.clusters;
-  await until('the agent to connect', () => (a!.agent.connected ? true : undefined));
-  const kubeconfig = await a!.kubeconfig();
+  const a = stack.clusters[0]!;
+  await until('the agent to connect', () => (a.agent.connected ? true : undefined));
+  const kubeconfig = await a.kubeconfig();
   t.ok(await works(kubeconfig));
+  return { stack, a, kubeconfig, link: link! };
+}
 
-  link!.cut();
+t.test('strict stale mode treats an unreadable flag store as off', async (t) => {
+  const { a, kubeconfig, link } = await staleModeStack(t, 'strict');
+
+  link.cut();
   const refused = await until(
     'kubectl to be refused',
     async () => {
@@ -60,25 +64,17 @@ t.test('strict stale mode treats an unreadable flag store as off', async (t) => 
   );
   t.match(refused.stderr, POLICY);
   t.match(refused.stderr, 'strict');
-  await until('the watcher to close the tunnel', () => (!a!.agent.connected ? true : undefined), 5000);
+  await until('the watcher to close the tunnel', () => (!a.agent.connected ? true : undefined), 5000);
 
-  link!.restore();
-  await until('the agent to reconnect once the store is back', () => (a!.agent.connected ? true : undefined), 10_000);
+  link.restore();
+  await until('the agent to reconnect once the store is back', () => (a.agent.connected ? true : undefined), 10_000);
   await until('kubectl to work again', () => works(kubeconfig), 5000, 50);
 });
 
 t.test('best_effort stale mode keeps serving the last known value', async (t) => {
-  let link: Awaited<ReturnType<typeof cuttableDatabaseUrl>> | undefined;
-  const stack = await startStack(t, {
-    proxyEnv: { SERVICE_CLI_ACCESS_STALE_MODE: 'best_effort', SERVICE_CACHE_FLAGS_TTL: '100ms' },
-    proxyDatabaseUrl: async (url) => (link = await cuttableDatabaseUrl(t, url)).url,
-  });
-  const [a] = stack.clusters;
-  await until('the agent to connect', () => (a!.agent.connected ? true : undefined));
-  const kubeconfig = await a!.kubeconfig();
-  t.ok(await works(kubeconfig));
+  const { stack, a, kubeconfig, link } = await staleModeStack(t, 'best_effort');
 
-  link!.cut();
+  link.cut();
   const deadline = Date.now() + 1500;
   let runs = 0;
   while (Date.now() < deadline) {
@@ -87,5 +83,5 @@ t.test('best_effort stale mode keeps serving the last known value', async (t) =>
     runs++;
   }
   await stack.proxy.sweep();
-  t.ok(a!.agent.connected, `the tunnel stays up (${runs} kubectl runs while the store was unreachable)`);
+  t.ok(a.agent.connected, `the tunnel stays up (${runs} kubectl runs while the store was unreachable)`);
 });

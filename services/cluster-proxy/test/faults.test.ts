@@ -1,9 +1,10 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { kubectl, redisPrefix, startStack, TEST_REDIS_URL, until } from './stack.js';
+import { bodyOf, kubectl, redisPrefix, responseTo, startStack, TEST_REDIS_URL, until } from './stack.js';
 import type { Stack, StackOptions } from './stack.js';
-import { startRelay } from './relay.js';
-import type { Relay } from './relay.js';
+import { POD, untilPodRuns, within } from './workload.js';
+import { startRelay } from '@gsp/service-kit/testing/relay';
+import type { Relay } from '@gsp/service-kit/testing/relay';
 
 /**
  * Faults between the proxy and its stores (PostgreSQL, Redis) and between the agent and its
@@ -25,19 +26,12 @@ interface Answer {
 }
 
 /** GETs `path` through the proxy; resolves with the status, the body and how long the answer took. */
-function timed(stack: Stack, id: string, token: string, path = NAMESPACES): Promise<Answer> {
+async function timed(stack: Stack, id: string, token: string, path = NAMESPACES): Promise<Answer> {
   const startedAt = Date.now();
-  return new Promise((resolve, reject) => {
-    const req = stack.proxyRequest(id, path, token);
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Date.now() - startedAt, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const res = await responseTo(stack.proxyRequest(id, path, token));
+  const body = bodyOf(res);
+  await new Promise((resolve) => res.on('end', resolve));
+  return { status: res.statusCode ?? 0, ms: Date.now() - startedAt, body: body() };
 }
 
 /** Polls a GET through the proxy until it answers `status`; resolves with that answer. */
@@ -65,8 +59,6 @@ async function load(stack: Stack, id: string, token: string, ms: number, paralle
   return all;
 }
 
-const within = <T>(ms: number, p: Promise<T>) =>
-  Promise.race([p, new Promise<undefined>((r) => setTimeout(r, ms, undefined).unref())]);
 const slowest = (all: Answer[]) => Math.max(...all.map((a) => a.ms));
 const statuses = (all: Answer[]) => [...new Set(all.map((a) => a.status))].sort();
 
@@ -251,19 +243,8 @@ t.test("the agent's Kubernetes API", async (t) => {
   });
 
   t.test('stalled: an exec upgrade gets a 504 within the bound', async (t) => {
-    const pod =
-      'apiVersion: v1\nkind: Pod\nmetadata: { name: game, namespace: default }\n' +
-      'spec: { containers: [{ name: server, image: "game:1" }] }\n';
-    t.equal((await kubectl(kubeconfig, ['apply', '-f', '-'], pod)).code, 0);
-    await until(
-      'the pod to run',
-      async () => {
-        const phase = await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}']);
-        return phase.stdout === 'Running' ? true : undefined;
-      },
-      10_000,
-      50,
-    );
+    t.equal((await kubectl(kubeconfig, ['apply', '-f', '-'], POD)).code, 0);
+    await untilPodRuns(kubeconfig);
     kube!.stall();
     const startedAt = Date.now();
     const res = await kubectl(kubeconfig, ['exec', '-i', 'game', '--', 'sh'], 'echo hello\n', 20_000);

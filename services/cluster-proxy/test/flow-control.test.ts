@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import t from 'tap';
 import type { Test } from 'tap';
-import { fakeApiServer, startStack, until } from './stack.js';
+import { fakeApiServer, responseTo, startStack, until } from './stack.js';
 import type { Stack } from './stack.js';
 
 /** The most any test here lets through before calling it unbounded. */
@@ -75,12 +75,7 @@ async function endlessCluster(t: Test, stack: Stack) {
 t.test('a client that stops reading holds the cluster back, and no one else', async (t) => {
   const stack = await startStack(t);
   const { upstream, request, small } = await endlessCluster(t, stack);
-  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    const req = request('/endless');
-    req.on('response', resolve);
-    req.on('error', reject);
-    req.end();
-  });
+  const response = await responseTo(request('/endless'));
   t.teardown(() => response.destroy());
   // The client reads nothing: the API server must come to a stop, not fill the proxy or the agent.
   const stalledAt = await settled('the API server to be held back', () => upstream.state.written);

@@ -5,7 +5,8 @@ import t from 'tap';
 import fc from 'fast-check';
 import { operationsOf, problemWithAnswer, requests, send, sendHttp2 } from '@gsp/service-kit/testing';
 import type { FuzzRequest, FuzzResponse, OpenApiDocument } from '@gsp/service-kit/testing';
-import { registerCluster } from '../../api-server/test/helper.js';
+import { Tally } from '@gsp/service-kit/testing/tally';
+import { registerCluster } from '@gsp/api-server/test/helper.js';
 import { ORG, startStack, until } from './stack.js';
 
 /** How many requests one run generates per port; FUZZ_RUNS raises it for a longer hunt. */
@@ -25,24 +26,6 @@ const KUBE_PATHS = [
   'apis/agones.dev/v1/namespaces/default/gameservers',
   'apis/agones.dev/v1/namespaces/default/fleets/arena/scale',
 ];
-
-/** Tallies statuses for the closing comment. */
-class Tally {
-  readonly statuses = new Map<number, number>();
-  sent = 0;
-
-  count(status: number): void {
-    this.sent += 1;
-    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
-  }
-
-  toString(): string {
-    return [...this.statuses]
-      .sort(([a], [b]) => a - b)
-      .map(([s, n]) => `${s}: ${n}`)
-      .join(', ');
-  }
-}
 
 /** A Kubernetes `Status` whose code is the answer's status, as kubectl reads a refusal. */
 function isStatus(res: FuzzResponse): boolean {

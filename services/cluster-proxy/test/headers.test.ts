@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import t from 'tap';
-import { forwardRequest, forwardUpgrade } from '../src/kube/forward.js';
+import { forwardRequest, forwardUpgrade } from '../src/forward.js';
 import { createMetrics } from '../src/metrics.js';
 import type { StreamHandlers, Tunnel, TunnelStream } from '../src/tunnel/tunnel.js';
-import { fakeApiServer, startStack } from './stack.js';
+import { fakeApiServer, responseTo, startStack } from './stack.js';
 
 const pairs = (raw: string[]): [string, string][] =>
   raw.flatMap((v, i) => (i % 2 ? [] : [[v.toLowerCase(), raw[i + 1] as string] as [string, string]]));
@@ -39,11 +39,7 @@ t.test(
     req.setHeader('Accept', 'application/json');
     req.setHeader('X-Repeat', ['one', 'two']);
     req.setHeader('Impersonate-Group', 'system:masters');
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      req.on('response', resolve);
-      req.on('error', reject);
-      req.end();
-    });
+    const res = await responseTo(req);
     res.resume();
     t.equal(res.statusCode, 200);
     const answered = pairs(res.rawHeaders);
@@ -102,11 +98,7 @@ t.test("a caller's impersonation, request-header identity and credentials never 
     ['Proxy-Authorization', 'Basic YWRtaW46YWRtaW4='],
   ];
   for (const [name, value] of forged) req.setHeader(name, value);
-  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    req.on('response', resolve);
-    req.on('error', reject);
-    req.end();
-  });
+  const res = await responseTo(req);
   res.resume();
   t.equal(res.statusCode, 200);
 

@@ -2,19 +2,7 @@ import tls from 'node:tls';
 import t from 'tap';
 import { kubectl, kubectlProcess, startStack, until } from './stack.js';
 import type { Stack } from './stack.js';
-
-const POD = `apiVersion: v1
-kind: Pod
-metadata: { name: game, namespace: default }
-spec: { containers: [{ name: server, image: "game:1" }] }
-`;
-
-const gameServer = (name: string) => `apiVersion: agones.dev/v1
-kind: GameServer
-metadata: { name: ${name}, namespace: default }
-spec:
-  template: { spec: { containers: [{ name: server, image: "game:1" }] } }
-`;
+import { gameServer, POD, untilPodRuns } from './workload.js';
 
 /**
  * Opens a TLS connection to the kubectl port and sends `bytes`, then nothing more; resolves with
@@ -83,15 +71,7 @@ t.test('with HTTP_REQUEST_TIMEOUT', async (t) => {
 
   t.test('an exec session lives on past the bound: the upgraded socket is no longer a request', async (t) => {
     t.equal((await kubectl(kubeconfig, ['apply', '-f', '-'], POD)).code, 0);
-    await until(
-      'the pod to run',
-      async () => {
-        const phase = await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}']);
-        return phase.stdout === 'Running' ? true : undefined;
-      },
-      10_000,
-      50,
-    );
+    await untilPodRuns(kubeconfig);
     const exec = kubectlProcess(kubeconfig, ['exec', '-i', 'game', '--', 'sh'], undefined, 30_000);
     t.teardown(() => exec.kill());
     const startedAt = Date.now();

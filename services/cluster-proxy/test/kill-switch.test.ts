@@ -1,38 +1,11 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { Code } from '@connectrpc/connect';
-import {
-  bearer,
-  kubectl,
-  kubectlProcess,
-  ORG,
-  OPERATOR,
-  redisPrefix,
-  startStack,
-  TEST_REDIS_URL,
-  until,
-} from './stack.js';
+import { bearer, kubectl, ORG, OPERATOR, startRedisStack, until } from './stack.js';
 import type { Stack } from './stack.js';
+import { POLICY, runningWatch, within, works } from './workload.js';
 
-const POLICY = 'CLI access is disabled by platform policy';
-
-const gameServer = (name: string) => `apiVersion: agones.dev/v1
-kind: GameServer
-metadata: { name: ${name}, namespace: default }
-spec:
-  template: { spec: { containers: [{ name: server, image: "game:1" }] } }
-`;
-
-async function redisStack(t: Test): Promise<Stack> {
-  const prefix = redisPrefix();
-  const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
-  return startStack(t, {
-    clusters: 2,
-    apiEnv: redis,
-    proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' },
-    backoffMaxMs: 300,
-  });
-}
+const redisStack = (t: Test) => startRedisStack(t, { clusters: 2, backoffMaxMs: 300 });
 
 async function access(stack: Stack, id: string): Promise<{ enabled: boolean; envPinned: boolean }> {
   const res = await stack.api.app.inject({
@@ -50,9 +23,6 @@ async function downloadStatus(stack: Stack, id: string): Promise<number> {
   return res.statusCode;
 }
 
-const works = async (kubeconfig: string) =>
-  (await kubectl(kubeconfig, ['get', 'namespaces'])).code === 0 ? true : undefined;
-
 t.test(
   'turning the switch off platform-wide cuts kubectl, the watch and the tunnel; turning it on restores them',
   async (t) => {
@@ -62,23 +32,12 @@ t.test(
     const kubeconfigA = await a.kubeconfig();
     const kubeconfigB = await b.kubeconfig();
 
-    const watch = kubectlProcess(
-      kubeconfigA,
-      ['get', 'gameservers', '-n', 'default', '-w', '--output-watch-events'],
-      undefined,
-      30_000,
-    );
-    t.teardown(() => watch.kill());
-    t.equal((await kubectl(kubeconfigA, ['apply', '-f', '-'], gameServer('arena-1'))).code, 0);
-    await until('the watch to stream', () => (/ADDED\s+arena-1/.test(watch.stdout()) ? true : undefined), 10_000);
+    const watch = await runningWatch(t, kubeconfigA);
 
     const put = await stack.setSwitch(false);
     t.equal(put.statusCode, 200);
 
-    const ended = await Promise.race([
-      watch.done,
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref()),
-    ]);
+    const ended = await within(5000, watch.done);
     t.ok(ended, 'the running kubectl get -w ended');
     // kube-apiserver's way: a watch event of type ERROR carrying the Status, which kubectl prints.
     t.match(
@@ -126,17 +85,11 @@ t.test('turning the switch off for one cluster leaves the others working', async
   const kubeconfigA = await a.kubeconfig();
   const kubeconfigB = await b.kubeconfig();
   // Without --output-watch-events, as most people run it.
-  const watch = kubectlProcess(kubeconfigA, ['get', 'gameservers', '-n', 'default', '-w'], undefined, 30_000);
-  t.teardown(() => watch.kill());
-  t.equal((await kubectl(kubeconfigA, ['apply', '-f', '-'], gameServer('arena-1'))).code, 0);
-  await until('the watch to stream', () => (/arena-1/.test(watch.stdout()) ? true : undefined), 10_000);
+  const watch = await runningWatch(t, kubeconfigA, []);
 
   t.equal((await stack.setSwitch(false, a.id)).statusCode, 200);
   await until('the tunnel of that cluster to close', () => (!a.agent.connected ? true : undefined));
-  const ended = await Promise.race([
-    watch.done,
-    new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000).unref()),
-  ]);
+  const ended = await within(5000, watch.done);
   t.match(
     ended?.stdout,
     new RegExp(`Failure\\s+Gone\\s+${POLICY} for cluster ${a.id} \\(set for this cluster\\)`),

@@ -2,20 +2,9 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { kubectl, kubectlProcess, startStack, until } from './stack.js';
+import { gameServer as gameServerWith, POD, untilPodRuns } from './workload.js';
 
-const POD = `apiVersion: v1
-kind: Pod
-metadata: { name: game, namespace: default }
-spec: { containers: [{ name: server, image: "game:1" }] }
-`;
-
-const gameServer = (name: string) => `apiVersion: agones.dev/v1
-kind: GameServer
-metadata: { name: ${name}, namespace: default }
-spec:
-  ports: [{ name: default, containerPort: 7654 }]
-  template: { spec: { containers: [{ name: server, image: "game:1" }] } }
-`;
+const gameServer = (name: string) => gameServerWith(name, 7654);
 
 t.test('kubectl works through the proxy and the tunnel with a downloaded kubeconfig', async (t) => {
   const stack = await startStack(t);
@@ -58,30 +47,14 @@ t.test('kubectl works through the proxy and the tunnel with a downloaded kubecon
   t.test('exec echoes a line through the WebSocket upgrade', async (t) => {
     const applied = await kubectl(kubeconfig, ['apply', '-f', '-'], POD);
     t.equal(applied.code, 0, applied.stderr);
-    await until(
-      'the pod to run',
-      async () =>
-        (await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}'])).stdout === 'Running'
-          ? true
-          : undefined,
-      10_000,
-      50,
-    );
+    await untilPodRuns(kubeconfig);
     const res = await kubectl(kubeconfig, ['exec', '-i', 'game', '--', 'sh'], 'hello through the tunnel\n');
     t.equal(res.code, 0, res.stderr);
     t.equal(res.stdout, 'hello through the tunnel\n');
   });
 
   t.test('logs -f follows the pod through the tunnel', async (t) => {
-    await until(
-      'the pod to run',
-      async () =>
-        (await kubectl(kubeconfig, ['get', 'pod', 'game', '-o', 'jsonpath={.status.phase}'])).stdout === 'Running'
-          ? true
-          : undefined,
-      10_000,
-      50,
-    );
+    await untilPodRuns(kubeconfig);
     const logs = kubectlProcess(kubeconfig, ['logs', '-f', 'game']);
     t.teardown(() => logs.kill());
     await until(

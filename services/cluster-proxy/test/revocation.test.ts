@@ -1,58 +1,29 @@
 import t from 'tap';
-import type { Test } from 'tap';
 import { Code } from '@connectrpc/connect';
 import {
   bearer,
   kubectl,
-  kubectlProcess,
   ORG,
   OPERATOR,
   PLATFORM_ADMIN,
   redisPrefix,
+  startRedisStack,
   startStack,
   TEST_REDIS_URL,
   until,
 } from './stack.js';
-import type { Stack, StackOptions } from './stack.js';
+import type { Stack, TunnelAgent } from './stack.js';
+import { runningWatch, within } from './workload.js';
 
-const gameServer = (name: string) => `apiVersion: agones.dev/v1
-kind: GameServer
-metadata: { name: ${name}, namespace: default }
-spec:
-  template: { spec: { containers: [{ name: server, image: "game:1" }] } }
-`;
-
-/** Both processes on one Redis prefix; the proxy's caches live a minute, so only an event can explain a fast refusal. */
-async function redisStack(t: Test, extra: StackOptions = {}): Promise<Stack> {
-  const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
-  return startStack(t, {
-    apiEnv: redis,
-    proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' },
-    backoffMaxMs: 200,
-    ...extra,
-  });
+/** Waits until `agent` has tried again and failed. */
+async function nextFailure(agent: TunnelAgent, what: string): Promise<void> {
+  const attempts = agent.attempts;
+  await until(what, () => (agent.attempts > attempts ? agent.lastError : undefined), 5000);
 }
 
 async function api(stack: Stack, method: 'PUT' | 'DELETE' | 'POST', url: string, payload?: object) {
   return stack.api.app.inject({ method, url, headers: await bearer(PLATFORM_ADMIN), ...(payload ? { payload } : {}) });
 }
-
-/** A `kubectl get -w` running as OPERATOR, already streaming. */
-async function runningWatch(t: Test, stack: Stack, kubeconfig: string) {
-  const watch = kubectlProcess(
-    kubeconfig,
-    ['get', 'gameservers', '-n', 'default', '-w', '--output-watch-events'],
-    undefined,
-    30_000,
-  );
-  t.teardown(() => watch.kill());
-  t.equal((await kubectl(kubeconfig, ['apply', '-f', '-'], gameServer('arena-1'))).code, 0);
-  await until('the watch to stream', () => (/ADDED\s+arena-1/.test(watch.stdout()) ? true : undefined), 10_000);
-  return watch;
-}
-
-const within = <T>(ms: number, p: Promise<T>) =>
-  Promise.race([p, new Promise<undefined>((r) => setTimeout(r, ms, undefined).unref())]);
 
 for (const [change, act] of [
   ['removing', (stack: Stack) => api(stack, 'DELETE', `/api/v1/tenants/${ORG}/members/${OPERATOR}`)],
@@ -62,12 +33,12 @@ for (const [change, act] of [
   ],
 ] as const) {
   t.test(`${change} a member refuses their downloaded kubeconfig within 1 s and ends their watch`, async (t) => {
-    const stack = await redisStack(t);
+    const stack = await startRedisStack(t);
     const [a] = stack.clusters as [Stack['clusters'][0]];
     await until('the agent to connect', () => (a.agent.connected ? true : undefined));
     const kubeconfig = await a.kubeconfig();
     const token = await stack.proxyToken(a.id);
-    const watch = await runningWatch(t, stack, kubeconfig);
+    const watch = await runningWatch(t, kubeconfig);
     t.equal(await stack.proxyStatus(a.id, '/api/v1/namespaces', token), 200, 'the kubeconfig works before');
 
     const res = await act(stack);
@@ -95,7 +66,7 @@ for (const [change, act] of [
 }
 
 t.test('a member given the operator role back can use a new kubeconfig at once', async (t) => {
-  const stack = await redisStack(t);
+  const stack = await startRedisStack(t);
   const [a] = stack.clusters as [Stack['clusters'][0]];
   await until('the agent to connect', () => (a.agent.connected ? true : undefined));
   const token = await stack.proxyToken(a.id);
@@ -125,7 +96,7 @@ t.test(
     await until('the agent to connect', () => (a.agent.connected ? true : undefined));
     const kubeconfig = await a.kubeconfig();
     const token = await stack.proxyToken(a.id);
-    const watch = await runningWatch(t, stack, kubeconfig);
+    const watch = await runningWatch(t, kubeconfig);
     t.equal((await api(stack, 'DELETE', `/api/v1/tenants/${ORG}/members/${OPERATOR}`)).statusCode, 204);
     const removedAt = Date.now();
     await until(
@@ -139,12 +110,12 @@ t.test(
 );
 
 t.test('deleting a cluster closes its tunnel and refuses kubectl at once; its agent is refused', async (t) => {
-  const stack = await redisStack(t, { clusters: 2 });
+  const stack = await startRedisStack(t, { clusters: 2 });
   const [a, b] = stack.clusters as [Stack['clusters'][0], Stack['clusters'][0]];
   await until('both agents to connect', () => (a.agent.connected && b.agent.connected ? true : undefined));
   const kubeconfig = await a.kubeconfig();
   const token = await stack.proxyToken(a.id);
-  const watch = await runningWatch(t, stack, kubeconfig);
+  const watch = await runningWatch(t, kubeconfig);
 
   t.equal((await api(stack, 'DELETE', `/api/v1/tenants/${ORG}/clusters/${a.id}`)).statusCode, 204);
   const deletedAt = Date.now();
@@ -161,12 +132,7 @@ t.test('deleting a cluster closes its tunnel and refuses kubectl at once; its ag
   const refused = await kubectl(kubeconfig, ['get', 'namespaces']);
   t.match(refused.stderr, `cluster ${a.id} no longer exists`);
 
-  const attempts = a.agent.attempts;
-  await until(
-    'the agent to retry and be refused',
-    () => (a.agent.attempts > attempts ? a.agent.lastError : undefined),
-    5000,
-  );
+  await nextFailure(a.agent, 'the agent to retry and be refused');
   t.equal(a.agent.lastError?.code, Code.Unauthenticated, 'its reconnects are refused');
   t.notOk(a.agent.connected);
   t.ok(b.agent.connected, 'the other cluster keeps its tunnel');
@@ -176,7 +142,7 @@ t.test('deleting a cluster closes its tunnel and refuses kubectl at once; its ag
 t.test(
   'rotating the agent token answers a new token once, closes the old tunnel and refuses the old token',
   async (t) => {
-    const stack = await redisStack(t);
+    const stack = await startRedisStack(t);
     const [a] = stack.clusters as [Stack['clusters'][0]];
     await until('the agent to connect', () => (a.agent.connected ? true : undefined));
 
@@ -195,12 +161,7 @@ t.test(
     t.equal(res.headers['cache-control'], 'no-store');
 
     await until('the old tunnel to close', () => (!a.agent.connected ? true : undefined), 1000);
-    const attempts = a.agent.attempts;
-    await until(
-      'the old agent to retry and be refused',
-      () => (a.agent.attempts > attempts ? a.agent.lastError : undefined),
-      5000,
-    );
+    await nextFailure(a.agent, 'the old agent to retry and be refused');
     t.equal(a.agent.lastError?.code, Code.Unauthenticated, 'the old token no longer opens a tunnel');
     await a.agent.stop();
 

@@ -10,17 +10,21 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
 import type { KubeLite } from '@gsp/kube-lite';
-import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, until } from '../../api-server/test/helper.js';
-import type { Built } from '../../api-server/test/helper.js';
-import { startAgent } from '../../tunnel-agent/src/agent.js';
-import type { TunnelAgent } from '../../tunnel-agent/src/agent.js';
-import { kubeTarget } from '../../tunnel-agent/src/kube.js';
+import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, until } from '@gsp/api-server/test/helper.js';
+import { redisPrefix, TEST_REDIS_URL } from '@gsp/api-server/test/helper.js';
+import type { Built } from '@gsp/api-server/test/helper.js';
+import { startAgent } from '@gsp/tunnel-agent/src/agent.js';
+import type { TunnelAgent } from '@gsp/tunnel-agent/src/agent.js';
+import { kubeTarget } from '@gsp/tunnel-agent/src/kube.js';
+import { buildAgentApp } from '@gsp/tunnel-agent/src/app.js';
+import type { AgentApp } from '@gsp/tunnel-agent/src/app.js';
+import { loadConfig as loadAgentConfig } from '@gsp/tunnel-agent/src/config.js';
 import { loadConfig } from '../src/config.js';
 import { buildClusterProxy } from '../src/proxy.js';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import type { ClusterProxy } from '../src/proxy.js';
 
-export { until, redisPrefix, TEST_REDIS_URL, cuttableDatabaseUrl } from '../../api-server/test/helper.js';
+export { until, redisPrefix, TEST_REDIS_URL, cuttableDatabaseUrl } from '@gsp/api-server/test/helper.js';
 
 export const ORG = 'acme';
 export const OPERATOR = 'olivia';
@@ -248,6 +252,49 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
   };
 }
 
+/** The variables naming `cluster` to its agent. */
+export const agentEnv = (cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> }) => ({
+  CLUSTER_ID: cluster.id,
+  AGENT_TOKEN: cluster.agentToken,
+  KUBE_API_URL: cluster.kube.url,
+});
+
+/** The agent as its process builds it, from `env` (quick backoff unless set), closed with the test. */
+export async function startAgentApp(t: Test, env: Record<string, string>): Promise<AgentApp> {
+  const config = loadAgentConfig({ AGENT_BACKOFF_INITIAL: '20ms', AGENT_BACKOFF_MAX: '100ms', ...env });
+  const agent = await buildAgentApp(config, false);
+  t.teardown(() => agent.close());
+  return agent;
+}
+
+/** Ends `req` and resolves with its response. */
+export function responseTo(req: ClientRequest): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    req.on('response', resolve);
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Collects a response's body as text; the function returns what has arrived so far. */
+export function bodyOf(res: http.IncomingMessage): () => string {
+  let body = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => (body += chunk));
+  return () => body;
+}
+
+/** Both processes on one Redis prefix; the proxy's caches live a minute, so only an event can explain a fast refusal. */
+export function startRedisStack(t: Test, extra: StackOptions = {}): Promise<Stack> {
+  const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
+  return startStack(t, {
+    apiEnv: redis,
+    proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' },
+    backoffMaxMs: 200,
+    ...extra,
+  });
+}
+
 let kubectlPath: string | undefined;
 
 export interface KubectlResult {
@@ -294,3 +341,4 @@ export function kubectlProcess(
 }
 
 export { PLATFORM_ADMIN, bearer };
+export type { TunnelAgent };

@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startKubeLite } from '@gsp/kube-lite';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
-import { buildAgentApp } from '../../tunnel-agent/src/app.js';
-import { loadConfig } from '../../tunnel-agent/src/config.js';
-import { registerCluster } from '../../api-server/test/helper.js';
-import { ORG, startStack, until } from './stack.js';
+import { registerCluster } from '@gsp/api-server/test/helper.js';
+import { agentEnv, ORG, startAgentApp, startStack, until } from './stack.js';
 
 t.test('with TUNNEL_TLS_CERT_FILE agents dial in over TLS, and only trust what they are told to', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gsp-tunnel-tls-'));
@@ -24,21 +22,8 @@ t.test('with TUNNEL_TLS_CERT_FILE agents dial in over TLS, and only trust what t
   const kube = await startKubeLite({ port: 0 });
   t.teardown(() => kube.close());
   const { id, agentToken } = await registerCluster(stack.api.app, ORG, 'tls');
-  const agentWith = async (env: Record<string, string>) => {
-    const app = await buildAgentApp(
-      loadConfig({
-        CLUSTER_ID: id,
-        AGENT_TOKEN: agentToken,
-        KUBE_API_URL: kube.url,
-        AGENT_BACKOFF_INITIAL: '20ms',
-        AGENT_BACKOFF_MAX: '100ms',
-        ...env,
-      }),
-      false,
-    );
-    t.teardown(() => app.close());
-    return app.agent;
-  };
+  const agentWith = async (env: Record<string, string>) =>
+    (await startAgentApp(t, { ...agentEnv({ id, agentToken, kube }), ...env })).agent;
 
   const untrusting = await agentWith({ PROXY_TUNNEL_URL: stack.tunnelUrl });
   await until('a refused handshake', () => (untrusting.lastError ? true : undefined));

@@ -1,9 +1,8 @@
 import t from 'tap';
 import type { ServerResponse } from 'node:http';
-import { fakeApiServer, redisPrefix, startStack, TEST_REDIS_URL, until } from './stack.js';
+import { bodyOf, fakeApiServer, redisPrefix, responseTo, startStack, TEST_REDIS_URL, until } from './stack.js';
+import { POLICY } from './workload.js';
 import type { Stack } from './stack.js';
-
-const POLICY = 'CLI access is disabled by platform policy';
 
 /** What a client read of a streamed answer before it ended: whole (the final chunk came) or cut off. */
 interface Read {
@@ -13,18 +12,10 @@ interface Read {
 
 /** Starts a GET through the proxy and resolves once its answer has begun, with how it will end. */
 async function stream(stack: Stack, id: string, path: string, token: string): Promise<{ ended: Promise<Read> }> {
-  return new Promise((resolve, reject) => {
-    const req = stack.proxyRequest(id, path, token);
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('error', () => undefined);
-      resolve({ ended: new Promise((done) => res.on('close', () => done({ complete: res.complete, body }))) });
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const res = await responseTo(stack.proxyRequest(id, path, token));
+  const body = bodyOf(res);
+  res.on('error', () => undefined);
+  return { ended: new Promise((done) => res.on('close', () => done({ complete: res.complete, body: body() }))) };
 }
 
 t.test('a stream cut by the switch ends with an ERROR event only where kubectl can read one', async (t) => {

@@ -1,7 +1,7 @@
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { contentTypeStreamRegExp } from '@connectrpc/connect/protocol-connect';
 import { TunnelService } from '@gsp/tunnel-proto';
-import { CLIENT_ERROR_RESPONSES, PROBLEM, problemResponse, writeProblem } from '@gsp/service-kit';
+import { CLIENT_ERROR_RESPONSES, documentOperation, PROBLEM, problemResponse, writeProblem } from '@gsp/service-kit';
 
 /** The one RPC of TUNNEL_PORT. */
 export const CONNECT_PATH = `/${TunnelService.typeName}/${TunnelService.method.connect.name}`;
@@ -70,21 +70,7 @@ export const TUNNEL_PORT_DOCUMENT = {
         },
       },
     },
-    '/openapi.json': {
-      get: {
-        operationId: 'openapi',
-        tags: ['operations'],
-        summary: 'This document',
-        security: [],
-        responses: {
-          '200': {
-            description: 'The OpenAPI document of this port.',
-            content: { 'application/json': { schema: { type: 'object' } } },
-          },
-          ...CLIENT_ERROR_RESPONSES,
-        },
-      },
-    },
+    ...documentOperation(),
   },
 } as const;
 

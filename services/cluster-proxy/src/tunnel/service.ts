@@ -2,6 +2,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
 import { clusterOfAgentToken, hashAgentToken } from '@gsp/platform-contract';
+import { bearerToken } from '@gsp/service-kit';
 import { codeLabel, TunnelService } from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
@@ -20,10 +21,10 @@ export interface TunnelServiceOptions {
 
 /** The cluster the agent's token opens, and the token's hash (a rotation makes the tunnel stale). */
 async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<{ clusterId: string; tokenHash: string }> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.requestHeader.get('authorization') ?? '');
-  if (!match?.[1])
+  const token = bearerToken(ctx.requestHeader.get('authorization') ?? undefined);
+  if (!token)
     throw new ConnectError('an agent token is required (authorization: Bearer <token>)', Code.Unauthenticated);
-  const cluster = await clusterOfAgentToken(pool, match[1]);
+  const cluster = await clusterOfAgentToken(pool, token);
   if (cluster === undefined) {
     throw new ConnectError(
       'unknown agent token: register the cluster (or rotate its token) and use the token it returned',
@@ -33,7 +34,7 @@ async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<{ clust
   const claimed = ctx.requestHeader.get('x-gsp-cluster-id');
   if (claimed && claimed !== cluster.id)
     throw new ConnectError(`the agent token belongs to another cluster than ${claimed}`, Code.PermissionDenied);
-  return { clusterId: cluster.id, tokenHash: hashAgentToken(match[1]) };
+  return { clusterId: cluster.id, tokenHash: hashAgentToken(token) };
 }
 
 export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter) => void {
