@@ -1,17 +1,29 @@
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { applyHttpTimeouts, clientErrorHandler, problems, sendProblem } from '@gsp/service-kit';
+import {
+  applyHttpTimeouts,
+  clientErrorHandler,
+  HEALTH_ROUTE,
+  problemOf,
+  problems,
+  sendProblem,
+  serveMetrics,
+} from '@gsp/service-kit';
 import type { TunnelAgentConfig } from './config.js';
 import { kubeTarget } from './kube.js';
 import { startAgent } from './agent.js';
-import { agentMetrics } from './metrics.js';
+import { createMetrics, metricEvents } from './metrics.js';
+import type { AgentMetrics } from './metrics.js';
 import type { TunnelAgent } from './agent.js';
-import { AGENT_PORT_DOCUMENT, HEALTH, NOT_READY, READY } from './openapi.js';
+import { AGENT_PORT_DOCUMENT, NOT_READY, READY } from './openapi.js';
 
 export interface AgentApp {
-  /** `/healthz` (the process runs), `/readyz` (the tunnel is connected), `/metrics` (Prometheus) and `/openapi.json`. */
+  /** PORT: `/healthz` (the process runs), `/readyz` (the tunnel is connected) and `/openapi.json`. */
   app: FastifyInstance;
   agent: TunnelAgent;
+  metrics: AgentMetrics;
+  /** Listens on PORT, and serves `GET /metrics` on METRICS_PORT. */
+  listen(): Promise<{ url: string; metricsUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -31,37 +43,43 @@ export async function buildAgentApp(
   await app.register(problems, { ownCodePrefix: 'AGENT_' });
   const kube = await kubeTarget(config.kube, config.kubeRequestTimeoutMs);
   // The gauge reads the agent at scrape time, after it exists.
-  const metrics = agentMetrics(() => agent.connected);
-  const agent = startAgent({ ...config, kube, log: app.log, events: metrics.events });
-  app.get('/healthz', { schema: { response: { 200: HEALTH } } }, async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
-  app.get('/readyz', { schema: { response: { 200: READY, 503: NOT_READY } } }, async (request, reply) => {
-    if (agent.connected) return { connected: true, attempts: agent.attempts };
-    // The operator reading a failed probe learns why from the body: the proxy's refusal, or the dial's error.
-    const why =
-      agent.lastError === undefined ? 'no attempt has failed yet' : `its last failure: ${agent.lastError.rawMessage}`;
-    return reply
-      .code(503)
-      .header('retry-after', '2')
-      .type('application/problem+json')
-      .send({
-        type: 'urn:gsp:problem:service-unavailable',
-        title: 'Service Unavailable',
-        status: 503,
-        detail: `the tunnel to the cluster proxy is not connected after ${agent.attempts} ${agent.attempts === 1 ? 'attempt' : 'attempts'}; ${why}`,
-        requestId: request.id,
-        connected: false,
-        attempts: agent.attempts,
-      });
+  const metrics = createMetrics(() => agent.connected);
+  const agent = startAgent({ ...config, kube, log: app.log, events: metricEvents(metrics) });
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  app.route(HEALTH_ROUTE);
+  app.route({
+    method: 'GET',
+    url: '/readyz',
+    schema: { response: { 200: READY, 503: NOT_READY } },
+    handler: async (request, reply) => {
+      if (agent.connected) return { connected: true, attempts: agent.attempts };
+      // The operator reading a failed probe learns why from the body: the proxy's refusal, or the dial's error.
+      const why =
+        agent.lastError === undefined ? 'no attempt has failed yet' : `its last failure: ${agent.lastError.rawMessage}`;
+      const attempts = `${agent.attempts} ${agent.attempts === 1 ? 'attempt' : 'attempts'}`;
+      return reply
+        .code(503)
+        .header('retry-after', '2')
+        .type('application/problem+json')
+        .send({
+          ...problemOf(request, 503, `the tunnel to the cluster proxy is not connected after ${attempts}; ${why}`),
+          connected: false,
+          attempts: agent.attempts,
+        });
+    },
   });
-  app.get('/openapi.json', async () => AGENT_PORT_DOCUMENT);
+  app.route({ method: 'GET', url: '/openapi.json', handler: async () => AGENT_PORT_DOCUMENT });
   return {
     app,
     agent,
+    metrics,
+    async listen() {
+      const url = await app.listen({ port: config.port, host: config.host });
+      metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host, { http: config.http });
+      return { url, metricsUrl: metricsServer.url };
+    },
     async close() {
-      await Promise.all([agent.stop(), app.close()]);
+      await Promise.all([agent.stop(), app.close(), metricsServer?.close()]);
       await kube.close();
     },
   };

@@ -1,4 +1,5 @@
 import {
+  booleanVar,
   ConfigError,
   durationVar,
   httpTimeouts,
@@ -7,6 +8,7 @@ import {
   parseUrl,
   readFileVar,
   readSecret,
+  required,
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 
@@ -37,14 +39,14 @@ export interface TunnelAgentConfig {
   connectTimeoutMs: number;
   /** The API server's answer headers not come within this long: kubectl gets a 504 `Status`. */
   kubeRequestTimeoutMs: number;
-  /** How long a client of PORT (probes, Prometheus) may take to send its request. */
+  /** How long a client of PORT (probes) or METRICS_PORT (Prometheus) may take to send its request. */
   http: HttpTimeouts;
   port: number;
+  /** Plain HTTP, `GET /metrics` only (Prometheus). */
+  metricsPort: number;
   host: string;
   logLevel: string;
 }
-
-export { ConfigError };
 
 /** Default of KUBE_REQUEST_TIMEOUT: kube-apiserver answers 504 itself after its own one-minute request timeout. */
 export const KUBE_REQUEST_TIMEOUT_MS = 60_000;
@@ -52,24 +54,24 @@ export const KUBE_REQUEST_TIMEOUT_MS = 60_000;
 const HTTP = ['http:', 'https:'];
 
 export function loadConfig(env: Env = process.env): TunnelAgentConfig {
-  const proxyTunnelUrl = parseUrl(env, 'PROXY_TUNNEL_URL', HTTP);
-  if (proxyTunnelUrl === undefined)
-    throw new ConfigError(
-      'PROXY_TUNNEL_URL',
-      "is required: the cluster proxy's tunnel endpoint, e.g. http://127.0.0.1:8444",
-    );
+  const proxyTunnelUrl = required(
+    parseUrl(env, 'PROXY_TUNNEL_URL', HTTP),
+    'PROXY_TUNNEL_URL',
+    "is required: the cluster proxy's tunnel endpoint, e.g. http://127.0.0.1:8444",
+  );
   if (nonEmpty(env, 'PROXY_CA_FILE') !== undefined && !proxyTunnelUrl.startsWith('https:'))
     throw new ConfigError('PROXY_CA_FILE', 'applies only to an https: PROXY_TUNNEL_URL');
   const proxyCa = readFileVar(env, 'PROXY_CA_FILE');
-  const clusterId = nonEmpty(env, 'CLUSTER_ID');
-  if (clusterId === undefined)
-    throw new ConfigError('CLUSTER_ID', 'is required: the id returned when the cluster was registered');
-  const agentToken = readSecret(env, 'AGENT_TOKEN');
-  if (agentToken === undefined)
-    throw new ConfigError(
-      'AGENT_TOKEN',
-      'set AGENT_TOKEN or AGENT_TOKEN_FILE to the token returned when the cluster was registered',
-    );
+  const clusterId = required(
+    nonEmpty(env, 'CLUSTER_ID'),
+    'CLUSTER_ID',
+    'is required: the id returned when the cluster was registered',
+  );
+  const agentToken = required(
+    readSecret(env, 'AGENT_TOKEN'),
+    'AGENT_TOKEN',
+    'set AGENT_TOKEN or AGENT_TOKEN_FILE to the token returned when the cluster was registered',
+  );
   const kubeUrl = parseUrl(env, 'KUBE_API_URL', HTTP);
   const clientCertFile = nonEmpty(env, 'KUBE_CLIENT_CERT_FILE');
   const clientKeyFile = nonEmpty(env, 'KUBE_CLIENT_KEY_FILE');
@@ -95,7 +97,7 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
             clientCertFile,
             clientKeyFile,
             caFile: nonEmpty(env, 'KUBE_CA_FILE'),
-            insecureSkipTlsVerify: nonEmpty(env, 'KUBE_INSECURE_SKIP_TLS_VERIFY') === 'true',
+            insecureSkipTlsVerify: booleanVar(env, 'KUBE_INSECURE_SKIP_TLS_VERIFY', false),
           },
     backoffInitialMs,
     backoffMaxMs,
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
     kubeRequestTimeoutMs: durationVar(env, 'KUBE_REQUEST_TIMEOUT', KUBE_REQUEST_TIMEOUT_MS, 100),
     http: httpTimeouts(env),
     port,
+    metricsPort: parsePort(env, 'METRICS_PORT', 9093),
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   };

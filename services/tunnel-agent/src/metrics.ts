@@ -1,8 +1,20 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AgentEvents } from './agent.js';
 
-/** The agent's Prometheus metrics, fed by its events, on a registry of its own. */
-export function agentMetrics(connected: () => boolean): { registry: Registry; events: AgentEvents } {
+/** What an operator watches on the agent, on a registry of its own. */
+export interface AgentMetrics {
+  registry: Registry;
+  /** Requests from the tunnel the API server answered, by status (101 for an upgrade). */
+  responses: Counter<'code'>;
+  /** Requests from the tunnel that got no answer from the API server. */
+  failures: Counter;
+  /** Tunnel connections and attempts that ended, by Connect code (`ok`: closed by the proxy). */
+  endings: Counter<'code'>;
+  /** Streams the proxy paused because its kubectl client read slowly. */
+  pauses: Counter;
+}
+
+export function createMetrics(connected: () => boolean): AgentMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -14,35 +26,39 @@ export function agentMetrics(connected: () => boolean): { registry: Registry; ev
       this.set(connected() ? 1 : 0);
     },
   });
-  const responses = new Counter({
-    name: 'gsp_agent_responses_total',
-    help: 'Requests from the tunnel answered by the API server, by status',
-    labelNames: ['code'],
-    registers,
-  });
-  const failures = new Counter({
-    name: 'gsp_agent_request_failures_total',
-    help: 'Requests from the tunnel that got no answer from the API server',
-    registers,
-  });
-  const endings = new Counter({
-    name: 'gsp_agent_tunnel_endings_total',
-    help: 'Tunnel connections and attempts that ended, by Connect code (ok: closed by the proxy)',
-    labelNames: ['code'],
-    registers,
-  });
-  const pauses = new Counter({
-    name: 'gsp_agent_stream_pauses_total',
-    help: 'Streams the proxy paused because its kubectl client read slowly',
-    registers,
-  });
   return {
     registry,
-    events: {
-      response: (status) => responses.inc({ code: status }),
-      failure: () => failures.inc(),
-      ended: (code) => endings.inc({ code }),
-      pause: () => pauses.inc(),
-    },
+    responses: new Counter({
+      name: 'gsp_agent_responses_total',
+      help: 'Requests from the tunnel answered by the API server, by status',
+      labelNames: ['code'],
+      registers,
+    }),
+    failures: new Counter({
+      name: 'gsp_agent_request_failures_total',
+      help: 'Requests from the tunnel that got no answer from the API server',
+      registers,
+    }),
+    endings: new Counter({
+      name: 'gsp_agent_tunnel_endings_total',
+      help: 'Tunnel connections and attempts that ended, by Connect code (ok: closed by the proxy)',
+      labelNames: ['code'],
+      registers,
+    }),
+    pauses: new Counter({
+      name: 'gsp_agent_stream_pauses_total',
+      help: 'Streams the proxy paused because its kubectl client read slowly',
+      registers,
+    }),
+  };
+}
+
+/** The agent's events, counted. */
+export function metricEvents(metrics: AgentMetrics): AgentEvents {
+  return {
+    response: (status) => metrics.responses.inc({ code: status }),
+    failure: () => metrics.failures.inc(),
+    ended: (code) => metrics.endings.inc({ code }),
+    pause: () => metrics.pauses.inc(),
   };
 }

@@ -7,8 +7,9 @@ await runService(
   () => loadConfig(),
   async (config) => {
     const agent = await buildAgentApp(config);
-    await agent.app.listen({ port: config.port, host: config.host });
+    const { url, metricsUrl } = await agent.listen();
+    agent.app.log.info({ url, metricsUrl }, 'tunnel agent listening (probes on PORT, Prometheus on METRICS_PORT)');
     return { close: () => agent.close(), log: agent.app.log };
   },
-  { ports: (config) => ({ PORT: config.port }) },
+  { ports: (config) => ({ PORT: config.port, METRICS_PORT: config.metricsPort }) },
 );

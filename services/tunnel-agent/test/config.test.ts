@@ -2,7 +2,8 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { checkRefusals, refusedVariable } from '@gsp/service-kit/testing/config';
+import { loadConfig } from '../src/config.js';
 
 const BASE = {
   PROXY_TUNNEL_URL: 'http://127.0.0.1:8444',
@@ -10,16 +11,6 @@ const BASE = {
   AGENT_TOKEN: 'agent-token',
   KUBE_API_URL: 'https://10.0.0.1:6443',
 };
-
-function refusal(env: Record<string, string>): string | undefined {
-  try {
-    loadConfig(env);
-    return undefined;
-  } catch (err) {
-    if (err instanceof ConfigError) return err.variable;
-    throw err;
-  }
-}
 
 t.test('the documented defaults', async (t) => {
   const config = loadConfig(BASE);
@@ -34,6 +25,7 @@ t.test('the documented defaults', async (t) => {
   t.same(config.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000 });
   t.equal(config.proxyCa, undefined);
   t.equal(config.port, 8080);
+  t.equal(config.metricsPort, 9093);
   t.equal(config.host, '0.0.0.0');
   t.same(config.kube, {
     url: BASE.KUBE_API_URL,
@@ -44,6 +36,7 @@ t.test('the documented defaults', async (t) => {
     insecureSkipTlsVerify: false,
   });
   t.equal(loadConfig({ ...BASE, KUBE_API_URL: '' }).kube, undefined, 'no KUBE_API_URL: in-cluster config');
+  t.equal(loadConfig({ ...BASE, KUBE_INSECURE_SKIP_TLS_VERIFY: 'true' }).kube?.insecureSkipTlsVerify, true);
 });
 
 t.test('each misconfiguration is refused, naming the variable', async (t) => {
@@ -61,6 +54,8 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, AGENT_BACKOFF_INITIAL: '1m', AGENT_BACKOFF_MAX: '30s' }, 'AGENT_BACKOFF_INITIAL'],
     [{ ...BASE, PORT: 'http' }, 'PORT'],
     [{ ...BASE, PORT: '70000' }, 'PORT'],
+    [{ ...BASE, METRICS_PORT: 'prometheus' }, 'METRICS_PORT'],
+    [{ ...BASE, KUBE_INSECURE_SKIP_TLS_VERIFY: 'yes' }, 'KUBE_INSECURE_SKIP_TLS_VERIFY'],
     [{ ...BASE, AGENT_PING_INTERVAL: '10ms' }, 'AGENT_PING_INTERVAL'],
     [{ ...BASE, PROXY_CA_FILE: '/ca.crt' }, 'PROXY_CA_FILE'],
     [{ ...BASE, PROXY_TUNNEL_URL: 'https://proxy:8444', PROXY_CA_FILE: '/nonexistent/ca.crt' }, 'PROXY_CA_FILE'],
@@ -72,7 +67,7 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, HTTP_HEADERS_TIMEOUT: 'soon' }, 'HTTP_HEADERS_TIMEOUT'],
     [{ ...BASE, HTTP_REQUEST_TIMEOUT: '0s' }, 'HTTP_REQUEST_TIMEOUT'],
   ];
-  for (const [env, variable] of cases) t.equal(refusal(env), variable, JSON.stringify(env));
+  checkRefusals(t, loadConfig, cases);
 });
 
 t.test('tokens come from a file when given one, never both ways', async (t) => {
@@ -80,7 +75,7 @@ t.test('tokens come from a file when given one, never both ways', async (t) => {
   writeFileSync(join(dir, 'token'), 'from-file\n');
   t.equal(loadConfig({ ...BASE, AGENT_TOKEN: '', AGENT_TOKEN_FILE: join(dir, 'token') }).agentToken, 'from-file');
   t.equal(
-    refusal({ ...BASE, AGENT_TOKEN_FILE: join(dir, 'token') }),
+    refusedVariable(loadConfig, { ...BASE, AGENT_TOKEN_FILE: join(dir, 'token') }),
     'AGENT_TOKEN',
     'AGENT_TOKEN and AGENT_TOKEN_FILE together',
   );

@@ -120,3 +120,17 @@ t.test('a TLS handshake that never answers is abandoned the same way', async (t)
   t.ok(await until(() => agent.attempts >= 3, 10_000), 'the agent gave up and dialled again, three times within 10 s');
   t.match(agent.lastError?.message ?? '', /no connection to the proxy within 300 ms/);
 });
+
+t.test(
+  'a proxy that takes the connection but never accepts the tunnel is abandoned too, not held until a ping fails',
+  async (t) => {
+    const port = await mute(t);
+    const agent = await agentFor(t, `http://127.0.0.1:${port}`);
+    t.ok(
+      await until(() => agent.attempts >= 3, 10_000),
+      'the agent gave up and dialled again, three times within 10 s',
+    );
+    t.match(agent.lastError?.message ?? '', /the proxy did not accept the tunnel within 600 ms/);
+    t.notOk(agent.connected);
+  },
+);
