@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import {
+  booleanVar,
   ConfigError,
   durationVar,
   httpTimeouts,
+  integerVar,
   nonEmpty,
   parsePort,
   parseUrl,
   readFileVar,
   readSecret,
+  required,
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT } from './apikeys/keys.js';
@@ -64,21 +67,6 @@ export interface ControlPlaneConfig {
 }
 
 export { ConfigError };
-
-function parseBool(env: Env, name: string): boolean {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return false;
-  if (raw !== 'true' && raw !== 'false')
-    throw new ConfigError(name, `must be "true" or "false", got ${JSON.stringify(raw)}`);
-  return raw === 'true';
-}
-
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^[1-9]\d*$/.test(raw)) throw new ConfigError(name, `must be a positive integer, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
 
 const MAX_CONSOLE_TICKET_TTL_MS = 5 * 60_000;
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -138,9 +126,9 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       throw new ConfigError('AUTH_MODE', `unknown mode ${JSON.stringify(mode)} (known: ${AUTH_MODES.join(', ')})`);
   }
   const modes = new Set<AuthMode>(listed as AuthMode[]);
-  if (parseBool(env, 'AUTH_BASIC_ENABLED')) modes.add('basic');
-  if (parseBool(env, 'AUTH_APIKEY_ENABLED')) modes.add('apikey');
-  if (parseBool(env, 'AUTH_OIDC_ENABLED')) modes.add('oidc');
+  if (booleanVar(env, 'AUTH_BASIC_ENABLED', false)) modes.add('basic');
+  if (booleanVar(env, 'AUTH_APIKEY_ENABLED', false)) modes.add('apikey');
+  if (booleanVar(env, 'AUTH_OIDC_ENABLED', false)) modes.add('oidc');
   if (modes.size === 0) {
     throw new ConfigError(
       'AUTH_MODE',
@@ -192,15 +180,16 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
 
   let oidc: OidcConfig | undefined;
   if (modes.has('oidc')) {
-    const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
-    if (issuerUrl === undefined)
-      throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required when oidc authentication is on');
-    const clientId = nonEmpty(env, 'AUTH_OIDC_CLIENT_ID');
-    if (clientId === undefined)
-      throw new ConfigError(
-        'AUTH_OIDC_CLIENT_ID',
-        'is required when oidc authentication is on (tokens are checked to be issued to it)',
-      );
+    const issuerUrl = required(
+      parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']),
+      'AUTH_OIDC_ISSUER_URL',
+      'is required when oidc authentication is on',
+    );
+    const clientId = required(
+      nonEmpty(env, 'AUTH_OIDC_CLIENT_ID'),
+      'AUTH_OIDC_CLIENT_ID',
+      'is required when oidc authentication is on (tokens are checked to be issued to it)',
+    );
     const roleMapping = new Map<string, string>();
     for (const pair of (nonEmpty(env, 'AUTH_OIDC_ROLE_MAPPING') ?? '').split(',').filter((p) => p.trim() !== '')) {
       const at = pair.lastIndexOf('=');
@@ -263,9 +252,9 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'gsp-cp:',
     rateLimit: {
-      max: positiveInt(env, 'RATE_LIMIT_MAX', 1200),
+      max: integerVar(env, 'RATE_LIMIT_MAX', 1200),
       windowMs: durationVar(env, 'RATE_LIMIT_WINDOW', 60_000),
-      authFailures: positiveInt(env, 'AUTH_FAILURE_LIMIT', 10),
+      authFailures: integerVar(env, 'AUTH_FAILURE_LIMIT', 10),
     },
     trustProxy: parseTrustProxy(nonEmpty(env, 'TRUST_PROXY')),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',

@@ -1,14 +1,25 @@
 import t from 'tap';
 import type { Test as Tap } from 'tap';
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import type { KubeLite } from '@gsp/kube-lite';
-import { BASIC_ADMIN, TEST_REDIS_URL, build, createKey, kubectl, redisPrefix, startKube, until } from './helper.js';
-import type { Built } from './helper.js';
+import {
+  BASIC_ADMIN,
+  GAME_PROFILE,
+  TEST_REDIS_URL,
+  build,
+  buildWithProfiles,
+  createBareGameServer,
+  createKey,
+  kubectl,
+  readyServer,
+  redisPrefix,
+  refusedWhileHeld,
+  until,
+} from './helper.js';
 
 const PROFILE = {
-  image: 'example/game:1.0',
-  ports: [{ name: 'game', containerPort: 7777 }],
+  ...GAME_PROFILE,
   restartCommand: ['restart'],
   actions: {
     say: { command: ['printf', '[%s]\\n'], timeoutSeconds: 5, description: 'prints each argument on its own line' },
@@ -20,36 +31,7 @@ const PROFILE = {
   },
 };
 
-async function setUp(t: Tap, env: Record<string, string> = {}): Promise<Built & { kube: KubeLite }> {
-  const kube = await startKube(t);
-  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
-  const built = await build(t, kube, env);
-  t.equal(
-    (await built.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
-      .statusCode,
-    201,
-  );
-  return { ...built, kube };
-}
-
-async function server(app: FastifyInstance, name: string): Promise<void> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/gameservers/games',
-    headers: BASIC_ADMIN,
-    payload: { profile: 'arena', name },
-  });
-  if (res.statusCode !== 201) throw new Error(res.body);
-  await until(
-    `${name} Ready`,
-    async () =>
-      (
-        (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as {
-          state: string;
-        }
-      ).state === 'Ready',
-  );
-}
+const setUp = (t: Tap, env: Record<string, string> = {}) => buildWithProfiles(t, { arena: PROFILE }, { env });
 
 const act = (
   app: FastifyInstance,
@@ -70,8 +52,8 @@ const stateIn = async (kube: KubeLite, name: string) =>
 
 t.test('allocate goes through a GameServerAllocation that can only pick this server', async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'one');
-  await server(app, 'two');
+  await readyServer(app, 'one');
+  await readyServer(app, 'two');
   const res = await act(app, 'two', 'allocate');
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { action: 'allocate', gameServer: { name: 'two', state: 'Allocated' } });
@@ -84,7 +66,7 @@ t.test('allocate goes through a GameServerAllocation that can only pick this ser
 
 t.test('reserve holds a Ready server out of allocation for the given time', async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'held');
+  await readyServer(app, 'held');
   t.equal((await act(app, 'held', 'reserve')).statusCode, 400, 'reserve needs a duration');
   t.equal((await act(app, 'held', 'reserve', ['forever'])).statusCode, 400);
   const res = await act(app, 'held', 'reserve', ['5m']);
@@ -99,7 +81,7 @@ t.test('reserve holds a Ready server out of allocation for the given time', asyn
 
 t.test('shutdown moves the server to Shutdown and Agones removes it', async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'bye');
+  await readyServer(app, 'bye');
   const res = await act(app, 'bye', 'shutdown');
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { gameServer: { state: 'Shutdown' } });
@@ -112,18 +94,12 @@ t.test('shutdown moves the server to Shutdown and Agones removes it', async (t) 
 
 t.test("restart runs the profile's restartCommand: the server keeps its name and state", async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'again');
+  await readyServer(app, 'again');
   const res = await act(app, 'again', 'restart');
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { action: 'restart', exitCode: 0 });
   t.equal(await stateIn(kube, 'again'), 'Ready');
-  await kube.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: 'agones.dev',
-    version: 'v1',
-    namespace: 'games',
-    plural: 'gameservers',
-    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'plain' }, spec: {} },
-  });
+  await createBareGameServer(kube, 'games', 'plain');
   await until('plain Ready', async () => (await stateIn(kube, 'plain')) === 'Ready');
   await until(
     'plain cached',
@@ -136,7 +112,7 @@ t.test("restart runs the profile's restartCommand: the server keeps its name and
 
 t.test('a profile action gets its args as separate argv elements, never through a shell', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'cmd');
+  await readyServer(app, 'cmd');
   const res = await act(app, 'cmd', 'say', ['hello world', '; rm -rf /', '$(id)', '']);
   t.equal(res.statusCode, 200, res.body);
   const body = res.json() as {
@@ -160,7 +136,7 @@ t.test('a profile action gets its args as separate argv elements, never through 
 
 t.test('output past 64 KiB is cut and marked truncated', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'loud');
+  await readyServer(app, 'loud');
   const res = await act(app, 'loud', 'flood');
   t.equal(res.statusCode, 200, res.body);
   const body = res.json() as { stdout: string; truncated: boolean };
@@ -171,7 +147,7 @@ t.test('output past 64 KiB is cut and marked truncated', async (t) => {
 
 t.test('a command past its timeoutSeconds is stopped and answers 504', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'stuck');
+  await readyServer(app, 'stuck');
   const started = Date.now();
   const res = await act(app, 'stuck', 'slow');
   t.equal(res.statusCode, 504);
@@ -183,7 +159,7 @@ t.test('a command past its timeoutSeconds is stopped and answers 504', async (t)
 
 t.test('unknown actions are 404 naming what exists; actions on a server in the wrong state are 409', async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'x');
+  await readyServer(app, 'x');
   const unknown = await act(app, 'x', 'explode');
   t.equal(unknown.statusCode, 404);
   t.match(unknown.json(), {
@@ -191,19 +167,17 @@ t.test('unknown actions are 404 naming what exists; actions on a server in the w
   });
   t.equal((await act(app, 'nope', 'allocate')).statusCode, 404, 'unknown game server');
   // Stop the Agones controller's progress: a server that is Shutdown but not yet gone.
-  await kube.kubeConfig
-    .makeApiClient(CustomObjectsApi)
-    .patchNamespacedCustomObject(
-      {
-        group: 'agones.dev',
-        version: 'v1',
-        namespace: 'games',
-        plural: 'gameservers',
-        name: 'x',
-        body: { metadata: { finalizers: ['test/hold'] } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+  await kube.kubeConfig.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+    {
+      group: 'agones.dev',
+      version: 'v1',
+      namespace: 'games',
+      plural: 'gameservers',
+      name: 'x',
+      body: { metadata: { finalizers: ['test/hold'] } },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
   const shutdown = await act(app, 'x', 'shutdown');
   t.equal(shutdown.statusCode, 200, shutdown.body);
   await until(
@@ -218,33 +192,26 @@ t.test('unknown actions are 404 naming what exists; actions on a server in the w
 });
 
 t.test('one action at a time per game server, across replicas sharing Redis', async (t) => {
-  const kube = await startKube(t);
-  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
   const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
-  const a = await build(t, kube, env);
-  const b = await build(t, kube, env);
-  t.equal(
-    (await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
-      .statusCode,
-    201,
-  );
+  const a = await buildWithProfiles(t, { arena: PROFILE }, { env });
+  const b = await build(t, a.kube, env);
   await until(
     'profile on b',
     async () => (await b.app.inject({ url: '/api/v1/profiles/arena', headers: BASIC_ADMIN })).statusCode === 200,
   );
-  await server(a.app, 'shared');
+  await readyServer(a.app, 'shared');
   await until(
     'server on b',
     async () =>
       (await b.app.inject({ url: '/api/v1/gameservers/games/shared', headers: BASIC_ADMIN })).statusCode === 200,
   );
-  const running = act(a.app, 'shared', 'long');
-  const refused = await until('b refused while a runs', async () => {
-    const res = await act(b.app, 'shared', 'say', ['x']);
-    return res.statusCode === 409 ? res : undefined;
-  });
+  const { refused, held } = await refusedWhileHeld(
+    'b refused while a runs',
+    () => act(a.app, 'shared', 'long'),
+    () => act(b.app, 'shared', 'say', ['x']),
+  );
   t.match(refused.json(), { detail: /action long is already running on game server games\/shared/ });
-  t.equal((await running).statusCode, 504);
+  t.equal((await held).statusCode, 504);
   t.equal((await act(b.app, 'shared', 'say', ['x'])).statusCode, 200, 'free again once it ended');
 });
 
@@ -252,7 +219,7 @@ t.test(
   'operators run actions; viewers may not; audit lines name target, action and outcome but never args',
   async (t) => {
     const { app, audit } = await setUp(t);
-    await server(app, 'aud');
+    await readyServer(app, 'aud');
     const operator = await createKey(app, 'op', 'operator');
     const viewer = await createKey(app, 'view', 'viewer');
     t.equal((await act(app, 'aud', 'say', ['secret-arg-value'], { 'x-api-key': operator })).statusCode, 200);

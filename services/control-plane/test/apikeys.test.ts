@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
+import type { Test } from 'tap';
 import { generateKey } from '../src/apikeys/keys.js';
 import type { ApiKeyIdentity } from '../src/apikeys/store.js';
 import {
@@ -9,11 +10,13 @@ import {
   createKey,
   createKeySecret,
   kubectl,
+  postKey,
   relayedKubeconfig,
   startKube,
   startRelay,
   until,
 } from './helper.js';
+import type { Built } from './helper.js';
 
 const kube = await startKube(t);
 
@@ -54,6 +57,33 @@ async function barrier(from: FastifyInstance, at: FastifyInstance, name: string)
   await until(`the barrier key ${name}`, async () => (await withKey(at, key)) === 200);
 }
 
+/** Two control planes on `kube`, and a viewer key `name` created at `a` that `b` has learnt (within 2 s). */
+async function keyOnTwo(t: Test, name: string): Promise<{ a: Built; b: Built; key: string }> {
+  const a = await build(t, kube);
+  const b = await build(t, kube);
+  const key = await createKey(a.app, name, 'viewer');
+  const listed = async () =>
+    (await b.app.inject({ url: '/api/v1/gameservers', headers: { 'x-api-key': key } })).statusCode;
+  await until('instance b to learn the key', async () => (await listed()) === 200, 2000);
+  return { a, b, key };
+}
+
+/** Waits at most 2 s for both control planes to refuse `key` (401). */
+async function refusedByBoth(a: FastifyInstance, b: FastifyInstance, key: string): Promise<void> {
+  const headers = { 'x-api-key': key };
+  await until(
+    'both instances to reject the key',
+    async () => {
+      const [ra, rb] = await Promise.all([
+        a.inject({ url: '/api/v1/gameservers', headers }),
+        b.inject({ url: '/api/v1/gameservers', headers }),
+      ]);
+      return ra.statusCode === 401 && rb.statusCode === 401;
+    },
+    2000,
+  );
+}
+
 const getSecret = async (name: string): Promise<SecretJson> => {
   const run = await kubectl(kube, ['-n', 'default', 'get', 'secret', name, '-o', 'json']);
   if (run.code !== 0) throw new Error(run.stderr);
@@ -62,12 +92,7 @@ const getSecret = async (name: string): Promise<SecretJson> => {
 
 t.test('a created key is an Opaque Secret with the seed labels, key and metadata, seen by kubectl', async (t) => {
   const { app } = await build(t, kube);
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/apikeys',
-    headers: BASIC_ADMIN,
-    payload: { name: 'ci-deploy', role: 'operator' },
-  });
+  const res = await postKey(app, { name: 'ci-deploy', role: 'operator' });
   t.equal(res.statusCode, 201);
   const body = res.json() as { name: string; role: string; createdAt: string; key: string; warning: string };
   t.match(body, { name: 'ci-deploy', role: 'operator', key: /^gsp_[0-9A-Za-z]{38}$/, warning: /only once/ });
@@ -196,57 +221,18 @@ t.test(
 t.test('a duplicate name is a 409, a too long or malformed name a 400, a higher role a 403', async (t) => {
   const { app } = await build(t, kube);
   await createKey(app, 'dup', 'viewer');
-  t.equal(
-    (await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'dup' } }))
-      .statusCode,
-    409,
-  );
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/apikeys',
-        headers: BASIC_ADMIN,
-        payload: { name: 'x'.repeat(53) },
-      })
-    ).statusCode,
-    400,
-  );
-  t.equal(
-    (await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload: { name: 'Bad_Name' } }))
-      .statusCode,
-    400,
-  );
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/apikeys',
-        headers: BASIC_ADMIN,
-        payload: { name: 'x'.repeat(52) },
-      })
-    ).statusCode,
-    201,
-    '52 characters fit',
-  );
+  t.equal((await postKey(app, { name: 'dup' })).statusCode, 409);
+  t.equal((await postKey(app, { name: 'x'.repeat(53) })).statusCode, 400);
+  t.equal((await postKey(app, { name: 'Bad_Name' })).statusCode, 400);
+  t.equal((await postKey(app, { name: 'x'.repeat(52) })).statusCode, 201, '52 characters fit');
   const operator = await createKey(app, 'op-creator', 'operator');
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/apikeys',
-    headers: { 'x-api-key': operator },
-    payload: { name: 'escalate', role: 'admin' },
-  });
+  const res = await postKey(app, { name: 'escalate', role: 'admin' }, { 'x-api-key': operator });
   t.equal(res.statusCode, 403);
 });
 
 t.test('a key created with expiresIn carries expiresAt and stops working once expired', async (t) => {
   const { app } = await build(t, kube);
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/apikeys',
-    headers: BASIC_ADMIN,
-    payload: { name: 'short', role: 'viewer', expiresIn: '1s' },
-  });
+  const res = await postKey(app, { name: 'short', role: 'viewer', expiresIn: '1s' });
   t.equal(res.statusCode, 201);
   const { key, expiresAt } = res.json() as { key: string; expiresAt: string };
   t.ok(Date.parse(expiresAt) > Date.now());
@@ -261,12 +247,7 @@ t.test('a key created with expiresIn carries expiresAt and stops working once ex
 t.test('an expiresIn no date can hold, or of zero, is a 400 naming the field and the allowed range', async (t) => {
   const { app } = await build(t, kube);
   for (const expiresIn of ['100000000d', '99999999999999999999d', '36501d', '0s']) {
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/v1/apikeys',
-      headers: BASIC_ADMIN,
-      payload: { name: 'forever', expiresIn },
-    });
+    const res = await postKey(app, { name: 'forever', expiresIn });
     t.equal(res.statusCode, 400, `expiresIn ${expiresIn}`);
     t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
     t.equal(
@@ -274,74 +255,31 @@ t.test('an expiresIn no date can hold, or of zero, is a 400 naming the field and
       `expiresIn must be a duration from 1s to 36500d, such as 30d; got "${expiresIn}"`,
     );
   }
-  const longest = await app.inject({
-    method: 'POST',
-    url: '/api/v1/apikeys',
-    headers: BASIC_ADMIN,
-    payload: { name: 'century', expiresIn: '36500d' },
-  });
+  const longest = await postKey(app, { name: 'century', expiresIn: '36500d' });
   t.equal(longest.statusCode, 201, 'a hundred years is allowed');
   t.ok(Date.parse((longest.json() as { expiresAt: string }).expiresAt) > Date.now() + 99 * 365 * 86_400_000);
 
   const capped = await build(t, kube, { APIKEY_MAX_TTL: '7d' });
-  const res = await capped.app.inject({
-    method: 'POST',
-    url: '/api/v1/apikeys',
-    headers: BASIC_ADMIN,
-    payload: { name: 'too-long', expiresIn: '8d' },
-  });
+  const res = await postKey(capped.app, { name: 'too-long', expiresIn: '8d' });
   t.equal(res.statusCode, 400);
   t.match(res.json(), { detail: /^expiresIn must be a duration from 1s to 604800s \(APIKEY_MAX_TTL\)/ });
 });
 
 t.test('APIKEY_MAX_TTL caps expiresIn', async (t) => {
   const { app } = await build(t, kube, { APIKEY_MAX_TTL: '7d' });
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/apikeys',
-        headers: BASIC_ADMIN,
-        payload: { name: 'long', expiresIn: '30d' },
-      })
-    ).statusCode,
-    400,
-  );
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/apikeys',
-    headers: BASIC_ADMIN,
-    payload: { name: 'capped' },
-  });
+  t.equal((await postKey(app, { name: 'long', expiresIn: '30d' })).statusCode, 400);
+  const res = await postKey(app, { name: 'capped' });
   t.ok((res.json() as { expiresAt?: string }).expiresAt, 'a key without expiresIn gets the maximum');
 });
 
 t.test('a deleted key is rejected by two control-plane instances within 2 s', async (t) => {
-  const a = await build(t, kube);
-  const b = await build(t, kube);
-  const key = await createKey(a.app, 'revoked', 'viewer');
-  const headers = { 'x-api-key': key };
-  await until(
-    'instance b to learn the key',
-    async () => (await b.app.inject({ url: '/api/v1/gameservers', headers })).statusCode === 200,
-    2000,
-  );
+  const { a, b, key } = await keyOnTwo(t, 'revoked');
   t.equal(
     (await a.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/revoked', headers: BASIC_ADMIN })).statusCode,
     204,
   );
   const started = Date.now();
-  await until(
-    'both instances to reject the key',
-    async () => {
-      const [ra, rb] = await Promise.all([
-        a.app.inject({ url: '/api/v1/gameservers', headers }),
-        b.app.inject({ url: '/api/v1/gameservers', headers }),
-      ]);
-      return ra.statusCode === 401 && rb.statusCode === 401;
-    },
-    2000,
-  );
+  await refusedByBoth(a.app, b.app, key);
   t.ok(Date.now() - started < 2000);
   t.equal(
     (await a.app.inject({ method: 'DELETE', url: '/api/v1/apikeys/revoked', headers: BASIC_ADMIN })).statusCode,
@@ -351,28 +289,10 @@ t.test('a deleted key is rejected by two control-plane instances within 2 s', as
 });
 
 t.test('a Secret deleted with kubectl stops the key on two instances within 2 s', async (t) => {
-  const a = await build(t, kube);
-  const b = await build(t, kube);
-  const key = await createKey(a.app, 'kubectl-deleted', 'viewer');
-  const headers = { 'x-api-key': key };
-  await until(
-    'instance b to learn the key',
-    async () => (await b.app.inject({ url: '/api/v1/gameservers', headers })).statusCode === 200,
-    2000,
-  );
+  const { a, b, key } = await keyOnTwo(t, 'kubectl-deleted');
   const run = await kubectl(kube, ['-n', 'default', 'delete', 'secret', 'gsp-apikey-kubectl-deleted']);
   t.equal(run.code, 0, run.stderr);
-  await until(
-    'both instances to reject the key',
-    async () => {
-      const [ra, rb] = await Promise.all([
-        a.app.inject({ url: '/api/v1/gameservers', headers }),
-        b.app.inject({ url: '/api/v1/gameservers', headers }),
-      ]);
-      return ra.statusCode === 401 && rb.statusCode === 401;
-    },
-    2000,
-  );
+  await refusedByBoth(a.app, b.app, key);
   t.pass('rejected on both');
 });
 
@@ -390,7 +310,7 @@ t.test('using a key records lastUsedAt on the Secret, visible in the list', asyn
 t.test('the create response warns that the API never shows the key again, and promises no more', async (t) => {
   const { app } = await build(t, kube);
   const payload = { name: 'warned' };
-  const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: BASIC_ADMIN, payload });
+  const res = await postKey(app, payload);
   const { warning } = res.json() as { warning: string };
   t.equal(warning, 'Store this key now: it is shown only once, in this response; the API never shows it again.');
   t.notMatch(warning, /cannot be retrieved/, 'whoever may read Secrets in the namespace can read it');

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test } from 'tap';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { rolesFile } from './helper.js';
 
 const base = { KUBECONFIG: '/tmp/kubeconfig', AUTH_MODE: 'apikey' };
+/** Basic authentication's required variables. */
+const BASIC_USER = { AUTH_BASIC_USER: 'u', AUTH_BASIC_PASSWORD: 'p' };
 const load = (env: Record<string, string | undefined>) =>
   loadConfig({ ...base, ...env }, { serviceAccountNamespaceFile: '/nonexistent' });
 
@@ -22,12 +22,6 @@ function refuses(t: Test, env: Record<string, string | undefined>, variable: str
   t.equal((error as ConfigError).variable, variable);
   t.match((error as ConfigError).message, message);
 }
-
-const rolesFile = (text: string) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
-  writeFileSync(file, text);
-  return file;
-};
 
 t.test("the defaults: port 8080, metrics on 9091 (not the proxy's 9090), namespace default, prefix gsp", async (t) => {
   const config = load({});
@@ -44,8 +38,7 @@ t.test('a mode is on when listed or when its AUTH_*_ENABLED is true', async (t) 
   const config = load({
     AUTH_MODE: 'apikey',
     AUTH_BASIC_ENABLED: 'true',
-    AUTH_BASIC_USER: 'u',
-    AUTH_BASIC_PASSWORD: 'p',
+    ...BASIC_USER,
     AUTH_OIDC_ENABLED: 'true',
     AUTH_OIDC_ISSUER_URL: 'https://id.example',
     AUTH_OIDC_CLIENT_ID: 'cp',
@@ -82,7 +75,7 @@ t.test('oidc without issuer or client id refuses to start', async (t) => {
 t.test('an unknown role name refuses to start', async (t) => {
   refuses(
     t,
-    { AUTH_MODE: 'basic', AUTH_BASIC_USER: 'u', AUTH_BASIC_PASSWORD: 'p', AUTH_BASIC_ROLE: 'superuser' },
+    { AUTH_MODE: 'basic', ...BASIC_USER, AUTH_BASIC_ROLE: 'superuser' },
     'AUTH_BASIC_ROLE',
     /unknown role "superuser"/,
   );
@@ -123,8 +116,7 @@ t.test('a roles file with an unknown inherited role, an unknown verb or a cycle 
 t.test('a custom role from the roles file can be mapped to', async (t) => {
   const config = load({
     AUTH_MODE: 'basic',
-    AUTH_BASIC_USER: 'u',
-    AUTH_BASIC_PASSWORD: 'p',
+    ...BASIC_USER,
     AUTH_BASIC_ROLE: 'games-ops',
     RBAC_ROLES_FILE: rolesFile(
       'roles:\n  games-ops:\n    inherits: [viewer]\n    permissions: [{resource: gameservers, verbs: [execute], namespaces: [games]}]\n',

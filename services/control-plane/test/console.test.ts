@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test as Tap } from 'tap';
 import { WebSocket } from 'ws';
-import { CoreV1Api } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import type { KubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
@@ -14,16 +13,21 @@ import {
   ADMIN_PASSWORD,
   AuditCapture,
   BASIC_ADMIN,
+  GAME_PROFILE,
   TEST_REDIS_URL,
   baseEnv,
+  createGamesNamespace,
   createKey,
+  postGameServer,
+  putProfiles,
+  readyServer,
   redisPrefix,
   startKube,
   until,
 } from './helper.js';
 import { CLIENT_ID, signingKey, startIssuer } from './oidc-issuer.js';
 
-const PROFILE = { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] };
+const PROFILE = GAME_PROFILE;
 const SCRIPT = fileURLToPath(new URL('../../../scripts/console.ts', import.meta.url));
 
 type ServerMessage =
@@ -59,41 +63,15 @@ async function replica(t: Tap, kube: KubeLite, env: Record<string, string> = {})
 
 async function cluster(t: Tap): Promise<KubeLite> {
   const kube = await startKube(t);
-  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
+  await createGamesNamespace(kube);
   return kube;
 }
 
 async function setUp(t: Tap, env: Record<string, string> = {}): Promise<Replica & { kube: KubeLite }> {
   const kube = await cluster(t);
   const one = await replica(t, kube, env);
-  const put = await one.app.inject({
-    method: 'PUT',
-    url: '/api/v1/profiles/arena',
-    headers: BASIC_ADMIN,
-    payload: PROFILE,
-  });
-  t.equal(put.statusCode, 201, 'profile arena');
+  await putProfiles(one.app, { arena: PROFILE });
   return { ...one, kube };
-}
-
-/** Creates game server games/<name> through the API and waits until it is Ready. */
-async function server(app: FastifyInstance, name: string): Promise<void> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/gameservers/games',
-    headers: BASIC_ADMIN,
-    payload: { profile: 'arena', name },
-  });
-  if (res.statusCode !== 201) throw new Error(res.body);
-  await until(
-    `${name} Ready`,
-    async () =>
-      (
-        (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as {
-          state: string;
-        }
-      ).state === 'Ready',
-  );
 }
 
 const act = (app: FastifyInstance, name: string, action: string) =>
@@ -186,7 +164,7 @@ async function ticketFor(
 
 t.test('an operator opens the console, types say hello and reads the game console answer', async (t) => {
   const { app, http } = await setUp(t);
-  await server(app, 'one');
+  await readyServer(app, 'one');
   const key = await createKey(app, 'ops', 'operator');
   const client = await open(consoleUrl(http, 'one'), { 'x-api-key': key });
   await until('the first state', () => client.states().length > 0);
@@ -203,7 +181,7 @@ t.test(
   'the console says the state when another request allocates the server, and closes when it shuts down',
   async (t) => {
     const { app, http } = await setUp(t);
-    await server(app, 'alloc');
+    await readyServer(app, 'alloc');
     const client = await open(consoleUrl(http, 'alloc'), BASIC_ADMIN);
     await until('the first state', () => client.states().length > 0);
     t.equal((await act(app, 'alloc', 'allocate')).statusCode, 200);
@@ -220,7 +198,7 @@ t.test(
 
 t.test('several consoles on one server all see the output, whoever typed', async (t) => {
   const { app, http } = await setUp(t);
-  await server(app, 'many');
+  await readyServer(app, 'many');
   const clients = await Promise.all([1, 2, 3].map(() => open(consoleUrl(http, 'many'), BASIC_ADMIN)));
   clients.forEach((c, i) => c.input(`say from ${i}\n`));
   await until('every answer on every console', () =>
@@ -232,12 +210,7 @@ t.test('several consoles on one server all see the output, whoever typed', async
 t.test('a game server that does not exist is a 404 before the upgrade; one that is not running a 409', async (t) => {
   const { app, http, audit } = await setUp(t);
   await refused(t, open(consoleUrl(http, 'ghost'), BASIC_ADMIN), 404, /games\/ghost not found/);
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/gameservers/games',
-    headers: BASIC_ADMIN,
-    payload: { profile: 'arena', name: 'early' },
-  });
+  const res = await postGameServer(app, 'games', { profile: 'arena', name: 'early' });
   t.equal(res.statusCode, 201);
   const state = (
     (await app.inject({ url: '/api/v1/gameservers/games/early', headers: BASIC_ADMIN })).json() as { state: string }
@@ -268,7 +241,7 @@ t.test('a game server that does not exist is a 404 before the upgrade; one that 
 
 t.test('a plain GET of the console route says it is a WebSocket; a viewer may not open it', async (t) => {
   const { app, http } = await setUp(t);
-  await server(app, 'plain');
+  await readyServer(app, 'plain');
   const res = await app.inject({ url: '/api/v1/gameservers/games/plain/console', headers: BASIC_ADMIN });
   t.equal(res.statusCode, 400);
   t.match(res.json(), { detail: /WebSocket/ });
@@ -291,12 +264,8 @@ t.test('a ticket opens the console once without credential headers, on any repli
   const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
   const a = await replica(t, kube, env);
   const b = await replica(t, kube, env);
-  t.equal(
-    (await a.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
-      .statusCode,
-    201,
-  );
-  await server(a.app, 'web');
+  await putProfiles(a.app, { arena: PROFILE });
+  await readyServer(a.app, 'web');
   await until(
     'b to see the server',
     async () => (await b.app.inject({ url: '/api/v1/gameservers/games/web', headers: BASIC_ADMIN })).statusCode === 200,
@@ -348,7 +317,7 @@ t.test('a ticket opens the console once without credential headers, on any repli
 
 t.test('a ticket is refused after its time, and after the key it was asked with is revoked', async (t) => {
   const { app, http } = await setUp(t, { CONSOLE_TICKET_TTL: '300ms' });
-  await server(app, 'late');
+  await readyServer(app, 'late');
   const key = await createKey(app, 'late-user', 'operator');
   const { ticket, expiresAt } = await ticketFor(app, 'late', { 'x-api-key': key });
   await until('the ticket to expire', () => Date.now() > Date.parse(expiresAt));
@@ -377,7 +346,7 @@ t.test('revoking the API key on another replica closes its open console within 2
       .statusCode,
     201,
   );
-  await server(a.app, 'rev');
+  await readyServer(a.app, 'rev');
   const key = await createKey(a.app, 'leaving', 'operator');
   const other = await createKey(a.app, 'staying', 'operator');
   await until(
@@ -411,7 +380,7 @@ t.test('revoking the API key on another replica closes its open console within 2
 
 t.test("an API key's expiry closes its console", async (t) => {
   const { app, http } = await setUp(t);
-  await server(app, 'exp');
+  await readyServer(app, 'exp');
   const res = await app.inject({
     method: 'POST',
     url: '/api/v1/apikeys',
@@ -437,7 +406,7 @@ t.test("a bearer token's exp closes the console opened with it", async (t) => {
     AUTH_OIDC_ROLE_CLAIM: 'groups',
     AUTH_OIDC_ROLE_MAPPING: 'ops=operator',
   });
-  await server(app, 'tok');
+  await readyServer(app, 'tok');
   const token = await idp.sign(key, 'alice', { groups: ['ops'] }, { exp: '3s' });
   const exp =
     (JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { exp: number }).exp * 1000;
@@ -452,7 +421,7 @@ t.test(
   'audit: the open, each input line with its text, and the close with duration and bytes; no key, password or ticket',
   async (t) => {
     const { app, http, audit, log } = await setUp(t);
-    await server(app, 'aud');
+    await readyServer(app, 'aud');
     const key = await createKey(app, 'typist', 'operator');
     const client = await open(consoleUrl(http, 'aud'), { 'x-api-key': key, 'user-agent': 'console-test/1.0' });
     client.input('say one\nsay tw');
@@ -514,7 +483,7 @@ t.test(
 
 t.test('input past the limits, and messages that are not input, close the console saying why', async (t) => {
   const { app, http } = await setUp(t);
-  await server(app, 'lim');
+  await readyServer(app, 'lim');
   const cases: [string, (c: Console) => void, RegExp, number][] = [
     [
       '4 KiB of data at most',
@@ -552,7 +521,7 @@ t.test('input past the limits, and messages that are not input, close the consol
 
 t.test('a client that does not read is closed at 1 MiB waiting, and never stalls another console', async (t) => {
   const { app, http, audit } = await setUp(t);
-  await server(app, 'slow');
+  await readyServer(app, 'slow');
   const slow = await open(consoleUrl(http, 'slow'), BASIC_ADMIN);
   const fast = await open(consoleUrl(http, 'slow'), BASIC_ADMIN);
   slow.ws.pause();
@@ -603,7 +572,7 @@ t.test('a client that does not read is closed at 1 MiB waiting, and never stalls
 
 t.test('npm run console: stdin lines go in, output comes out', async (t) => {
   const { app, http } = await setUp(t);
-  await server(app, 'cli');
+  await readyServer(app, 'cli');
   const key = await createKey(app, 'terminal', 'operator');
   const run = (env: Record<string, string>, input: string) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {

@@ -1,9 +1,8 @@
 import t from 'tap';
 import type { Test as Tap } from 'tap';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { BASIC_ADMIN, build, kubectl, startKube, until } from './helper.js';
+import { BASIC_ADMIN, buildWithProfiles, kubectl, postGameServer, until } from './helper.js';
 import type { FastifyInstance } from 'fastify';
-import type { KubeLite } from '@gsp/kube-lite';
 
 export const PROFILE = {
   description: 'a test game',
@@ -25,26 +24,8 @@ interface View {
   createdAt: string;
 }
 
-async function setUp(t: Tap): Promise<{ app: FastifyInstance; kube: KubeLite }> {
-  const kube = await startKube(t);
-  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
-  const { app } = await build(t, kube);
-  const put = await app.inject({
-    method: 'PUT',
-    url: '/api/v1/profiles/arena',
-    headers: BASIC_ADMIN,
-    payload: PROFILE,
-  });
-  t.equal(put.statusCode, 201, put.body);
-  const stored = await app.inject({
-    method: 'PUT',
-    url: '/api/v1/profiles/persistent',
-    headers: BASIC_ADMIN,
-    payload: { ...PROFILE, storage: { size: '1Gi', mountPath: '/data' } },
-  });
-  t.equal(stored.statusCode, 201, stored.body);
-  return { app, kube };
-}
+const setUp = (t: Tap) =>
+  buildWithProfiles(t, { arena: PROFILE, persistent: { ...PROFILE, storage: { size: '1Gi', mountPath: '/data' } } });
 
 const get = async (app: FastifyInstance, url: string) => app.inject({ url, headers: BASIC_ADMIN });
 const ready = (app: FastifyInstance, ns: string, name: string) =>
@@ -58,11 +39,11 @@ t.test(
   'an admin creates a game server from a profile; kubectl shows it with its labels, and it becomes Ready',
   async (t) => {
     const { app, kube } = await setUp(t);
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/v1/gameservers/games',
-      headers: BASIC_ADMIN,
-      payload: { profile: 'arena', name: 'arena-1', labels: { team: 'red' }, env: { MODE: 'pvp' } },
+    const res = await postGameServer(app, 'games', {
+      profile: 'arena',
+      name: 'arena-1',
+      labels: { team: 'red' },
+      env: { MODE: 'pvp' },
     });
     t.equal(res.statusCode, 201, res.body);
     t.equal(res.headers.location, '/api/v1/gameservers/games/arena-1');
@@ -103,12 +84,7 @@ t.test(
 
 t.test('a profile with storage gets a PersistentVolumeClaim owned by the game server, removed with it', async (t) => {
   const { app, kube } = await setUp(t);
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/gameservers/games',
-    headers: BASIC_ADMIN,
-    payload: { profile: 'persistent' },
-  });
+  const res = await postGameServer(app, 'games', { profile: 'persistent' });
   t.equal(res.statusCode, 201, res.body);
   const { name } = res.json() as View;
   t.match(name, /^persistent-[a-z0-9]{5}$/, 'a generated name from the profile');
@@ -221,17 +197,7 @@ t.test('lists filter by namespace, state and label selector, and page with a Lin
   t.same(seen, ['a-1', 'a-2', 'a-3', 'b-1'], 'every server once, in order, over two pages');
   t.equal((await get(app, '/api/v1/gameservers?limit=2&continue=garbage')).statusCode, 400);
 
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/gameservers/other',
-        headers: BASIC_ADMIN,
-        payload: { profile: 'arena', name: 'b-2' },
-      })
-    ).statusCode,
-    201,
-  );
+  t.equal((await postGameServer(app, 'other', { profile: 'arena', name: 'b-2' })).statusCode, 201);
   t.same(
     await names(''),
     ['games/a-1', 'games/a-2', 'games/a-3', 'other/b-1', 'other/b-2'],
@@ -246,17 +212,7 @@ t.test('lists filter by namespace, state and label selector, and page with a Lin
 
 t.test('an Allocated game server is deleted only with ?force=true', async (t) => {
   const { app, kube } = await setUp(t);
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/gameservers/games',
-        headers: BASIC_ADMIN,
-        payload: { profile: 'arena', name: 'busy' },
-      })
-    ).statusCode,
-    201,
-  );
+  t.equal((await postGameServer(app, 'games', { profile: 'arena', name: 'busy' })).statusCode, 201);
   await ready(app, 'games', 'busy');
   const allocated = await app.inject({
     method: 'POST',

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
 import type { KubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
@@ -19,6 +20,8 @@ export const ADMIN_PASSWORD = 'correct horse battery staple';
 export const BASIC_ADMIN = {
   authorization: `Basic ${Buffer.from(`${ADMIN_USER}:${ADMIN_PASSWORD}`).toString('base64')}`,
 };
+/** The least a profile holds: an image and its game port. */
+export const GAME_PROFILE = { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] };
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** kube-lite on a free port for one test file. */
@@ -70,14 +73,81 @@ export async function build(t: Tap, kube: KubeLite, env: Record<string, string |
   return { app, audit };
 }
 
+/** A roles file (RBAC_ROLES_FILE) holding `yaml`, in a directory of its own. */
+export function rolesFile(yaml: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
+  writeFileSync(file, yaml);
+  return file;
+}
+
+/** Creates the namespace `games`, where the game-server tests run their servers. */
+export async function createGamesNamespace(kube: KubeLite): Promise<void> {
+  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
+}
+
+/** Stores each profile (name -> document) through the API as the Basic admin. */
+export async function putProfiles(app: FastifyInstance, profiles: Record<string, object>): Promise<void> {
+  for (const [name, profile] of Object.entries(profiles)) {
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/api/v1/profiles/${name}`,
+      headers: BASIC_ADMIN,
+      payload: profile,
+    });
+    if (res.statusCode !== 201) throw new Error(`profile ${name}: ${res.statusCode} ${res.body}`);
+  }
+}
+
+/**
+ * A control plane (as `build` makes it) with `profiles` stored, over `kube` (by default a fresh
+ * kube-lite) with the namespace `games`.
+ */
+export async function buildWithProfiles(
+  t: Tap,
+  profiles: Record<string, object>,
+  options: { env?: Record<string, string>; kube?: KubeLite } = {},
+): Promise<Built & { kube: KubeLite }> {
+  const kube = options.kube ?? (await startKube(t));
+  await createGamesNamespace(kube);
+  const built = await build(t, kube, options.env);
+  await putProfiles(built.app, profiles);
+  return { ...built, kube };
+}
+
+/** POST /api/v1/gameservers/<namespace> with `payload`, as the Basic admin. */
+export function postGameServer(app: FastifyInstance, namespace: string, payload: object) {
+  return app.inject({ method: 'POST', url: `/api/v1/gameservers/${namespace}`, headers: BASIC_ADMIN, payload });
+}
+
+/** Creates game server games/<name> from `profile` through the API as the Basic admin, and waits until it is Ready. */
+export async function readyServer(app: FastifyInstance, name: string, profile = 'arena'): Promise<void> {
+  const res = await postGameServer(app, 'games', { profile, name });
+  if (res.statusCode !== 201) throw new Error(`${name}: ${res.statusCode} ${res.body}`);
+  await until(`${name} Ready`, async () => {
+    const view = (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json();
+    return (view as { state: string }).state === 'Ready';
+  });
+}
+
+/** POST /api/v1/apikeys with `payload`, as the Basic admin unless `headers` say otherwise. */
+export function postKey(app: FastifyInstance, payload: object, headers: Record<string, string> = BASIC_ADMIN) {
+  return app.inject({ method: 'POST', url: '/api/v1/apikeys', headers, payload });
+}
+
+/** Creates a GameServer with kubectl's means (no profile, empty spec), as someone outside the control plane would. */
+export async function createBareGameServer(kube: KubeLite, namespace: string, name: string): Promise<void> {
+  await kube.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: 'agones.dev',
+    version: 'v1',
+    namespace,
+    plural: 'gameservers',
+    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name }, spec: {} },
+  });
+}
+
 /** Creates an API key through the API as the Basic admin and returns its value. */
 export async function createKey(app: FastifyInstance, name: string, role?: string): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/apikeys',
-    headers: BASIC_ADMIN,
-    payload: { name, ...(role ? { role } : {}) },
-  });
+  const res = await postKey(app, { name, ...(role ? { role } : {}) });
   if (res.statusCode !== 201) throw new Error(`creating key ${name}: ${res.statusCode} ${res.body}`);
   return (res.json() as { key: string }).key;
 }
@@ -99,6 +169,29 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+type Answer = { statusCode: number };
+
+/**
+ * Starts `hold`, a request that takes a game server's lock and keeps it, then polls `probe` until the
+ * probe is refused with 409. The two race for the lock: should a probe hold it at the instant `hold`
+ * asks, `hold` is the one refused (rightly) and asks again. Gives the refusal and the holder's answer.
+ */
+export async function refusedWhileHeld<A extends Answer, P extends Answer>(
+  what: string,
+  hold: () => Promise<A>,
+  probe: () => Promise<P>,
+): Promise<{ refused: P; held: Promise<A> }> {
+  let held = hold();
+  const refused = await until(what, async () => {
+    const res = await probe();
+    if (res.statusCode === 409) return res;
+    const settled = await Promise.race([held, Promise.resolve(undefined)]);
+    if (settled?.statusCode === 409) held = hold();
+    return undefined;
+  });
+  return { refused, held };
 }
 
 let kubectlPath: string | undefined;

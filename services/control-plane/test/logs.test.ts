@@ -1,49 +1,30 @@
 import http from 'node:http';
 import t from 'tap';
 import type { Test as Tap } from 'tap';
-import { CoreV1Api } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import type { KubeLite } from '@gsp/kube-lite';
-import { BASIC_ADMIN, build, createKey, kubectl, relayedKubeconfig, startKube, startRelay, until } from './helper.js';
-import type { AuditCapture, Built } from './helper.js';
+import {
+  BASIC_ADMIN,
+  GAME_PROFILE,
+  buildWithProfiles,
+  createKey,
+  kubectl,
+  readyServer,
+  relayedKubeconfig,
+  startKube,
+  startRelay,
+  until,
+} from './helper.js';
+import type { AuditCapture } from './helper.js';
 
 const PROFILE = {
-  image: 'example/game:1.0',
-  ports: [{ name: 'game', containerPort: 7777 }],
+  ...GAME_PROFILE,
   // The simulated game console's `say` writes `[say] <text>` to the container's log.
   actions: { say: { command: ['say'], timeoutSeconds: 5 } },
 };
 
-async function setUp(t: Tap, env: Record<string, string> = {}, kube?: KubeLite): Promise<Built & { kube: KubeLite }> {
-  kube ??= await startKube(t);
-  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
-  const built = await build(t, kube, env);
-  t.equal(
-    (await built.app.inject({ method: 'PUT', url: '/api/v1/profiles/arena', headers: BASIC_ADMIN, payload: PROFILE }))
-      .statusCode,
-    201,
-  );
-  return { ...built, kube };
-}
-
-async function server(app: FastifyInstance, name: string): Promise<void> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/gameservers/games',
-    headers: BASIC_ADMIN,
-    payload: { profile: 'arena', name },
-  });
-  if (res.statusCode !== 201) throw new Error(res.body);
-  await until(
-    `${name} Ready`,
-    async () =>
-      (
-        (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as {
-          state: string;
-        }
-      ).state === 'Ready',
-  );
-}
+const setUp = (t: Tap, env: Record<string, string> = {}, kube?: KubeLite) =>
+  buildWithProfiles(t, { arena: PROFILE }, { env, ...(kube ? { kube } : {}) });
 
 async function say(app: FastifyInstance, name: string, text: string): Promise<void> {
   const res = await app.inject({
@@ -100,7 +81,7 @@ const listening = (app: FastifyInstance): Promise<string> => app.listen({ port: 
 
 t.test("a viewer reads a game server's log as plain text; tailLines gives the last lines", async (t) => {
   const { app, audit } = await setUp(t);
-  await server(app, 'chatty');
+  await readyServer(app, 'chatty');
   await say(app, 'chatty', 'one');
   await say(app, 'chatty', 'two');
   const viewer = { 'x-api-key': await createKey(app, 'log-reader', 'viewer') };
@@ -127,7 +108,7 @@ t.test("a viewer reads a game server's log as plain text; tailLines gives the la
 
 t.test('sinceSeconds leaves out the lines older than that', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'aging');
+  await readyServer(app, 'aging');
   t.match((await logsOf(app, 'aging', '?sinceSeconds=3600')).body, /SDK: Ready\(\) called/);
   // The Ready line ages past two seconds; the log itself says when.
   await until(
@@ -141,7 +122,7 @@ t.test('sinceSeconds leaves out the lines older than that', async (t) => {
 
 t.test('a follow over plain text receives the lines written after it started', async (t) => {
   const { app, audit } = await setUp(t);
-  await server(app, 'live');
+  await readyServer(app, 'live');
   const url = await listening(app);
   const live = await open(url, '/api/v1/gameservers/games/live/logs?follow=true&tailLines=1', BASIC_ADMIN);
   t.equal(live.status, 200);
@@ -163,7 +144,7 @@ t.test('a follow over plain text receives the lines written after it started', a
 
 t.test('a follow ends cleanly when the game server is deleted', async (t) => {
   const { app, audit } = await setUp(t);
-  await server(app, 'doomed');
+  await readyServer(app, 'doomed');
   const url = await listening(app);
   const live = await open(url, '/api/v1/gameservers/games/doomed/logs?follow=true', BASIC_ADMIN);
   await until('the log so far', () => live.text().includes('SDK: Ready'));
@@ -181,7 +162,7 @@ t.test(
   'with Accept: text/event-stream a follow is Server-Sent Events, one a line, and says why it ended',
   async (t) => {
     const { app, audit } = await setUp(t);
-    await server(app, 'events');
+    await readyServer(app, 'events');
     await say(app, 'events', 'before');
     const url = await listening(app);
     const live = await open(url, '/api/v1/gameservers/games/events/logs?follow=true&tailLines=1', {
@@ -213,7 +194,7 @@ t.test(
 
 t.test('events without follow end with "end of log"; Accept decides the format', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'formats');
+  await readyServer(app, 'formats');
   await say(app, 'formats', 'x');
   const sse = await logsOf(app, 'formats', '?tailLines=1', {
     ...BASIC_ADMIN,
@@ -236,7 +217,7 @@ t.test('events without follow end with "end of log"; Accept decides the format',
 
 t.test('a client that goes away closes the Kubernetes stream at once, however many were following', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'watched');
+  await readyServer(app, 'watched');
   const url = await listening(app);
   const follows = await Promise.all(
     ['text/plain', 'text/event-stream', 'text/plain'].map((accept) =>
@@ -255,7 +236,7 @@ t.test('a client that goes away closes the Kubernetes stream at once, however ma
 
 t.test('HEAD answers as GET would, without a body or a stream left open', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'heads');
+  await readyServer(app, 'heads');
   const url = await listening(app);
   for (const query of ['', '?follow=true']) {
     const res = await fetch(`${url}/api/v1/gameservers/games/heads/logs${query}`, {
@@ -274,7 +255,7 @@ t.test('HEAD answers as GET would, without a body or a stream left open', async 
 
 t.test('bad parameters answer 400, an unknown game server 404, one without a pod 409', async (t) => {
   const { app, kube, audit } = await setUp(t);
-  await server(app, 'podless');
+  await readyServer(app, 'podless');
   for (const query of [
     '?tailLines=0',
     '?tailLines=100001',
@@ -309,7 +290,7 @@ t.test('an unreachable or silent cluster answers 503 with Retry-After within KUB
   const kube = await startKube(t);
   const relay = await startRelay(t, { host: new URL(kube.url).hostname, port: Number(new URL(kube.url).port) });
   const { app } = await setUp(t, { KUBECONFIG: relayedKubeconfig(t, kube, relay), KUBE_REQUEST_TIMEOUT: '1s' }, kube);
-  await server(app, 'far');
+  await readyServer(app, 'far');
   relay.stall('answers');
   const started = Date.now();
   const silent = await logsOf(app, 'far');
@@ -326,7 +307,7 @@ t.test('an unreachable or silent cluster answers 503 with Retry-After within KUB
 
 t.test('closing the control plane ends open follows rather than waiting on them', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'lasting');
+  await readyServer(app, 'lasting');
   const url = await listening(app);
   const live = await open(url, '/api/v1/gameservers/games/lasting/logs?follow=true', {
     ...BASIC_ADMIN,

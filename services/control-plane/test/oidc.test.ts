@@ -8,12 +8,16 @@ const kube = await startKube(t);
 const k1 = await signingKey('k1', 'RS256');
 const idp = await startIssuer(t);
 idp.publish([k1]);
-const { app } = await build(t, kube, {
+/** OIDC against the test issuer, roles read from `roleClaim` and mapped by `mapping`. */
+const oidcEnv = (roleClaim: string, mapping: string) => ({
   AUTH_MODE: 'oidc',
   AUTH_OIDC_ISSUER_URL: idp.issuer,
   AUTH_OIDC_CLIENT_ID: CLIENT_ID,
-  AUTH_OIDC_ROLE_CLAIM: 'realm_access.roles',
-  AUTH_OIDC_ROLE_MAPPING: 'gs-viewers=viewer,gs-ops=operator,gs-admins=admin',
+  AUTH_OIDC_ROLE_CLAIM: roleClaim,
+  AUTH_OIDC_ROLE_MAPPING: mapping,
+});
+const { app } = await build(t, kube, {
+  ...oidcEnv('realm_access.roles', 'gs-viewers=viewer,gs-ops=operator,gs-admins=admin'),
   AUTH_OIDC_JWKS_COOLDOWN: '1ms',
 });
 const call = async (token: string, url = '/api/v1/gameservers') =>
@@ -98,13 +102,7 @@ t.test('the role claim may be a string, an array or a dotted path', async (t) =>
 });
 
 t.test('string and array role claims work end to end', async (t) => {
-  const a = await build(t, kube, {
-    AUTH_MODE: 'oidc',
-    AUTH_OIDC_ISSUER_URL: idp.issuer,
-    AUTH_OIDC_CLIENT_ID: CLIENT_ID,
-    AUTH_OIDC_ROLE_CLAIM: 'group',
-    AUTH_OIDC_ROLE_MAPPING: 'gs-admins=admin',
-  });
+  const a = await build(t, kube, oidcEnv('group', 'gs-admins=admin'));
   const asString = await idp.sign(k1, 'frank', { group: 'gs-admins' });
   const asArray = await idp.sign(k1, 'grace', { group: ['gs-admins'] });
   t.equal(
@@ -118,13 +116,7 @@ t.test('string and array role claims work end to end', async (t) => {
 });
 
 t.test('the audited user is preferred_username, else email, else sub', async (t) => {
-  const b = await build(t, kube, {
-    AUTH_MODE: 'oidc',
-    AUTH_OIDC_ISSUER_URL: idp.issuer,
-    AUTH_OIDC_CLIENT_ID: CLIENT_ID,
-    AUTH_OIDC_ROLE_CLAIM: 'group',
-    AUTH_OIDC_ROLE_MAPPING: 'v=viewer',
-  });
+  const b = await build(t, kube, oidcEnv('group', 'v=viewer'));
   for (const claims of [{ preferred_username: 'hank', email: 'h@example.com' }, { email: 'i@example.com' }, {}]) {
     await b.app.inject({
       url: '/api/v1/gameservers',

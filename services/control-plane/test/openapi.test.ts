@@ -1,52 +1,23 @@
 import t from 'tap';
 import { ROUTES } from '../src/routes/table.js';
 import type { RouteSpec } from '../src/routes/table.js';
+import { documentedOperations } from '@gsp/service-kit/testing/openapi-doc';
+import type { ServedDocument } from '@gsp/service-kit/testing/openapi-doc';
 import { build, startKube } from './helper.js';
 
-interface Media {
-  schema?: Record<string, unknown>;
-}
-interface Response {
-  description?: string;
-  headers?: Record<string, unknown>;
-  content?: Record<string, Media>;
-}
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-}
-interface Operation {
-  security?: Array<Record<string, string[]>>;
-  parameters?: Parameter[];
-  requestBody?: unknown;
-  responses?: Record<string, Response>;
-  'x-permission'?: { resource: string; verb: string };
-  'x-minimum-role'?: string;
-}
-interface Document {
-  openapi: string;
-  info: { title: string; version: string };
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas?: Record<string, unknown>; securitySchemes: Record<string, unknown> };
-}
+type Document = ServedDocument<{ resource: string; verb: string }>;
 
 /** The spec's public routes (section 5): every other one is authenticated. */
 const PUBLIC = new Set(['GET /healthz', 'GET /readyz']);
 /** Any one of the schemes of section 5 authenticates. */
 const AUTHENTICATED = [{ apiKey: [] }, { bearer: [] }, { basic: [] }];
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
 const kube = await startKube(t);
 const { app } = await build(t, kube);
 const doc = (await app.inject('/openapi.json')).json() as Document;
 
-const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-  Object.entries(item)
-    .filter(([method]) => METHODS.has(method))
-    .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, op })),
-);
+const operations = documentedOperations(doc);
 /** The route table by the operation's name, in OpenAPI's path syntax. */
 const table = new Map<string, RouteSpec>(
   Object.values(ROUTES).map((spec: RouteSpec) => [`${spec.method} ${spec.url.replace(/:(\w+)/g, '{$1}')}`, spec]),

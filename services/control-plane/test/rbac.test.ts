@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { Test } from 'tap';
+import type { KubeLite } from '@gsp/kube-lite';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { authorize, loadRoles } from '../src/rbac/roles.js';
+import type { Verb } from '../src/rbac/roles.js';
 import { ROUTES } from '../src/routes/table.js';
 import type { RouteSpec } from '../src/routes/table.js';
-import { build, createKey, startKube, until } from './helper.js';
+import { build, createBareGameServer, createKey, rolesFile, startKube, until } from './helper.js';
 
 const CUSTOM = `roles:
   games-ops:
@@ -23,26 +23,50 @@ const CUSTOM = `roles:
 const roles = loadRoles(CUSTOM);
 const as = (role: string) => ({ role: roles.get(role) });
 
+/**
+ * Asserts what `authorize` decides for `role` on each line, `verb resource` (cluster-wide) or
+ * `verb resource in namespace`.
+ */
+function decides(t: Test, role: string, expected: { allows?: string[]; denies?: string[] }): void {
+  const allowed = (line: string) => {
+    const [verb = '', resource = '', , namespace] = line.split(' ');
+    return authorize(as(role), { resource, verb: verb as Verb }, namespace);
+  };
+  for (const line of expected.allows ?? []) t.ok(allowed(line), `${role} may ${line}`);
+  for (const line of expected.denies ?? []) t.notOk(allowed(line), `${role} may not ${line}`);
+}
+
+/** kube-lite with the namespaces games and other, each holding one game server (gs-games, gs-other). */
+async function twoNamespaces(t: Test): Promise<KubeLite> {
+  const kube = await startKube(t);
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  for (const namespace of ['games', 'other']) {
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    await createBareGameServer(kube, namespace, `gs-${namespace}`);
+  }
+  return kube;
+}
+
 t.test('viewers may read every game-server resource but change nothing', async (t) => {
-  t.ok(authorize(as('viewer'), { resource: 'gameservers', verb: 'list' }));
-  t.ok(authorize(as('viewer'), { resource: 'fleets', verb: 'get' }, 'games'));
-  t.notOk(authorize(as('viewer'), { resource: 'gameservers', verb: 'execute' }, 'games'));
-  t.notOk(authorize(as('viewer'), { resource: 'apikeys', verb: 'list' }));
+  decides(t, 'viewer', {
+    allows: ['list gameservers', 'get fleets in games'],
+    denies: ['execute gameservers in games', 'list apikeys'],
+  });
 });
 
 t.test('operators add actions, snapshots and the console; admins add create, delete and API keys', async (t) => {
-  t.ok(authorize(as('operator'), { resource: 'gameservers', verb: 'execute' }, 'games'));
-  t.ok(authorize(as('operator'), { resource: 'snapshots', verb: 'create' }, 'games'));
-  t.ok(authorize(as('operator'), { resource: 'console', verb: 'execute' }, 'games'));
-  t.notOk(authorize(as('operator'), { resource: 'gameservers', verb: 'delete' }, 'games'));
-  t.ok(authorize(as('admin'), { resource: 'gameservers', verb: 'delete' }, 'games'));
-  t.ok(authorize(as('admin'), { resource: 'apikeys', verb: 'create' }));
+  decides(t, 'operator', {
+    allows: ['execute gameservers in games', 'create snapshots in games', 'execute console in games'],
+    denies: ['delete gameservers in games'],
+  });
+  decides(t, 'admin', { allows: ['delete gameservers in games', 'create apikeys'] });
 });
 
 t.test('a namespaced permission applies only in its namespaces and never cluster-wide', async (t) => {
-  t.ok(authorize(as('games-ops'), { resource: 'gameservers', verb: 'delete' }, 'games'));
-  t.notOk(authorize(as('games-ops'), { resource: 'gameservers', verb: 'delete' }, 'other'));
-  t.notOk(authorize(as('games-ops'), { resource: 'gameservers', verb: 'list' }));
+  decides(t, 'games-ops', {
+    allows: ['delete gameservers in games'],
+    denies: ['delete gameservers in other', 'list gameservers'],
+  });
 });
 
 t.test('a caller with no role may do nothing', async (t) => {
@@ -60,26 +84,8 @@ t.test('custom roles inherit, and role coverage decides which keys a caller may 
 });
 
 t.test('every route in the table answers 403 below its minimum role and never at or above it', async (t) => {
-  const kube = await startKube(t);
-  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
-  for (const name of ['games', 'other']) await core.createNamespace({ body: { metadata: { name } } });
-  for (const namespace of ['games', 'other']) {
-    await custom.createNamespacedCustomObject({
-      group: 'agones.dev',
-      version: 'v1',
-      namespace,
-      plural: 'gameservers',
-      body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} },
-    });
-  }
-  const { app } = await build(t, kube, {
-    RBAC_ROLES_FILE: (() => {
-      const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
-      writeFileSync(file, CUSTOM);
-      return file;
-    })(),
-  });
+  const kube = await twoNamespaces(t);
+  const { app } = await build(t, kube, { RBAC_ROLES_FILE: rolesFile(CUSTOM) });
   const keys: Record<string, string> = {};
   for (const role of ['viewer', 'operator', 'admin', 'games-ops'])
     keys[role] = await createKey(app, `matrix-${role}`, role);
@@ -125,22 +131,8 @@ t.test('every route in the table answers 403 below its minimum role and never at
 });
 
 t.test('a namespaced role sees only its namespaces in cluster-wide lists', async (t) => {
-  const kube = await startKube(t);
-  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
-  for (const namespace of ['games', 'other']) {
-    await core.createNamespace({ body: { metadata: { name: namespace } } });
-    await custom.createNamespacedCustomObject({
-      group: 'agones.dev',
-      version: 'v1',
-      namespace,
-      plural: 'gameservers',
-      body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: `gs-${namespace}` }, spec: {} },
-    });
-  }
-  const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
-  writeFileSync(file, CUSTOM);
-  const { app } = await build(t, kube, { RBAC_ROLES_FILE: file });
+  const kube = await twoNamespaces(t);
+  const { app } = await build(t, kube, { RBAC_ROLES_FILE: rolesFile(CUSTOM) });
   const key = await createKey(app, 'filtered', 'games-ops');
   const admin = await createKey(app, 'filtered-admin', 'admin');
   const names = async (k: string) =>
@@ -167,9 +159,7 @@ const KEY_MANAGER = `roles:
 
 t.test('a role that may revoke keys cannot revoke a key of a role it does not cover', async (t) => {
   const kube = await startKube(t);
-  const file = join(mkdtempSync(join(tmpdir(), 'cp-roles-')), 'roles.yaml');
-  writeFileSync(file, KEY_MANAGER);
-  const { app } = await build(t, kube, { RBAC_ROLES_FILE: file });
+  const { app } = await build(t, kube, { RBAC_ROLES_FILE: rolesFile(KEY_MANAGER) });
   const manager = await createKey(app, 'manager', 'key-manager');
   const admin = await createKey(app, 'above', 'admin');
   await createKey(app, 'beside', 'operator');

@@ -8,10 +8,21 @@ import { kubeClients } from '../src/kube/client.js';
 import { SnapshotRetention } from '../src/snapshots/retention.js';
 import type { RetentionAuditLine } from '../src/snapshots/retention.js';
 import { SnapshotStore } from '../src/snapshots/store.js';
-import { BASIC_ADMIN, build, createKey, kubectl, startKube, until } from './helper.js';
-import type { AuditCapture } from './helper.js';
+import {
+  BASIC_ADMIN,
+  GAME_PROFILE,
+  buildWithProfiles,
+  createBareGameServer,
+  createKey,
+  kubectl,
+  postGameServer,
+  readyServer,
+  refusedWhileHeld,
+  startKube,
+  until,
+} from './helper.js';
 
-const BASE = { image: 'example/game:1.0', ports: [{ name: 'game', containerPort: 7777 }] };
+const BASE = GAME_PROFILE;
 const STORAGE = { size: '1Gi', mountPath: '/data' };
 const PROFILES: Record<string, object> = {
   world: {
@@ -48,40 +59,7 @@ interface KubeSnapshot {
   spec: { source: { persistentVolumeClaimName: string } };
 }
 
-async function setUp(t: Tap): Promise<{ app: FastifyInstance; kube: KubeLite; audit: AuditCapture }> {
-  const kube = await startKube(t);
-  await kube.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'games' } } });
-  const { app, audit } = await build(t, kube);
-  for (const [name, profile] of Object.entries(PROFILES)) {
-    const res = await app.inject({
-      method: 'PUT',
-      url: `/api/v1/profiles/${name}`,
-      headers: BASIC_ADMIN,
-      payload: profile,
-    });
-    if (res.statusCode !== 201) throw new Error(`profile ${name}: ${res.body}`);
-  }
-  return { app, kube, audit };
-}
-
-async function server(app: FastifyInstance, profile: string, name: string, extra: object = {}): Promise<void> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/gameservers/games',
-    headers: BASIC_ADMIN,
-    payload: { profile, name, ...extra },
-  });
-  if (res.statusCode !== 201) throw new Error(`${name}: ${res.statusCode} ${res.body}`);
-  await until(
-    `${name} Ready`,
-    async () =>
-      (
-        (await app.inject({ url: `/api/v1/gameservers/games/${name}`, headers: BASIC_ADMIN })).json() as {
-          state: string;
-        }
-      ).state === 'Ready',
-  );
-}
+const setUp = (t: Tap) => buildWithProfiles(t, PROFILES);
 
 const snap = (app: FastifyInstance, gameServer: string, name?: string, headers: Record<string, string> = BASIC_ADMIN) =>
   app.inject({
@@ -136,7 +114,7 @@ t.test(
   'an operator takes a snapshot: preCommand, then a labelled VolumeSnapshot of the data claim, then postCommand',
   async (t) => {
     const { app, kube, audit } = await setUp(t);
-    await server(app, 'world', 'w1');
+    await readyServer(app, 'w1', 'world');
     const operator = await createKey(app, 'op', 'operator');
     const res = await snap(app, 'w1', 'w1-first', { 'x-api-key': operator });
     t.equal(res.statusCode, 202, res.body);
@@ -195,7 +173,7 @@ t.test(
 
 t.test('without a name a snapshot is named after the game server and the UTC second', async (t) => {
   const { app } = await setUp(t);
-  await server(app, 'bare', 'plain-1');
+  await readyServer(app, 'plain-1', 'bare');
   const before = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
   const res = await snap(app, 'plain-1');
   t.equal(res.statusCode, 202, res.body);
@@ -210,8 +188,8 @@ t.test('without a name a snapshot is named after the game server and the UTC sec
 
 t.test('snapshots are listed per game server and across namespaces, and deleted by admins only', async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'bare', 'a1');
-  await server(app, 'bare', 'b1');
+  await readyServer(app, 'a1', 'bare');
+  await readyServer(app, 'b1', 'bare');
   for (const [gs, name] of [
     ['a1', 'a1-one'],
     ['a1', 'a1-two'],
@@ -266,15 +244,10 @@ t.test('snapshots are listed per game server and across namespaces, and deleted 
 
 t.test('a game server is restored from a ready snapshot: its claim names the snapshot as dataSource', async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'world', 'orig');
+  await readyServer(app, 'orig', 'world');
   t.equal((await snap(app, 'orig', 'orig-save')).statusCode, 202);
   await ready(app, 'orig', 'orig-save');
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/gameservers/games',
-    headers: BASIC_ADMIN,
-    payload: { profile: 'world', name: 'copy', fromSnapshot: 'orig-save' },
-  });
+  const res = await postGameServer(app, 'games', { profile: 'world', name: 'copy', fromSnapshot: 'orig-save' });
   t.equal(res.statusCode, 201, res.body);
   const claim = await kubectl(kube, ['get', 'pvc', 'copy-data', '-n', 'games', '-o', 'json']);
   t.equal(claim.code, 0, claim.stderr);
@@ -307,12 +280,7 @@ t.test(
   async (t) => {
     const { app, kube } = await setUp(t);
     const restore = (profile: string, fromSnapshot: string) =>
-      app.inject({
-        method: 'POST',
-        url: '/api/v1/gameservers/games',
-        headers: BASIC_ADMIN,
-        payload: { profile, name: 'restored', fromSnapshot },
-      });
+      postGameServer(app, 'games', { profile, name: 'restored', fromSnapshot });
     const unknown = await restore('world', 'nothing-here');
     t.equal(unknown.statusCode, 422);
     t.match(unknown.json(), { detail: 'unknown snapshot games/nothing-here' });
@@ -338,7 +306,7 @@ t.test(
     t.equal(notReady.statusCode, 409);
     t.match(notReady.json(), { detail: /^snapshot games\/orphan is not ready to use/ });
 
-    await server(app, 'bare', 'src');
+    await readyServer(app, 'src', 'bare');
     t.equal((await snap(app, 'src', 'src-save')).statusCode, 202);
     await ready(app, 'src', 'src-save');
     const flat = await restore('flat', 'src-save');
@@ -359,18 +327,12 @@ t.test(
   'a snapshot is refused with 409 when there is no storage to snapshot, and 404 for an unknown game server',
   async (t) => {
     const { app, kube } = await setUp(t);
-    await server(app, 'flat', 'nodisk');
+    await readyServer(app, 'nodisk', 'flat');
     const flat = await snap(app, 'nodisk');
     t.equal(flat.statusCode, 409);
     t.match(flat.json(), { detail: 'profile flat has no storage: nothing to snapshot' });
 
-    await kube.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: 'agones.dev',
-      version: 'v1',
-      namespace: 'games',
-      plural: 'gameservers',
-      body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'handmade' }, spec: {} },
-    });
+    await createBareGameServer(kube, 'games', 'handmade');
     await until(
       'handmade cached',
       async () =>
@@ -391,7 +353,7 @@ t.test(
 
 t.test('a failing preCommand takes no snapshot, still runs postCommand, and says both in the 409', async (t) => {
   const { app, kube, audit } = await setUp(t);
-  await server(app, 'broken', 'shaky');
+  await readyServer(app, 'shaky', 'broken');
   const res = await snap(app, 'shaky', 'shaky-1');
   t.equal(res.statusCode, 409);
   const { detail } = res.json() as { detail: string };
@@ -414,26 +376,24 @@ t.test(
   'a snapshot waits for no action: one running makes it 409, and the action lock is free again after',
   async (t) => {
     const { app } = await setUp(t);
-    await server(app, 'world', 'busy');
-    const running = app.inject({
-      method: 'POST',
-      url: '/api/v1/gameservers/games/busy/actions/slow',
-      headers: BASIC_ADMIN,
-    });
-    const refused = await until('refused while the action runs', async () => {
-      const res = await snap(app, 'busy', 'busy-1');
-      return res.statusCode === 409 ? res : undefined;
-    });
+    await readyServer(app, 'busy', 'world');
+    let tries = 0;
+    const { refused, held } = await refusedWhileHeld(
+      'refused while the action runs',
+      () => app.inject({ method: 'POST', url: '/api/v1/gameservers/games/busy/actions/slow', headers: BASIC_ADMIN }),
+      // A fresh name each time: a probe that wins the race leaves no snapshot in the way of the last step.
+      () => snap(app, 'busy', `probe-${(tries += 1)}`),
+    );
     t.match(refused.json(), { detail: /action slow is already running on game server games\/busy/ });
-    t.equal((await running).statusCode, 504);
+    t.equal((await held).statusCode, 504);
     t.equal((await snap(app, 'busy', 'busy-1')).statusCode, 202, 'taken once the action ended');
   },
 );
 
 t.test('retention keeps exactly the newest `keep` ready snapshots of a game server', async (t) => {
   const { app, kube } = await setUp(t);
-  await server(app, 'kept', 'k1');
-  await server(app, 'kept', 'k2');
+  await readyServer(app, 'k1', 'kept');
+  await readyServer(app, 'k2', 'kept');
   for (const name of ['k1-a', 'k1-b', 'k1-c', 'k1-d']) t.equal((await snap(app, 'k1', name)).statusCode, 202);
   t.equal((await snap(app, 'k2', 'k2-a')).statusCode, 202);
   const names = async (gs: string) =>

@@ -42,6 +42,11 @@ export interface ApiKeyRecord extends ApiKeyMetadata {
   lastUsedAt?: string;
 }
 
+/** Whether the key's `expiresAt` has passed: an expired key no longer authenticates, though its Secret stays. */
+export function hasExpired(record: Pick<ApiKeyRecord, 'expiresAt'>, now = Date.now()): boolean {
+  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now;
+}
+
 /** A key Secret as the API server has it now; `record` is undefined when its data cannot be read. */
 export interface StoredKey {
   uid: string;

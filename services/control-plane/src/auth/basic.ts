@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcrypt';
+import { TtlCache } from '@gsp/service-kit';
 import type { BasicConfig } from '../config.js';
 import { InvalidCredentialError } from './principal.js';
 import type { Principal } from './principal.js';
@@ -32,7 +33,7 @@ export async function createBasicVerifier(config: BasicConfig): Promise<BasicVer
   const hash = config.passwordHash ?? (await bcrypt.hash(config.password as string, BCRYPT_COST));
   const userDigest = digest(config.user);
   const cacheKey = randomBytes(32);
-  const verified = new Map<string, number>();
+  const verified = new TtlCache<string, true>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
   const principal: Principal = { userId: config.user, username: config.user, role: config.role, method: 'basic' };
   // A Basic user id cannot contain a colon, nor an address a newline: the text is unambiguous.
   const keyOf = (user: string, password: string, address: string) =>
@@ -41,13 +42,9 @@ export async function createBasicVerifier(config: BasicConfig): Promise<BasicVer
   return {
     known(user, password, address) {
       const key = keyOf(user, password, address);
-      const until = verified.get(key);
-      if (until === undefined) return undefined;
-      verified.delete(key);
-      const now = Date.now();
-      if (until <= now) return undefined;
-      // Re-inserted last, so the map's first entry is always the least recently used.
-      verified.set(key, now + CACHE_TTL_MS);
+      if (verified.get(key) === undefined) return undefined;
+      // A minute after its last use, not its first.
+      verified.set(key, true);
       return principal;
     },
     async verify(user, password, address) {
@@ -55,9 +52,15 @@ export async function createBasicVerifier(config: BasicConfig): Promise<BasicVer
       const userOk = timingSafeEqual(digest(user), userDigest);
       const passwordOk = await bcrypt.compare(password, hash);
       if (!(userOk && passwordOk)) throw new InvalidCredentialError('the user name or password is wrong');
-      if (verified.size >= CACHE_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
-      verified.set(keyOf(user, password, address), Date.now() + CACHE_TTL_MS);
+      verified.set(keyOf(user, password, address), true);
       return principal;
     },
   };
+}
+
+/** The user and password of an `Authorization: Basic` header, or undefined when it is malformed. */
+export function basicCredentials(header: string): { user: string; password: string } | undefined {
+  const decoded = Buffer.from(/^Basic +(\S+)\s*$/i.exec(header)?.[1] ?? '', 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { SharedRedis } from '../plugins/redis.js';
 
 /** One attempt taken from a client address's allowance before its credential is verified. */
 export interface Reservation {
@@ -60,39 +60,6 @@ function localWindows(max: number, windowMs: number) {
   };
 }
 
-export function localFailureLimiter(max: number, windowMs: number): FailureLimiter {
-  const local = localWindows(max, windowMs);
-  return { reserve: async (ip) => local.reserve(ip) };
-}
-
-/** Whether Redis may be asked now: connected, and no command has failed or stalled lately. */
-export interface RedisHealth {
-  usable(): boolean;
-  /** A command failed or timed out: use the fallbacks for a while before trying Redis again. */
-  failed(err: Error): void;
-}
-
-/**
- * A circuit breaker over one client: after a failure, Redis is left alone for `pauseMs`. A command
- * that timed out also drops the connection: whatever became of its bytes, the replies that follow
- * on that connection can no longer be matched to their commands, so a fresh one is opened.
- */
-export function redisHealth(
-  redis: Redis,
-  pauseMs = 5000,
-  onOutage: (err: Error) => void = () => undefined,
-): RedisHealth {
-  let pausedUntil = 0;
-  return {
-    usable: () => redis.status === 'ready' && Date.now() >= pausedUntil,
-    failed(err) {
-      if (Date.now() >= pausedUntil) onOutage(err);
-      pausedUntil = Date.now() + pauseMs;
-      if (/timed out/i.test(err.message) && redis.status === 'ready') redis.disconnect(true);
-    },
-  };
-}
-
 /**
  * Check and count in one step, so parallel attempts cannot all pass the check before any is
  * counted: 0 when the attempt is taken, else the milliseconds the address must wait.
@@ -118,14 +85,12 @@ return 0`;
  * an outage of the counters must not take sign-ins down. Attempts are always counted locally
  * too, so the fallback starts from what this replica has seen.
  */
-export function redisFailureLimiter(
-  redis: Redis,
-  health: RedisHealth,
-  prefix: string,
+function redisFailureLimiter(
+  { client: redis, health, keyPrefix }: SharedRedis,
   max: number,
   windowMs: number,
 ): FailureLimiter {
-  const key = (ip: string) => `${prefix}authfail:${ip}`;
+  const key = (ip: string) => `${keyPrefix}authfail:${ip}`;
   const local = localWindows(max, windowMs);
   return {
     async reserve(ip) {
@@ -149,4 +114,11 @@ export function redisFailureLimiter(
       };
     },
   };
+}
+
+/** Failed sign-ins counted in Redis when there is one (see above), else by this replica alone. */
+export function failureLimiter(redis: SharedRedis | undefined, max: number, windowMs: number): FailureLimiter {
+  if (redis !== undefined) return redisFailureLimiter(redis, max, windowMs);
+  const local = localWindows(max, windowMs);
+  return { reserve: async (ip) => local.reserve(ip) };
 }

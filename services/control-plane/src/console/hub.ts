@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
+import { hasExpired } from '../apikeys/store.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../apikeys/store.js';
 import type { Principal } from '../auth/principal.js';
 import type { CommandRunner } from '../kube/exec.js';
@@ -30,8 +31,7 @@ export function currentKey(apikeys: ApiKeyStore, sha256: string): ApiKeyRecord |
     return undefined;
   }
   const record = records.find((r) => r.sha256 === sha256);
-  if (record === undefined) return undefined;
-  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now() ? undefined : record;
+  return record === undefined || hasExpired(record) ? undefined : record;
 }
 
 export interface HubOptions {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { SharedRedis } from '../plugins/redis.js';
 import type { Principal } from '../auth/principal.js';
 import { ServiceUnavailable, withRetryAfter } from '../errors.js';
 
@@ -26,6 +26,8 @@ const TICKET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 /** Tickets are stored under their hash: whoever reads the store cannot use them. */
 const hashOf = (ticket: string): string => createHash('sha256').update(ticket).digest('hex');
 
+const redisKey = (redis: SharedRedis, hash: string): string => `${redis.keyPrefix}console-ticket:${hash}`;
+
 function parseGrant(text: string): TicketGrant | undefined {
   try {
     const grant = JSON.parse(text) as TicketGrant;
@@ -51,8 +53,7 @@ export class TicketStore {
   private readonly local = new Map<string, { grant: TicketGrant; timer: NodeJS.Timeout }>();
 
   constructor(
-    private readonly redis: Redis | undefined,
-    private readonly prefix: string,
+    private readonly redis: SharedRedis | undefined,
     readonly ttlMs: number,
   ) {}
 
@@ -66,9 +67,9 @@ export class TicketStore {
     };
     const key = hashOf(ticket);
     let stored = false;
-    if (this.redis?.status === 'ready') {
+    if (this.redis?.client.status === 'ready') {
       try {
-        await this.redis.set(this.redisKey(key), JSON.stringify(grant), 'PX', this.ttlMs);
+        await this.redis.client.set(redisKey(this.redis, key), JSON.stringify(grant), 'PX', this.ttlMs);
         stored = true;
       } catch {
         // Redis failed: this replica keeps the ticket; only it will accept it.
@@ -95,10 +96,10 @@ export class TicketStore {
       clearTimeout(held.timer);
       this.local.delete(key);
       grant = held.grant;
-    } else if (this.redis !== undefined && this.redis.status === 'ready') {
+    } else if (this.redis?.client.status === 'ready') {
       let text: string | null;
       try {
-        text = await this.redis.getdel(this.redisKey(key));
+        text = await this.redis.client.getdel(redisKey(this.redis, key));
       } catch {
         throw withRetryAfter(
           new ServiceUnavailable('console tickets cannot be checked right now (Redis is not answering); try again'),
@@ -116,9 +117,5 @@ export class TicketStore {
   clear(): void {
     for (const { timer } of this.local.values()) clearTimeout(timer);
     this.local.clear();
-  }
-
-  private redisKey(hash: string): string {
-    return `${this.prefix}console-ticket:${hash}`;
   }
 }

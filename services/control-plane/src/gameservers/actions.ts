@@ -8,7 +8,7 @@ import type { Informer } from '../kube/informer.js';
 import type { Profile } from '../profiles/types.js';
 import { BUILT_IN_ACTIONS } from '../profiles/types.js';
 import type { BuiltInAction } from '../profiles/types.js';
-import { AGONES, PROFILE_LABEL, containerOf, gameServerView, stateOf } from './model.js';
+import { AGONES, PROFILE_LABEL, STATES, containerOf, gameServerView, stateOf } from './model.js';
 import type { AgonesGameServer, GameServer } from './model.js';
 
 /** Output kept of a command's stdout and of its stderr; the rest is dropped and `truncated` set. */
@@ -47,6 +47,9 @@ export interface PlannedAction {
 function isBuiltIn(name: string): name is BuiltInAction {
   return (BUILT_IN_ACTIONS as readonly string[]).includes(name);
 }
+
+/** A game server shuts down from any state but Shutdown itself. */
+const SHUTDOWN_FROM = STATES.filter((state) => state !== 'Shutdown');
 
 function requireState(gs: AgonesGameServer, action: string, allowed: readonly string[]): void {
   const state = stateOf(gs);
@@ -200,22 +203,12 @@ export function planAction(
       }
       case 'shutdown': {
         noArgs(action, args);
-        const allowed = [
-          'Creating',
-          'Scheduled',
-          'RequestReady',
-          'Ready',
-          'Reserved',
-          'Allocated',
-          'Unhealthy',
-          'Error',
-        ];
-        requireState(gs, action, allowed);
+        requireState(gs, action, SHUTDOWN_FROM);
         return {
           name: action,
           timeoutMs: BUILT_IN_TIMEOUT_MS,
           outcome: commandOutcome,
-          run: () => setState(allowed, 'Shutdown'),
+          run: () => setState(SHUTDOWN_FROM, 'Shutdown'),
         };
       }
       case 'restart': {

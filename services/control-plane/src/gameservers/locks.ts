@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { SharedRedis } from '../plugins/redis.js';
 
 export interface HeldLock {
   release(): Promise<void>;
@@ -19,19 +19,16 @@ export interface LockHolder {
 export class ActionLocks {
   private readonly local = new Map<string, { token: string; holder: LockHolder; expires: number }>();
 
-  constructor(
-    private readonly redis: Redis | undefined,
-    private readonly prefix: string,
-  ) {}
+  constructor(private readonly redis: SharedRedis | undefined) {}
 
   async acquire(key: string, action: string, ttlMs: number): Promise<HeldLock | LockHolder> {
     const token = randomUUID();
     const holder: LockHolder = { action, startedAt: new Date().toISOString() };
     const value = JSON.stringify({ token, ...holder });
-    if (this.redis?.status === 'ready') {
+    if (this.redis?.client.status === 'ready') {
       try {
-        const redis = this.redis;
-        const redisKey = `${this.prefix}action:${key}`;
+        const redis = this.redis.client;
+        const redisKey = `${this.redis.keyPrefix}action:${key}`;
         const set = await redis.set(redisKey, value, 'PX', ttlMs, 'NX');
         if (set === 'OK') {
           return {

@@ -90,6 +90,14 @@ function connectError(err: unknown, what = 'run the command'): Error {
   );
 }
 
+/** The Kubernetes API did not open an exec or attach stream within `timeoutMs`: the request may be retried. */
+function notOpened(stream: 'exec' | 'attach', timeoutMs: number): Error {
+  const error = new ClusterUnavailable(
+    `the Kubernetes API did not open the ${stream} stream within ${timeoutMs / 1000} s`,
+  );
+  return withRetryAfter(error, CLUSTER_RETRY_AFTER_SECONDS);
+}
+
 /** Hands each chunk to `output` as text; ends quietly (the exec protocol ends it when the status arrives). */
 function textSink(output: (text: string) => void): Writable {
   const decoder = new StringDecoder('utf8');
@@ -156,14 +164,7 @@ export class CommandRunner {
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         detached = true;
-        reject(
-          withRetryAfter(
-            new ClusterUnavailable(
-              `the Kubernetes API did not open the attach stream within ${this.connectTimeoutMs / 1000} s`,
-            ),
-            CLUSTER_RETRY_AFTER_SECONDS,
-          ),
-        );
+        reject(notOpened('attach', this.connectTimeoutMs));
       }, this.connectTimeoutMs);
     });
     let ws: Awaited<typeof connecting>;
@@ -216,14 +217,7 @@ export class CommandRunner {
         () => {
           if (socket === undefined && !timedOut) {
             timedOut = true;
-            reject(
-              withRetryAfter(
-                new ClusterUnavailable(
-                  `the Kubernetes API did not open the exec stream within ${this.connectTimeoutMs / 1000} s`,
-                ),
-                CLUSTER_RETRY_AFTER_SECONDS,
-              ),
-            );
+            reject(notOpened('exec', this.connectTimeoutMs));
           }
         },
         Math.min(this.connectTimeoutMs, options.timeoutMs),

@@ -130,3 +130,24 @@ export class Informer<T extends KubernetesObject> {
     });
   }
 }
+
+/**
+ * A store whose reads come from one informer: `start` resolves after the first list (or its
+ * failure, retried in the background), `stop` ends the watch, and until a list has succeeded
+ * the store is not `ready` (its reads answer 503).
+ */
+export abstract class InformerStore<T extends KubernetesObject> {
+  constructor(readonly informer: Informer<T>) {}
+
+  async start(): Promise<void> {
+    await this.informer.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.informer.stop();
+  }
+
+  get ready(): boolean {
+    return this.informer.ready;
+  }
+}

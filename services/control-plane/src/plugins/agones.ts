@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
 import type { KubernetesListObject } from '@kubernetes/client-node';
-import type { Redis } from 'ioredis';
 import { Informer } from '../kube/informer.js';
 import { ActionLocks } from '../gameservers/locks.js';
 import { AGONES } from '../gameservers/model.js';
@@ -13,13 +12,8 @@ declare module 'fastify' {
   }
 }
 
-export interface AgonesPluginOptions {
-  redis: Redis | undefined;
-  redisKeyPrefix: string;
-}
-
-export default fp<AgonesPluginOptions>(
-  async (app, opts) => {
+export default fp(
+  async (app) => {
     const { custom, watch } = app.kube;
     const informer = <T extends AgonesGameServer | AgonesFleet>(plural: string) =>
       new Informer<T>(
@@ -31,11 +25,11 @@ export default fp<AgonesPluginOptions>(
       );
     const gameServers = informer<AgonesGameServer>('gameservers');
     const fleets = informer<AgonesFleet>('fleets');
-    app.decorate('agones', { gameServers, fleets, locks: new ActionLocks(opts.redis, opts.redisKeyPrefix) });
+    app.decorate('agones', { gameServers, fleets, locks: new ActionLocks(app.redis) });
     await Promise.all([gameServers.start(), fleets.start()]);
     app.addHook('onClose', async () => {
       await Promise.all([gameServers.stop(), fleets.stop()]);
     });
   },
-  { name: 'agones', dependencies: ['kube'] },
+  { name: 'agones', dependencies: ['kube', 'redis'] },
 );

@@ -49,6 +49,11 @@ export interface AuditPluginOptions {
   stream: Writable;
 }
 
+/**
+ * The control plane's audit record: one JSON line per request (or per event within a request
+ * that goes on), who did what to which target with what result. Its field names are a contract
+ * with whoever reads standard output.
+ */
 export interface AuditLine {
   timestamp: string;
   level: 'audit';

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import { bearerToken, guardRoutes, singleFlight } from '@gsp/service-kit';
 import type { AuthMode, BasicConfig, OidcConfig } from '../config.js';
-import { createBasicVerifier } from '../auth/basic.js';
+import { createApiKeyVerifier } from '../auth/apikey.js';
+import { basicCredentials, createBasicVerifier } from '../auth/basic.js';
 import { createOidcVerifier } from '../auth/oidc.js';
 import { InvalidCredentialError } from '../auth/principal.js';
 import type { Principal } from '../auth/principal.js';
 import type { FailureLimiter } from '../auth/failures.js';
 import type { AuthFailure } from '../metrics.js';
-import { isWellFormedKey } from '../apikeys/keys.js';
-import type { ApiKeyRecord } from '../apikeys/store.js';
 import { allowedNamespaces, authorize } from '../rbac/roles.js';
 import type { Permission, Roles } from '../rbac/roles.js';
 import { ROUTES } from '../routes/table.js';
@@ -60,6 +60,25 @@ const REALM = 'gsp-control-plane';
 const ANONYMOUS: Principal = { userId: 'anonymous', username: 'anonymous', role: 'admin', method: 'none' };
 
 /**
+ * An authentication method: `known` finds the principal of a credential proven lately without
+ * verifying anything (a current API key, a token or Basic password verified in the last minute,
+ * Basic from this address); `verify` does the work, and throws InvalidCredentialError.
+ */
+interface Method {
+  kind: 'apikey' | 'bearer' | 'basic';
+  /** The `WWW-Authenticate` of a 401 for this credential. */
+  challenge: string;
+  known(value: string, address: string): Principal | undefined;
+  verify(value: string, address: string): Promise<Principal>;
+}
+
+/** A credential present on a request, as the header has it (the key, the whole Authorization), and how to check it. */
+interface Credential {
+  method: Method;
+  value: string;
+}
+
+/**
  * Authentication chain in `onRequest`: API key, bearer token, Basic. The first provider whose
  * credential is present decides; a present but invalid credential is a 401 and never falls
  * through. A credential not already known good takes one attempt from its client address's
@@ -71,6 +90,7 @@ export default fp<AuthPluginOptions>(
   async (app, opts) => {
     const { modes, roles } = opts;
     const refused = opts.refused ?? (() => undefined);
+    const apikeys = modes.has('apikey') ? createApiKeyVerifier(app.apikeys, opts.apikeyPrefix) : undefined;
     const basic = modes.has('basic') && opts.basic ? await createBasicVerifier(opts.basic) : undefined;
     const oidc = modes.has('oidc') && opts.oidc ? createOidcVerifier(opts.oidc, roles) : undefined;
     if (oidc) {
@@ -83,10 +103,44 @@ export default fp<AuthPluginOptions>(
           ),
         );
     }
+
+    // The methods on: each takes its credential as the header has it.
+    const byApiKey: Method | undefined = apikeys && {
+      kind: 'apikey',
+      challenge: `ApiKey realm="${REALM}", header="X-API-Key"`,
+      known: (key) => apikeys.known(key),
+      verify: (key) => apikeys.verify(key),
+    };
+    const byBearer: Method | undefined = oidc && {
+      kind: 'bearer',
+      challenge: `Bearer realm="${REALM}", error="invalid_token"`,
+      known(header) {
+        const token = bearerToken(header);
+        return token === undefined ? undefined : oidc.known(token);
+      },
+      async verify(header) {
+        const token = bearerToken(header);
+        if (token === undefined) throw new InvalidCredentialError('the bearer token is malformed');
+        return oidc.verify(token);
+      },
+    };
+    const byBasic: Method | undefined = basic && {
+      kind: 'basic',
+      challenge: `Basic realm="${REALM}", charset="UTF-8"`,
+      known(header, address) {
+        const pair = basicCredentials(header);
+        return pair === undefined ? undefined : basic.known(pair.user, pair.password, address);
+      },
+      async verify(header, address) {
+        const pair = basicCredentials(header);
+        if (pair === undefined) throw new InvalidCredentialError('the Basic credentials are malformed');
+        return basic.verify(pair.user, pair.password, address);
+      },
+    };
     const challenges: string[] = [];
-    if (modes.has('apikey')) challenges.push(`ApiKey realm="${REALM}", header="X-API-Key"`);
-    if (oidc) challenges.push(`Bearer realm="${REALM}"`);
-    if (basic) challenges.push(`Basic realm="${REALM}", charset="UTF-8"`);
+    if (byApiKey) challenges.push(byApiKey.challenge);
+    if (byBearer) challenges.push(`Bearer realm="${REALM}"`);
+    if (byBasic) challenges.push(byBasic.challenge);
 
     app.decorateRequest('principal', null);
     app.decorateRequest('visibleNamespaces', null);
@@ -104,88 +158,17 @@ export default fp<AuthPluginOptions>(
       return typeof ticket === 'string' ? ticket : undefined;
     }
 
-    type Credential = { kind: 'apikey' | 'bearer' | 'basic'; value: string; challenge: string };
-
     /** The credential that decides: the first present in the order API key, bearer token, Basic. */
     function credentialOf(request: FastifyRequest): Credential | undefined {
       const apiKey = request.headers['x-api-key'];
-      if (modes.has('apikey') && apiKey !== undefined) {
-        return {
-          kind: 'apikey',
-          value: Array.isArray(apiKey) ? '' : apiKey.trim(),
-          challenge: challenges[0] as string,
-        };
-      }
+      if (byApiKey && apiKey !== undefined)
+        return { method: byApiKey, value: Array.isArray(apiKey) ? '' : apiKey.trim() };
       const authorization = request.headers.authorization ?? '';
       const space = authorization.indexOf(' ');
       const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
-      if (oidc && scheme === 'bearer')
-        return { kind: 'bearer', value: authorization, challenge: `Bearer realm="${REALM}", error="invalid_token"` };
-      if (basic && scheme === 'basic')
-        return { kind: 'basic', value: authorization, challenge: `Basic realm="${REALM}", charset="UTF-8"` };
+      if (byBearer && scheme === 'bearer') return { method: byBearer, value: authorization };
+      if (byBasic && scheme === 'basic') return { method: byBasic, value: authorization };
       return undefined;
-    }
-
-    /** The user and password of a Basic header, or undefined when it is malformed. */
-    function basicPair(value: string): { user: string; password: string } | undefined {
-      const decoded = Buffer.from(/^Basic +(\S+)\s*$/i.exec(value)?.[1] ?? '', 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-    }
-
-    const bearerToken = (value: string) => /^Bearer +(\S+)\s*$/i.exec(value)?.[1];
-
-    const apiKeyRecord = (key: string): ApiKeyRecord | undefined =>
-      isWellFormedKey(opts.apikeyPrefix, key) ? app.apikeys.lookup(key) : undefined;
-    const expired = (record: ApiKeyRecord) =>
-      record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now();
-
-    function apiKeyPrincipal(record: ApiKeyRecord): Principal {
-      app.apikeys.touch(record);
-      const { name, role, sha256 } = record;
-      return { userId: name, username: name, role, method: 'apikey', apiKey: { name, sha256 } };
-    }
-
-    /**
-     * The principal of a credential already known good, found without verifying anything: a
-     * current API key, or a token or Basic password verified lately (Basic: from this address).
-     */
-    function known(credential: Credential, address: string): Principal | undefined {
-      switch (credential.kind) {
-        case 'apikey': {
-          const record = apiKeyRecord(credential.value);
-          return record === undefined || expired(record) ? undefined : apiKeyPrincipal(record);
-        }
-        case 'bearer': {
-          const token = bearerToken(credential.value);
-          return token === undefined ? undefined : oidc?.known(token);
-        }
-        case 'basic': {
-          const pair = basicPair(credential.value);
-          return pair === undefined ? undefined : basic?.known(pair.user, pair.password, address);
-        }
-      }
-    }
-
-    async function verify(credential: Credential, address: string): Promise<Principal> {
-      switch (credential.kind) {
-        case 'apikey': {
-          const record = apiKeyRecord(credential.value);
-          if (!record) throw new InvalidCredentialError('the API key is not valid');
-          if (expired(record)) throw new InvalidCredentialError('the API key has expired');
-          return apiKeyPrincipal(record);
-        }
-        case 'bearer': {
-          const token = bearerToken(credential.value);
-          if (token === undefined || !oidc) throw new InvalidCredentialError('the bearer token is malformed');
-          return oidc.verify(token);
-        }
-        case 'basic': {
-          const pair = basicPair(credential.value);
-          if (pair === undefined || !basic) throw new InvalidCredentialError('the Basic credentials are malformed');
-          return basic.verify(pair.user, pair.password, address);
-        }
-      }
     }
 
     type Outcome = { principal: Principal } | { blockedFor: number };
@@ -198,7 +181,7 @@ export default fp<AuthPluginOptions>(
       const reservation = await opts.failures.reserve(address);
       if (reservation.blockedFor > 0) return { blockedFor: reservation.blockedFor };
       try {
-        const principal = await verify(credential, address);
+        const principal = await credential.method.verify(credential.value, address);
         reservation.release();
         return { principal };
       } catch (err) {
@@ -210,18 +193,13 @@ export default fp<AuthPluginOptions>(
 
     // Identical concurrent attempts from one address share one reservation and one verification,
     // so a client's burst of parallel requests on a cold cache is not refused by its own limit.
-    const pending = new Map<string, Promise<Outcome>>();
-
-    function shared(credential: Credential, address: string): Promise<Outcome> {
-      const id = createHash('sha256').update(`${address}\n${credential.kind}\n${credential.value}`).digest('base64url');
-      let outcome = pending.get(id);
-      if (outcome === undefined) {
-        outcome = attempt(credential, address);
-        pending.set(id, outcome);
-        void outcome.finally(() => pending.delete(id)).catch(() => undefined);
-      }
-      return outcome;
-    }
+    const once = singleFlight<string, Outcome>();
+    const shared = (credential: Credential, address: string): Promise<Outcome> => {
+      const id = createHash('sha256')
+        .update(`${address}\n${credential.method.kind}\n${credential.value}`)
+        .digest('base64url');
+      return once(id, () => attempt(credential, address));
+    };
 
     app.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.public) return;
@@ -248,7 +226,7 @@ export default fp<AuthPluginOptions>(
       }
       // Before the failure limit: someone else's failed attempts from the same address (a client
       // retrying a revoked key, say) must not lock out the holder of a good credential.
-      const principal = known(credential, request.ip);
+      const principal = credential.method.known(credential.value, request.ip);
       if (principal !== undefined) {
         request.principal = principal;
         return;
@@ -258,8 +236,8 @@ export default fp<AuthPluginOptions>(
         outcome = await shared(credential, request.ip);
       } catch (err) {
         if (!(err instanceof InvalidCredentialError)) throw err;
-        refused(credential.kind);
-        reply.header('www-authenticate', credential.challenge);
+        refused(credential.method.kind);
+        reply.header('www-authenticate', credential.method.challenge);
         throw new Unauthorized(err.message);
       }
       if ('blockedFor' in outcome) {
@@ -270,16 +248,16 @@ export default fp<AuthPluginOptions>(
       request.principal = outcome.principal;
     });
 
-    app.addHook('onRoute', (route) => {
+    guardRoutes(app, (route) => {
       const permission = route.config?.permission;
       if (permission === undefined) {
         // Fail the boot, not open a hole: an API route whose config lost its permission would run for anyone signed in.
         if (route.config?.public !== true && route.url.startsWith('/api/'))
           throw new Error(`route ${route.method} ${route.url} declares no permission`);
-        return;
+        return undefined;
       }
       const scope = route.config?.scope ?? 'cluster';
-      const check = async (request: FastifyRequest) => {
+      return async (request: FastifyRequest) => {
         const principal = request.principal;
         if (!principal) throw new Unauthorized('authentication is required');
         const user = { role: principal.role === undefined ? undefined : roles.get(principal.role) };
@@ -298,10 +276,7 @@ export default fp<AuthPluginOptions>(
         const namespace = scope === 'namespace' ? (request.params as { namespace?: string }).namespace : undefined;
         if (!authorize(user, permission, namespace)) throw denied();
       };
-      const existing = route.preValidation;
-      route.preValidation =
-        existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
     });
   },
-  { name: 'auth', dependencies: ['kube'] },
+  { name: 'auth', dependencies: ['apikeys'] },
 );

@@ -3,7 +3,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { CommandRunner } from '../kube/exec.js';
 import { LogStreamer } from '../kube/logs.js';
-import { ApiKeyStore } from '../apikeys/store.js';
 import { kubeClients } from '../kube/client.js';
 import type { KubeBounds } from '../kube/client.js';
 
@@ -22,7 +21,6 @@ declare module 'fastify' {
       /** The control plane's own namespace: API keys and profiles live here. */
       namespace: string;
     };
-    apikeys: ApiKeyStore;
   }
 }
 
@@ -30,7 +28,6 @@ export interface KubePluginOptions extends KubeBounds {
   /** Unset: the in-cluster service account. */
   kubeconfig: string | undefined;
   namespace: string;
-  apikeyPrefix: string;
 }
 
 /** The one place that builds the KubeConfig; the rest of the service sees typed API clients. */
@@ -47,12 +44,6 @@ export default fp<KubePluginOptions>(
       exec: new CommandRunner(kc, opts.requestTimeoutMs),
       logs: new LogStreamer(kc, opts.requestTimeoutMs),
       namespace: opts.namespace,
-    });
-    const store = new ApiKeyStore(core, watch, opts.namespace, opts.apikeyPrefix, app.log);
-    app.decorate('apikeys', store);
-    await store.start();
-    app.addHook('onClose', async () => {
-      await store.stop();
     });
   },
   { name: 'kube' },

@@ -1,6 +1,5 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
-import { ProblemSchema } from '@gsp/service-kit';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { ROUTES } from '../routes/table.js';
@@ -89,13 +88,12 @@ function errorStatuses(route: RouteOptions, method: string): number[] {
 
 /**
  * Documents every route in /openapi.json from what it declares, in one `onRoute` hook: its
- * security requirement, its errors as problem+json (the shared `Problem` schema), and its
- * permission (`x-permission`) and minimum role (`x-minimum-role`, from the route table).
+ * security requirement, its errors as problem+json (the `Problem` schema createServiceApp adds),
+ * and its permission (`x-permission`) and minimum role (`x-minimum-role`, from the route table).
  * Registered before any route so that it sees every one of them.
  */
 export default fp(
   async (app) => {
-    app.addSchema(ProblemSchema);
     const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
     const table = new Map<string, RouteSpec>(
       Object.values(ROUTES).map((spec: RouteSpec) => [`${spec.method} ${spec.url}`, spec]),

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { parseDocument, stringify } from 'yaml';
 import { Conflict, NotFound, ServiceUnavailable, withRetryAfter } from '../errors.js';
 import { CLUSTER_RETRY_AFTER_SECONDS } from '../kube/errors.js';
-import { Informer } from '../kube/informer.js';
+import { Informer, InformerStore } from '../kube/informer.js';
 import { nameError, validateProfile } from './schema.js';
 import type { ProfileError } from './schema.js';
 import type { InvalidProfile, Profile } from './types.js';
@@ -103,8 +103,7 @@ const notLoaded = (): Error =>
  * per version, by its pointers, never its content) instead of served. Writes answer once this
  * replica's index shows them.
  */
-export class ProfileStore {
-  private readonly informer: Informer<V1ConfigMap>;
+export class ProfileStore extends InformerStore<V1ConfigMap> {
   /** ConfigMap name -> what it holds. */
   private readonly entries = new Map<string, Entry>();
   /** ConfigMaps this replica deleted whose watch event has not come yet: late events about them are stale. */
@@ -116,31 +115,20 @@ export class ProfileStore {
     private readonly namespace: string,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.informer = new Informer<V1ConfigMap>(
-      'profile ConfigMaps',
-      `/api/v1/namespaces/${namespace}/configmaps`,
-      watch,
-      () => this.core.listNamespacedConfigMap({ namespace, labelSelector: PROFILE_LABEL }),
-      log,
-      PROFILE_LABEL,
+    super(
+      new Informer<V1ConfigMap>(
+        'profile ConfigMaps',
+        `/api/v1/namespaces/${namespace}/configmaps`,
+        watch,
+        () => core.listNamespacedConfigMap({ namespace, labelSelector: PROFILE_LABEL }),
+        log,
+        PROFILE_LABEL,
+      ),
     );
     this.informer.onChange((type, configMap) => {
       if (type === 'delete') this.forget(configMap);
       else this.index(configMap);
     });
-  }
-
-  async start(): Promise<void> {
-    await this.informer.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.informer.stop();
-  }
-
-  /** The first list of the profile ConfigMaps has succeeded: until then reads answer 503. */
-  get ready(): boolean {
-    return this.informer.ready;
   }
 
   private index(configMap: V1ConfigMap): void {

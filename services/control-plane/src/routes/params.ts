@@ -100,3 +100,23 @@ export function checkListedNamespace(request: FastifyRequest, namespace: string 
   if (namespace !== undefined && !mayList(request, namespace))
     throw new NotFound(`namespace ${namespace} is not one you may list ${what} in`);
 }
+
+/**
+ * A `filtered` list as its query asks: a `?namespace=` the caller may not list is a 404, items
+ * of namespaces it may not see are left out, and the rest is paged. `items` (sorted by namespace,
+ * then name) are those of one namespace, or of all when it is undefined.
+ */
+export function listPage<T extends { namespace: string; name: string }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  what: string,
+  items: (namespace: string | undefined) => readonly T[],
+): T[] {
+  const { namespace } = request.query as { namespace?: string };
+  checkListedNamespace(request, namespace, what);
+  return page(
+    request,
+    reply,
+    items(namespace).filter((item) => mayList(request, item.namespace)),
+  );
+}

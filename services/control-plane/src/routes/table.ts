@@ -190,6 +190,17 @@ export const ROUTES = {
 
 export type RouteId = keyof typeof ROUTES;
 
+/** Routes anyone may call (probes, the API document): neither authenticated, audited nor rate limited. */
+export const PUBLIC_ROUTES = {
+  health: { method: 'GET', url: '/healthz' },
+  readiness: { method: 'GET', url: '/readyz' },
+  openApi: { method: 'GET', url: '/openapi.json' },
+} as const satisfies Record<string, Pick<RouteSpec, 'method' | 'url'>>;
+
+export type PublicRouteId = keyof typeof PUBLIC_ROUTES;
+
+const PUBLIC = { public: true, audit: false, rateLimit: false } as const;
+
 /**
  * The method, URL and config of a table entry, to spread into a route declaration; `errors` are
  * the statuses beyond the usual ones the route may answer (documented in /openapi.json). Pass
@@ -202,11 +213,21 @@ export function routeOf<Id extends RouteId>(
   method: (typeof ROUTES)[Id]['method'];
   url: (typeof ROUTES)[Id]['url'];
   config: { permission: Permission; scope: Scope; errors?: readonly number[] };
-} {
-  const spec: RouteSpec = ROUTES[id];
-  return {
-    method: ROUTES[id].method,
-    url: ROUTES[id].url,
-    config: { permission: spec.permission, scope: spec.scope, ...(errors ? { errors } : {}) },
-  };
+};
+export function routeOf<Id extends PublicRouteId>(
+  id: Id,
+  errors?: readonly number[],
+): {
+  method: (typeof PUBLIC_ROUTES)[Id]['method'];
+  url: (typeof PUBLIC_ROUTES)[Id]['url'];
+  config: typeof PUBLIC & { errors?: readonly number[] };
+};
+export function routeOf(id: RouteId | PublicRouteId, errors?: readonly number[]) {
+  const extra = errors ? { errors } : {};
+  if (id in PUBLIC_ROUTES) {
+    const { method, url } = PUBLIC_ROUTES[id as PublicRouteId];
+    return { method, url, config: { ...PUBLIC, ...extra } };
+  }
+  const spec: RouteSpec = ROUTES[id as RouteId];
+  return { method: spec.method, url: spec.url, config: { permission: spec.permission, scope: spec.scope, ...extra } };
 }

@@ -2,7 +2,7 @@ import type { CustomObjectsApi, KubernetesListObject, Watch } from '@kubernetes/
 import type { FastifyBaseLogger } from 'fastify';
 import { Conflict, NotFound, ServiceUnavailable, withRetryAfter } from '../errors.js';
 import { CLUSTER_RETRY_AFTER_SECONDS } from '../kube/errors.js';
-import { Informer } from '../kube/informer.js';
+import { Informer, InformerStore } from '../kube/informer.js';
 import { GAME_SERVER_LABEL, OWN_SNAPSHOTS, SNAPSHOTS, byName, isOwn, snapshotView } from './model.js';
 import type { Snapshot, VolumeSnapshot } from './model.js';
 
@@ -22,42 +22,32 @@ const notLoaded = (): Error =>
  * list + watch: reads never wait on the cluster, and retention reacts to the watch. Writes go to
  * Kubernetes and answer once this replica's cache shows them (at most 2 s).
  */
-export class SnapshotStore {
-  readonly informer: Informer<VolumeSnapshot>;
-
+export class SnapshotStore extends InformerStore<VolumeSnapshot> {
   constructor(
     private readonly custom: CustomObjectsApi,
     watch: Watch,
     log: FastifyBaseLogger,
   ) {
-    this.informer = new Informer<VolumeSnapshot>(
-      'VolumeSnapshots',
-      `/apis/${SNAPSHOTS.group}/${SNAPSHOTS.version}/${SNAPSHOTS.plural}`,
-      watch,
-      async () =>
-        (await custom.listClusterCustomObject({
-          ...SNAPSHOTS,
-          labelSelector: OWN_SNAPSHOTS,
-        })) as KubernetesListObject<VolumeSnapshot>,
-      log,
-      OWN_SNAPSHOTS,
+    super(
+      new Informer<VolumeSnapshot>(
+        'VolumeSnapshots',
+        `/apis/${SNAPSHOTS.group}/${SNAPSHOTS.version}/${SNAPSHOTS.plural}`,
+        watch,
+        async () =>
+          (await custom.listClusterCustomObject({
+            ...SNAPSHOTS,
+            labelSelector: OWN_SNAPSHOTS,
+          })) as KubernetesListObject<VolumeSnapshot>,
+        log,
+        OWN_SNAPSHOTS,
+      ),
     );
   }
 
-  async start(): Promise<void> {
-    await this.informer.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.informer.stop();
-  }
-
-  /** The first list succeeded; until then (a cluster without the snapshot CRDs, say) reads answer 503. */
-  get ready(): boolean {
-    return this.informer.ready;
-  }
-
-  /** 503 until the first list: without it, a snapshot could be taken but never listed or pruned. */
+  /**
+   * 503 until the first list (a cluster without the snapshot CRDs, say): without it, a snapshot
+   * could be taken but never listed or pruned.
+   */
   requireReady(): void {
     if (!this.ready) throw notLoaded();
   }

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Redis } from 'ioredis';
 import { routeOf } from '../table.js';
 import { BadRequest, Conflict, NotFound } from '../../errors.js';
 import { stateOf } from '../../gameservers/model.js';
@@ -11,9 +10,6 @@ import type { ConsoleTarget } from '../../console/tickets.js';
 import { Name, Namespace } from '../params.js';
 
 export interface ConsoleRoutesOptions {
-  /** Where tickets are kept so that any replica redeems them; undefined: this replica's memory. */
-  redis: Redis | undefined;
-  redisKeyPrefix: string;
   /** CONSOLE_TICKET_TTL. */
   ticketTtlMs: number;
 }
@@ -43,7 +39,8 @@ const Ticket = Type.Object(
  * open one. The protocol is in src/console/protocol.ts and the README.
  */
 const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (app, opts) => {
-  const tickets = new TicketStore(opts.redis, opts.redisKeyPrefix, opts.ticketTtlMs);
+  // In Redis, when there is one, so that any replica redeems them; else in this replica's memory.
+  const tickets = new TicketStore(app.redis, opts.ticketTtlMs);
   const hub = new ConsoleHub({
     gameServers: app.agones.gameServers,
     apikeys: app.apikeys,

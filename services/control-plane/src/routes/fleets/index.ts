@@ -4,8 +4,8 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { routeOf } from '../table.js';
 import { NotFound } from '../../errors.js';
 import { AGONES, FleetSchema, fleetView } from '../../gameservers/model.js';
-import type { AgonesFleet, Fleet } from '../../gameservers/model.js';
-import { checkListedNamespace, ListQuery, mayList, Name, Namespace, page } from '../params.js';
+import type { AgonesFleet } from '../../gameservers/model.js';
+import { ListQuery, listPage, Name, Namespace } from '../params.js';
 
 const SETTLE_MS = 2000;
 /** A bound against typos (10000 for 100): each replica is a pod. */
@@ -26,18 +26,15 @@ const fleetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     ...routeOf('listFleets'),
     schema: { tags: ['fleets'], querystring: ListQuery, response: { 200: Type.Array(FleetSchema) } },
-    handler: async (request, reply) => {
-      const { namespace } = request.query;
-      checkListedNamespace(request, namespace, 'fleets');
-      const items: Fleet[] = fleets
-        .list(namespace)
-        .map(fleetView)
-        .filter((f) => mayList(request, f.namespace))
-        .sort((a, b) =>
-          a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace < b.namespace ? -1 : 1,
-        );
-      return page(request, reply, items);
-    },
+    handler: async (request, reply) =>
+      listPage(request, reply, 'fleets', (namespace) =>
+        fleets
+          .list(namespace)
+          .map(fleetView)
+          .sort((a, b) =>
+            a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace < b.namespace ? -1 : 1,
+          ),
+      ),
   });
 
   app.route({

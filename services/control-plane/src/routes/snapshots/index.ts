@@ -3,13 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { routeOf } from '../table.js';
 import { NotFound } from '../../errors.js';
 import { SnapshotSchema } from '../../snapshots/model.js';
-import type { Snapshot } from '../../snapshots/model.js';
 import { SnapshotRetention } from '../../snapshots/retention.js';
 import type { WriteAudit } from '../../snapshots/retention.js';
 import { SnapshotStore } from '../../snapshots/store.js';
 import { SnapshotCreatedSchema, takeSnapshot } from '../../snapshots/take.js';
 import type { SnapshotContext } from '../../snapshots/take.js';
-import { checkListedNamespace, ListQuery, mayList, Name, Namespace, page } from '../params.js';
+import { ListQuery, listPage, Name, Namespace } from '../params.js';
 
 export interface SnapshotRouteOptions {
   /**
@@ -90,12 +89,7 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
   app.route({
     ...routeOf('listSnapshots'),
     schema: { tags: ['snapshots'], querystring: ListQuery, response: { 200: Type.Array(SnapshotSchema) } },
-    handler: async (request, reply) => {
-      const { namespace } = request.query;
-      checkListedNamespace(request, namespace, 'snapshots');
-      const items: Snapshot[] = store.list(namespace).filter((s) => mayList(request, s.namespace));
-      return page(request, reply, items);
-    },
+    handler: async (request, reply) => listPage(request, reply, 'snapshots', (namespace) => store.list(namespace)),
   });
 
   app.route({
