@@ -17,6 +17,14 @@ export interface FieldProblem {
 
 export type Admit = (obj: KubeObject, old: KubeObject | undefined) => FieldProblem[];
 
+/** A field that must be given and is not (`field.Required`). */
+const required = (field: string, detail = ''): FieldProblem => ({
+  field,
+  value: undefined,
+  detail,
+  reason: 'FieldValueRequired',
+});
+
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const admitSecret: Admit = (obj) => {
@@ -93,8 +101,8 @@ interface DataSource {
 /** validateDataSource / validateDataSourceRef: a name and a kind, and a group for anything but a claim. */
 function dataSourceProblems(source: DataSource, at: string): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  if (!source.name) problems.push({ field: `${at}.name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
-  if (!source.kind) problems.push({ field: `${at}.kind`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+  if (!source.name) problems.push(required(`${at}.name`));
+  if (!source.kind) problems.push(required(`${at}.kind`));
   const apiGroup = source.apiGroup ?? '';
   if (apiGroup === '' && source.kind !== 'PersistentVolumeClaim') {
     problems.push({
@@ -226,8 +234,7 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
  */
 function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const required = (field: string): void =>
-    void problems.push({ field, value: undefined, detail: '', reason: 'FieldValueRequired' });
+  const missing = (field: string): void => void problems.push(required(field));
   const duplicate = (field: string, value: unknown): void =>
     void problems.push({ field, value, detail: '', reason: 'FieldValueDuplicate' });
 
@@ -235,13 +242,13 @@ function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
   list(podSpec.volumes).forEach((raw, i) => {
     const name = dict(raw).name;
     // A volume with an error is not remembered, so a nameless one never counts as a duplicate.
-    if (name === undefined || name === '') required(`${at}.volumes[${i}].name`);
+    if (name === undefined || name === '') missing(`${at}.volumes[${i}].name`);
     else if (volumeNames.has(name)) duplicate(`${at}.volumes[${i}].name`, name);
     else volumeNames.add(name);
   });
 
   const commonProblems = (container: Dict, path: string): void => {
-    if (container.name === undefined || container.name === '') required(`${path}.name`);
+    if (container.name === undefined || container.name === '') missing(`${path}.name`);
     const mountPaths = new Set<unknown>();
     list(container.volumeMounts).forEach((raw, i) => {
       const mountPath = dict(raw).mountPath ?? '';
@@ -253,7 +260,7 @@ function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
 
   const containers = list(podSpec.containers);
   const names = new Set<unknown>();
-  if (containers.length === 0) required(`${at}.containers`);
+  if (containers.length === 0) missing(`${at}.containers`);
   containers.forEach((raw, i) => {
     const container = dict(raw);
     commonProblems(container, `${at}.containers[${i}]`);
@@ -340,7 +347,7 @@ const admitDeployment: Admit = (obj, old) => {
   }
   const selector = (isDict(spec.selector) ? spec.selector : undefined) as LabelSelectorObject | undefined;
   if (!selector) {
-    problems.push({ field: 'spec.selector', value: undefined, detail: '', reason: 'FieldValueRequired' });
+    problems.push(required('spec.selector'));
   } else if (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0) {
     problems.push({ field: 'spec.selector', value: selector, detail: 'empty selector is invalid for deployment' });
   } else {
@@ -414,13 +421,7 @@ function ruleProblems(rules: unknown, namespaced: boolean): FieldProblem[] {
     const rule = dict(raw);
     const at = `rules[${i}]`;
     const size = (key: string): number => (Array.isArray(rule[key]) ? (rule[key] as unknown[]).length : 0);
-    if (size('verbs') === 0)
-      problems.push({
-        field: `${at}.verbs`,
-        value: undefined,
-        detail: 'verbs must contain at least one value',
-        reason: 'FieldValueRequired',
-      });
+    if (size('verbs') === 0) problems.push(required(`${at}.verbs`, 'verbs must contain at least one value'));
     if (size('nonResourceURLs') > 0) {
       if (namespaced)
         problems.push({
@@ -438,20 +439,10 @@ function ruleProblems(rules: unknown, namespaced: boolean): FieldProblem[] {
       return;
     }
     if (size('apiGroups') === 0) {
-      problems.push({
-        field: `${at}.apiGroups`,
-        value: undefined,
-        detail: 'resource rules must supply at least one api group',
-        reason: 'FieldValueRequired',
-      });
+      problems.push(required(`${at}.apiGroups`, 'resource rules must supply at least one api group'));
     }
     if (size('resources') === 0) {
-      problems.push({
-        field: `${at}.resources`,
-        value: undefined,
-        detail: 'resource rules must supply at least one resource',
-        reason: 'FieldValueRequired',
-      });
+      problems.push(required(`${at}.resources`, 'resource rules must supply at least one resource'));
     }
   });
   return problems;
@@ -489,7 +480,7 @@ function admitBinding(namespaced: boolean): Admit {
       });
     }
     if (typeof roleRef.name !== 'string' || roleRef.name === '') {
-      problems.push({ field: 'roleRef.name', value: undefined, detail: '', reason: 'FieldValueRequired' });
+      problems.push(required('roleRef.name'));
     } else {
       for (const detail of pathSegmentNameErrors(roleRef.name))
         problems.push({ field: 'roleRef.name', value: roleRef.name, detail });
@@ -497,8 +488,7 @@ function admitBinding(namespaced: boolean): Admit {
     subjects.forEach((raw, i) => {
       const subject = dict(raw);
       const at = `subjects[${i}]`;
-      if (typeof subject.name !== 'string' || subject.name === '')
-        problems.push({ field: `${at}.name`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+      if (typeof subject.name !== 'string' || subject.name === '') problems.push(required(`${at}.name`));
       if (subject.kind === 'ServiceAccount') {
         if ((subject.apiGroup ?? '') !== '')
           problems.push({
@@ -507,8 +497,7 @@ function admitBinding(namespaced: boolean): Admit {
             detail: '""',
             reason: 'FieldValueNotSupported',
           });
-        if (!namespaced && !subject.namespace)
-          problems.push({ field: `${at}.namespace`, value: undefined, detail: '', reason: 'FieldValueRequired' });
+        if (!namespaced && !subject.namespace) problems.push(required(`${at}.namespace`));
       } else if (subject.kind === 'User' || subject.kind === 'Group') {
         if (subject.apiGroup !== RBAC_GROUP)
           problems.push({

@@ -74,6 +74,8 @@ export class PodConsole extends EventEmitter<{ log: [LogLine]; stdout: [string] 
     private readonly tracking: () => PlayerTracking | undefined = () => undefined,
   ) {
     super();
+    // Every attached client and log follower listens; a pod takes as many as connect, not ten.
+    this.setMaxListeners(0);
   }
 
   log(text: string): void {

@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
-import { startAgones } from './agones.js';
+import { startAgones } from './agones/index.js';
 import { Api } from './api.js';
 import { Consoles } from './console.js';
-import { describePod, startBuiltinControllers, Timers, typeOf } from './controllers.js';
+import { startBuiltinControllers } from './controllers/builtin.js';
+import { describePod } from './controllers/describe-pod.js';
+import { Timers, typeOf } from './controllers/loop.js';
 import { Router } from './server.js';
 import { Store } from './store.js';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
@@ -111,14 +113,7 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
     : createHttpServer(router.handle);
   server.on('upgrade', router.upgrade);
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   url = `${certificate ? 'https' : 'http'}://${urlHost}:${port}`;
 
@@ -126,19 +121,7 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
   const configDir = options.dataDir ?? (ownTempDir as string);
   mkdirSync(configDir, { recursive: true });
   const kubeconfigPath = join(configDir, 'kubeconfig');
-  const cluster: Record<string, unknown> = { server: url };
-  if (certificate) cluster['certificate-authority-data'] = Buffer.from(certificate.cert).toString('base64');
-  // @kubernetes/client-node refuses plain HTTP unless TLS verification is marked as skipped.
-  else cluster['insecure-skip-tls-verify'] = true;
-  const kubeconfigText = toYaml({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kube-lite', cluster }],
-    users: [{ name: 'kube-lite', user: { token: options.token ?? 'kube-lite' } }],
-    contexts: [{ name: 'kube-lite', context: { cluster: 'kube-lite', user: 'kube-lite', namespace: 'default' } }],
-    'current-context': 'kube-lite',
-    preferences: {},
-  });
+  const kubeconfigText = kubeconfigFor(url, certificate?.cert, options.token ?? 'kube-lite');
   writeFileSync(kubeconfigPath, kubeconfigText, { mode: 0o600 });
   // Loaded on demand: the client is large, and users of the selector or tools helpers need none of it.
   const { KubeConfig: KubeConfigClass } = await import('@kubernetes/client-node');
@@ -169,4 +152,33 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
     endWatches: () => router.endWatches(),
     close,
   };
+}
+
+/** Listens on `port` (0: a free one) and resolves with the port taken. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** A kubeconfig whose one context reaches `url` with `token`, trusting `cert` when it serves HTTPS. */
+function kubeconfigFor(url: string, cert: string | undefined, token: string): string {
+  const cluster: Record<string, unknown> = { server: url };
+  if (cert) cluster['certificate-authority-data'] = Buffer.from(cert).toString('base64');
+  // @kubernetes/client-node refuses plain HTTP unless TLS verification is marked as skipped.
+  else cluster['insecure-skip-tls-verify'] = true;
+  return toYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kube-lite', cluster }],
+    users: [{ name: 'kube-lite', user: { token } }],
+    contexts: [{ name: 'kube-lite', context: { cluster: 'kube-lite', user: 'kube-lite', namespace: 'default' } }],
+    'current-context': 'kube-lite',
+    preferences: {},
+  });
 }

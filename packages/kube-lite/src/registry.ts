@@ -187,6 +187,14 @@ const builtin = (
   extra: Partial<ResourceType> & Pick<ResourceType, 'columns'>,
 ): ResourceType => ({ ...core(plural, kind, extra), group });
 
+/** A kind a CustomResourceDefinition adds (Agones, the CSI snapshotter), served at `/apis/{group}/v1`. */
+const customKind = (
+  group: string,
+  plural: string,
+  kind: string,
+  extra: Partial<ResourceType> & Pick<ResourceType, 'columns'>,
+): ResourceType => builtin(group, plural, kind, { custom: true, ...extra });
+
 /** What the API server's default table convertor prints for kinds without a printer (Roles, ClusterRoles). */
 const createdAtColumns: Column[] = [
   nameColumn,
@@ -501,19 +509,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     generation: false,
     columns: bindingColumns('clusterRoleBinding'),
   }),
-  {
-    group: 'agones.dev',
-    version: 'v1',
-    plural: 'gameservers',
-    singular: 'gameserver',
-    kind: 'GameServer',
-    namespaced: true,
+  customKind('agones.dev', 'gameservers', 'GameServer', {
     shortNames: ['gs'],
-    verbs: ALL_VERBS,
-    nameRule: 'dns1123-subdomain',
-    subresources: [],
-    custom: true,
-    statusSubresource: false,
     columns: [
       nameColumn,
       col('State', 'string', '', (o) => str(path(o, 'status', 'state'))),
@@ -522,19 +519,10 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col('Node', 'string', '', (o) => str(path(o, 'status', 'nodeName'))),
       ageColumn,
     ],
-  },
-  {
-    group: 'agones.dev',
-    version: 'v1',
-    plural: 'fleets',
-    singular: 'fleet',
-    kind: 'Fleet',
-    namespaced: true,
+  }),
+  customKind('agones.dev', 'fleets', 'Fleet', {
     shortNames: ['flt'],
-    verbs: ALL_VERBS,
-    nameRule: 'dns1123-subdomain',
     subresources: ['status', 'scale'],
-    custom: true,
     statusSubresource: true,
     columns: [
       nameColumn,
@@ -545,34 +533,15 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col('Ready', 'integer', '', (o) => Number(path(o, 'status', 'readyReplicas') ?? 0)),
       ageColumn,
     ],
-  },
-  {
-    group: 'allocation.agones.dev',
-    version: 'v1',
-    plural: 'gameserverallocations',
-    singular: 'gameserverallocation',
-    kind: 'GameServerAllocation',
-    namespaced: true,
+  }),
+  customKind('allocation.agones.dev', 'gameserverallocations', 'GameServerAllocation', {
     shortNames: ['gsa'],
     verbs: ['create'],
-    nameRule: 'dns1123-subdomain',
-    subresources: [],
-    custom: true,
-    statusSubresource: false,
     columns: [nameColumn, ageColumn],
-  },
-  {
-    group: 'snapshot.storage.k8s.io',
-    version: 'v1',
-    plural: 'volumesnapshots',
-    singular: 'volumesnapshot',
-    kind: 'VolumeSnapshot',
-    namespaced: true,
+  }),
+  customKind('snapshot.storage.k8s.io', 'volumesnapshots', 'VolumeSnapshot', {
     shortNames: ['vs'],
-    verbs: ALL_VERBS,
-    nameRule: 'dns1123-subdomain',
     subresources: ['status'],
-    custom: true,
     statusSubresource: true,
     columns: [
       nameColumn,
@@ -590,7 +559,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       ),
       ageColumn,
     ],
-  },
+  }),
 ];
 
 function shortAccessMode(mode: string): string {

@@ -20,7 +20,7 @@ import {
 import { ExecServer, parseExecQuery } from './exec.js';
 import { serveOpenApiV2 } from './openapiv2.js';
 import { decodeProtobufObject } from './protobuf.js';
-import { RESOURCE_TYPES, apiVersionOf, typeKey, type KubeObject, type ResourceType } from './registry.js';
+import { RESOURCE_TYPES, apiVersionOf, typeKey, type KubeObject, type ResourceType, type Verb } from './registry.js';
 import { badRequest, methodNotAllowed, notFound, StatusError, unauthorized, type Status } from './status.js';
 import { toTable, wantsTable, type IncludeObject } from './table.js';
 
@@ -42,6 +42,15 @@ interface Target {
   namespace: string | undefined;
   name: string | undefined;
   subresource: string | undefined;
+}
+
+/** A request for a resource path, as the handlers of its parts take it. */
+interface ResourceCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  method: string;
+  target: Target;
 }
 
 const PODS = RESOURCE_TYPES.find((t) => t.group === '' && t.plural === 'pods') as ResourceType;
@@ -145,6 +154,16 @@ function flag(url: URL, name: string): boolean {
   return value === 'true' || value === '1';
 }
 
+function isDryRun(url: URL): boolean {
+  return url.searchParams.getAll('dryRun').includes('All');
+}
+
+const NOT_ALLOWED = 'the server does not allow this method on the requested resource';
+
+function requireVerb(type: ResourceType, verb: Verb): void {
+  if (!type.verbs.includes(verb)) throw methodNotAllowed(NOT_ALLOWED);
+}
+
 export class Router {
   private readonly exec = new ExecServer();
   private readonly openStreams = new Set<ServerResponse>();
@@ -208,24 +227,12 @@ export class Router {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
       return;
     }
-    await this.resource(req, res, url, method, target);
+    await this.resource({ req, res, url, method, target });
   }
 
-  private async resource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    method: string,
-    target: Target,
-  ): Promise<void> {
-    const { api } = this.options;
+  private async resource(call: ResourceCall): Promise<void> {
+    const { req, res, url, method, target } = call;
     const { type, namespace, name, subresource } = target;
-    const verbAllowed = (verb: string): void => {
-      if (!type.verbs.includes(verb as never))
-        throw methodNotAllowed(`the server does not allow this method on the requested resource`);
-    };
-    const dryRun = url.searchParams.getAll('dryRun').includes('All');
-
     if (subresource !== undefined) {
       if (!type.subresources.includes(subresource)) throw notFound(type, name ?? '');
       if (subresource === 'log') return this.logs(res, url, namespace as string, name as string);
@@ -233,99 +240,123 @@ export class Router {
         throw new StatusError(400, 'BadRequest', 'Upgrade request required');
       }
       if (subresource === 'scale') return this.scale(req, res, method, target);
-      if (subresource === 'status' || subresource === 'finalize') {
-        if (method === 'GET') return this.sendObject(req, res, url, type, api.get(type, namespace, name as string));
-        if (method === 'PUT')
-          return sendJson(
-            res,
-            200,
-            api.update(type, namespace, name as string, await readBody(req), { dryRun, subresource: 'status' }),
-          );
-        if (method === 'PATCH') {
-          // The patch applies to the whole object; only its status is kept. (Patching the main
-          // resource first would drop the status change wherever a status subresource exists.)
-          api.get(type, namespace, name as string);
-          return sendJson(
-            res,
-            200,
-            api.patch(type, namespace, name as string, req.headers['content-type'] ?? '', await readBody(req), {
-              dryRun,
-              subresource: 'status',
-            }),
-          );
-        }
-        throw methodNotAllowed('the server does not allow this method on the requested resource');
-      }
+      if (subresource === 'status' || subresource === 'finalize') return this.statusSubresource(call);
     }
+    if (name === undefined) return this.collection(call);
+    return this.object(call);
+  }
 
-    if (name === undefined) {
-      if (method === 'GET') {
-        if (flag(url, 'watch')) {
-          verbAllowed('watch');
-          return this.watch(req, res, url, type, namespace);
-        }
-        verbAllowed('list');
-        const list = api.list(type, namespace, {
-          labelSelector: url.searchParams.get('labelSelector') ?? '',
-          fieldSelector: url.searchParams.get('fieldSelector') ?? '',
-          limit: Number(url.searchParams.get('limit') ?? 0) || 0,
-          continue: url.searchParams.get('continue') ?? '',
-        });
-        if (wantsTable(req.headers.accept)) {
-          const tableOptions: Parameters<typeof toTable>[2] = {
-            resourceVersion: list.resourceVersion,
-            includeObject: includeObjectOf(url),
-          };
-          if (list.continue) tableOptions.continue = list.continue;
-          if (list.remainingItemCount !== undefined) tableOptions.remainingItemCount = list.remainingItemCount;
-          return sendJson(res, 200, toTable(type, list.items, tableOptions));
-        }
-        const metadata: Record<string, unknown> = { resourceVersion: list.resourceVersion };
-        if (list.continue) metadata.continue = list.continue;
-        if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
-        return sendJson(res, 200, {
-          kind: `${type.kind}List`,
-          apiVersion: apiVersionOf(type),
-          metadata,
-          items: list.items,
-        });
-      }
-      if (method === 'POST') {
-        verbAllowed('create');
-        const body = await readBody(req);
-        if (type.group === 'allocation.agones.dev') {
-          return sendJson(res, 201, await this.allocate(namespace as string, body));
-        }
-        const warnings: string[] = [];
-        return sendJson(res, 201, api.create(type, namespace, body, { dryRun, warnings }), warnings);
-      }
-      if (method === 'DELETE') {
-        verbAllowed('deletecollection');
-        const list = api.list(type, namespace, {
-          labelSelector: url.searchParams.get('labelSelector') ?? '',
-          fieldSelector: url.searchParams.get('fieldSelector') ?? '',
-        });
-        const items: unknown[] = [];
-        for (const item of list.items) {
-          const result = api.delete(type, item.metadata.namespace, item.metadata.name as string, { dryRun });
-          items.push('metadata' in result.body && (result.body as KubeObject).metadata.name ? result.body : item);
-        }
-        return sendJson(res, 200, {
-          kind: `${type.kind}List`,
-          apiVersion: apiVersionOf(type),
-          metadata: { resourceVersion: String(api.store.resourceVersion) },
-          items,
-        });
-      }
-      throw methodNotAllowed('the server does not allow this method on the requested resource');
+  /** The status (and a namespace's finalize) subresource: reads and writes of the status alone. */
+  private async statusSubresource({ req, res, url, method, target }: ResourceCall): Promise<void> {
+    const { type, namespace, name } = target;
+    const { api } = this.options;
+    const dryRun = isDryRun(url);
+    if (method === 'GET') return this.sendObject(req, res, url, type, api.get(type, namespace, name as string));
+    if (method === 'PUT')
+      return sendJson(
+        res,
+        200,
+        api.update(type, namespace, name as string, await readBody(req), { dryRun, subresource: 'status' }),
+      );
+    if (method === 'PATCH') {
+      // The patch applies to the whole object; only its status is kept. (Patching the main
+      // resource first would drop the status change wherever a status subresource exists.)
+      api.get(type, namespace, name as string);
+      return sendJson(
+        res,
+        200,
+        api.patch(type, namespace, name as string, req.headers['content-type'] ?? '', await readBody(req), {
+          dryRun,
+          subresource: 'status',
+        }),
+      );
     }
+    throw methodNotAllowed(NOT_ALLOWED);
+  }
 
+  /** A path without a name: list or watch, create, delete a collection. */
+  private async collection({ req, res, url, method, target }: ResourceCall): Promise<void> {
+    const { api } = this.options;
+    const { type, namespace } = target;
+    const dryRun = isDryRun(url);
+    if (method === 'GET') {
+      if (flag(url, 'watch')) {
+        requireVerb(type, 'watch');
+        return this.watch(req, res, url, target);
+      }
+      requireVerb(type, 'list');
+      return this.list(req, res, url, target);
+    }
+    if (method === 'POST') {
+      requireVerb(type, 'create');
+      const body = await readBody(req);
+      if (type.group === 'allocation.agones.dev') {
+        return sendJson(res, 201, await this.allocate(namespace as string, body));
+      }
+      const warnings: string[] = [];
+      return sendJson(res, 201, api.create(type, namespace, body, { dryRun, warnings }), warnings);
+    }
+    if (method === 'DELETE') {
+      requireVerb(type, 'deletecollection');
+      const list = api.list(type, namespace, {
+        labelSelector: url.searchParams.get('labelSelector') ?? '',
+        fieldSelector: url.searchParams.get('fieldSelector') ?? '',
+      });
+      const items: unknown[] = [];
+      for (const item of list.items) {
+        const result = api.delete(type, item.metadata.namespace, item.metadata.name as string, { dryRun });
+        items.push('metadata' in result.body && (result.body as KubeObject).metadata.name ? result.body : item);
+      }
+      return sendJson(res, 200, {
+        kind: `${type.kind}List`,
+        apiVersion: apiVersionOf(type),
+        metadata: { resourceVersion: String(api.store.resourceVersion) },
+        items,
+      });
+    }
+    throw methodNotAllowed(NOT_ALLOWED);
+  }
+
+  /** A list, paged with limit and continue, as JSON or as a Table. */
+  private list(req: IncomingMessage, res: ServerResponse, url: URL, { type, namespace }: Target): void {
+    const list = this.options.api.list(type, namespace, {
+      labelSelector: url.searchParams.get('labelSelector') ?? '',
+      fieldSelector: url.searchParams.get('fieldSelector') ?? '',
+      limit: Number(url.searchParams.get('limit') ?? 0) || 0,
+      continue: url.searchParams.get('continue') ?? '',
+    });
+    if (wantsTable(req.headers.accept)) {
+      const tableOptions: Parameters<typeof toTable>[2] = {
+        resourceVersion: list.resourceVersion,
+        includeObject: includeObjectOf(url),
+      };
+      if (list.continue) tableOptions.continue = list.continue;
+      if (list.remainingItemCount !== undefined) tableOptions.remainingItemCount = list.remainingItemCount;
+      return sendJson(res, 200, toTable(type, list.items, tableOptions));
+    }
+    const metadata: Record<string, unknown> = { resourceVersion: list.resourceVersion };
+    if (list.continue) metadata.continue = list.continue;
+    if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
+    sendJson(res, 200, {
+      kind: `${type.kind}List`,
+      apiVersion: apiVersionOf(type),
+      metadata,
+      items: list.items,
+    });
+  }
+
+  /** A path naming one object: get, update, patch (an apply patch may create), delete. */
+  private async object({ req, res, url, method, target }: ResourceCall): Promise<void> {
+    const { type, namespace } = target;
+    const name = target.name as string;
+    const { api } = this.options;
+    const dryRun = isDryRun(url);
     switch (method) {
       case 'GET':
-        verbAllowed('get');
+        requireVerb(type, 'get');
         return this.sendObject(req, res, url, type, api.get(type, namespace, name));
       case 'PUT': {
-        verbAllowed('update');
+        requireVerb(type, 'update');
         const warnings: string[] = [];
         return sendJson(
           res,
@@ -335,7 +366,7 @@ export class Router {
         );
       }
       case 'PATCH': {
-        verbAllowed('patch');
+        requireVerb(type, 'patch');
         const contentType = req.headers['content-type'] ?? '';
         // Only an apply patch may create; it answers 201 then.
         const existed = api.store.get(typeKey(type), type.namespaced ? namespace : undefined, name) !== undefined;
@@ -344,7 +375,7 @@ export class Router {
         return sendJson(res, existed ? 200 : 201, result, warnings);
       }
       case 'DELETE': {
-        verbAllowed('delete');
+        requireVerb(type, 'delete');
         // DeleteOptions may come in the body (client libraries) or the query (kubectl).
         const body = ((await readBody(req)) ?? {}) as {
           preconditions?: { uid?: string; resourceVersion?: string };
@@ -360,7 +391,7 @@ export class Router {
         return sendJson(res, 200, api.delete(type, namespace, name, options).body);
       }
       default:
-        throw methodNotAllowed('the server does not allow this method on the requested resource');
+        throw methodNotAllowed(NOT_ALLOWED);
     }
   }
 
@@ -378,27 +409,23 @@ export class Router {
     sendJson(res, 200, obj);
   }
 
-  private watch(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    type: ResourceType,
-    namespace: string | undefined,
-  ): void {
+  private watch(req: IncomingMessage, res: ServerResponse, url: URL, { type, namespace }: Target): void {
     const table = wantsTable(req.headers.accept);
     const includeObject = includeObjectOf(url);
     const bookmarks = flag(url, 'allowWatchBookmarks');
     let headersSent = false;
     let first = true;
+    const sendHeaders = (): void => {
+      if (headersSent) return;
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Transfer-Encoding': 'chunked',
+        'Cache-Control': 'no-cache, private',
+      });
+      headersSent = true;
+    };
     const write = (event: WatchEvent): void => {
-      if (!headersSent) {
-        res.writeHead(200, {
-          'Content-Type': 'application/json',
-          'Transfer-Encoding': 'chunked',
-          'Cache-Control': 'no-cache, private',
-        });
-        headersSent = true;
-      }
+      sendHeaders();
       let object: unknown = event.object;
       if (table && (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')) {
         object = toTable(type, [event.object as KubeObject], { includeObject, noHeaders: !first });
@@ -414,14 +441,7 @@ export class Router {
       allowWatchBookmarks: bookmarks,
     };
     const watch = this.options.api.watch(type, namespace, options, write);
-    if (!headersSent) {
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Transfer-Encoding': 'chunked',
-        'Cache-Control': 'no-cache, private',
-      });
-      headersSent = true;
-    }
+    sendHeaders();
     res.flushHeaders();
     if (watch.expired) {
       res.end();
@@ -534,7 +554,7 @@ export class Router {
       } else {
         replicas = body?.spec?.replicas;
       }
-    } else throw methodNotAllowed('the server does not allow this method on the requested resource');
+    } else throw methodNotAllowed(NOT_ALLOWED);
     if (typeof replicas !== 'number') throw badRequest('spec.replicas must be a number');
     const updated = api.update(type, namespace, name, { ...current, spec: { ...(current.spec as object), replicas } });
     sendJson(res, 200, toScale(updated));

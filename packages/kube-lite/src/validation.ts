@@ -7,51 +7,47 @@ const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
 const DNS1035_LABEL = '[a-z]([-a-z0-9]*[a-z0-9])?';
 
-const dns1123LabelRe = new RegExp(`^${DNS1123_LABEL}$`);
-const dns1123SubdomainRe = new RegExp(`^${DNS1123_SUBDOMAIN}$`);
-const dns1035LabelRe = new RegExp(`^${DNS1035_LABEL}$`);
-
 export const DNS1123_LABEL_MAX = 63;
 export const DNS1123_SUBDOMAIN_MAX = 253;
 
-/** Returns the problems with `value` as a DNS-1123 label (RFC 1123), empty when valid. */
-export function dns1123LabelErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > DNS1123_LABEL_MAX) errors.push(`must be no more than ${DNS1123_LABEL_MAX} characters`);
-  if (!dns1123LabelRe.test(value)) {
-    errors.push(
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character " +
-        `(e.g. 'my-name',  or '123-abc', regex used for validation is '${DNS1123_LABEL}')`,
-    );
-  }
-  return errors;
+/**
+ * A check of one name format, as apimachinery words it: too long, then not matching `regex`
+ * (`rule`, with examples and the regex itself).
+ */
+function formatCheck(maxLength: number, regex: string, rule: string, examples: string): (value: string) => string[] {
+  const pattern = new RegExp(`^${regex}$`);
+  const mismatch = `${rule} (e.g. ${examples}, regex used for validation is '${regex}')`;
+  return (value) => {
+    const errors: string[] = [];
+    if (value.length > maxLength) errors.push(`must be no more than ${maxLength} characters`);
+    if (!pattern.test(value)) errors.push(mismatch);
+    return errors;
+  };
 }
+
+/** Returns the problems with `value` as a DNS-1123 label (RFC 1123), empty when valid. */
+export const dns1123LabelErrors = formatCheck(
+  DNS1123_LABEL_MAX,
+  DNS1123_LABEL,
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+  "'my-name',  or '123-abc'",
+);
 
 /** Returns the problems with `value` as a DNS-1123 subdomain, empty when valid. */
-export function dns1123SubdomainErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > DNS1123_SUBDOMAIN_MAX) errors.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX} characters`);
-  if (!dns1123SubdomainRe.test(value)) {
-    errors.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
-        `(e.g. 'example.com', regex used for validation is '${DNS1123_SUBDOMAIN}')`,
-    );
-  }
-  return errors;
-}
+export const dns1123SubdomainErrors = formatCheck(
+  DNS1123_SUBDOMAIN_MAX,
+  DNS1123_SUBDOMAIN,
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+  "'example.com'",
+);
 
 /** Returns the problems with `value` as a DNS-1035 label (services), empty when valid. */
-export function dns1035LabelErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > DNS1123_LABEL_MAX) errors.push(`must be no more than ${DNS1123_LABEL_MAX} characters`);
-  if (!dns1035LabelRe.test(value)) {
-    errors.push(
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character " +
-        `(e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL}')`,
-    );
-  }
-  return errors;
-}
+export const dns1035LabelErrors = formatCheck(
+  DNS1123_LABEL_MAX,
+  DNS1035_LABEL,
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  "'my-name',  or 'abc-123'",
+);
 
 /** `path.IsValidPathSegmentName`, the rule for RBAC names (`system:controller:x` is valid). */
 export function pathSegmentNameErrors(value: string): string[] {
@@ -109,14 +105,9 @@ export function qualifiedNameErrors(value: string): string[] {
 }
 
 /** A label value: empty, or at most 63 characters of the qualified-name alphabet. */
-export function labelValueErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > 63) errors.push('must be no more than 63 characters');
-  if (value.length > 0 && !qualifiedNameRe.test(value)) {
-    errors.push(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
-        `(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(${QUALIFIED_NAME})?')`,
-    );
-  }
-  return errors;
-}
+export const labelValueErrors = formatCheck(
+  63,
+  `(${QUALIFIED_NAME})?`,
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+  "'MyValue',  or 'my_value',  or '12345'",
+);

@@ -4,6 +4,15 @@ import { join } from 'node:path';
 import t from 'tap';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { startKubeLite, type KubeLite } from '@gsp/kube-lite';
+import {
+  createAllocation,
+  createFleet,
+  createGameServer,
+  gameservers,
+  readGameServer,
+  listGameServers,
+  untilState,
+} from './agones-helper.js';
 import { kubectl, kubectlOk, startForTest, until } from './helper.js';
 
 // What a game server's Agones SDK sidecar does to its GameServer, as a client of the API
@@ -18,14 +27,12 @@ interface GameServer {
   };
 }
 
-const gameservers = { group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'gameservers' };
-
 function custom(kube: KubeLite): CustomObjectsApi {
   return kube.kubeConfig.makeApiClient(CustomObjectsApi);
 }
 
 async function getGameServer(kube: KubeLite, name: string): Promise<GameServer> {
-  return (await custom(kube).getNamespacedCustomObject({ ...gameservers, name })) as GameServer;
+  return readGameServer<GameServer>(custom(kube), name);
 }
 
 async function readyGameServer(
@@ -34,14 +41,8 @@ async function readyGameServer(
   spec: object = {},
   labels: Record<string, string> = {},
 ): Promise<GameServer> {
-  await custom(kube).createNamespacedCustomObject({
-    ...gameservers,
-    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name, labels }, spec },
-  });
-  return until(async () => {
-    const gs = await getGameServer(kube, name);
-    return gs.status.state === 'Ready' && gs;
-  }, `${name} to be Ready`);
+  await createGameServer(custom(kube), { name, labels }, spec);
+  return untilState<GameServer>(custom(kube), name);
 }
 
 /** What the SDK sidecar writes for Reserve(seconds): state Reserved and, for seconds > 0, reservedUntil. */
@@ -60,17 +61,7 @@ async function allocate(
   kube: KubeLite,
   matchLabels: Record<string, string>,
 ): Promise<{ status: { state: string; gameServerName: string } }> {
-  return (await custom(kube).createNamespacedCustomObject({
-    group: 'allocation.agones.dev',
-    version: 'v1',
-    namespace: 'default',
-    plural: 'gameserverallocations',
-    body: {
-      apiVersion: 'allocation.agones.dev/v1',
-      kind: 'GameServerAllocation',
-      spec: { selectors: [{ matchLabels }] },
-    },
-  })) as { status: { state: string; gameServerName: string } };
+  return createAllocation(custom(kube), { selectors: [{ matchLabels }] });
 }
 
 const inSeconds = (seconds: number): string => new Date(Date.now() + seconds * 1000).toISOString();
@@ -122,44 +113,24 @@ t.test('a GameServer Reserved without reservedUntil stays Reserved', async (t) =
 
 t.test('a Fleet scaled down keeps its Reserved and Allocated servers', async (t) => {
   const kube = await startForTest(t);
-  const fleets = { ...gameservers, plural: 'fleets' };
-  await custom(kube).createNamespacedCustomObject({
-    ...fleets,
-    body: {
-      apiVersion: 'agones.dev/v1',
-      kind: 'Fleet',
-      metadata: { name: 'squad' },
-      spec: { replicas: 3, template: { spec: {} } },
-    },
-  });
+  await createFleet(custom(kube), 'squad', 3);
+  const squad = (): Promise<GameServer[]> => listGameServers<GameServer>(custom(kube), 'agones.dev/fleet=squad');
   const servers = await until(async () => {
-    const list = (await custom(kube).listNamespacedCustomObject({
-      ...gameservers,
-      labelSelector: 'agones.dev/fleet=squad',
-    })) as { items: GameServer[] };
-    return list.items.length === 3 && list.items.every((gs) => gs.status.state === 'Ready') && list.items;
+    const list = await squad();
+    return list.length === 3 && list.every((gs) => gs.status.state === 'Ready') && list;
   }, 'three Ready servers');
   const reserved = servers[0]?.metadata.name as string;
   await reserve(kube, reserved, null);
   t.equal((await allocate(kube, { 'agones.dev/fleet': 'squad' })).status.state, 'Allocated');
   const allocatedName = (
-    await until(async () => {
-      const list = (await custom(kube).listNamespacedCustomObject({
-        ...gameservers,
-        labelSelector: 'agones.dev/fleet=squad',
-      })) as { items: GameServer[] };
-      return list.items.find((gs) => gs.status.state === 'Allocated');
-    }, 'the allocated one')
+    await until(async () => (await squad()).find((gs) => gs.status.state === 'Allocated'), 'the allocated one')
   ).metadata.name;
   t.not(allocatedName, reserved);
 
   await kubectlOk(t, kube, ['scale', 'fleet', 'squad', '--replicas=0']);
   const left = await until(async () => {
-    const list = (await custom(kube).listNamespacedCustomObject({
-      ...gameservers,
-      labelSelector: 'agones.dev/fleet=squad',
-    })) as { items: GameServer[] };
-    return list.items.length === 2 && list.items;
+    const list = await squad();
+    return list.length === 2 && list;
   }, 'the Ready one to go');
   t.same(left.map((gs) => gs.metadata.name).sort(), [reserved, allocatedName].sort());
   t.same(left.map((gs) => gs.status.state).sort(), ['Allocated', 'Reserved']);
@@ -184,15 +155,11 @@ t.test('a reservation still running when kube-lite stops ends after the restart'
 
 t.test('with spec.players, status.players counts the players who join and leave on the console', async (t) => {
   const kube = await startForTest(t);
-  const created = (await custom(kube).createNamespacedCustomObject({
-    ...gameservers,
-    body: {
-      apiVersion: 'agones.dev/v1',
-      kind: 'GameServer',
-      metadata: { name: 'tracked' },
-      spec: { players: { initialCapacity: 2 } },
-    },
-  })) as GameServer;
+  const created = await createGameServer<GameServer>(
+    custom(kube),
+    { name: 'tracked' },
+    { players: { initialCapacity: 2 } },
+  );
   t.same(created.status.players, { count: 0, capacity: 2, ids: [] });
   await until(async () => (await getGameServer(kube, 'tracked')).status.state === 'Ready', 'Ready');
 

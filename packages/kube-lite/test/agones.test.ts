@@ -1,6 +1,16 @@
 import t from 'tap';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeLite } from '@gsp/kube-lite';
+import {
+  createAllocation,
+  createFleet,
+  createGameServer,
+  fleets,
+  gameservers,
+  listGameServers,
+  readGameServer,
+  untilState,
+} from './agones-helper.js';
 import { kubectl, kubectlOk, rawWatch, request, startForTest, until } from './helper.js';
 
 interface GameServer {
@@ -20,26 +30,8 @@ interface Allocation {
   };
 }
 
-const gameservers = { group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'gameservers' };
-const fleets = { group: 'agones.dev', version: 'v1', namespace: 'default', plural: 'fleets' };
-
 function clients(kube: KubeLite): { custom: CustomObjectsApi; core: CoreV1Api } {
   return { custom: kube.kubeConfig.makeApiClient(CustomObjectsApi), core: kube.kubeConfig.makeApiClient(CoreV1Api) };
-}
-
-async function listGameServers(custom: CustomObjectsApi, labelSelector?: string): Promise<GameServer[]> {
-  return ((await custom.listNamespacedCustomObject({ ...gameservers, labelSelector })) as { items: GameServer[] })
-    .items;
-}
-
-async function allocate(custom: CustomObjectsApi, spec: object): Promise<Allocation> {
-  return (await custom.createNamespacedCustomObject({
-    group: 'allocation.agones.dev',
-    version: 'v1',
-    namespace: 'default',
-    plural: 'gameserverallocations',
-    body: { apiVersion: 'allocation.agones.dev/v1', kind: 'GameServerAllocation', spec },
-  })) as Allocation;
 }
 
 t.test(
@@ -49,15 +41,11 @@ t.test(
     const { custom, core } = clients(kube);
     const watch = rawWatch(t, kube, '/apis/agones.dev/v1/namespaces/default/gameservers?watch=1');
     const started = Date.now();
-    const created = (await custom.createNamespacedCustomObject({
-      ...gameservers,
-      body: {
-        apiVersion: 'agones.dev/v1',
-        kind: 'GameServer',
-        metadata: { name: 'gs' },
-        spec: { ports: [{ name: 'game', containerPort: 7777 }] },
-      },
-    })) as GameServer;
+    const created = await createGameServer<GameServer>(
+      custom,
+      { name: 'gs' },
+      { ports: [{ name: 'game', containerPort: 7777 }] },
+    );
     t.equal(created.status.state, 'Creating');
     t.match(created.spec.ports[0], {
       name: 'game',
@@ -68,7 +56,7 @@ t.test(
     });
     const ready = await until(
       async () => {
-        const gs = (await custom.getNamespacedCustomObject({ ...gameservers, name: 'gs' })) as GameServer;
+        const gs = await readGameServer<GameServer>(custom, 'gs');
         return gs.status.state === 'Ready' && gs;
       },
       'Ready',
@@ -90,16 +78,8 @@ t.test(
 t.test('deleting a GameServer passes through Shutdown before it is gone, and its pod goes with it', async (t) => {
   const kube = await startForTest(t);
   const { custom, core } = clients(kube);
-  await custom.createNamespacedCustomObject({
-    ...gameservers,
-    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'bye' }, spec: {} },
-  });
-  await until(
-    async () =>
-      ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'bye' })) as GameServer).status.state ===
-      'Ready',
-    'Ready',
-  );
+  await createGameServer(custom, { name: 'bye' });
+  await untilState(custom, 'bye');
   const watch = rawWatch(
     t,
     kube,
@@ -123,15 +103,7 @@ t.test('deleting a GameServer passes through Shutdown before it is gone, and its
 t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (t) => {
   const kube = await startForTest(t);
   const { custom } = clients(kube);
-  await custom.createNamespacedCustomObject({
-    ...fleets,
-    body: {
-      apiVersion: 'agones.dev/v1',
-      kind: 'Fleet',
-      metadata: { name: 'lobby' },
-      spec: { replicas: 3, template: { metadata: { labels: { mode: 'ffa' } }, spec: {} } },
-    },
-  });
+  await createFleet(custom, 'lobby', 3, { metadata: { labels: { mode: 'ffa' } }, spec: {} });
   const ready = async (n: number): Promise<void> => {
     await until(async () => {
       const fleet = (await custom.getNamespacedCustomObject({ ...fleets, name: 'lobby' })) as {
@@ -141,7 +113,7 @@ t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (
     }, `${n} ready replicas`);
   };
   await ready(3);
-  const servers = await listGameServers(custom, 'agones.dev/fleet=lobby');
+  const servers = await listGameServers<GameServer>(custom, 'agones.dev/fleet=lobby');
   t.equal(servers.length, 3);
   t.ok(servers.every((gs) => gs.metadata.labels?.mode === 'ffa' && gs.metadata.name.startsWith('lobby-')));
 
@@ -149,7 +121,7 @@ t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (
   await custom.deleteNamespacedCustomObject({ ...gameservers, name: servers[0]?.metadata.name ?? '' });
   await until(
     async () =>
-      !(await listGameServers(custom, 'agones.dev/fleet=lobby')).some(
+      !(await listGameServers<GameServer>(custom, 'agones.dev/fleet=lobby')).some(
         (gs) => gs.metadata.name === servers[0]?.metadata.name,
       ),
     'the old one to go',
@@ -165,7 +137,7 @@ t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (
 
   await custom.deleteNamespacedCustomObject({ ...fleets, name: 'lobby' });
   await until(
-    async () => (await listGameServers(custom, 'agones.dev/fleet=lobby')).length === 0,
+    async () => (await listGameServers<GameServer>(custom, 'agones.dev/fleet=lobby')).length === 0,
     "the fleet's servers to be deleted with it",
   );
 });
@@ -173,23 +145,15 @@ t.test('a Fleet keeps spec.replicas GameServers labelled with its name', async (
 t.test('an allocation picks a Ready server matching its selectors and marks it Allocated', async (t) => {
   const kube = await startForTest(t);
   const { custom } = clients(kube);
-  await custom.createNamespacedCustomObject({
-    ...fleets,
-    body: {
-      apiVersion: 'agones.dev/v1',
-      kind: 'Fleet',
-      metadata: { name: 'arena' },
-      spec: { replicas: 2, template: { spec: {} } },
-    },
-  });
+  await createFleet(custom, 'arena', 2);
   await until(
     async () =>
-      (await listGameServers(custom, 'agones.dev/fleet=arena')).filter((gs) => gs.status.state === 'Ready').length ===
-      2,
+      (await listGameServers<GameServer>(custom, 'agones.dev/fleet=arena')).filter((gs) => gs.status.state === 'Ready')
+        .length === 2,
     'two Ready',
   );
 
-  const allocation = await allocate(custom, {
+  const allocation = await createAllocation<Allocation>(custom, {
     selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }],
     metadata: { labels: { match: 'm-1' } },
   });
@@ -197,10 +161,7 @@ t.test('an allocation picks a Ready server matching its selectors and marks it A
   t.equal(allocation.status.address, '127.0.0.1');
   t.equal(allocation.status.nodeName, 'kube-lite');
   t.equal(allocation.status.ports?.length, 1);
-  const allocated = (await custom.getNamespacedCustomObject({
-    ...gameservers,
-    name: allocation.status.gameServerName,
-  })) as GameServer;
+  const allocated = await readGameServer<GameServer>(custom, allocation.status.gameServerName);
   t.equal(allocated.status.state, 'Allocated');
   t.equal(allocated.metadata.labels?.match, 'm-1', 'allocation metadata is applied to the server');
 
@@ -212,34 +173,25 @@ t.test('an allocation picks a Ready server matching its selectors and marks it A
   }, 'the fleet status to count the allocation');
   t.equal(fleet.status.readyReplicas, 1);
 
-  const second = await allocate(custom, { selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }] });
+  const second = await createAllocation<Allocation>(custom, {
+    selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }],
+  });
   t.equal(second.status.state, 'Allocated');
   t.not(second.status.gameServerName, allocation.status.gameServerName);
-  const third = await allocate(custom, { selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }] });
+  const third = await createAllocation<Allocation>(custom, {
+    selectors: [{ matchLabels: { 'agones.dev/fleet': 'arena' } }],
+  });
   t.equal(third.status.state, 'UnAllocated', 'no Ready server is left');
 });
 
 t.test('an allocation whose selectors match nothing is UnAllocated', async (t) => {
   const kube = await startForTest(t);
   const { custom } = clients(kube);
-  await custom.createNamespacedCustomObject({
-    ...gameservers,
-    body: {
-      apiVersion: 'agones.dev/v1',
-      kind: 'GameServer',
-      metadata: { name: 'solo', labels: { map: 'dust' } },
-      spec: {},
-    },
-  });
-  await until(
-    async () =>
-      ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'solo' })) as GameServer).status.state ===
-      'Ready',
-    'Ready',
-  );
-  const none = await allocate(custom, { selectors: [{ matchLabels: { map: 'nuke' } }] });
+  await createGameServer(custom, { name: 'solo', labels: { map: 'dust' } });
+  await untilState(custom, 'solo');
+  const none = await createAllocation<Allocation>(custom, { selectors: [{ matchLabels: { map: 'nuke' } }] });
   t.match(none.status, { state: 'UnAllocated', gameServerName: '' });
-  const some = await allocate(custom, {
+  const some = await createAllocation<Allocation>(custom, {
     selectors: [{ matchExpressions: [{ key: 'map', operator: 'In', values: ['nuke', 'dust'] }] }],
   });
   t.match(some.status, { state: 'Allocated', gameServerName: 'solo' });
@@ -271,7 +223,7 @@ t.test(
     })) as GameServer;
     t.equal(generated.metadata.name.length, 63);
     await until(
-      async () => (await listGameServers(custom)).find((g) => g.status?.state === 'Ready'),
+      async () => (await listGameServers<GameServer>(custom)).find((g) => g.status?.state === 'Ready'),
       'the generated one to be Ready',
     );
   },
@@ -282,25 +234,12 @@ t.test(
   async (t) => {
     const kube = await startForTest(t);
     const { custom } = clients(kube);
-    await custom.createNamespacedCustomObject({
-      ...gameservers,
-      body: {
-        apiVersion: 'agones.dev/v1',
-        kind: 'GameServer',
-        metadata: { name: 'one', labels: { map: 'dust' } },
-        spec: {},
-      },
-    });
-    await custom.createNamespacedCustomObject({
-      ...gameservers,
-      body: {
-        apiVersion: 'agones.dev/v1',
-        kind: 'GameServer',
-        metadata: { name: 'other', labels: { map: 'nuke' } },
-        spec: {},
-      },
-    });
-    await until(async () => (await listGameServers(custom)).every((gs) => gs.status.state === 'Ready'), 'both Ready');
+    await createGameServer(custom, { name: 'one', labels: { map: 'dust' } });
+    await createGameServer(custom, { name: 'other', labels: { map: 'nuke' } });
+    await until(
+      async () => (await listGameServers<GameServer>(custom)).every((gs) => gs.status.state === 'Ready'),
+      'both Ready',
+    );
     const path = '/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations';
     const body = {
       apiVersion: 'allocation.agones.dev/v1',
@@ -325,7 +264,7 @@ t.test(
     t.equal(second.status, 201, 'Agones answers 201 Created for an UnAllocated allocation too');
     t.match(second.body.status, { state: 'UnAllocated', gameServerName: '' });
     t.equal(
-      ((await custom.getNamespacedCustomObject({ ...gameservers, name: 'other' })) as GameServer).status.state,
+      (await readGameServer<GameServer>(custom, 'other')).status.state,
       'Ready',
       'a server that does not match is left alone',
     );
@@ -339,17 +278,12 @@ t.test(
 t.test('a Fleet scales through its scale subresource, with client-node and with kubectl scale', async (t) => {
   const kube = await startForTest(t);
   const { custom } = clients(kube);
-  await custom.createNamespacedCustomObject({
-    ...fleets,
-    body: {
-      apiVersion: 'agones.dev/v1',
-      kind: 'Fleet',
-      metadata: { name: 'pool' },
-      spec: { replicas: 1, template: { spec: {} } },
-    },
-  });
+  await createFleet(custom, 'pool', 1);
   const servers = async (n: number): Promise<void> => {
-    await until(async () => (await listGameServers(custom, 'agones.dev/fleet=pool')).length === n, `${n} servers`);
+    await until(
+      async () => (await listGameServers<GameServer>(custom, 'agones.dev/fleet=pool')).length === n,
+      `${n} servers`,
+    );
   };
   await servers(1);
 
@@ -387,10 +321,7 @@ t.test('a Fleet scales through its scale subresource, with client-node and with 
 t.test('a PersistentVolumeClaim owned by a GameServer is deleted after the GameServer is', async (t) => {
   const kube = await startForTest(t);
   const { custom, core } = clients(kube);
-  const gs = (await custom.createNamespacedCustomObject({
-    ...gameservers,
-    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'world' }, spec: {} },
-  })) as GameServer & { metadata: { uid: string } };
+  const gs = await createGameServer<GameServer & { metadata: { uid: string } }>(custom, { name: 'world' });
   await core.createNamespacedPersistentVolumeClaim({
     namespace: 'default',
     body: {

@@ -1,4 +1,5 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
+import type { KubeLite } from '@gsp/kube-lite';
 import { kubectl, kubectlOk, request, startForTest } from './helper.js';
 
 /**
@@ -22,6 +23,10 @@ function deployment(name: string, containers: unknown[], extra: Record<string, u
   };
 }
 
+function podManifest(metadata: Record<string, unknown>, spec: Record<string, unknown>): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
+}
+
 const duplicatedEnv = deployment('web', [
   {
     name: 'app',
@@ -33,6 +38,17 @@ const duplicatedEnv = deployment('web', [
     ],
   },
 ]);
+
+/** The env values of Deployment `web`'s first container, as stored. */
+function webEnvValues(t: Test, kube: KubeLite): Promise<string> {
+  return kubectlOk(t, kube, [
+    'get',
+    'deployment',
+    'web',
+    '-o',
+    'jsonpath={.spec.template.spec.containers[0].env[*].value}',
+  ]);
+}
 
 t.test(
   'kubectl apply --server-side refuses a Deployment whose env repeats a name, as the API server does',
@@ -56,16 +72,7 @@ t.test(
     const again = await kubectl(kube, ['apply', '--server-side', '-f', '-'], JSON.stringify(duplicatedEnv));
     t.not(again.code, 0);
     t.match(again.stderr, 'duplicate entries for key [name="LOG_LEVEL"]');
-    t.equal(
-      await kubectlOk(t, kube, [
-        'get',
-        'deployment',
-        'web',
-        '-o',
-        'jsonpath={.spec.template.spec.containers[0].env[*].value}',
-      ]),
-      'info prod',
-    );
+    t.equal(await webEnvValues(t, kube), 'info prod');
   },
 );
 
@@ -89,11 +96,9 @@ t.test(
     });
 
     // Several problems: "errors:" and one indented line each, in document order; a third copy is a second error.
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'game', namespace: 'default' },
-      spec: {
+    const pod = podManifest(
+      { name: 'game', namespace: 'default' },
+      {
         volumes: [
           { name: 'data', emptyDir: {} },
           { name: 'data', emptyDir: {} },
@@ -115,7 +120,7 @@ t.test(
           { name: 'app', image: 'b', env: [{ name: 'A' }, { name: 'A' }, { name: 'A' }] },
         ],
       },
-    };
+    );
     const many = await apply('/api/v1/namespaces/default/pods/game', pod);
     t.equal(many.status, 500);
     t.equal(
@@ -207,29 +212,22 @@ t.test(
     });
 
     // An init container may not take a regular container's name either; volumes and mount paths are unique too.
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'game' },
-      spec: {
+    const volumeMounts = [
+      { name: 'data', mountPath: '/data' },
+      { name: 'cache', mountPath: '/data' },
+    ];
+    const pod = podManifest(
+      { name: 'game' },
+      {
         initContainers: [{ name: 'app', image: 'init' }],
-        containers: [
-          {
-            name: 'app',
-            image: 'a',
-            volumeMounts: [
-              { name: 'data', mountPath: '/data' },
-              { name: 'cache', mountPath: '/data' },
-            ],
-          },
-        ],
+        containers: [{ name: 'app', image: 'a', volumeMounts }],
         volumes: [
           { name: 'data', emptyDir: {} },
           { name: 'cache', emptyDir: {} },
           { name: 'data', emptyDir: {} },
         ],
       },
-    };
+    );
     const refused = await kubectl(kube, ['create', '-f', '-'], JSON.stringify(pod));
     t.not(refused.code, 0);
     t.equal(
@@ -263,6 +261,16 @@ t.test(
   },
 );
 
+/** A pod whose env defines P three times, each later definition building on the one before. */
+function podWithPathBuiltUp(name: string): Record<string, unknown> {
+  const env = [
+    { name: 'P', value: '/a' },
+    { name: 'P', value: '$(P):/b' },
+    { name: 'P', value: '$(P)' },
+  ];
+  return podManifest({ name }, { containers: [{ name: 'app', image: 'a', env }] });
+}
+
 t.test("a repeated env name is accepted on create, with the API server's warning, and refused by apply", async (t) => {
   const kube = await startForTest(t);
   const created = await kubectl(kube, ['create', '-f', '-'], JSON.stringify(duplicatedEnv));
@@ -271,37 +279,10 @@ t.test("a repeated env name is accepted on create, with the API server's warning
     created.stderr.trim(),
     'Warning: spec.template.spec.containers[0].env[2]: hides previous definition of "LOG_LEVEL", which may be dropped when using apply',
   );
-  t.equal(
-    await kubectlOk(t, kube, [
-      'get',
-      'deployment',
-      'web',
-      '-o',
-      'jsonpath={.spec.template.spec.containers[0].env[*].value}',
-    ]),
-    'info prod debug',
-    'stored as sent',
-  );
+  t.equal(await webEnvValues(t, kube), 'info prod debug', 'stored as sent');
 
   // A later definition that builds on the earlier one ("$(X) more") is not warned about, as on a real server.
-  const res = await request(kube, 'POST', '/api/v1/namespaces/default/pods', {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'game' },
-    spec: {
-      containers: [
-        {
-          name: 'app',
-          image: 'a',
-          env: [
-            { name: 'P', value: '/a' },
-            { name: 'P', value: '$(P):/b' },
-            { name: 'P', value: '$(P)' },
-          ],
-        },
-      ],
-    },
-  });
+  const res = await request(kube, 'POST', '/api/v1/namespaces/default/pods', podWithPathBuiltUp('game'));
   t.equal(res.status, 201);
   const warned = await fetch(`${kube.url}/api/v1/namespaces/default/pods/game`, {
     method: 'PATCH',
@@ -312,24 +293,7 @@ t.test("a repeated env name is accepted on create, with the API server's warning
   const dryRun = await fetch(`${kube.url}/api/v1/namespaces/default/pods?dryRun=All`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'other' },
-      spec: {
-        containers: [
-          {
-            name: 'app',
-            image: 'a',
-            env: [
-              { name: 'P', value: '/a' },
-              { name: 'P', value: '$(P):/b' },
-              { name: 'P', value: '$(P)' },
-            ],
-          },
-        ],
-      },
-    }),
+    body: JSON.stringify(podWithPathBuiltUp('other')),
   });
   t.equal(dryRun.status, 201);
   t.equal(

@@ -5,19 +5,7 @@ import t, { type Test } from 'tap';
 import WebSocket from 'ws';
 import { Attach, CoreV1Api, Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
 import type { KubeLite } from '@gsp/kube-lite';
-import { kubectlOk, startForTest, until } from './helper.js';
-
-async function runningPod(kube: KubeLite, name = 'game'): Promise<void> {
-  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
-  await core.createNamespacedPod({
-    namespace: 'default',
-    body: { metadata: { name }, spec: { containers: [{ name: 'server', image: 'game:1' }] } },
-  });
-  await until(
-    async () => (await core.readNamespacedPod({ namespace: 'default', name })).status?.phase === 'Running',
-    'the pod to run',
-  );
-}
+import { kubectlOk, runningPod, startForTest, until } from './helper.js';
 
 function collect(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { findHelm, type KubeLite } from '@gsp/kube-lite';
 import { kubectlOk, startForTest } from './helper.js';
 
@@ -28,12 +28,17 @@ function helm(kube: KubeLite, args: string[]): Promise<{ code: number; stdout: s
   });
 }
 
+/** What `kubectl get <kind> <name> -o jsonpath=<path>` prints. */
+function jsonpath(t: Test, kube: KubeLite, kind: string, name: string, path: string): Promise<string> {
+  return kubectlOk(t, kube, ['get', kind, name, '-o', `jsonpath=${path}`]);
+}
+
 t.test('helm installs, upgrades and uninstalls a release, keeping it in a Secret', async (t) => {
   const kube = await startForTest(t);
   const install = await helm(kube, ['install', 'demo', chart]);
   t.equal(install.code, 0, install.stderr);
   t.match(install.stdout, 'STATUS: deployed');
-  t.equal(await kubectlOk(t, kube, ['get', 'configmap', 'demo-settings', '-o', 'jsonpath={.data.greeting}']), 'hello');
+  t.equal(await jsonpath(t, kube, 'configmap', 'demo-settings', '{.data.greeting}'), 'hello');
   t.match(
     await kubectlOk(t, kube, ['get', 'secrets', '-l', 'owner=helm', '-o', 'name']),
     'secret/sh.helm.release.v1.demo.v1',
@@ -41,10 +46,7 @@ t.test('helm installs, upgrades and uninstalls a release, keeping it in a Secret
 
   const upgrade = await helm(kube, ['upgrade', 'demo', chart, '--set', 'greeting=bonjour']);
   t.equal(upgrade.code, 0, upgrade.stderr);
-  t.equal(
-    await kubectlOk(t, kube, ['get', 'configmap', 'demo-settings', '-o', 'jsonpath={.data.greeting}']),
-    'bonjour',
-  );
+  t.equal(await jsonpath(t, kube, 'configmap', 'demo-settings', '{.data.greeting}'), 'bonjour');
   t.match((await helm(kube, ['list'])).stdout, /demo\s+default\s+2\s+/);
 
   const uninstall = await helm(kube, ['uninstall', 'demo']);
@@ -73,23 +75,17 @@ t.test(
       'stored, not reconciled: no replica is ever ready',
     );
     t.equal(
-      await kubectlOk(t, kube, [
-        'get',
+      await jsonpath(
+        t,
+        kube,
         'rolebinding',
         'web-api',
-        '-o',
-        'jsonpath={.roleRef.kind}/{.roleRef.name} {.subjects[0].kind}/{.subjects[0].name}',
-      ]),
+        '{.roleRef.kind}/{.roleRef.name} {.subjects[0].kind}/{.subjects[0].name}',
+      ),
       'Role/web-api ServiceAccount/web-api',
     );
     t.equal(
-      await kubectlOk(t, kube, [
-        'get',
-        'deployment',
-        'web-api',
-        '-o',
-        'jsonpath={.metadata.annotations.meta\\.helm\\.sh/release-name}',
-      ]),
+      await jsonpath(t, kube, 'deployment', 'web-api', '{.metadata.annotations.meta\\.helm\\.sh/release-name}'),
       'web',
     );
 
@@ -102,13 +98,13 @@ t.test(
     ]);
     t.equal(upgrade.code, 0, upgrade.stderr);
     t.equal(
-      await kubectlOk(t, kube, [
-        'get',
+      await jsonpath(
+        t,
+        kube,
         'deployment',
         'web-api',
-        '-o',
-        'jsonpath={.spec.template.spec.containers[0].image} {.metadata.generation}',
-      ]),
+        '{.spec.template.spec.containers[0].image} {.metadata.generation}',
+      ),
       'registry.example/game-api:1.1.0 2',
     );
 
@@ -145,13 +141,7 @@ t.test('helm install fails, as on a real cluster, when the values repeat a conta
     /Warning: spec\.template\.spec\.containers\[0\]\.env\[1\]: hides previous definition of \\"LOG_LEVEL\\", which may be dropped when using apply/,
   );
   t.equal(
-    await kubectlOk(t, kube, [
-      'get',
-      'deployment',
-      'dup2-api',
-      '-o',
-      'jsonpath={.spec.template.spec.containers[0].env[*].value}',
-    ]),
+    await jsonpath(t, kube, 'deployment', 'dup2-api', '{.spec.template.spec.containers[0].env[*].value}'),
     'info debug',
   );
 });

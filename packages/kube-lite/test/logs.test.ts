@@ -1,18 +1,9 @@
 import t from 'tap';
-import { kubectl, kubectlOk, request, startForTest, until } from './helper.js';
+import { kubectl, kubectlOk, runningPod, startForTest, until } from './helper.js';
 
 t.test('a pod log read with sinceSeconds leaves out older lines, after tailLines picked the last ones', async (t) => {
   const kube = await startForTest(t);
-  await request(kube, 'POST', '/api/v1/namespaces/default/pods', {
-    metadata: { name: 'p' },
-    spec: { containers: [{ name: 'c', image: 'i' }] },
-  });
-  await until(
-    async () =>
-      (await request<{ status: { phase: string } }>(kube, 'GET', '/api/v1/namespaces/default/pods/p')).body.status
-        .phase === 'Running',
-    'Running',
-  );
+  await runningPod(kube, 'p', { name: 'c', image: 'i' });
   const log = async (query: string): Promise<string> =>
     (await fetch(`${kube.url}/api/v1/namespaces/default/pods/p/log?${query}`)).text();
   t.match(await log('sinceSeconds=60'), /container c started/, 'a recent line is in');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { startKubeLite } from '@gsp/kube-lite';
-import { until } from './helper.js';
+import { createGameServer, untilState } from './agones-helper.js';
 
 function tempDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'kube-lite-data-'));
@@ -91,29 +91,11 @@ t.test('restarting on the same data dir keeps every object and keeps resourceVer
 t.test('a GameServer still starting when kube-lite stops becomes Ready after the restart', async (t) => {
   const dataDir = tempDir(t);
   const first = await startKubeLite({ port: 0, dataDir, stepMs: 10_000 });
-  await first.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: 'agones.dev',
-    version: 'v1',
-    namespace: 'default',
-    plural: 'gameservers',
-    body: { apiVersion: 'agones.dev/v1', kind: 'GameServer', metadata: { name: 'half-started' }, spec: {} },
-  });
+  await createGameServer(first.kubeConfig.makeApiClient(CustomObjectsApi), { name: 'half-started' });
   await first.close();
   const second = await startKubeLite({ port: 0, dataDir, stepMs: 20 });
   t.teardown(() => second.close());
-  const custom = second.kubeConfig.makeApiClient(CustomObjectsApi);
-  await until(async () => {
-    const gs = (await custom.getNamespacedCustomObject({
-      group: 'agones.dev',
-      version: 'v1',
-      namespace: 'default',
-      plural: 'gameservers',
-      name: 'half-started',
-    })) as {
-      status: { state: string };
-    };
-    return gs.status.state === 'Ready';
-  }, 'Ready after the restart');
+  await untilState(second.kubeConfig.makeApiClient(CustomObjectsApi), 'half-started');
   const pod = await second.kubeConfig
     .makeApiClient(CoreV1Api)
     .readNamespacedPod({ namespace: 'default', name: 'half-started' });

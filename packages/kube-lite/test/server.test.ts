@@ -1,6 +1,6 @@
 import t from 'tap';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { kubectl, kubectlOk, request, startForTest, until } from './helper.js';
+import { kubectl, kubectlOk, request, runningPod, startForTest, until } from './helper.js';
 
 interface ResourceList {
   kind: string;
@@ -317,16 +317,7 @@ t.test('deletecollection deletes what the selector matches', async (t) => {
 
 t.test('pod logs can be followed', async (t) => {
   const kube = await startForTest(t);
-  await request(kube, 'POST', '/api/v1/namespaces/default/pods', {
-    metadata: { name: 'p' },
-    spec: { containers: [{ name: 'c', image: 'i' }] },
-  });
-  await until(
-    async () =>
-      (await request<{ status: { phase: string } }>(kube, 'GET', '/api/v1/namespaces/default/pods/p')).body.status
-        .phase === 'Running',
-    'Running',
-  );
+  await runningPod(kube, 'p', { name: 'c', image: 'i' });
   const controller = new AbortController();
   t.teardown(() => controller.abort());
   const res = await fetch(`${kube.url}/api/v1/namespaces/default/pods/p/log?follow=true`, {

@@ -95,20 +95,16 @@ t.test('a label-selected watch sees an object leave and enter the selection', as
   await request(kube, 'POST', secrets, secret('k', { 'gsp.dev/apikey': 'true' }));
   const watch = rawWatch(t, kube, `${secrets}?watch=1&labelSelector=${encodeURIComponent('gsp.dev/apikey=true')}`);
   await until(() => watch.events.length === 1, 'the initial ADDED');
-  await request(
-    kube,
-    'PATCH',
-    `${secrets}/k`,
-    { metadata: { labels: { 'gsp.dev/apikey': 'false' } } },
-    'application/merge-patch+json',
-  );
-  await request(
-    kube,
-    'PATCH',
-    `${secrets}/k`,
-    { metadata: { labels: { 'gsp.dev/apikey': 'true' } } },
-    'application/merge-patch+json',
-  );
+  const label = (value: string): Promise<unknown> =>
+    request(
+      kube,
+      'PATCH',
+      `${secrets}/k`,
+      { metadata: { labels: { 'gsp.dev/apikey': value } } },
+      'application/merge-patch+json',
+    );
+  await label('false');
+  await label('true');
   await until(() => watch.events.length === 3, 'two more events');
   t.same(
     watch.events.map((e) => e.type),

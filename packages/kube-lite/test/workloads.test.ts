@@ -165,47 +165,34 @@ t.test(
 
 t.test('kubectl create makes each new kind from its typed client, which sends protobuf', async (t) => {
   const kube = await startForTest(t);
-  t.match(await kubectlOk(t, kube, ['create', 'serviceaccount', 'robot']), 'serviceaccount/robot created');
-  t.match(
-    await kubectlOk(t, kube, ['create', 'role', 'reader', '--verb=get,list', '--resource=pods,configmaps']),
-    'role.rbac.authorization.k8s.io/reader created',
+  /** Runs `kubectl create <args>` and expects it to report `what` created. */
+  const create = async (args: string[], what: string): Promise<void> => {
+    t.match(await kubectlOk(t, kube, ['create', ...args]), `${what} created`);
+  };
+  await create(['serviceaccount', 'robot'], 'serviceaccount/robot');
+  await create(
+    ['role', 'reader', '--verb=get,list', '--resource=pods,configmaps'],
+    'role.rbac.authorization.k8s.io/reader',
   );
-  t.match(
-    await kubectlOk(t, kube, [
-      'create',
-      'rolebinding',
-      'reader',
-      '--role=reader',
-      '--serviceaccount=default:robot',
-      '--user=alice',
-    ]),
-    'rolebinding.rbac.authorization.k8s.io/reader created',
+  await create(
+    ['rolebinding', 'reader', '--role=reader', '--serviceaccount=default:robot', '--user=alice'],
+    'rolebinding.rbac.authorization.k8s.io/reader',
   );
-  t.match(
-    await kubectlOk(t, kube, ['create', 'clusterrole', 'system:health', '--verb=get', '--non-resource-url=/healthz']),
-    'clusterrole.rbac.authorization.k8s.io/system:health created',
+  await create(
+    ['clusterrole', 'system:health', '--verb=get', '--non-resource-url=/healthz'],
+    'clusterrole.rbac.authorization.k8s.io/system:health',
   );
-  t.match(
-    await kubectlOk(t, kube, ['create', 'clusterrolebinding', 'health', '--clusterrole=system:health', '--group=ops']),
-    'clusterrolebinding.rbac.authorization.k8s.io/health created',
+  await create(
+    ['clusterrolebinding', 'health', '--clusterrole=system:health', '--group=ops'],
+    'clusterrolebinding.rbac.authorization.k8s.io/health',
   );
-  t.match(
-    await kubectlOk(t, kube, [
-      'create',
-      'deployment',
-      'idle',
-      '--image=nginx:1.27',
-      '--port=80',
-      '--replicas=0',
-      '--',
-      'sleep',
-      '60',
-    ]),
-    'deployment.apps/idle created',
+  await create(
+    ['deployment', 'idle', '--image=nginx:1.27', '--port=80', '--replicas=0', '--', 'sleep', '60'],
+    'deployment.apps/idle',
   );
-  t.match(
-    await kubectlOk(t, kube, ['create', 'poddisruptionbudget', 'idle', '--selector=app=idle', '--min-available=50%']),
-    'poddisruptionbudget.policy/idle created',
+  await create(
+    ['poddisruptionbudget', 'idle', '--selector=app=idle', '--min-available=50%'],
+    'poddisruptionbudget.policy/idle',
   );
 
   const role = JSON.parse(await kubectlOk(t, kube, ['get', 'role', 'reader', '-o', 'json'])) as { rules: unknown };
@@ -253,8 +240,14 @@ t.test('kubectl create makes each new kind from its typed client, which sends pr
 t.test('the new kinds are validated as the API server validates them', async (t) => {
   const kube = await startForTest(t);
   const apply = (yaml: string): ReturnType<typeof kubectl> => kubectl(kube, ['apply', '-f', '-'], yaml);
+  /** Applies `yaml`, expects kubectl to fail, and resolves with what it printed on stderr. */
+  const refused = async (yaml: string): Promise<string> => {
+    const run = await apply(yaml);
+    t.equal(run.code, 1);
+    return run.stderr;
+  };
 
-  const mismatch = await apply(`apiVersion: apps/v1
+  const mismatch = await refused(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: mismatch}
 spec:
@@ -263,39 +256,35 @@ spec:
     metadata: {labels: {app: b}}
     spec: {containers: [{name: c, image: x}]}
 `);
-  t.equal(mismatch.code, 1);
   t.match(
-    mismatch.stderr,
+    mismatch,
     'The Deployment "mismatch" is invalid: spec.template.metadata.labels: Invalid value: {"app":"b"}: `selector` does not match template `labels`',
   );
 
-  const empty = await apply(`apiVersion: apps/v1
+  const empty = await refused(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: empty}
 spec: {template: {spec: {containers: []}}}
 `);
-  t.equal(empty.code, 1);
-  t.match(empty.stderr, '* spec.selector: Required value');
-  t.match(empty.stderr, '* spec.template.spec.containers: Required value');
+  t.match(empty, '* spec.selector: Required value');
+  t.match(empty, '* spec.template.spec.containers: Required value');
 
-  const noGroups = await apply(`apiVersion: rbac.authorization.k8s.io/v1
+  const noGroups = await refused(`apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {name: no-groups}
 rules: [{resources: [pods], verbs: [get]}]
 `);
-  t.equal(noGroups.code, 1);
   t.match(
-    noGroups.stderr,
+    noGroups,
     'The Role "no-groups" is invalid: rules[0].apiGroups: Required value: resource rules must supply at least one api group',
   );
 
-  const both = await apply(`apiVersion: policy/v1
+  const both = await refused(`apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: both}
 spec: {minAvailable: 1, maxUnavailable: 1}
 `);
-  t.equal(both.code, 1);
-  t.match(both.stderr, 'minAvailable and maxUnavailable cannot be both set');
+  t.match(both, 'minAvailable and maxUnavailable cannot be both set');
 
   // RBAC names are path segments, not DNS names: colons and capitals are fine, '/' is not.
   t.match(
