@@ -11,12 +11,12 @@ RUN npm ci --ignore-scripts \
  && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-slim AS runtime
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8081
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8081 METRICS_PORT=9092
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/packages ./packages
 COPY --from=build /app/services ./services
 USER node
-EXPOSE 8081
+EXPOSE 8081 9092
 CMD ["node", "services/api-server/dist/src/server.js"]

@@ -11,12 +11,12 @@ RUN npm ci --ignore-scripts \
  && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-slim AS runtime
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 METRICS_PORT=9093
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/packages ./packages
 COPY --from=build /app/services ./services
 USER node
-EXPOSE 8080
+EXPOSE 8080 9093
 CMD ["node", "services/tunnel-agent/dist/src/server.js"]

@@ -15,9 +15,7 @@ const kubeletVars = new Set(['KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT
 const helm = helmIn();
 t.teardown(() => helm.close());
 
-function eachContainer(
-  docs: Manifest[],
-): {
+function eachContainer(docs: Manifest[]): {
   deployment: Manifest;
   env: Env;
   name: string;
@@ -144,8 +142,11 @@ t.test("platform: the proxy finds the API server through the chart's own Service
     .filter((d) => d.kind === 'Service')
     .map((d) => [d.metadata.name, (d as unknown as { spec: { type: string } }).spec.type]);
   t.same(
-    services.find(([name]) => String(name).endsWith('-metrics')),
-    ['gsp-platform-cluster-proxy-metrics', 'ClusterIP'],
+    services.filter(([name]) => String(name).endsWith('-metrics')),
+    [
+      ['gsp-platform-api-server-metrics', 'ClusterIP'],
+      ['gsp-platform-cluster-proxy-metrics', 'ClusterIP'],
+    ],
     'metrics are not exposed outside the cluster',
   );
 });
@@ -369,14 +370,15 @@ t.test(
 );
 
 t.test(
-  "the control plane and the proxy default their metrics to different ports, each its service's own default",
+  "the control plane, the API server and the proxy default their metrics to different ports, each its service's own default",
   async (t) => {
     const controlPlane = eachContainer(await template(helm, 'control-plane', full['control-plane']!))[0]!;
-    const proxy = eachContainer(await template(helm, 'platform', full.platform!)).find(
-      (c) => c.name === 'cluster-proxy',
-    )!;
+    const platform = eachContainer(await template(helm, 'platform', full.platform!));
+    const proxy = platform.find((c) => c.name === 'cluster-proxy')!;
+    const api = platform.find((c) => c.name === 'api-server')!;
     t.equal(controlPlane.env.METRICS_PORT, '9091', 'the control plane on 9091');
     t.equal(proxy.env.METRICS_PORT, '9090', 'the proxy on 9090');
+    t.equal(api.env.METRICS_PORT, '9092', 'the API server on 9092');
     const serviceDefault = (name: string, env: Env): number =>
       (loaders[name]!({ ...env, METRICS_PORT: undefined }) as { metricsPort: number }).metricsPort;
     t.equal(
@@ -385,6 +387,7 @@ t.test(
       "the control plane service defaults to the chart's port",
     );
     t.equal(serviceDefault('cluster-proxy', proxy.env), 9090, "the proxy service defaults to the chart's port");
+    t.equal(serviceDefault('api-server', api.env), 9092, "the API server defaults to the chart's port");
   },
 );
 
@@ -431,6 +434,11 @@ t.test('each chart refuses an unsafe installation with a message saying what to 
       'platform',
       without(full.platform!, { clusterProxy: { ...platformProxy, metrics: { port: 8444 } } }),
       /8443 and 8444 are the kubectl and tunnel ports/,
+    ],
+    [
+      'platform',
+      without(full.platform!, { apiServer: { ...platformApi, metrics: { port: 8081 } } }),
+      /apiServer\.metrics\.port: 8081 is the API port/,
     ],
     [
       'tunnel-agent',

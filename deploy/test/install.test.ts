@@ -151,29 +151,14 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
       .filter((d) => d.metadata.name.startsWith('gsp-platform'))
       .map((d) => d.spec.template.spec.containers[0]!.env?.find((e) => e.name === 'SERVICE_CLI_ACCESS_ENABLED')?.value);
   t.same(await pins(), ['true', 'true']);
-  const upgrade = await helm.run([
-    'upgrade',
-    'gsp',
-    chartDir('platform'),
-    '--namespace',
-    'gsp',
-    '--reuse-values',
-    '--set',
-    'cliAccess.pinned=false',
-  ]);
-  t.equal(upgrade.code, 0, `helm upgrade: ${upgrade.stderr}`);
+  const pin = async (value: string): Promise<void> => {
+    const args = ['upgrade', 'gsp', chartDir('platform'), '--namespace', 'gsp', '--reuse-values'];
+    const upgrade = await helm.run([...args, '--set', `cliAccess.pinned=${value}`]);
+    t.equal(upgrade.code, 0, `helm upgrade: ${upgrade.stderr}`);
+  };
+  await pin('false');
   t.same(await pins(), ['false', 'false'], 'pinned off on the API server and the proxy');
-  const unpin = await helm.run([
-    'upgrade',
-    'gsp',
-    chartDir('platform'),
-    '--namespace',
-    'gsp',
-    '--reuse-values',
-    '--set',
-    'cliAccess.pinned=',
-  ]);
-  t.equal(unpin.code, 0, `helm upgrade: ${unpin.stderr}`);
+  await pin('');
   t.same(await pins(), [undefined, undefined], 'unpinned: the stored value decides again');
 
   for (const [release, , namespace] of releases) {

@@ -10,10 +10,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { findHelm } from '@gsp/kube-lite';
-import { loadConfig as apiServerConfig } from '../../services/api-server/src/config.js';
-import { loadConfig as clusterProxyConfig } from '../../services/cluster-proxy/src/config.js';
-import { loadConfig as controlPlaneConfig } from '../../services/control-plane/src/config.js';
-import { loadConfig as tunnelAgentConfig } from '../../services/tunnel-agent/src/config.js';
+import { loadConfig as apiServerConfig } from '@gsp/api-server/src/config.js';
+import { loadConfig as clusterProxyConfig } from '@gsp/cluster-proxy/src/config.js';
+import { loadConfig as controlPlaneConfig } from '@gsp/control-plane/src/config.js';
+import { loadConfig as tunnelAgentConfig } from '@gsp/tunnel-agent/src/config.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const chartDir = (name: string): string => join(root, 'deploy', 'helm', name);

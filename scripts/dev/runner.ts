@@ -13,8 +13,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ConfigError, nonEmpty, parsePort } from '@gsp/service-kit';
-import { startEmbeddedPostgres } from '../../services/api-server/src/db/embedded.js';
-import type { EmbeddedDatabase } from '../../services/api-server/src/db/embedded.js';
+import { startEmbeddedPostgres } from '@gsp/api-server/src/db/embedded.js';
+import type { EmbeddedDatabase } from '@gsp/api-server/src/db/embedded.js';
 import { describeAccess } from './access.js';
 import type { CliAccess } from './access.js';
 import { devDataDir, devJwt, persistentSecret, signDevToken } from './auth.js';
@@ -28,12 +28,14 @@ const devConsole = new DevConsole({ logLevel: nonEmpty(env, 'LOG_LEVEL') });
 const PORTS = {
   KUBE_LITE_PORT: 6443,
   API_SERVER_PORT: 8081,
+  API_SERVER_METRICS_PORT: 9092,
   CONTROL_PLANE_PORT: 8080,
   CONTROL_PLANE_METRICS_PORT: 9091,
   CLUSTER_PROXY_PORT: 8443,
   CLUSTER_PROXY_TUNNEL_PORT: 8444,
   CLUSTER_PROXY_METRICS_PORT: 9090,
   TUNNEL_AGENT_PORT: 8090,
+  TUNNEL_AGENT_METRICS_PORT: 9093,
 } as const;
 type PortVariable = keyof typeof PORTS;
 
@@ -250,6 +252,7 @@ async function main(): Promise<void> {
 
   startService('api-server', {
     PORT: String(ports.API_SERVER_PORT),
+    METRICS_PORT: String(ports.API_SERVER_METRICS_PORT),
     HOST: '127.0.0.1',
     AUTH_JWT_SECRET: jwt.secret,
     AUTH_JWT_AUDIENCE: jwt.audience,
@@ -314,6 +317,7 @@ async function main(): Promise<void> {
     AGENT_TOKEN: agent.agentToken,
     KUBE_API_URL: kubeUrl,
     PORT: String(ports.TUNNEL_AGENT_PORT),
+    METRICS_PORT: String(ports.TUNNEL_AGENT_METRICS_PORT),
     HOST: '127.0.0.1',
     // While access is off the agent is refused and redials; a short ceiling brings it back within seconds.
     AGENT_BACKOFF_MAX: env.AGENT_BACKOFF_MAX ?? '5s',
@@ -346,11 +350,12 @@ async function main(): Promise<void> {
   const json = `-H 'Content-Type: application/json'`;
   console.log(`
 ================ GSP platform, local development ================
-api-server    ${apiUrl}  (OpenAPI ${apiUrl}/openapi.json, metrics ${apiUrl}/metrics)
+api-server    ${apiUrl}  (OpenAPI ${apiUrl}/openapi.json, metrics http://127.0.0.1:${ports.API_SERVER_METRICS_PORT}/metrics)
 control-plane ${controlPlaneUrl}  (metrics http://127.0.0.1:${ports.CONTROL_PLANE_METRICS_PORT}/metrics)
               Basic admin:${basicPassword}, try: curl -u admin:${basicPassword} ${controlPlaneUrl}/api/v1/session
 proxy         ${proxyUrl} (kubectl), tunnel ${tunnelUrl}, metrics http://127.0.0.1:${ports.CLUSTER_PROXY_METRICS_PORT}/metrics
 agent         ${agentUrl}/readyz (tenant "${DEV_ORG}", cluster "${DEV_CLUSTER}" ${agent.id})
+              metrics http://127.0.0.1:${ports.TUNNEL_AGENT_METRICS_PORT}/metrics
 cluster       ${cluster}
 database      ${db}
 redis         ${redis}

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test } from 'tap';
-import { bearer, build, PLATFORM_ADMIN, until } from '../../services/api-server/test/helper.js';
+import { bearer, build, PLATFORM_ADMIN, until } from '@gsp/api-server/test/helper.js';
 
 const dev = fileURLToPath(new URL('../dev.ts', import.meta.url));
 const tokenScript = fileURLToPath(new URL('../token.ts', import.meta.url));
@@ -17,12 +17,14 @@ const ANY_PORT = Object.fromEntries(
   [
     'KUBE_LITE_PORT',
     'API_SERVER_PORT',
+    'API_SERVER_METRICS_PORT',
     'CONTROL_PLANE_PORT',
     'CONTROL_PLANE_METRICS_PORT',
     'CLUSTER_PROXY_PORT',
     'CLUSTER_PROXY_TUNNEL_PORT',
     'CLUSTER_PROXY_METRICS_PORT',
     'TUNNEL_AGENT_PORT',
+    'TUNNEL_AGENT_METRICS_PORT',
   ].map((v) => [v, '0']),
 );
 /** Five service processes start under tsx on two cores: generous, and still bounded. */
