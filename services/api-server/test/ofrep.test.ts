@@ -336,6 +336,18 @@ t.test('a body that is not JSON, or not an object, is PARSE_ERROR', async (t) =>
   t.match(await text.json(), { key: FLAG, errorCode: 'PARSE_ERROR' });
 });
 
+t.test("a body over the limit is 413 in OFREP's error shape, not a PARSE_ERROR", async (t) => {
+  const { base } = await serve(t);
+  const headers = await bearer('anyone');
+  const big = JSON.stringify({ context: { targetingKey: 'x'.repeat(1024 * 1024) } });
+  for (const path of [`/ofrep/v1/evaluate/flags/${FLAG}`, '/ofrep/v1/evaluate/flags']) {
+    const res = await post(base, path, big, headers);
+    t.equal(res.status, 413, path);
+    t.same(Object.keys(JSON.parse(res.text)), ['errorDetails'], `${path}: OFREP's general error shape`);
+    t.match(JSON.parse(res.text).errorDetails, /larger than 16384 bytes/, path);
+  }
+});
+
 t.test(
   'bulk evaluation lists every flag with an ETag, and answers 304 without a body while it still matches',
   async (t) => {

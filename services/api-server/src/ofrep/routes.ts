@@ -54,6 +54,11 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
     const status = error.statusCode ?? 500;
     // The spec gives these no body; the WWW-Authenticate header set by the auth hook stays.
     if (status === 401 || status === 403) return reply.code(status).send();
+    // Too large is not malformed: a client that shrinks the context can succeed, so it hears 413.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return reply.code(413).send({
+        errorDetails: `the request body is larger than ${request.routeOptions.bodyLimit} bytes, the most this service accepts`,
+      });
     if (error.code?.startsWith('FST_ERR_CTP_')) return failure('PARSE_ERROR', error.message);
     if (error.validation) {
       const fields = describeValidation(error.validation, error.validationContext);

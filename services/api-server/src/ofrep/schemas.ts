@@ -97,12 +97,19 @@ const Unavailable = Type.Object(
   { description: 'the database is unavailable or too slow; retry after Retry-After seconds' },
 );
 
+/** Not an OFREP status either; OFREP's general error shape. */
+const TooLarge = Type.Object(
+  { errorDetails: Type.Optional(Type.String()) },
+  { description: 'the body is larger than 16 KiB; a smaller context can succeed' },
+);
+
 export const SingleResponses = {
   200: EvaluationSuccess,
   400: EvaluationFailure,
   401: noBody('no or an invalid bearer token; no body'),
   403: noBody('the context names a tenant the caller has no role in; no body'),
   404: FlagNotFound,
+  413: TooLarge,
   500: GeneralErrorResponse,
   503: Unavailable,
 };
@@ -113,6 +120,7 @@ export const BulkResponses = {
   400: BulkEvaluationFailure,
   401: SingleResponses[401],
   403: SingleResponses[403],
+  413: TooLarge,
   500: GeneralErrorResponse,
   503: Unavailable,
 };
