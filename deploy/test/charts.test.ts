@@ -110,6 +110,79 @@ t.test(
   },
 );
 
+t.test(
+  'platform: an external OFREP provider reaches the API server alone, with its bearer token read from a Secret',
+  async (t) => {
+    const docs = await template(helm, 'platform', full.platform!);
+    const env = Object.fromEntries(eachContainer(docs).map(({ name, env }) => [name, env]));
+    const api = env['api-server']!;
+    t.equal(api.SERVICE_FLAGS_PROVIDER, 'ofrep');
+    t.equal(api.OFREP_URL, 'http://flipt.flipt.svc:8080');
+    const config = loaders['api-server']!(api) as { flags: { ofrep: unknown } };
+    t.same(
+      config.flags.ofrep,
+      { url: 'http://flipt.flipt.svc:8080', headers: { authorization: `Bearer ${secrets['gsp-ofrep']!.token}` } },
+      'the API server resolves flags outside the registry there, sending the mounted token',
+    );
+    const proxy = env['cluster-proxy']!;
+    t.same(
+      Object.keys(proxy).filter((name) => name.startsWith('OFREP') || name === 'SERVICE_FLAGS_PROVIDER'),
+      [],
+      'the proxy, which reads only the kill switch, gets no provider',
+    );
+
+    const databaseOnly = without(full.platform!, { apiServer: { ...platformApi, flags: { provider: 'database' } } });
+    const plain = eachContainer(await template(helm, 'platform', databaseOnly)).find((c) => c.name === 'api-server')!;
+    t.equal(plain.env.SERVICE_FLAGS_PROVIDER, 'database');
+    t.equal(plain.env.OFREP_URL, undefined);
+    t.equal((loaders['api-server']!(plain.env) as { flags: { ofrep: unknown } }).flags.ofrep, undefined);
+  },
+);
+
+t.test('platform: an inconsistent flag provider is refused, naming the value to set', async (t) => {
+  const withFlags = (flags: Record<string, unknown>): Record<string, unknown> =>
+    without(full.platform!, { apiServer: { ...platformApi, flags } });
+  const refusals: [Record<string, unknown>, RegExp][] = [
+    [
+      withFlags({ provider: 'ofrep' }),
+      /apiServer\.flags\.ofrep\.url is required with apiServer\.flags\.provider=ofrep/,
+    ],
+    [
+      withFlags({ provider: 'ofrep', ofrep: { bearerToken: { existingSecret: 'gsp-ofrep' } } }),
+      /apiServer\.flags\.ofrep\.url is required/,
+    ],
+    [
+      withFlags({ provider: 'database', ofrep: { url: 'http://flipt.flipt.svc:8080' } }),
+      /apiServer\.flags\.ofrep is set but apiServer\.flags\.provider is "database"/,
+    ],
+    [
+      withFlags({ ofrep: { bearerToken: { existingSecret: 'gsp-ofrep' } } }),
+      /apiServer\.flags\.ofrep is set but apiServer\.flags\.provider is "database"/,
+    ],
+    [withFlags({ provider: 'flagd' }), /at '\/apiServer\/flags\/provider'/],
+    [withFlags({ provider: 'ofrep', ofrep: { url: 'flipt:8080' } }), /at '\/apiServer\/flags\/ofrep\/url'/],
+    [
+      without(full.platform!, { apiServer: { ...platformApi, extraEnv: [{ name: 'OFREP_URL', value: 'http://x' }] } }),
+      /extraEnv: OFREP_URL may not be set here; set apiServer\.flags\.ofrep\.url instead/,
+    ],
+    [
+      without(full.platform!, {
+        apiServer: {
+          ...platformApi,
+          flags: { provider: 'database' },
+          extraEnv: [{ name: 'OFREP_URL', value: 'http://x' }],
+        },
+      }),
+      /extraEnv: OFREP_URL may not be set here; set apiServer\.flags\.ofrep\.url instead/,
+    ],
+  ];
+  for (const [values, message] of refusals) {
+    const result = await helm.run(['template', 'gsp', chartDir('platform'), ...valuesArgs(values)]);
+    t.not(result.code, 0, `refuses: ${message.source}`);
+    t.match(result.stderr, message);
+  }
+});
+
 t.test('platform: a development install without certificates is possible, but only when asked for', async (t) => {
   const docs = await template(helm, 'platform', {
     ...full.platform,

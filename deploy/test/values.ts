@@ -19,6 +19,7 @@ export const secrets: Record<string, Record<string, string>> = {
   'cp-basic': { 'password-hash': '$2b$10$JCeIjG3XCknllMS5sizzgeMjiY4D/7KwdVHqj60sLXKvZLaP5bBHC' },
   'agent-token': { token: 'agent-token-5c4d3e2f' },
   'proxy-ca': { 'ca.crt': certificate.cert },
+  'gsp-ofrep': { token: 'ofrep-token-7e6d5c4b' },
 };
 
 /** A full installation of each chart, every option that takes a Secret or a file turned on. */
@@ -35,6 +36,10 @@ export const full: Record<string, Record<string, unknown>> = {
         oidc: { issuerUrl: 'https://id.example.com', audience: 'gsp' },
       },
       kubeconfig: { signingKey: { existingSecret: 'gsp-signing' } },
+      flags: {
+        provider: 'ofrep',
+        ofrep: { url: 'http://flipt.flipt.svc:8080', bearerToken: { existingSecret: 'gsp-ofrep' } },
+      },
     },
     clusterProxy: {
       publicUrl: 'https://kubectl.example.com',

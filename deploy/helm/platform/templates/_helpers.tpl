@@ -76,9 +76,14 @@ app.kubernetes.io/instance: {{ (index . 0).Release.Name }}
   value: {{ .Values.logLevel | quote }}
 {{- end -}}
 
-{{/* What no extraEnv may set, with the value to set instead: the pin must be the same in both processes. */}}
+{{/* What no extraEnv may set, with the value to set instead: the pin must be the same in both processes, and the
+flag provider is the chart's to check (an OFREP URL without its provider, or the other way round, is refused). */}}
 {{- define "gsp-platform.reservedEnv" -}}
 SERVICE_CLI_ACCESS_ENABLED: "cliAccess.pinned, which pins the API server and the cluster proxy alike"
+SERVICE_FLAGS_PROVIDER: "apiServer.flags.provider"
+OFREP_URL: "apiServer.flags.ofrep.url"
+OFREP_BEARER_TOKEN: "apiServer.flags.ofrep.bearerToken.existingSecret (credentials stay in Secrets)"
+OFREP_BEARER_TOKEN_FILE: "apiServer.flags.ofrep.bearerToken.existingSecret"
 {{- end -}}
 
 {{- define "gsp-platform.podSecurityContext" -}}
