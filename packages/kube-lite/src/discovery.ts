@@ -3,6 +3,7 @@
  * documents kubectl reads to decide on server-side field validation, and the OpenAPI v2 document
  * it reads for client-side validation.
  */
+import { AUTHENTICATION_GROUP, AUTHENTICATION_VERSION, authenticationResourceList } from './authentication.js';
 import { RESOURCE_TYPES, apiGroups, apiVersionOf, type ResourceType } from './registry.js';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '35', gitVersion: 'v1.35.0-kube-lite' };
@@ -36,16 +37,21 @@ function groupEntry(group: string, version: string): object {
   return { name: group, versions: [gv], preferredVersion: gv };
 }
 
+/** The stored resources' groups, and authentication.k8s.io for SelfSubjectReview (src/authentication.ts). */
+function servedGroups(): { group: string; version: string }[] {
+  return [...apiGroups(), { group: AUTHENTICATION_GROUP, version: AUTHENTICATION_VERSION }];
+}
+
 export function apiGroupList(): object {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: apiGroups().map(({ group, version }) => groupEntry(group, version)),
+    groups: servedGroups().map(({ group, version }) => groupEntry(group, version)),
   };
 }
 
 export function apiGroup(group: string): object | undefined {
-  const found = apiGroups().find((g) => g.group === group);
+  const found = servedGroups().find((g) => g.group === group);
   return found ? { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(found.group, found.version) } : undefined;
 }
 
@@ -59,6 +65,7 @@ const SUBRESOURCES: Record<string, { kind: string; verbs: string[]; group?: stri
 };
 
 export function apiResourceList(group: string, version: string): object | undefined {
+  if (group === AUTHENTICATION_GROUP && version === AUTHENTICATION_VERSION) return authenticationResourceList();
   const types = RESOURCE_TYPES.filter((t) => t.group === group && t.version === version);
   if (types.length === 0) return undefined;
   const resources: object[] = [];

@@ -299,6 +299,11 @@ export const PROTOBUF_SCHEMAS: Record<string, Schema> = {
     2: ['spec', { message: SERVICE_SPEC }],
     3: ['status', { message: SERVICE_STATUS }],
   },
+  // kubectl auth whoami: an empty review; the status is the server's to fill (src/authentication.ts).
+  'authentication.k8s.io/v1/SelfSubjectReview': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: ['status', { message: { 1: ['userInfo', { message: { 1: ['username', 'string'] } }] } }],
+  },
   'rbac.authorization.k8s.io/v1/Role': {
     1: ['metadata', { message: OBJECT_META }],
     2: ['rules', { repeated: { message: POLICY_RULE } }],

@@ -17,6 +17,7 @@ import {
   openApiV3Index,
   versionInfo,
 } from './discovery.js';
+import { requestUser, selfSubjectReview, SELF_SUBJECT_REVIEWS_PATH } from './authentication.js';
 import { ExecServer, parseExecQuery } from './exec.js';
 import { serveOpenApiV2 } from './openapiv2.js';
 import { decodeProtobufObject } from './protobuf.js';
@@ -221,6 +222,11 @@ export class Router {
     if (segments[0] === 'apis' && segments.length === 3) {
       const list = apiResourceList(segments[1] as string, segments[2] as string);
       if (list) return sendJson(res, 200, list);
+    }
+    if (path === SELF_SUBJECT_REVIEWS_PATH) {
+      if (method !== 'POST') throw methodNotAllowed('the server does not allow this method on the requested resource');
+      const user = requestUser(req.headersDistinct);
+      return sendJson(res, 201, selfSubjectReview(await readBody(req), user));
     }
     const target = resolvePath(path);
     if (!target) {

@@ -35,6 +35,7 @@ t.test('discovery lists every group, version and resource with its verbs, scope 
       'agones.dev/v1',
       'allocation.agones.dev/v1',
       'snapshot.storage.k8s.io/v1',
+      'authentication.k8s.io/v1',
     ],
   );
   t.match((await request(kube, 'GET', '/apis/agones.dev')).body, {
