@@ -27,18 +27,46 @@ const HOP = new Set([
 const IDENTITY_PREFIXES = ['impersonate-', 'x-remote-'];
 
 /**
- * The request's headers for the agent as a header block: no hop headers, no caller-chosen
- * identity, the caller as Impersonate-User. `raw` is Node's `rawHeaders`. Throws
- * HeaderBlockError when a header (the subject, say) cannot cross the tunnel as it is.
+ * Where the request came from, as proxies tell it. kube-apiserver's audit `sourceIPs` lists every
+ * address in X-Forwarded-For, then X-Real-Ip, then the connection's; what a caller wrote there
+ * would be recorded as its address, so the proxy drops it all and says only what it saw itself.
  */
-export function requestHeaders(raw: readonly string[], user: string, upgrade: string | undefined): string {
+const FORWARDING = new Set([
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-real-ip',
+  'forwarded',
+  'via',
+]);
+
+/** The address the proxy accepted the connection from, as X-Forwarded-For writes it (`::ffff:10.0.0.1` is `10.0.0.1`). */
+function clientAddress(socket: { remoteAddress?: string | undefined }): string | undefined {
+  const address = socket.remoteAddress;
+  return address?.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/**
+ * The request's headers for the agent as a header block: no hop headers, no caller-chosen
+ * identity or forwarding chain, the caller as Impersonate-User and the address the proxy saw as
+ * X-Forwarded-For. `raw` is Node's `rawHeaders`. Throws HeaderBlockError when a header (the
+ * subject, say) cannot cross the tunnel as it is.
+ */
+export function requestHeaders(
+  raw: readonly string[],
+  user: string,
+  upgrade: string | undefined,
+  client: string | undefined,
+): string {
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] as string).toLowerCase();
-    if (HOP.has(name) || IDENTITY_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    if (HOP.has(name) || FORWARDING.has(name) || IDENTITY_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     out.push(name, raw[i + 1] as string);
   }
   if (upgrade !== undefined) out.push('connection', 'Upgrade', 'upgrade', upgrade);
+  if (client !== undefined) out.push('x-forwarded-for', client);
   out.push('impersonate-user', user);
   return toHeaderBlock(out);
 }
@@ -46,9 +74,9 @@ export function requestHeaders(raw: readonly string[], user: string, upgrade: st
 type Encoded = { headers: string } | { refusal: string };
 
 /** `requestHeaders`, or a 400 `Status` body when they cannot cross the tunnel: the caller's error, not the proxy's. */
-function encodeRequestHeaders(raw: readonly string[], user: string, upgrade: string | undefined): Encoded {
+function encodeRequestHeaders(req: IncomingMessage, user: string, upgrade: string | undefined): Encoded {
   try {
-    return { headers: requestHeaders(raw, user, upgrade) };
+    return { headers: requestHeaders(req.rawHeaders, user, upgrade, clientAddress(req.socket)) };
   } catch (err) {
     if (!(err instanceof HeaderBlockError)) throw err;
     return { refusal: JSON.stringify(status(400, `the request cannot be forwarded: ${err.message}`, 'BadRequest')) };
@@ -138,7 +166,7 @@ export function forwardRequest(
   user: string,
   metrics: ProxyMetrics,
 ): void {
-  const encoded = encodeRequestHeaders(req.rawHeaders, user, undefined);
+  const encoded = encodeRequestHeaders(req, user, undefined);
   if ('refusal' in encoded) {
     metrics.requests.inc({ kind: 'request', code: 400 });
     // Exactly `application/json`, as kube-apiserver sends (see the proxy's own refusals).
@@ -217,7 +245,7 @@ export function forwardUpgrade(
   user: string,
   metrics: ProxyMetrics,
 ): void {
-  const encoded = encodeRequestHeaders(req.rawHeaders, user, req.headers.upgrade ?? 'websocket');
+  const encoded = encodeRequestHeaders(req, user, req.headers.upgrade ?? 'websocket');
   if ('refusal' in encoded) {
     metrics.requests.inc({ kind: 'upgrade', code: 400 });
     const length = Buffer.byteLength(encoded.refusal);

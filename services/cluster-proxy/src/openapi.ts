@@ -37,7 +37,9 @@ const clusterOperation = (method: string, body: boolean) => ({
   summary: `${method.toUpperCase()} any Kubernetes API path of a registered cluster, through its tunnel agent`,
   description:
     "The request goes to the cluster as the token's subject (Impersonate-User); identity headers the caller sends " +
-    "(Impersonate-*, X-Remote-*) and its Authorization are dropped. The answer, whatever its status (the cluster's own " +
+    '(Impersonate-*, X-Remote-*), its forwarding chain (X-Forwarded-*, X-Real-Ip, Forwarded, Via) and its ' +
+    'Authorization are dropped; X-Forwarded-For carries the address the proxy accepted the connection from. ' +
+    "The answer, whatever its status (the cluster's own " +
     '4xx `Status` bodies, or the plain-text 404 kube-apiserver gives a path it does not serve), is passed through as the ' +
     "cluster sent it; the statuses below are the proxy's own refusals, all Kubernetes `Status` bodies as kubectl expects. " +
     'An upgrade (exec, attach, port-forward) answered 101 by the cluster carries its stream on this connection.',

@@ -119,6 +119,48 @@ t.test("a caller's impersonation, request-header identity and credentials never 
   t.same(credentials, [['authorization', 'Bearer agent-own-credential']], "only the agent's own credential");
 });
 
+t.test(
+  "a caller's forwarding chain never reaches the cluster: X-Forwarded-For is the address the proxy accepted",
+  async (t) => {
+    let seen: string[] = [];
+    const apiUrl = await fakeApiServer(t, (req, res) => {
+      seen = req.rawHeaders;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const stack = await startStack(t, { clusters: 0 });
+    const { id, token } = await stack.addCluster('forwarded', apiUrl);
+
+    const req = stack.proxyRequest(id, '/api/v1/namespaces', token);
+    // kube-apiserver records each address in X-Forwarded-For, then X-Real-Ip, as the audit's sourceIPs.
+    const forged: [string, string][] = [
+      ['X-Forwarded-For', '203.0.113.7, 198.51.100.1'],
+      ['X-Real-Ip', '203.0.113.8'],
+      ['Forwarded', 'for=203.0.113.9;host=evil.example'],
+      ['Via', '1.1 evil-proxy'],
+      ['X-Forwarded-Host', 'evil.example'],
+      ['X-Forwarded-Proto', 'http'],
+      ['X-Forwarded-Port', '80'],
+    ];
+    for (const [name, value] of forged) req.setHeader(name, value);
+    const res = await responseTo(req);
+    res.resume();
+    t.equal(res.statusCode, 200);
+
+    const sent = pairs(seen);
+    const names = new Set(forged.map(([name]) => name.toLowerCase()));
+    t.same(
+      sent.filter(([n]) => names.has(n)),
+      [['x-forwarded-for', '127.0.0.1']],
+      'only the X-Forwarded-For the proxy wrote: the address kubectl connected from',
+    );
+    t.notOk(
+      seen.some((v) => /203\.0\.113|198\.51\.100|evil/.test(v)),
+      'nothing the caller forged arrived',
+    );
+  },
+);
+
 /** A stand-in tunnel that records whether a stream was opened and fails it at once. */
 function recordingTunnel(): { tunnel: Tunnel; opened: string[] } {
   const opened: string[] = [];
