@@ -44,6 +44,8 @@ export function helmIn(kubeconfig?: string): Helm {
           binary,
           full,
           {
+            // Relative chart and values paths are the repository's, as in the README's commands.
+            cwd: root,
             env: {
               ...process.env,
               HELM_CACHE_HOME: join(home, 'cache'),
