@@ -6,12 +6,13 @@
  * kubectl access. On SIGINT, SIGTERM or SIGHUP, or when scripts/dev.ts goes away, it stops them in
  * the reverse order of their start, then the database.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { findKubectl } from '@gsp/kube-lite';
 import { ConfigError, nonEmpty, parsePort } from '@gsp/service-kit';
 import { startEmbeddedPostgres } from '@gsp/api-server/src/db/embedded.js';
 import type { EmbeddedDatabase } from '@gsp/api-server/src/db/embedded.js';
@@ -46,6 +47,8 @@ const DEV_ADMIN = 'dev-admin';
 const DEMO_NAMESPACE = 'games';
 /** Each wait on a service is bounded: a slow first start (cold tsx cache, initdb) fits well within it. */
 const READY_DEADLINE_MS = 60_000;
+/** How long a cluster of KUBECONFIG has to answer before anything starts. */
+const CLUSTER_CHECK_SECONDS = 10;
 const STOP_DEADLINE_MS = 15_000;
 
 interface Service {
@@ -205,7 +208,46 @@ async function startDatabase(dir: string): Promise<EmbeddedDatabase> {
   return db;
 }
 
+/** A configured cluster that cannot be used: said in one line, without a stack. */
+class ClusterError extends Error {}
+
+/**
+ * With KUBECONFIG set, npm start uses that cluster instead of kube-lite. It says so at once
+ * (a KUBECONFIG exported long ago is easy to forget), and checks with kubectl, within
+ * CLUSTER_CHECK_SECONDS, that the cluster answers before anything starts: else the control plane
+ * would wait for it until its start deadline with nothing saying why. Returns the banner's line.
+ */
+async function checkConfiguredCluster(kubeconfig: string): Promise<string> {
+  const kubectl = (args: string[]) =>
+    new Promise<{ failed: boolean; stdout: string; stderr: string }>((resolveRun) =>
+      execFile(
+        findKubectl(),
+        [...args, `--request-timeout=${CLUSTER_CHECK_SECONDS}s`],
+        { cwd: root, env: { ...env, KUBECONFIG: kubeconfig }, timeout: (CLUSTER_CHECK_SECONDS + 5) * 1000 },
+        (err, stdout, stderr) => resolveRun({ failed: err !== null, stdout, stderr: stderr.trim() || `${err}` }),
+      ),
+    );
+  const unset = 'unset KUBECONFIG to use kube-lite';
+  const view = await kubectl(['config', 'view', '--minify', '-o', 'json']);
+  if (view.failed) throw new ClusterError(`KUBECONFIG=${kubeconfig} cannot be used: ${view.stderr}; ${unset}`);
+  const config = JSON.parse(view.stdout) as {
+    'current-context'?: string;
+    clusters?: { cluster?: { server?: string } }[];
+  };
+  const server = config.clusters?.[0]?.cluster?.server ?? 'none';
+  const cluster = `KUBECONFIG=${kubeconfig} (context ${config['current-context'] ?? 'none'}, server ${server})`;
+  console.log(`[dev] using the cluster from ${cluster} instead of starting kube-lite; ${unset}`);
+  const version = await kubectl(['version', '-o', 'json']);
+  if (version.failed) {
+    const why = version.stderr.split('\n').at(-1);
+    throw new ClusterError(`the cluster of KUBECONFIG=${kubeconfig} at ${server} does not answer: ${why}; ${unset}`);
+  }
+  return cluster;
+}
+
 async function main(): Promise<void> {
+  // Before anything starts: a configured cluster that does not answer stops npm start at once.
+  const configuredCluster = env.KUBECONFIG ? await checkConfiguredCluster(env.KUBECONFIG) : undefined;
   const dataDir = devDataDir(env, root);
   mkdirSync(dataDir, { recursive: true });
   const taken = new Set<number>();
@@ -332,8 +374,8 @@ async function main(): Promise<void> {
 
   const devKubeconfig = shown(join(dataDir, 'dev-kubeconfig'));
   const tokenCommand = `${env.DEV_DATA_DIR ? `DEV_DATA_DIR=${dataDir} ` : ''}npm run -s token -- alice`;
-  const cluster = env.KUBECONFIG
-    ? `KUBECONFIG=${kubeconfig}`
+  const cluster = configuredCluster
+    ? configuredCluster
     : `kube-lite ${kubeUrl} (npx gsp-kubectl --kubeconfig ${shown(kubeconfig)} get namespaces)`;
   const db = env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${shown(join(dataDir, 'api-server'))}`;
   const redis = env.REDIS_URL
@@ -439,5 +481,7 @@ try {
   await main();
 } catch (err) {
   if (err instanceof ConfigError) console.error(`npm start: invalid configuration: ${err.message}`);
-  await stop(1, err instanceof ConfigError ? undefined : `npm start failed: ${(err as Error).message}`);
+  if (err instanceof ClusterError) console.error(`npm start: ${err.message}`);
+  const said = err instanceof ConfigError || err instanceof ClusterError;
+  await stop(1, said ? undefined : `npm start failed: ${(err as Error).message}`);
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ServiceUnavailable } from '../../errors.js';
+import { sendProblem } from '@gsp/service-kit';
 import { routeOf } from '../table.js';
 
 const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -10,14 +10,24 @@ const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async () => ({ status: 'ok' as const }),
   });
 
+  const notReady = (): string | undefined => {
+    if (!app.apikeys.ready) return 'the API key index has not been loaded from Kubernetes yet';
+    if (!app.profiles.ready) return 'the profiles have not been loaded from Kubernetes yet';
+    if (!app.agones.gameServers.ready || !app.agones.fleets.ready)
+      return 'the Agones game servers and fleets have not been loaded from Kubernetes yet';
+    return undefined;
+  };
+  // Probes ask every few hundred milliseconds while the cluster cannot be reached: not being ready
+  // is no failure of the request, so it is one warning per reason, without a stack, not an error per probe.
+  let warned: string | undefined;
   app.route({
     ...routeOf('readiness', [503]),
     schema: { tags: ['operations'], response: { 200: Type.Object({ status: Type.Literal('ready') }) } },
-    handler: async () => {
-      if (!app.apikeys.ready) throw new ServiceUnavailable('the API key index has not been loaded from Kubernetes yet');
-      if (!app.profiles.ready) throw new ServiceUnavailable('the profiles have not been loaded from Kubernetes yet');
-      if (!app.agones.gameServers.ready || !app.agones.fleets.ready)
-        throw new ServiceUnavailable('the Agones game servers and fleets have not been loaded from Kubernetes yet');
+    handler: async (request, reply) => {
+      const reason = notReady();
+      if (reason !== warned && reason !== undefined) request.log.warn({ reason }, 'not ready');
+      warned = reason;
+      if (reason !== undefined) return sendProblem(request, reply, 503, reason);
       return { status: 'ready' as const };
     },
   });

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { Test } from 'tap';
+
+const dev = fileURLToPath(new URL('../dev.ts', import.meta.url));
+/** kubectl's check is bounded by 10 s; the rest is tsx starting two processes on a busy machine. */
+const EXIT_DEADLINE_MS = 45_000;
+
+/** A port nothing listens on: bound once, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs npm start's script with KUBECONFIG=`kubeconfig` and resolves with its exit code, output and duration. */
+async function npmStart(t: Test, kubeconfig: string): Promise<{ code: number | null; output: string; ms: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gsp-dev-cluster-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', dev], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DEV_DATA_DIR: dataDir, KUBECONFIG: kubeconfig },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_DEADLINE_MS);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output, ms: Date.now() - started };
+}
+
+t.test('npm start with KUBECONFIG at a cluster that does not answer names it and stops at once', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gsp-kubeconfig-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const server = `https://127.0.0.1:${await closedPort()}`;
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'gone', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'me', user: { token: 'x' } }],
+      contexts: [{ name: 'old-walkthrough', context: { cluster: 'gone', user: 'me' } }],
+      'current-context': 'old-walkthrough',
+    }),
+  );
+
+  const { code, output, ms } = await npmStart(t, kubeconfig);
+  t.equal(code, 1, 'exit code 1');
+  t.ok(ms < EXIT_DEADLINE_MS, `within ${EXIT_DEADLINE_MS / 1000} s (${ms} ms)`);
+  t.match(
+    output,
+    `using the cluster from KUBECONFIG=${kubeconfig} (context old-walkthrough, server ${server}) instead of starting kube-lite; unset KUBECONFIG to use kube-lite`,
+    'it says at once which cluster it uses, and how to use kube-lite',
+  );
+  t.match(output, `the cluster of KUBECONFIG=${kubeconfig} at ${server} does not answer: `, 'it names the failure');
+  t.match(output, /connection refused|was refused/, "with kubectl's reason");
+  t.notMatch(output, /\n\s+at |"stack":"[^"]/, 'no stack trace');
+  t.notMatch(output, /\[(control-plane|api-server)\]/, 'nothing was started');
+});
+
+t.test('npm start with KUBECONFIG at a missing file says so and stops', async (t) => {
+  const missing = join(tmpdir(), 'gsp-no-such-kubeconfig', 'kubeconfig');
+  const { code, output } = await npmStart(t, missing);
+  t.equal(code, 1, 'exit code 1');
+  t.match(output, `KUBECONFIG=${missing} cannot be used: `);
+  t.match(output, 'unset KUBECONFIG to use kube-lite');
+  t.notMatch(output, /\n\s+at /, 'no stack trace');
+});
