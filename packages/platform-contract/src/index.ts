@@ -1,6 +1,16 @@
 export { CLI_ACCESS_DISABLED, cliAccessDisabledMessage, KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from './kubeconfig.js';
 export type { CliAccessSource } from './kubeconfig.js';
-export { CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS_PATTERN, hasControlCharacters } from './identifiers.js';
+export {
+  CONTROL_CHARACTERS,
+  NO_CONTROL_CHARACTERS_PATTERN,
+  RESERVED_PREFIX,
+  SUBJECT_MAX_LENGTH,
+  SUBJECT_PATTERN,
+  SUBJECT_RULE,
+  hasControlCharacters,
+  isReservedName,
+  subjectProblem,
+} from './identifiers.js';
 export {
   KUBECTL_PERMISSION,
   PLATFORM_ADMIN_ROLE,

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { clientErrorHandler, frameworkErrors } from './framework.js';
+import { clientErrorHandler, frameworkErrors, maxParamLengthFor } from './framework.js';
 import { applyHttpTimeouts } from './http.js';
 import type { HttpTimeouts } from './http.js';
 import { ProblemSchema } from './problems.js';
@@ -24,6 +24,8 @@ export interface ServiceAppOptions {
   logger: FastifyServerOptions['logger'];
   bodyLimit: number;
   http: HttpTimeouts;
+  /** The longest identifier a path parameter of this service may hold, in characters (see `maxParamLengthFor`). */
+  longestPathIdentifier: number;
   /** Defaults to service-kit's `frameworkErrors` and `clientErrorHandler` (problem+json). */
   frameworkErrors?: FastifyServerOptions['frameworkErrors'];
   clientErrorHandler?: FastifyServerOptions['clientErrorHandler'];
@@ -41,6 +43,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const app = Fastify({
     logger: options.logger,
     bodyLimit: options.bodyLimit,
+    maxParamLength: maxParamLengthFor(options.longestPathIdentifier),
     genReqId: () => randomUUID(),
     frameworkErrors: options.frameworkErrors ?? frameworkErrors,
     clientErrorHandler: options.clientErrorHandler ?? clientErrorHandler,

@@ -11,6 +11,14 @@ import { problemBody, sendProblem } from './problems.js';
  */
 
 /**
+ * Fastify's `maxParamLength` for a service whose longest path identifier is `longest` characters
+ * (Fastify's default, 100, refused a 105-character OIDC subject with 414). The limit applies to
+ * the raw, percent-encoded segment: one character is up to three UTF-8 bytes of three characters
+ * each. Anything longer than the identifier is refused by the route's schema, naming the field.
+ */
+export const maxParamLengthFor = (longest: number): number => longest * 9;
+
+/**
  * `frameworkErrors`: answers problem+json. Fastify calls it outside the app's error handler (a
  * `reply.send(error)` here would get Fastify's default body), so it renders the problem itself.
  */

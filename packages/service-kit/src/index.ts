@@ -23,7 +23,7 @@ export { LoadingCache } from './cache.js';
 export type { CachedValue, LoadingCacheOptions } from './cache.js';
 export { applyHttpTimeouts, httpTimeouts } from './http.js';
 export type { HttpTimeouts } from './http.js';
-export { clientErrorHandler, frameworkErrors } from './framework.js';
+export { clientErrorHandler, frameworkErrors, maxParamLengthFor } from './framework.js';
 // Pieces of the hand-written OpenAPI documents (the proxy's and the agent's ports).
 export * from './openapi.js';
 export { TtlCache, singleFlight } from './ttl-cache.js';
@@ -31,5 +31,12 @@ export { bearerToken } from './auth.js';
 export { waitUntil } from './wait.js';
 export { createServiceApp, guardRoutes, registerOpenApi } from './boot.js';
 export type { OpenApiOptions, RouteGuard, ServiceApp, ServiceAppOptions } from './boot.js';
-export { createOidcTokenVerifier, InvalidTokenError, invalidTokenReason } from './oidc.js';
+export {
+  clockToleranceVar,
+  createOidcTokenVerifier,
+  DEFAULT_CLOCK_TOLERANCE_MS,
+  InvalidTokenError,
+  invalidTokenReason,
+  toleranceSeconds,
+} from './oidc.js';
 export type { OidcTokenVerifier, OidcVerifierOptions, VerifiedClaims } from './oidc.js';

@@ -1,5 +1,8 @@
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { JWTPayload } from 'jose';
+import { isReservedName, RESERVED_PREFIX } from '@gsp/platform-contract';
+import { durationVar } from './config.js';
+import type { Env } from './config.js';
 
 export interface OidcVerifierOptions {
   /** The issuer as configured; its discovery document must name exactly this issuer. */
@@ -14,6 +17,8 @@ export interface OidcVerifierOptions {
   algorithms?: readonly string[] | undefined;
   /** Claims a token must carry besides `sub`, such as `exp`. */
   requiredClaims?: readonly string[] | undefined;
+  /** How far the issuer's clock may be from ours (`AUTH_CLOCK_TOLERANCE`). Default 5000 ms. */
+  clockToleranceMs?: number | undefined;
 }
 
 /** The claims of a verified token; `sub` is a non-empty string. */
@@ -51,8 +56,21 @@ export interface OidcTokenVerifier {
 }
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
-/** Clocks of the issuer and of ours may differ this much (`exp`, `nbf`, `iat`). */
-const CLOCK_TOLERANCE_S = 30;
+
+/** What `AUTH_CLOCK_TOLERANCE` is when unset: enough for clocks kept by NTP, short for an expired token. */
+export const DEFAULT_CLOCK_TOLERANCE_MS = 5000;
+
+/**
+ * `AUTH_CLOCK_TOLERANCE`: how far an issuer's clock may be from ours when `exp` and `nbf` are
+ * checked, the same in every service that verifies tokens. A token is refused that long after it
+ * expired, and no longer.
+ */
+export function clockToleranceVar(env: Env): number {
+  return durationVar(env, 'AUTH_CLOCK_TOLERANCE', DEFAULT_CLOCK_TOLERANCE_MS, 0);
+}
+
+/** jose's `clockTolerance` (seconds) for a tolerance in milliseconds. */
+export const toleranceSeconds = (ms: number): number => ms / 1000;
 
 interface Discovered {
   issuer: string;
@@ -88,6 +106,7 @@ export function createOidcTokenVerifier(options: OidcVerifierOptions): OidcToken
   const timeoutMs = options.timeoutMs ?? 5000;
   const algorithms = [...(options.algorithms ?? ASYMMETRIC)];
   const requiredClaims = [...(options.requiredClaims ?? [])];
+  const clockTolerance = toleranceSeconds(options.clockToleranceMs ?? DEFAULT_CLOCK_TOLERANCE_MS);
   let discovery: Promise<Discovered> | undefined;
 
   function discover(): Promise<Discovered> {
@@ -112,13 +131,16 @@ export function createOidcTokenVerifier(options: OidcVerifierOptions): OidcToken
           audience: options.audience,
           algorithms,
           requiredClaims,
-          clockTolerance: CLOCK_TOLERANCE_S,
+          clockTolerance,
         }));
       } catch (err) {
         throw invalidTokenReason(err);
       }
       if (typeof payload.sub !== 'string' || payload.sub === '')
         throw new InvalidTokenError('the token has no subject');
+      // Kubernetes' own names: a platform identity must never be mistaken for one of its components.
+      if (isReservedName(payload.sub))
+        throw new InvalidTokenError(`the token's subject begins with "${RESERVED_PREFIX}", which Kubernetes reserves`);
       return payload as VerifiedClaims;
     },
   };

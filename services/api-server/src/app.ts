@@ -1,6 +1,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import { createServiceApp, problems, registerOpenApi } from '@gsp/service-kit';
 import type { ServiceApp } from '@gsp/service-kit';
+import { SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
 import type { ApiServerConfig } from './config.js';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from './db/availability.js';
 import db from './plugins/db.js';
@@ -28,6 +29,8 @@ export async function buildApp(
     logger,
     bodyLimit: BODY_LIMIT,
     http: config.http,
+    // A member's subject, the longest identifier in a path (`/members/{subject}`).
+    longestPathIdentifier: SUBJECT_MAX_LENGTH,
     // A first start of the embedded PostgreSQL runs initdb, which can take many seconds on a busy machine.
     pluginTimeout: 60_000,
   });
@@ -50,7 +53,12 @@ export async function buildApp(
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   });
-  await app.register(auth, { platformId: config.platformId, jwt: config.jwt, oidc: config.oidc });
+  await app.register(auth, {
+    platformId: config.platformId,
+    jwt: config.jwt,
+    oidc: config.oidc,
+    clockToleranceMs: config.clockToleranceMs,
+  });
   await app.register(flags, {
     ...config.flags,
     platformId: config.platformId,

@@ -1,5 +1,6 @@
 import {
   booleanVar,
+  clockToleranceVar,
   ConfigError,
   durationVar,
   httpTimeouts,
@@ -43,6 +44,8 @@ export interface ApiServerConfig {
   outboxPollIntervalMs: number;
   outboxRelayEnabled: boolean;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
+  /** `AUTH_CLOCK_TOLERANCE`: how long after its `exp` (or before its `nbf`) a token is still accepted. */
+  clockToleranceMs: number;
   /** HS256 bearer tokens (development and tests); `audience` is what their `aud` must include. */
   jwt: { secret: Uint8Array; audience: string } | undefined;
   platformAdmins: readonly string[];
@@ -141,6 +144,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     outboxPollIntervalMs: durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10),
     outboxRelayEnabled: booleanVar(env, 'OUTBOX_RELAY_ENABLED', true),
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
+    clockToleranceMs: clockToleranceVar(env),
     jwt:
       secret === undefined
         ? undefined

@@ -1,6 +1,11 @@
 import { Type } from 'typebox';
 import type { TSchema, TString } from 'typebox';
-import { NO_CONTROL_CHARACTERS_PATTERN } from '@gsp/platform-contract';
+import {
+  NO_CONTROL_CHARACTERS_PATTERN,
+  SUBJECT_MAX_LENGTH,
+  SUBJECT_PATTERN,
+  SUBJECT_RULE,
+} from '@gsp/platform-contract';
 
 /** DNS-1123 label: tenant (org) names and cluster names. */
 export const Dns1123Label = Type.String({
@@ -27,7 +32,23 @@ export function SafeIdentifier(maxLength: number, description: string): TString 
 }
 
 /** A member's subject, as the identity provider names the user (the token's `sub`). */
-export const Subject = SafeIdentifier(255, "the user's subject (the `sub` of their token); no control characters");
+export const Subject = SafeIdentifier(
+  SUBJECT_MAX_LENGTH,
+  "the user's subject (the `sub` of their token); no control characters",
+);
+
+/**
+ * A subject being made a member: one kubectl can use, so one the proxy can send to the cluster
+ * as Impersonate-User (platform-contract's subject rule). Removal takes any `Subject`, so a member
+ * written before the rule can still be removed.
+ */
+export const NewSubject = Type.String({
+  minLength: 1,
+  maxLength: SUBJECT_MAX_LENGTH,
+  pattern: SUBJECT_PATTERN,
+  errorMessage: `must follow the subject rule: ${SUBJECT_RULE}`,
+  description: `the user's subject (the \`sub\` of their token): ${SUBJECT_RULE}`,
+});
 
 const Org = SafeIdentifier(253, 'the tenant; no control characters');
 export const OrgParams = Type.Object({ org: Org });

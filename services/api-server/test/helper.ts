@@ -60,7 +60,11 @@ export async function build(
   return { app, schema, databaseUrl: url };
 }
 
-export async function token(subject: string, claims: Record<string, unknown> = {}, expiresIn = '1h'): Promise<string> {
+export async function token(
+  subject: string,
+  claims: Record<string, unknown> = {},
+  expiresIn: string | number = '1h',
+): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(subject)

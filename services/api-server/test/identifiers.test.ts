@@ -69,7 +69,7 @@ t.test('identifiers with control characters are refused at the API', async (t) =
   });
 
   t.test('ordinary identifiers still work', async (t) => {
-    const subject = 'user@example.com/ünïcode 名前';
+    const subject = 'user@example.com/with inner spaces';
     const url = `/api/v1/tenants/acme/members/${encodeURIComponent(subject)}`;
     t.equal((await app.inject({ method: 'PUT', url, headers: admin, payload: { role: 'viewer' } })).statusCode, 200);
     t.equal((await app.inject({ method: 'DELETE', url, headers: admin })).statusCode, 204);

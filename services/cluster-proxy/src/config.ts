@@ -1,5 +1,6 @@
 import {
   ConfigError,
+  clockToleranceVar,
   durationVar,
   httpTimeouts,
   nonEmpty,
@@ -26,6 +27,8 @@ export interface ClusterProxyConfig {
   pins: ReadonlyMap<string, boolean>;
   staleMode: StaleMode;
   apiServerUrl: string;
+  /** `AUTH_CLOCK_TOLERANCE`: how long after its `exp` a kubeconfig token is still accepted. */
+  clockToleranceMs: number;
   /** The platform admins' resource is `platform:<PLATFORM_ID>`, as on the API server. */
   platformId: string;
   /** How often the watcher re-checks live tunnels besides change notifications. */
@@ -94,6 +97,7 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
     pins,
     staleMode,
     apiServerUrl,
+    clockToleranceMs: clockToleranceVar(env),
     platformId,
     watchIntervalMs,
     pingIntervalMs,

@@ -9,11 +9,13 @@ import {
   bearerToken,
   clientErrorHandler,
   HEALTH_ROUTE,
+  maxParamLengthFor,
   problems,
   sendProblem,
 } from '@gsp/service-kit';
 import type { HttpTimeouts } from '@gsp/service-kit';
-import { AccessDenied } from './access.js';
+import { SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
+import { AccessDenied, KeysUnavailable } from './access.js';
 import type { SwitchDecision } from './access.js';
 import { forwardRequest, forwardUpgrade, status } from './forward.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -97,6 +99,7 @@ async function admit(req: IncomingMessage, options: KubectlAccess): Promise<Admi
       throw new ProxyRefusal(401, err.message, 'Unauthorized', {
         'www-authenticate': 'Bearer error="invalid_token"',
       });
+    if (err instanceof KeysUnavailable) throw new ProxyRefusal(503, err.message, 'ServiceUnavailable');
     throw err;
   }
   // Both checks at once (a stalled store then costs one wait, not two), but the switch is heard
@@ -163,6 +166,8 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
   const app = Fastify({
     logger: options.logger,
     https: options.https,
+    // `/clusters/...` never reaches Fastify; a subject is the longest identifier the proxy handles.
+    maxParamLength: maxParamLengthFor(SUBJECT_MAX_LENGTH),
     serverFactory: (handler) => {
       const server = createHttpsServer(options.https, (req, res) => {
         if (req.url?.startsWith('/clusters/')) serveCluster(req, res);

@@ -78,7 +78,11 @@ export async function buildClusterProxy(
     ttlMs: config.flagsCacheTtlMs,
     staleMode: config.staleMode,
   });
-  front.serve({ verifyToken: createTokenVerifier(config.apiServerUrl), cliAccess, rights, registry, metrics });
+  const verifyToken = createTokenVerifier({
+    apiServerUrl: config.apiServerUrl,
+    clockToleranceMs: config.clockToleranceMs,
+  });
+  front.serve({ verifyToken, cliAccess, rights, registry, metrics });
   const tunnels = createTunnelServer({
     tls: config.tunnelTls,
     pingIntervalMs: config.pingIntervalMs,

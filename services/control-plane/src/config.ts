@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import {
   booleanVar,
   ConfigError,
+  clockToleranceVar,
   durationVar,
   httpTimeouts,
   integerVar,
@@ -36,6 +37,8 @@ export interface OidcConfig {
   /** Claim value -> role name. */
   roleMapping: ReadonlyMap<string, string>;
   jwksCooldownMs: number;
+  /** `AUTH_CLOCK_TOLERANCE`: how long after its `exp` (or before its `nbf`) a token is still accepted. */
+  clockToleranceMs: number;
 }
 
 export interface ControlPlaneConfig {
@@ -208,6 +211,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       roleClaim: nonEmpty(env, 'AUTH_OIDC_ROLE_CLAIM') ?? 'roles',
       roleMapping,
       jwksCooldownMs: durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN', 30_000, 0),
+      clockToleranceMs: clockToleranceVar(env),
     };
   }
 

@@ -4,6 +4,7 @@ import {
   applyHttpTimeouts,
   clientErrorHandler,
   HEALTH_ROUTE,
+  maxParamLengthFor,
   problemOf,
   problems,
   sendProblem,
@@ -16,6 +17,9 @@ import { createMetrics, metricEvents } from './metrics.js';
 import type { AgentMetrics } from './metrics.js';
 import type { TunnelAgent } from './agent.js';
 import { AGENT_PORT_DOCUMENT, NOT_READY, READY } from './openapi.js';
+
+/** The longest cluster id the API server registers (its `ClusterParams`). */
+const CLUSTER_ID_MAX_LENGTH = 64;
 
 export interface AgentApp {
   /** PORT: `/healthz` (the process runs), `/readyz` (the tunnel is connected) and `/openapi.json`. */
@@ -34,6 +38,8 @@ export async function buildAgentApp(
 ): Promise<AgentApp> {
   const app = Fastify({
     logger,
+    // No route here takes a path parameter; the longest identifier the agent knows is its cluster id.
+    maxParamLength: maxParamLengthFor(CLUSTER_ID_MAX_LENGTH),
     // A path Fastify cannot decode (`/%zz`) and bytes that are not HTTP get problem+json like the rest
     // (answered here: this reply was made before the problems handler was registered).
     frameworkErrors: (error, request, reply) => sendProblem(request, reply, error.statusCode ?? 400, error.message),

@@ -1,8 +1,15 @@
 import { createHash, createSecretKey } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { createOidcTokenVerifier, InvalidTokenError, invalidTokenReason, TtlCache } from '@gsp/service-kit';
-import { hasControlCharacters } from '@gsp/platform-contract';
+import {
+  createOidcTokenVerifier,
+  DEFAULT_CLOCK_TOLERANCE_MS,
+  InvalidTokenError,
+  invalidTokenReason,
+  toleranceSeconds,
+  TtlCache,
+} from '@gsp/service-kit';
+import { hasControlCharacters, isReservedName, RESERVED_PREFIX } from '@gsp/platform-contract';
 
 export { InvalidTokenError };
 
@@ -18,9 +25,10 @@ export interface VerifierOptions {
   jwt?: { secret: Uint8Array; audience: string } | undefined;
   /** `jwksCooldownMs`: the least time between two key-set fetches triggered by unknown key ids. */
   oidc?: { issuerUrl: string; audience: string; jwksCooldownMs?: number } | undefined;
+  /** `AUTH_CLOCK_TOLERANCE`, for both kinds of token. Default 5000 ms. */
+  clockToleranceMs?: number | undefined;
 }
 
-const CLOCK_TOLERANCE_S = 30;
 /** Every token must expire: without `exp` a leaked token would be valid forever. */
 const REQUIRED_CLAIMS = ['exp'];
 
@@ -34,7 +42,10 @@ export function createTokenVerifier(options: VerifierOptions): (token: string) =
   const cache = new TtlCache<string, VerifiedToken>({ ttlMs: 60_000, maxEntries: 10_000 });
   // A KeyObject verifies faster than raw bytes, which jose would import on every call.
   const hs256 = options.jwt ? { key: createSecretKey(options.jwt.secret), audience: options.jwt.audience } : undefined;
-  const oidc = options.oidc ? createOidcTokenVerifier({ ...options.oidc, requiredClaims: REQUIRED_CLAIMS }) : undefined;
+  const clockToleranceMs = options.clockToleranceMs ?? DEFAULT_CLOCK_TOLERANCE_MS;
+  const oidc = options.oidc
+    ? createOidcTokenVerifier({ ...options.oidc, requiredClaims: REQUIRED_CLAIMS, clockToleranceMs })
+    : undefined;
 
   async function verifyHs256(token: string, key: NonNullable<typeof hs256>): Promise<VerifiedToken> {
     let payload: JWTPayload;
@@ -43,7 +54,7 @@ export function createTokenVerifier(options: VerifierOptions): (token: string) =
         algorithms: ['HS256'],
         audience: key.audience,
         requiredClaims: REQUIRED_CLAIMS,
-        clockTolerance: CLOCK_TOLERANCE_S,
+        clockTolerance: toleranceSeconds(clockToleranceMs),
       }));
     } catch (err) {
       throw invalidTokenReason(err);
@@ -86,5 +97,7 @@ function subjectOf(sub: unknown): string {
   if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('the token has no subject');
   // The subject is written into role bindings and kubeconfigs and becomes Impersonate-User at a cluster.
   if (hasControlCharacters(sub)) throw new InvalidTokenError("the token's subject contains control characters");
+  if (isReservedName(sub))
+    throw new InvalidTokenError(`the token's subject begins with "${RESERVED_PREFIX}", which Kubernetes reserves`);
   return sub;
 }

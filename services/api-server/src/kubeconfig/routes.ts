@@ -2,11 +2,11 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ClusterParams, problem, problemResponses } from '../schemas.js';
 import { existingCluster } from '../clusters/store.js';
-import { Gone } from '../errors.js';
+import { BadRequest, Gone } from '../errors.js';
 import { actorOf } from '../plugins/auth.js';
 import { renderKubeconfig } from './signer.js';
 import type { KubeconfigSigner } from './signer.js';
-import { cliAccessDisabledMessage, KUBECTL_PERMISSION } from '@gsp/platform-contract';
+import { cliAccessDisabledMessage, KUBECTL_PERMISSION, subjectProblem } from '@gsp/platform-contract';
 
 export interface KubeconfigRoutesOptions {
   proxyPublicUrl: string;
@@ -83,6 +83,12 @@ const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = asy
         );
       }
       const subject = actorOf(request);
+      // The proxy would refuse the token at every request: say so now, while the caller can act on it.
+      const problem = subjectProblem(subject);
+      if (problem !== undefined)
+        throw new BadRequest(
+          `your subject cannot be impersonated at a cluster, so no kubeconfig is issued: ${problem}`,
+        );
       const { token } = await opts.signer.issue(subject, cluster.id);
       const body = renderKubeconfig({
         clusterName: `${cluster.org}-${cluster.name}`,

@@ -2,12 +2,21 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../plugins/auth.js';
 import { Conflict, NotFound } from '../errors.js';
-import { bodyProblemResponses, Dns1123Label, OrgParams, problem, problemResponses, Subject } from '../schemas.js';
+import {
+  bodyProblemResponses,
+  Dns1123Label,
+  NewSubject,
+  OrgParams,
+  problem,
+  problemResponses,
+  Subject,
+} from '../schemas.js';
 import { deleteMember, LastAdminError, listMembers, putMember } from './store.js';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
 const Member = Type.Object({ subject: Type.String(), role: Role });
 const MemberParams = Type.Object({ org: Dns1123Label, subject: Subject });
+const NewMemberParams = Type.Object({ org: Dns1123Label, subject: NewSubject });
 const lastAdmin = problem('the change would leave the tenant without an admin');
 
 async function lastAdminIsConflict<T>(change: Promise<T>): Promise<T> {
@@ -41,7 +50,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { permission: 'members.manage', createsTenant: true },
     schema: {
       tags,
-      params: MemberParams,
+      params: NewMemberParams,
       body: Type.Object({ role: Role }, { additionalProperties: false }),
       description: "Sets the role; 409 when it would take away the tenant's last admin.",
       response: {
