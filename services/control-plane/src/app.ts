@@ -72,6 +72,8 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     logger: redactingLogger(options.logger ?? { level: config.logLevel, stream: process.stderr }),
     bodyLimit: BODY_LIMIT,
     http: config.http,
+    // Every path identifier (namespace, name, action, API key) is at most a DNS-1123 label long.
+    longestPathIdentifier: 63,
     // Off unless configured: a believed X-Forwarded-For would let clients dodge the per-IP failure limit.
     trustProxy: config.trustProxy,
     // Refused before routing, so before any hook (the audit's among them): audited here, then

@@ -58,6 +58,7 @@ export function createOidcVerifier(config: OidcConfig, roles: Roles): OidcVerifi
     issuerUrl: config.issuerUrl,
     audience: config.clientId,
     jwksCooldownMs: config.jwksCooldownMs,
+    clockToleranceMs: config.clockToleranceMs,
     algorithms: ALGORITHMS,
   });
   const cache = new TtlCache<string, Principal>({ ttlMs: 60_000, maxEntries: 10_000 });
