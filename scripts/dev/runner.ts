@@ -45,6 +45,8 @@ const DEV_CLUSTER = 'local';
 const DEV_ADMIN = 'dev-admin';
 /** Where the walkthrough's game servers and fleet live. */
 const DEMO_NAMESPACE = 'games';
+/** How long the walkthrough's wait line waits for its game server to be Ready (kube-lite: under a second). */
+const READY_WAIT_SECONDS = 30;
 /** Each wait on a service is bounded: a slow first start (cold tsx cache, initdb) fits well within it. */
 const READY_DEADLINE_MS = 60_000;
 /** How long a cluster of KUBECONFIG has to answer before anything starts. */
@@ -463,11 +465,16 @@ function gameServerWalkthrough(url: string, password: string, kubeconfig: string
     actions: { say: { command: ['say'], timeoutSeconds: 5, description: 'broadcast a message to the players' } },
   });
   const server = `${url}/api/v1/gameservers/${DEMO_NAMESPACE}/arena-1`;
+  // A new game server is Creating for a moment, and its actions answer 409 until it is Ready: the
+  // block waits for that itself (bounded), so it works pasted as a whole. POSIX sh plus SECONDS (bash, zsh).
+  const ready = `until ${curl} ${server} | grep -q '"state":"Ready"'; do`;
+  const timedOut = `echo "arena-1 is not Ready after ${READY_WAIT_SECONDS} s"; break`;
   return [
-    `Game servers (control plane, as the Basic admin; paste in order):`,
+    `Game servers (control plane, as the Basic admin; paste the block as a whole, or line by line):`,
     `  ${curl} -X PUT ${url}/api/v1/profiles/arena ${json} -d '${profile}'`,
     `  ${curl} -X POST ${url}/api/v1/gameservers/${DEMO_NAMESPACE} ${json} -d '{"profile": "arena", "name": "arena-1"}'`,
-    `  ${curl} ${server}                                   # Ready within a second`,
+    `  deadline=$((SECONDS + ${READY_WAIT_SECONDS})); ${ready} [ $SECONDS -lt $deadline ] || { ${timedOut}; }; sleep 0.2; done`,
+    `  ${curl} ${server}                                   # "state":"Ready"`,
     `  ${curl} -X POST ${server}/actions/say ${json} -d '{"args": ["hello", "players"]}'`,
     `  ${curl} -X POST ${server}/actions/allocate`,
     `  ${curl} -X POST ${url}/api/v1/fleets/${DEMO_NAMESPACE}/arena/scale ${json} -d '{"replicas": 3}'`,
