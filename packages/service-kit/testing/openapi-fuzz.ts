@@ -61,8 +61,15 @@ export interface FuzzRequest {
   route: string;
 }
 
+/**
+ * Names every JavaScript object inherits: a server that looks user input up on a plain object
+ * (`profile.actions[action]`) finds these instead of nothing. Sent as path segments, body keys and values.
+ */
+const INHERITED_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+
 /** Path segments a careless server trips over, raw as they go on the wire. */
 const HOSTILE_SEGMENTS = [
+  ...INHERITED_NAMES,
   '%zz',
   '%',
   '%E0%A4%A',
@@ -91,6 +98,7 @@ const segment = (plausible: readonly string[]): fc.Arbitrary<string> =>
     { weight: 3, arbitrary: fc.constantFrom(...plausible) },
     { weight: 2, arbitrary: fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/) },
     { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
+    { weight: 1, arbitrary: fc.constantFrom(...INHERITED_NAMES) },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(encodeURIComponent) },
   );
 
@@ -115,8 +123,7 @@ const hostileString = fc.oneof(
     '-1',
     '1e309',
     'NaN',
-    '__proto__',
-    'constructor',
+    ...INHERITED_NAMES,
     'x'.repeat(2000),
   ),
 );
@@ -127,7 +134,7 @@ function bodyOf(fields: string[] | undefined): fc.Arbitrary<string | undefined> 
     fields && fields.length > 0
       ? fc
           .dictionary(
-            fc.oneof(fc.constantFrom(...fields), fc.constantFrom('extra', '__proto__', '')),
+            fc.oneof(fc.constantFrom(...fields), fc.constantFrom('extra', '', ...INHERITED_NAMES)),
             fc.oneof(wrongTyped, hostileString),
             {
               maxKeys: fields.length + 2,

@@ -246,7 +246,8 @@ function forwardUpgrade(
   stream: Reply,
 ): Upstream {
   const { send, finish, fail } = stream;
-  const headers: OutgoingHttpHeaders = {};
+  // No prototype: a header named `constructor` or `__proto__` is a header like any other.
+  const headers = Object.create(null) as OutgoingHttpHeaders;
   for (let i = 0; i + 1 < flat.length; i += 2) {
     const name = flat[i] as string;
     const value = flat[i + 1] as string;

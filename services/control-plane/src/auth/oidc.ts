@@ -13,7 +13,8 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA
 export function claimAt(claims: JWTPayload, path: string): unknown {
   let value: unknown = claims;
   for (const part of path.split('.')) {
-    if (typeof value !== 'object' || value === null) return undefined;
+    // Own keys only: a path part such as `constructor` must not reach what every object inherits.
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined;
     value = (value as Record<string, unknown>)[part];
   }
   return value;
