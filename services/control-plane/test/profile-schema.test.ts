@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { validateProfile } from '../src/profiles/schema.js';
+import { MAX_QUANTITY, mountPathError, quantityError, validateProfile } from '../src/profiles/schema.js';
 import { profileConfigMap, readProfileConfigMap } from '../src/profiles/store.js';
 import { BUILT_IN_ACTIONS } from '../src/profiles/types.js';
 import type { Profile } from '../src/profiles/types.js';
@@ -47,7 +47,7 @@ const document = fc.record(
       {
         size: quantity,
         storageClassName: fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?(\.[a-z0-9]{1,5}){0,2}$/),
-        mountPath: fc.stringMatching(/^\/[a-z0-9 ._/-]{0,40}$/),
+        mountPath: fc.stringMatching(/^\/[a-z0-9 ._/-]{0,40}$/).filter((p) => mountPathError(p) === undefined),
       },
       { requiredKeys: ['size', 'mountPath'] },
     ),
@@ -345,3 +345,99 @@ t.test('a ConfigMap is read by its label and must be named after it', async (t) 
     'JSON is YAML',
   );
 });
+
+const UNIT_FACTORS: [string, bigint][] = [
+  ['', 1n],
+  ['k', 10n ** 3n],
+  ['M', 10n ** 6n],
+  ['G', 10n ** 9n],
+  ['T', 10n ** 12n],
+  ['P', 10n ** 15n],
+  ['E', 10n ** 18n],
+  ['Ki', 2n ** 10n],
+  ['Mi', 2n ** 20n],
+  ['Gi', 2n ** 30n],
+  ['Ti', 2n ** 40n],
+  ['Pi', 2n ** 50n],
+  ['Ei', 2n ** 60n],
+];
+
+t.test('a quantity is accepted exactly up to 2^63-1, the most Kubernetes can represent', async (t) => {
+  fc.assert(
+    fc.property(fc.constantFrom(...UNIT_FACTORS), fc.bigInt({ min: 0n, max: 10n ** 30n }), ([unit, factor], n) => {
+      const largest = MAX_QUANTITY / factor;
+      const within = n % (largest + 1n);
+      return (
+        quantityError(`${within}${unit}`) === undefined && quantityError(`${largest + 1n + n}${unit}`) !== undefined
+      );
+    }),
+    { numRuns: RUNS },
+  );
+  // A fraction counts: 9223372036854775807.5 is above the bound, 9223372036854775807500m as well.
+  fc.assert(
+    fc.property(fc.stringMatching(/^[0-9]{1,3}$/), (digits) => {
+      const fraction = `9223372036854775807.${digits}`;
+      return (quantityError(fraction) === undefined) === /^0*$/.test(digits);
+    }),
+    { numRuns: RUNS },
+  );
+  t.equal(quantityError('9223372036854775807'), undefined);
+  t.equal(quantityError('9223372036854775807000m'), undefined);
+  t.equal(quantityError('7Ei'), undefined);
+  t.match(quantityError('8Ei'), /may not exceed 2\^63-1/);
+  t.match(quantityError('99999999999999999999999Ei'), /may not exceed 2\^63-1/);
+});
+
+t.test('a mountPath at, under or above the secrets directories is refused however it is spelled', async (t) => {
+  const segment = fc.stringMatching(/^[a-z0-9_-]{1,12}$/);
+  const noise = fc.constantFrom('/', '//', '/./');
+  const spell = (segments: readonly string[], seps: readonly string[]) =>
+    segments.map((s, i) => `${seps[i % seps.length] ?? '/'}${s}`).join('') || '/';
+  const secrets = fc.constantFrom(
+    ['var', 'run', 'secrets'],
+    ['run', 'secrets'],
+    ['var', 'run', 'secrets', 'kubernetes.io', 'serviceaccount'],
+  );
+  fc.assert(
+    fc.property(
+      secrets,
+      fc.array(segment, { maxLength: 3 }),
+      fc.array(noise, { minLength: 1, maxLength: 4 }),
+      fc.nat(),
+      fc.boolean(),
+      (dir, below, seps, cut, trailing) => {
+        // The directory itself, a path under it, or one of its parents.
+        const segments = cut % 2 === 0 ? [...dir, ...below] : dir.slice(0, cut % dir.length);
+        return mountPathError(spell(segments, seps) + (trailing ? '/' : '')) !== undefined;
+      },
+    ),
+    { numRuns: RUNS },
+  );
+  fc.assert(
+    fc.property(fc.array(segment, { maxLength: 4 }), fc.constantFrom('data', 'srv', 'home', 'var'), (rest, root) => {
+      const path = `/${[root, ...(root === 'var' ? ['lib', ...rest] : rest)].join('/')}`;
+      return mountPathError(path) === undefined;
+    }),
+    { numRuns: RUNS },
+  );
+  t.match(mountPathError('/data/../var/run/secrets'), /must not contain "\.\." segments/);
+  t.match(mountPathError('/var/run/secrets/kubernetes.io/serviceaccount'), /service-account token/);
+  t.match(mountPathError('/'), /service-account token/);
+  t.equal(mountPathError('/var/run/secretsx'), undefined, 'a sibling of the directory is fine');
+});
+
+t.test(
+  'a profile refuses a NUL in env, a quantity too large and a mount over the token, naming each field',
+  async (t) => {
+    const result = validateProfile('world', {
+      image: 'example/game:1.0',
+      ports: [{ name: 'game', containerPort: 7777 }],
+      env: { MOTD: 'a\u0000b' },
+      resources: { requests: { memory: '99999999999999999999999Ei' } },
+      storage: { size: '1Gi', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+    });
+    t.ok('errors' in result);
+    const pointers = 'errors' in result ? result.errors.map((e) => e.pointer).sort() : [];
+    t.same(pointers, ['/env/MOTD', '/resources/requests/memory', '/storage/mountPath']);
+  },
+);

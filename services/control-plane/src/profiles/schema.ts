@@ -16,6 +16,7 @@ const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 const QUANTITY = '^[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$';
 const NO_NUL = '^[^\\u0000]*$';
+const QUANTITY_RE = new RegExp(QUANTITY);
 
 const PROFILE_NAME_RULE =
   'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit';
@@ -35,6 +36,89 @@ const Quantity = Type.String({
   errorMessage: 'must be a Kubernetes quantity such as 500m, 2, 512Mi or 1.5Gi',
   description: 'A Kubernetes quantity: 500m, 2, 512Mi, 1.5Gi.',
 });
+
+/**
+ * Environment variables, the same rules wherever they are given (a profile's `env`, a create's):
+ * names as a shell takes them, values without NUL, which no process environment can hold.
+ */
+export const envVars = (options: { default?: object; description?: string } = {}) =>
+  Type.Record(
+    Type.String(),
+    Type.String({ maxLength: 32768, pattern: NO_NUL, errorMessage: 'must not contain NUL characters' }),
+    {
+      ...options,
+      maxProperties: 100,
+      propertyNames: {
+        maxLength: 256,
+        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        errorMessage: 'is not a valid variable name: letters, digits and "_", not starting with a digit',
+      },
+    },
+  );
+
+/** Kubernetes' bound on a quantity: no quantity may represent a number greater than 2^63-1. */
+export const MAX_QUANTITY = 2n ** 63n - 1n;
+
+const QUANTITY_UNITS: Readonly<Record<string, { times: bigint; per: bigint }>> = {
+  '': { times: 1n, per: 1n },
+  m: { times: 1n, per: 1000n },
+  k: { times: 10n ** 3n, per: 1n },
+  M: { times: 10n ** 6n, per: 1n },
+  G: { times: 10n ** 9n, per: 1n },
+  T: { times: 10n ** 12n, per: 1n },
+  P: { times: 10n ** 15n, per: 1n },
+  E: { times: 10n ** 18n, per: 1n },
+  Ki: { times: 2n ** 10n, per: 1n },
+  Mi: { times: 2n ** 20n, per: 1n },
+  Gi: { times: 2n ** 30n, per: 1n },
+  Ti: { times: 2n ** 40n, per: 1n },
+  Pi: { times: 2n ** 50n, per: 1n },
+  Ei: { times: 2n ** 60n, per: 1n },
+};
+
+/**
+ * What is wrong with `quantity` (of the QUANTITY syntax) beyond its syntax: a value above
+ * 2^63-1, which Kubernetes cannot represent. Exact, in integers: no rounding lets one through.
+ */
+export function quantityError(quantity: string): string | undefined {
+  const match = /^([0-9]+)(?:\.([0-9]+))?([a-zA-Z]*)$/.exec(quantity);
+  const unit = match
+    ? Object.hasOwn(QUANTITY_UNITS, match[3] ?? '')
+      ? QUANTITY_UNITS[match[3] ?? '']
+      : undefined
+    : undefined;
+  if (!match || unit === undefined) return undefined;
+  const fraction = match[2] ?? '';
+  const scaled = BigInt(`${match[1]}${fraction}`) * unit.times;
+  const per = 10n ** BigInt(fraction.length) * unit.per;
+  // value = scaled / per; it exceeds the bound when scaled > bound * per.
+  if (scaled > MAX_QUANTITY * per)
+    return 'is larger than Kubernetes can represent: a quantity may not exceed 2^63-1 (about 8Ei of memory)';
+  return undefined;
+}
+
+/**
+ * Where Kubernetes mounts a pod's service-account token (`/var/run/secrets/kubernetes.io/serviceaccount`)
+ * and other projected credentials (`/var/run/secrets/tokens`, cloud identity tokens); `/run` is
+ * where `/var/run` points in most images.
+ */
+const SECRETS_DIRS = ['/var/run/secrets', '/run/secrets'];
+
+/**
+ * What is wrong with `mountPath` beyond its syntax: a `..` segment (the path would not say where
+ * it mounts), or a mount at, under or above a secrets directory, which would hide the
+ * service-account token from the game or put the game's files in its place.
+ */
+export function mountPathError(mountPath: string): string | undefined {
+  const segments = mountPath.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.includes('..')) return 'must not contain ".." segments';
+  const normal = `/${segments.join('/')}`;
+  for (const dir of SECRETS_DIRS) {
+    const at = normal === dir || normal.startsWith(`${dir}/`) || dir.startsWith(normal === '/' ? '/' : `${normal}/`);
+    if (at) return `must not be at, under or above ${dir}, where Kubernetes mounts the service-account token`;
+  }
+  return undefined;
+}
 
 /** An argv: run as is, without a shell. NUL cannot reach a process, so it is refused here rather than there. */
 const Argv = Type.Array(
@@ -86,21 +170,7 @@ export const ProfileBody = Type.Object(
       errorMessage: 'must be an image reference, without spaces or control characters',
     }),
     ports: Type.Array(Port, { minItems: 1, maxItems: 16 }),
-    env: Type.Optional(
-      Type.Record(
-        Type.String(),
-        Type.String({ maxLength: 32768, pattern: NO_NUL, errorMessage: 'must not contain NUL characters' }),
-        {
-          maxProperties: 100,
-          propertyNames: {
-            maxLength: 256,
-            pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-            errorMessage: 'is not a valid variable name: letters, digits and "_", not starting with a digit',
-          },
-          default: {},
-        },
-      ),
-    ),
+    env: Type.Optional(envVars({ default: {} })),
     resources: Type.Optional(
       Type.Object(
         { requests: Type.Optional(Compute), limits: Type.Optional(Compute) },
@@ -250,7 +320,25 @@ function ruleIssues(doc: Record<string, unknown>): SchemaIssue[] {
       }
     }
   }
+  const quantities: [string, unknown][] = [];
+  const storage = isObject(doc.storage) ? doc.storage : {};
+  quantities.push(['/storage/size', storage.size]);
+  if (typeof storage.mountPath === 'string') {
+    const error = mountPathError(storage.mountPath);
+    if (error !== undefined) issues.push(issue('/storage/mountPath', 'secretsMount', error));
+  }
   const resources = isObject(doc.resources) ? doc.resources : {};
+  for (const kind of ['requests', 'limits'] as const) {
+    const compute = resources[kind];
+    if (isObject(compute))
+      for (const resource of ['cpu', 'memory'] as const)
+        quantities.push([`/resources/${kind}/${resource}`, compute[resource]]);
+  }
+  for (const [pointer, value] of quantities) {
+    if (typeof value !== 'string' || !QUANTITY_RE.test(value)) continue;
+    const error = quantityError(value);
+    if (error !== undefined) issues.push(issue(pointer, 'quantityRange', error));
+  }
   const { requests, limits } = resources;
   if (isObject(requests) && isObject(limits)) {
     for (const resource of ['cpu', 'memory']) {
