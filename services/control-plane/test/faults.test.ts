@@ -226,6 +226,49 @@ for (const fault of ['cut', 'stall'] as const) {
 }
 
 t.test(
+  'until the caches have listed once, every informer-fed read answers 503 with Retry-After, never an empty list',
+  async (t) => {
+    const relay = await startRelay(t, kubeTarget);
+    relay.cut();
+    const { app } = await relayedApp(t, relay);
+    const reads = [
+      '/api/v1/gameservers',
+      '/api/v1/gameservers/default/gs-faults',
+      '/api/v1/gameservers/default/gs-faults/snapshots',
+      '/api/v1/fleets',
+      '/api/v1/fleets/default/gs-faults',
+      '/api/v1/profiles',
+      '/api/v1/profiles/faults',
+      '/api/v1/snapshots',
+      '/api/v1/apikeys',
+    ];
+    for (const url of reads) {
+      const res = await app.inject({ url, headers: BASIC_ADMIN });
+      t.equal(res.statusCode, 503, `${url}: ${res.body}`);
+      t.ok(Number(res.headers['retry-after']) > 0, `${url} with Retry-After`);
+      t.match(res.json(), { detail: /not been (listed|loaded) from Kubernetes yet/ }, `${url} says why`);
+    }
+    const action = await app.inject({
+      method: 'POST',
+      url: '/api/v1/gameservers/default/gs-faults/actions/shutdown',
+      headers: BASIC_ADMIN,
+    });
+    t.equal(action.statusCode, 503, 'an action on a game server the cache cannot know yet is a 503, not a 404');
+    relay.heal();
+    await until(
+      'the game servers to be listed',
+      async () => {
+        const res = await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN });
+        return res.statusCode === 200 && res.body.includes('gs-faults');
+      },
+      15_000,
+    );
+    const fleets = await app.inject({ url: '/api/v1/fleets', headers: BASIC_ADMIN });
+    t.match(fleets.json(), [{ name: 'gs-faults' }], 'the fleets are listed once the cluster answers');
+  },
+);
+
+t.test(
   'a key whose create answer was lost is never valid, and its Secret is removed once the cluster answers',
   async (t) => {
     const relay = await startRelay(t, kubeTarget);

@@ -1,6 +1,8 @@
 import { ListWatch } from '@kubernetes/client-node';
 import type { KubernetesListObject, KubernetesObject, Watch } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
+import { ServiceUnavailable, withRetryAfter } from '../errors.js';
+import { CLUSTER_RETRY_AFTER_SECONDS } from './errors.js';
 
 export type ChangeType = 'add' | 'update' | 'delete';
 
@@ -86,6 +88,15 @@ export class Informer<T extends KubernetesObject> {
 
   get ready(): boolean {
     return this.synced;
+  }
+
+  /** 503 with `Retry-After` until the first list: an empty cache must not read as "there are none". */
+  requireReady(): void {
+    if (!this.synced)
+      throw withRetryAfter(
+        new ServiceUnavailable(`the ${this.what} have not been listed from Kubernetes yet`),
+        CLUSTER_RETRY_AFTER_SECONDS,
+      );
   }
 
   get(namespace: string, name: string): T | undefined {

@@ -64,6 +64,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (ap
 
   /** Refuses a console on a game server that does not exist (404) or whose process does not run (409). */
   const checkRunning = ({ namespace, name }: ConsoleTarget): void => {
+    app.agones.gameServers.requireReady();
     const gs = app.agones.gameServers.get(namespace, name);
     if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
     const state = stateOf(gs);

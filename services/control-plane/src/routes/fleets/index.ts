@@ -18,6 +18,7 @@ const fleetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { fleets } = app.agones;
 
   const cached = (namespace: string, name: string): AgonesFleet => {
+    fleets.requireReady();
     const fleet = fleets.get(namespace, name);
     if (fleet === undefined) throw new NotFound(`fleet ${namespace}/${name} not found`);
     return fleet;
@@ -27,14 +28,15 @@ const fleetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ...routeOf('listFleets'),
     schema: { tags: ['fleets'], querystring: ListQuery, response: { 200: Type.Array(FleetSchema) } },
     handler: async (request, reply) =>
-      listPage(request, reply, 'fleets', (namespace) =>
-        fleets
+      listPage(request, reply, 'fleets', (namespace) => {
+        fleets.requireReady();
+        return fleets
           .list(namespace)
           .map(fleetView)
           .sort((a, b) =>
             a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace < b.namespace ? -1 : 1,
-          ),
-      ),
+          );
+      }),
   });
 
   app.route({

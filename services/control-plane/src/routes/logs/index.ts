@@ -74,6 +74,7 @@ const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const { namespace, name } = request.params;
       const { tailLines, sinceSeconds, follow = false } = request.query;
+      gameServers.requireReady();
       const gs = gameServers.get(namespace, name);
       if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
       const uid = gs.metadata?.uid;

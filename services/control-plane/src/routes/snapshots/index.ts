@@ -63,6 +63,7 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
     },
     handler: async (request, reply) => {
       const { namespace, name } = request.params;
+      gameServers.requireReady();
       const gs = gameServers.get(namespace, name);
       if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
       const created = await takeSnapshot(ctx, gs, request.body.name, (outcome) => {
@@ -79,6 +80,7 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
     handler: async (request) => {
       const { namespace, name } = request.params;
       const items = store.ofGameServer(namespace, name);
+      gameServers.requireReady();
       // A deleted game server's snapshots stay (they can be restored), and are still listed here.
       if (items.length === 0 && gameServers.get(namespace, name) === undefined)
         throw new NotFound(`game server ${namespace}/${name} not found`);
