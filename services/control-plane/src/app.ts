@@ -17,6 +17,7 @@ import openapi from './plugins/openapi.js';
 import { failureLimiter } from './auth/failures.js';
 import { clientErrorStatus, frameworkProblem, seenOf } from './early-errors.js';
 import { TooManyRequests } from './errors.js';
+import { MAX_FRAME_BYTES, isClientProtocolError } from './console/protocol.js';
 import type { Retryable } from './errors.js';
 import { redactingLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -110,7 +111,19 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(audit, { stream: auditStream });
   // Right after the audit, so that its hooks run before authentication's: an upgrade request
   // refused (401, 403, 429) has its socket closed once answered, on every route.
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(websocket, {
+    options: { maxPayload: MAX_FRAME_BYTES },
+    errorHandler: (error, socket, request) => {
+      // A client's protocol mistake is a warning without a stack; `ws` is already closing that
+      // socket with the matching code (the console session audits how it ended).
+      if (isClientProtocolError(error)) {
+        request.log.warn({ code: error.code, reason: error.message }, 'console client broke the WebSocket protocol');
+        return;
+      }
+      request.log.error({ err: error }, 'console WebSocket failed');
+      socket.terminate();
+    },
+  });
   await registerOpenApi(app, {
     title: 'GSP control plane',
     description: 'Game servers, fleets, profiles and API keys.',

@@ -519,6 +519,54 @@ t.test('input past the limits, and messages that are not input, close the consol
   t.equal(fine.closeCode, undefined, '20 messages in a second are fine');
 });
 
+t.test(
+  'a client breaking the WebSocket protocol is a warning without a stack, and its close is audited as a failure',
+  async (t) => {
+    const { app, http, audit, log } = await setUp(t);
+    await readyServer(app, 'rude');
+    // A close frame with code 1005, which no endpoint may send: masked (with a zero key) as from a client.
+    const closeFrame1005 = Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xed]);
+    const cases: [string, (c: Console) => void, RegExp, number][] = [
+      ['a frame over 64 KiB', (c) => c.ws.send('x'.repeat(64 * 1024 + 1)), /Max payload size exceeded/, 1009],
+      [
+        'close code 1005',
+        (c) => (c.ws as unknown as { _socket: { write(b: Buffer): void } })._socket.write(closeFrame1005),
+        /invalid status code 1005/,
+        1002,
+      ],
+    ];
+    for (const [what, misbehave, reason, code] of cases) {
+      const before = audit.lines().filter((l) => l.action === 'console.close').length;
+      const client = await open(consoleUrl(http, 'rude'), BASIC_ADMIN);
+      misbehave(client);
+      const closeLine = await until(
+        'the close audit line',
+        () => audit.lines().filter((l) => l.action === 'console.close')[before],
+      );
+      t.match(
+        closeLine,
+        { result: 'failure', reason: new RegExp(`^client broke the WebSocket protocol: .*${reason.source}`) },
+        `${what}: audited as a failure saying why`,
+      );
+      if (what === 'a frame over 64 KiB') t.equal(await client.closed().then(() => client.closeCode), code, what);
+      const entries = log.text
+        .split('\n')
+        .filter((l) => l.includes('WebSocket') || l.includes('"stack"'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string; stack?: string; err?: unknown });
+      const warning = entries.find((e) => reason.test(JSON.stringify(e)));
+      t.match(
+        warning,
+        { level: 40, msg: 'console client broke the WebSocket protocol' },
+        `${what}: logged as a warning`,
+      );
+      t.notOk(
+        entries.some((e) => e.level >= 50 || e.err !== undefined || e.stack !== undefined),
+        `${what}: no error and no stack`,
+      );
+    }
+  },
+);
+
 t.test('a client that does not read is closed at 1 MiB waiting, and never stalls another console', async (t) => {
   const { app, http, audit } = await setUp(t);
   await readyServer(app, 'slow');

@@ -24,6 +24,19 @@ export const CONSOLE_LIMITS: ConsoleLimits = {
   maxBufferedBytes: 1024 * 1024,
 };
 
+/** The largest WebSocket frame a console client may send; `ws` refuses a larger one itself (1009). */
+export const MAX_FRAME_BYTES = 64 * 1024;
+
+/**
+ * Whether `error`, raised by a console's WebSocket, is the client breaking the WebSocket protocol
+ * (a frame over the limit, a reserved close code such as 1005, invalid UTF-8): `ws` names those
+ * with a `WS_ERR_` code and closes the connection itself. A client's mistake, not the server's.
+ */
+export function isClientProtocolError(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('WS_ERR_');
+}
+
 /** Characters of an input line kept in its audit line. */
 export const MAX_AUDITED_COMMAND = 256;
 

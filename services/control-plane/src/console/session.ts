@@ -1,6 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import type { AttachedStream } from '../kube/exec.js';
-import { LineSplitter, RateWindow, encode, parseClientMessage } from './protocol.js';
+import { LineSplitter, RateWindow, encode, isClientProtocolError, parseClientMessage } from './protocol.js';
 import type { ConsoleLimits, ServerMessage } from './protocol.js';
 
 /** WebSocket close codes (RFC 6455, 7.4.1). */
@@ -9,6 +9,7 @@ export const CloseCode = {
   goingAway: 1001,
   unsupportedData: 1003,
   policy: 1008,
+  protocolError: 1002,
   tooBig: 1009,
   internal: 1011,
 } as const;
@@ -80,6 +81,15 @@ export class ConsoleSession {
     this.rate = new RateWindow(limits.maxInputsPerSecond);
     this.state = options.state;
     socket.on('message', (data, isBinary) => this.receive(data, isBinary));
+    // Emitted before `close`: a connection the client broke ends as a failure saying how.
+    socket.on('error', (err) => {
+      if (isClientProtocolError(err))
+        this.close(
+          `client broke the WebSocket protocol: ${err.message}`,
+          err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? CloseCode.tooBig : CloseCode.protocolError,
+        );
+      else this.close('the connection to the client failed', CloseCode.internal);
+    });
     socket.on('close', () => this.close('connection closed', CloseCode.normal));
     this.send({ type: 'state', state: this.state });
   }
