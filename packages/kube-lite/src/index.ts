@@ -19,6 +19,12 @@ import { Router } from './server.js';
 import { Store } from './store.js';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 
+/**
+ * The API server (Go's net/http) reads a request line and headers up to 1 MiB; Node's default,
+ * 16 KiB, would refuse an exec whose argv (in the query) a cluster takes.
+ */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
 export {
   findHelm,
   findKubectl,
@@ -109,8 +115,11 @@ export async function startKubeLite(options: KubeLiteOptions = {}): Promise<Kube
 
   const certificate = options.tls ? generateSelfSignedCertificate('kube-lite') : undefined;
   const server: Server = certificate
-    ? createHttpsServer({ cert: certificate.cert, key: certificate.key }, router.handle)
-    : createHttpServer(router.handle);
+    ? createHttpsServer(
+        { cert: certificate.cert, key: certificate.key, maxHeaderSize: MAX_HEADER_BYTES },
+        router.handle,
+      )
+    : createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, router.handle);
   server.on('upgrade', router.upgrade);
   server.keepAliveTimeout = 60_000;
   const port = await listen(server, options.port ?? 0, host);

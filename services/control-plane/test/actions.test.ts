@@ -191,6 +191,50 @@ t.test('unknown actions are 404 naming what exists; actions on a server in the w
   t.match(late.json(), { detail: /is being deleted|is Shutdown/ });
 });
 
+t.test(
+  'args up to the documented limits are accepted; more args are refused naming the rule, not with 413',
+  async (t) => {
+    const { app } = await setUp(t);
+    await readyServer(app, 'big');
+    // The largest args the rules allow, in characters JSON escapes to six bytes each.
+    const largest = Array.from({ length: 64 }, () => '\u0001'.repeat(4096));
+    const res = await act(app, 'big', 'say', largest);
+    t.equal(res.statusCode, 200, res.body.slice(0, 300));
+    const many = await act(
+      app,
+      'big',
+      'say',
+      Array.from({ length: 10_000 }, () => 'a'),
+    );
+    t.equal(many.statusCode, 400, many.body.slice(0, 300));
+    t.match(many.json(), { detail: /args.*at most 64/ });
+    const wide = await act(
+      app,
+      'big',
+      'say',
+      Array.from({ length: 64 }, () => 'é'.repeat(4096)),
+    );
+    t.equal(wide.statusCode, 400, 'two-byte characters make them twice as large');
+    t.match(wide.json(), { detail: /args must total at most 262144 bytes/ });
+    const long = await act(app, 'big', 'say', ['x'.repeat(4097)]);
+    t.equal(long.statusCode, 400);
+    t.match(long.json(), { detail: /at most 4096 characters/ });
+  },
+);
+
+t.test('names every object inherits are unknown actions, not a 500', async (t) => {
+  const { app } = await setUp(t);
+  await readyServer(app, 'proto');
+  for (const action of ['constructor', 'tostring', 'valueof', 'hasownproperty']) {
+    const res = await act(app, 'proto', action);
+    t.equal(res.statusCode, 404, `${action}: ${res.body}`);
+    t.match(res.json(), { detail: new RegExp(`no action ${action} for game server games/proto`) });
+  }
+  // Not lower-case: refused by the path's rule before any lookup.
+  for (const action of ['toString', 'hasOwnProperty', '__proto__'])
+    t.equal((await act(app, 'proto', action)).statusCode, 400, action);
+});
+
 t.test('one action at a time per game server, across replicas sharing Redis', async (t) => {
   const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
   const a = await buildWithProfiles(t, { arena: PROFILE }, { env });

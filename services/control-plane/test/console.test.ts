@@ -74,8 +74,13 @@ async function setUp(t: Tap, env: Record<string, string> = {}): Promise<Replica 
   return { ...one, kube };
 }
 
-const act = (app: FastifyInstance, name: string, action: string) =>
-  app.inject({ method: 'POST', url: `/api/v1/gameservers/games/${name}/actions/${action}`, headers: BASIC_ADMIN });
+const act = (app: FastifyInstance, name: string, action: string, args?: string[]) =>
+  app.inject({
+    method: 'POST',
+    url: `/api/v1/gameservers/games/${name}/actions/${action}`,
+    headers: BASIC_ADMIN,
+    ...(args ? { payload: { args } } : {}),
+  });
 
 const consoleUrl = (http: string, name: string, ticket?: string) =>
   `${http.replace(/^http/, 'ws')}/api/v1/gameservers/games/${name}/console${ticket === undefined ? '' : `?ticket=${encodeURIComponent(ticket)}`}`;
@@ -189,7 +194,8 @@ t.test(
     t.same(client.states(), ['Ready', 'Allocated']);
     client.input('say still here\n');
     await until('the answer after allocation', () => client.output().includes('[server] still here'));
-    t.equal((await act(app, 'alloc', 'shutdown')).statusCode, 200);
+    // Players are on an Allocated server: shutting it down takes force.
+    t.equal((await act(app, 'alloc', 'shutdown', ['force'])).statusCode, 200);
     t.equal(await client.closed(), 'game server shut down');
     t.equal(client.closeCode, 1000);
     t.equal(client.messages.at(-1)?.type, 'closed', 'closed is the last message');

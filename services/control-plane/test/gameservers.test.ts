@@ -142,6 +142,12 @@ t.test(
       { detail: /^name must be a DNS-1123 label: lower-case letters, digits and "-"/ },
       'the rule, not the pattern',
     );
+    // The profile's rules for env, one schema: a NUL cannot reach a process's environment.
+    const nul = await create('games', { profile: 'arena', name: 'nul', env: { MOTD: 'a\u0000b' } });
+    t.equal(nul.statusCode, 400, nul.body);
+    t.match(nul.json(), { detail: /env\.MOTD must not contain NUL characters/ });
+    const badVar = await create('games', { profile: 'arena', name: 'badvar', env: { '1X': 'y' } });
+    t.equal(badVar.statusCode, 400);
     const extra = await create('games', { profile: 'arena', image: 'evil' });
     t.equal(extra.statusCode, 400);
     t.match(extra.json(), { detail: /unknown field/ });

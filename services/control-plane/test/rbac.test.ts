@@ -4,9 +4,21 @@ import type { KubeLite } from '@gsp/kube-lite';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { authorize, loadRoles } from '../src/rbac/roles.js';
 import type { Verb } from '../src/rbac/roles.js';
-import { ROUTES } from '../src/routes/table.js';
+import { DELETING_SHUTDOWN, ROUTES } from '../src/routes/table.js';
 import type { RouteSpec } from '../src/routes/table.js';
-import { build, createBareGameServer, createKey, rolesFile, startKube, until } from './helper.js';
+import {
+  BASIC_ADMIN,
+  GAME_PROFILE,
+  buildWithProfiles,
+  build,
+  createBareGameServer,
+  createKey,
+  kubectl,
+  readyServer,
+  rolesFile,
+  startKube,
+  until,
+} from './helper.js';
 
 const CUSTOM = `roles:
   games-ops:
@@ -129,6 +141,64 @@ t.test('every route in the table answers 403 below its minimum role and never at
       t.equal(await call(id, spec, 'games-ops', 'other'), 403, `${id} as games-ops in other`);
   }
 });
+
+t.test(
+  'a shutdown that deletes more than a match, its players or its data, takes the permission to delete',
+  async (t) => {
+    const { app, kube } = await buildWithProfiles(
+      t,
+      { arena: GAME_PROFILE, world: { ...GAME_PROFILE, storage: { size: '1Gi', mountPath: '/data' } } },
+      { env: { RBAC_ROLES_FILE: rolesFile(CUSTOM) } },
+    );
+    const rank = { viewer: 0, operator: 1, admin: 2 };
+    const roleNames = ['viewer', 'operator', 'admin', 'games-ops'] as const;
+    const keys: Record<string, string> = {};
+    for (const role of roleNames) keys[role] = await createKey(app, `shutdown-${role}`, role);
+    const shutdown = (name: string, role: string, args?: string[]) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/v1/gameservers/games/${name}/actions/shutdown`,
+        headers: { 'x-api-key': keys[role] as string },
+        ...(args ? { payload: { args } } : {}),
+      });
+    for (const role of roleNames) {
+      const mayExecute = role !== 'viewer';
+      // games-ops holds every verb in games; the built-in roles as the table says.
+      const mayDelete = role === 'games-ops' || rank[role] >= rank[DELETING_SHUTDOWN.minimumRole];
+
+      await readyServer(app, `match-${role}`);
+      const match = await shutdown(`match-${role}`, role);
+      t.equal(match.statusCode, mayExecute ? 200 : 403, `${role}: a match server, neither Allocated nor holding data`);
+
+      await readyServer(app, `full-${role}`);
+      const allocate = await app.inject({
+        method: 'POST',
+        url: `/api/v1/gameservers/games/full-${role}/actions/allocate`,
+        headers: BASIC_ADMIN,
+      });
+      t.equal(allocate.statusCode, 200, allocate.body);
+      const unforced = await shutdown(`full-${role}`, role);
+      t.equal(unforced.statusCode, mayDelete ? 409 : 403, `${role}: an Allocated server without force`);
+      if (mayDelete) t.match(unforced.json(), { detail: /is Allocated: players are on it.*\["force"\]/ });
+      else if (mayExecute) t.match(unforced.json(), { detail: /needs the permission to delete game servers/ });
+      const forced = await shutdown(`full-${role}`, role, ['force']);
+      t.equal(forced.statusCode, mayDelete ? 200 : 403, `${role}: an Allocated server with force`);
+
+      await readyServer(app, `world-${role}`, 'world');
+      const world = await shutdown(`world-${role}`, role);
+      t.equal(world.statusCode, mayDelete ? 200 : 403, `${role}: a server with a data claim`);
+      if (mayExecute && !mayDelete) {
+        t.match(world.json(), { detail: /its data claim world-operator-data goes with it/ });
+        const claim = await kubectl(kube, ['get', 'pvc', `world-${role}-data`, '-n', 'games', '-o', 'name']);
+        t.equal(claim.code, 0, 'the data claim is still there');
+        const state = (
+          await app.inject({ url: `/api/v1/gameservers/games/world-${role}`, headers: BASIC_ADMIN })
+        ).json();
+        t.match(state, { state: 'Ready' }, 'and so is the server');
+      }
+    }
+  },
+);
 
 t.test('a namespaced role sees only its namespaces in cluster-wide lists', async (t) => {
   const kube = await twoNamespaces(t);

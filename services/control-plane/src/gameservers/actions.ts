@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { parseDuration } from '@gsp/service-kit';
-import { BadRequest, Conflict, NotFound } from '../errors.js';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
 import type { CommandRunner, CommandResult } from '../kube/exec.js';
 import type { Informer } from '../kube/informer.js';
 import type { Profile } from '../profiles/types.js';
 import { BUILT_IN_ACTIONS } from '../profiles/types.js';
 import type { BuiltInAction } from '../profiles/types.js';
+import { claimName } from '../profiles/manifest.js';
 import { AGONES, PROFILE_LABEL, STATES, containerOf, gameServerView, stateOf } from './model.js';
 import type { AgonesGameServer, GameServer } from './model.js';
 
@@ -33,6 +34,12 @@ export interface ActionContext {
   exec: CommandRunner;
   gameServers: Informer<AgonesGameServer>;
   profile: (name: string) => Profile | undefined;
+}
+
+/** Who asks, as far as an action's rules depend on it. */
+export interface ActionCaller {
+  /** Whether the caller may delete game servers in the server's namespace (DELETING_SHUTDOWN). */
+  mayDelete: boolean;
 }
 
 /** What running an action needs: how long it may take (for the lock) and the run itself. */
@@ -63,6 +70,14 @@ function nameOf(gs: AgonesGameServer): string {
   return `${gs.metadata?.namespace ?? ''}/${gs.metadata?.name ?? ''}`;
 }
 
+/** The data claim `<name>-data` the server mounts (made from a profile with storage), if any. */
+function dataClaimOf(gs: AgonesGameServer): string | undefined {
+  const claim = claimName(gs.metadata?.name ?? '');
+  const volumes = (gs.spec?.template?.spec as { volumes?: { persistentVolumeClaim?: { claimName?: string } }[] })
+    ?.volumes;
+  return volumes?.some((v) => v.persistentVolumeClaim?.claimName === claim) ? claim : undefined;
+}
+
 function noArgs(action: string, args: readonly string[]): void {
   if (args.length > 0) throw new BadRequest(`action ${action} takes no args`);
 }
@@ -80,6 +95,7 @@ export function planAction(
   gs: AgonesGameServer,
   action: string,
   args: readonly string[],
+  caller: ActionCaller,
 ): PlannedAction {
   const namespace = gs.metadata?.namespace ?? '';
   const name = gs.metadata?.name ?? '';
@@ -112,8 +128,10 @@ export function planAction(
     allowed: readonly string[],
     state: string,
     extra: Record<string, unknown> = {},
+    check: (fresh: AgonesGameServer) => void = () => undefined,
   ): Promise<ActionResult> => {
     const fresh = await current(allowed);
+    check(fresh);
     // The resourceVersion makes the write conditional: a server that changed since it was read gets 409.
     const body = { metadata: { resourceVersion: fresh.metadata?.resourceVersion }, status: { state, ...extra } };
     const written = (await ctx.custom.patchNamespacedCustomObject(
@@ -202,13 +220,34 @@ export function planAction(
         };
       }
       case 'shutdown': {
-        noArgs(action, args);
+        const force = args.length === 1 && args[0] === 'force';
+        if (args.length > 0 && !force)
+          throw new BadRequest('action shutdown takes no args, or ["force"] to shut down an Allocated server');
         requireState(gs, action, SHUTDOWN_FROM);
+        // Agones deletes a Shutdown server, and Kubernetes its data claim: past a match, it is a delete.
+        const guard = (server: AgonesGameServer): void => {
+          const allocated = stateOf(server) === 'Allocated';
+          const claim = dataClaimOf(server);
+          if ((allocated || claim !== undefined) && !caller.mayDelete) {
+            const what = [allocated ? 'players are on it' : '', claim ? `its data claim ${claim} goes with it` : '']
+              .filter((s) => s !== '')
+              .join(' and ');
+            throw new Forbidden(
+              `shutting down ${namespace}/${name} deletes it (${what}): that needs the permission to delete game servers, as DELETE does`,
+            );
+          }
+          if (allocated && !force)
+            throw new Conflict(
+              `game server ${namespace}/${name} is Allocated: players are on it. Shut it down with args ["force"] (Agones itself never removes an Allocated server)`,
+            );
+        };
+        guard(gs);
         return {
           name: action,
           timeoutMs: BUILT_IN_TIMEOUT_MS,
           outcome: commandOutcome,
-          run: () => setState(SHUTDOWN_FROM, 'Shutdown'),
+          // Checked again on the server as the cluster has it: it may have been allocated since.
+          run: () => setState(SHUTDOWN_FROM, 'Shutdown', {}, guard),
         };
       }
       case 'restart': {
@@ -235,7 +274,8 @@ export function planAction(
       }
     }
   }
-  const defined = profile?.actions[action];
+  // Own keys only: `constructor` or `toString` must not find what every object inherits.
+  const defined = profile !== undefined && Object.hasOwn(profile.actions, action) ? profile.actions[action] : undefined;
   if (defined === undefined) {
     const own = profile ? Object.keys(profile.actions).sort() : [];
     const from = profile ? `; profile ${profile.name} defines ${own.length > 0 ? own.join(', ') : 'none'}` : '';

@@ -26,15 +26,35 @@ export const ActionName = Type.String({
   errorMessage: 'must be lower-case letters, digits and "-", starting with a letter, at most 63 characters',
   description: 'allocate, reserve, restart, shutdown, or an action of the profile.',
 });
+export const MAX_ARGS = 64;
+export const MAX_ARG_LENGTH = 4096;
 /** argv elements: any text but NUL, which no process can receive. */
 export const Argv = Type.Array(
   Type.String({
-    maxLength: 4096,
+    maxLength: MAX_ARG_LENGTH,
     pattern: '^[^\\u0000]*$',
-    errorMessage: 'must not contain NUL characters, at most 4096 characters',
+    errorMessage: `must not contain NUL characters, at most ${MAX_ARG_LENGTH} characters`,
   }),
-  { maxItems: 64 },
+  { maxItems: MAX_ARGS },
 );
+/**
+ * All args together, in UTF-8: they travel percent-encoded in the exec request's URL, which the
+ * API server reads up to 1 MiB, so at most three times this. 64 args of 4096 ASCII characters fit.
+ */
+export const MAX_ARGS_BYTES = MAX_ARGS * MAX_ARG_LENGTH;
+/**
+ * The body limit of a route taking `{args}`: the largest body those rules allow, as JSON.stringify
+ * writes it (a UTF-8 byte takes at most 6, `\u001f`; an arg 3 more, its quotes and comma), so
+ * every valid request fits and a body breaking a rule is told which rule rather than 413.
+ */
+export const ARGS_BODY_LIMIT = MAX_ARGS_BYTES * 6 + MAX_ARGS * 3 + 64;
+
+/** What the schema cannot say of args: their total size (MAX_ARGS_BYTES). */
+export function checkArgsSize(args: readonly string[]): void {
+  const bytes = args.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0);
+  if (bytes > MAX_ARGS_BYTES)
+    throw new BadRequest(`args must total at most ${MAX_ARGS_BYTES} bytes (UTF-8) together; these are ${bytes}`);
+}
 
 export const MAX_LIMIT = 1000;
 

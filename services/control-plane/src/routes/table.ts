@@ -190,6 +190,16 @@ export const ROUTES = {
 
 export type RouteId = keyof typeof ROUTES;
 
+/**
+ * What the `shutdown` action needs besides runAction's permission when it deletes more than a
+ * match: Agones deletes a Shutdown server, and with it the data claim it owns, so shutting down
+ * an Allocated server (players on it) or one with storage is a delete, held to DELETE's rules.
+ */
+export const DELETING_SHUTDOWN = {
+  permission: { resource: 'gameservers', verb: 'delete' },
+  minimumRole: 'admin',
+} as const satisfies Pick<RouteSpec, 'permission' | 'minimumRole'>;
+
 /** Routes anyone may call (probes, the API document): neither authenticated, audited nor rate limited. */
 export const PUBLIC_ROUTES = {
   health: { method: 'GET', url: '/healthz' },

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { routeOf } from '../table.js';
+import { DELETING_SHUTDOWN, routeOf } from '../table.js';
+import { authorize } from '../../rbac/roles.js';
+import type { Roles } from '../../rbac/roles.js';
 import { BadRequest, Conflict, NotFound, Unprocessable } from '../../errors.js';
 import { isHeld } from '../../gameservers/locks.js';
 import { planAction } from '../../gameservers/actions.js';
@@ -9,13 +11,15 @@ import { AGONES, GameServerSchema, gameServerView, stateOf } from '../../gameser
 import type { AgonesGameServer, GameServer } from '../../gameservers/model.js';
 import { SelectorError, matches, parseSelector } from '../../gameservers/selector.js';
 import { checkUserLabels, gameServerManifest, generateName } from '../../profiles/manifest.js';
-import { invalidBody } from '../../profiles/schema.js';
+import { envVars, invalidBody } from '../../profiles/schema.js';
 import { checkRestorable } from '../../snapshots/take.js';
 import {
   Namespace,
   Name,
   ActionName,
   Argv,
+  ARGS_BODY_LIMIT,
+  checkArgsSize,
   checkListedNamespace,
   DNS_LABEL_RULE,
   mayList,
@@ -49,11 +53,7 @@ const CreateBody = Type.Object(
     labels: Type.Optional(
       Type.Record(Type.String(), Type.String(), { description: 'Extra labels; keys under gsp.dev/ are reserved.' }),
     ),
-    env: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 4096 }), {
-        description: "Environment variables added to the profile's (these win).",
-      }),
-    ),
+    env: Type.Optional(envVars({ description: "Environment variables added to the profile's (these win)." })),
     fromSnapshot: Type.Optional(
       Type.String({
         minLength: 1,
@@ -111,7 +111,7 @@ function jsonArray(items: readonly GameServer[], json: WeakMap<GameServer, Buffe
   return Buffer.concat(parts);
 }
 
-const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const gameServerRoutes: FastifyPluginAsyncTypebox<{ roles: Roles }> = async (app, { roles }) => {
   const { custom, core, exec } = app.kube;
   const { gameServers, locks } = app.agones;
   const ctx: ActionContext = { custom, exec, gameServers, profile: (name) => app.profiles.get(name) };
@@ -143,6 +143,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   };
 
   const cached = (namespace: string, name: string): AgonesGameServer => {
+    gameServers.requireReady();
     const gs = gameServers.get(namespace, name);
     if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
     return gs;
@@ -164,6 +165,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const { namespace, labelSelector, state } = request.query;
       checkListedNamespace(request, namespace, 'game servers');
+      gameServers.requireReady();
       let requirements;
       try {
         requirements = parseSelector(labelSelector ?? '');
@@ -318,6 +320,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...routeOf('runAction', [409, 504]),
+    bodyLimit: ARGS_BODY_LIMIT,
     schema: {
       tags: ['gameservers'],
       params: Type.Object({ namespace: Namespace, name: Name, action: ActionName }),
@@ -330,8 +333,15 @@ const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request) => {
       const { namespace, name, action } = request.params;
+      checkArgsSize(request.body.args ?? []);
       const gs = cached(namespace, name);
-      const planned = planAction(ctx, gs, action, request.body.args ?? []);
+      const { role } = request.principal!;
+      const mayDelete = authorize(
+        { role: role === undefined ? undefined : roles.get(role) },
+        DELETING_SHUTDOWN.permission,
+        namespace,
+      );
+      const planned = planAction(ctx, gs, action, request.body.args ?? [], { mayDelete });
       // Longer than the action may take, so the lock outlives it, and expires if this replica dies.
       const lock = await locks.acquire(`${namespace}/${name}`, planned.name, planned.timeoutMs + 10_000);
       if (!isHeld(lock)) {
