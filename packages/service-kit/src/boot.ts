@@ -43,7 +43,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const app = Fastify({
     logger: options.logger,
     bodyLimit: options.bodyLimit,
-    maxParamLength: maxParamLengthFor(options.longestPathIdentifier),
+    routerOptions: { maxParamLength: maxParamLengthFor(options.longestPathIdentifier) },
     genReqId: () => randomUUID(),
     frameworkErrors: options.frameworkErrors ?? frameworkErrors,
     clientErrorHandler: options.clientErrorHandler ?? clientErrorHandler,

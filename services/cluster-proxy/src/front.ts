@@ -167,7 +167,7 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
     logger: options.logger,
     https: options.https,
     // `/clusters/...` never reaches Fastify; a subject is the longest identifier the proxy handles.
-    maxParamLength: maxParamLengthFor(SUBJECT_MAX_LENGTH),
+    routerOptions: { maxParamLength: maxParamLengthFor(SUBJECT_MAX_LENGTH) },
     serverFactory: (handler) => {
       const server = createHttpsServer(options.https, (req, res) => {
         if (req.url?.startsWith('/clusters/')) serveCluster(req, res);

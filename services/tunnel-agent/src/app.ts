@@ -39,7 +39,7 @@ export async function buildAgentApp(
   const app = Fastify({
     logger,
     // No route here takes a path parameter; the longest identifier the agent knows is its cluster id.
-    maxParamLength: maxParamLengthFor(CLUSTER_ID_MAX_LENGTH),
+    routerOptions: { maxParamLength: maxParamLengthFor(CLUSTER_ID_MAX_LENGTH) },
     // A path Fastify cannot decode (`/%zz`) and bytes that are not HTTP get problem+json like the rest
     // (answered here: this reply was made before the problems handler was registered).
     frameworkErrors: (error, request, reply) => sendProblem(request, reply, error.statusCode ?? 400, error.message),
