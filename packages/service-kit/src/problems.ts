@@ -163,6 +163,11 @@ export const problems = fp<ProblemsOptions>(
           );
         }
       }
+      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        // Fastify's own text names no number; the client needs the rule to send something that fits.
+        const limit = request.routeOptions.bodyLimit;
+        return sendProblem(request, reply, 413, `the body is larger than ${limit} bytes, the most this route accepts`);
+      }
       if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
         return sendProblem(
           request,

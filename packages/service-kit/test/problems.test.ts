@@ -29,6 +29,7 @@ async function app(t: Tap, compiler: 'typebox' | 'ajv' = 'typebox'): Promise<Fas
     },
     ok,
   );
+  app.put('/small', { bodyLimit: 64 }, ok);
   app.put('/flags', { schema: { body: Type.Object({ value: Type.Boolean() }, { additionalProperties: false }) } }, ok);
   app.get(
     '/items',
@@ -216,4 +217,18 @@ t.test('a Retry-After the route set is kept', async (t) => {
   const res = await a.inject('/busy');
   t.equal(res.statusCode, 503);
   t.equal(res.headers['retry-after'], '7');
+});
+
+t.test('a body over the limit is a 413 naming the limit', async (t) => {
+  const res = await (
+    await app(t)
+  ).inject({
+    method: 'PUT',
+    url: '/small',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ note: 'x'.repeat(100) }),
+  });
+  t.equal(res.statusCode, 413);
+  t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+  t.equal(res.json().detail, 'the body is larger than 64 bytes, the most this route accepts');
 });
