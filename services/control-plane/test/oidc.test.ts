@@ -128,3 +128,27 @@ t.test('the audited user is preferred_username, else email, else sub', async (t)
     ['hank', 'i@example.com', 'sub-id'],
   );
 });
+
+t.test('an expired token is accepted only within AUTH_CLOCK_TOLERANCE (5 s unless set)', async (t) => {
+  const admin = { realm_access: { roles: ['gs-admins'] } };
+  t.equal((await call(await idp.sign(k1, 'alice', admin, { exp: '-2s' }))).statusCode, 200, '2 s late: within 5 s');
+  t.equal((await call(await idp.sign(k1, 'alice', admin, { exp: '-10s' }))).statusCode, 401, '10 s late: refused');
+  const strict = await build(t, kube, {
+    ...oidcEnv('realm_access.roles', 'gs-admins=admin'),
+    AUTH_CLOCK_TOLERANCE: '0s',
+  });
+  const late = await strict.app.inject({
+    url: '/api/v1/gameservers',
+    headers: { authorization: `Bearer ${await idp.sign(k1, 'alice', admin, { exp: '-2s' })}` },
+  });
+  t.equal(late.statusCode, 401, 'with no tolerance, 2 s late is refused');
+  t.match(late.json(), { detail: 'the token has expired' });
+});
+
+t.test("a token whose subject is one of Kubernetes' own (system:) is refused", async (t) => {
+  const res = await call(
+    await idp.sign(k1, 'system:kube-controller-manager', { realm_access: { roles: ['gs-admins'] } }),
+  );
+  t.equal(res.statusCode, 401);
+  t.match(res.json().detail, /system:/);
+});
