@@ -161,6 +161,51 @@ t.test(
   },
 );
 
+t.test('an upgrade with headers named like Object.prototype members reaches the cluster as sent', async (t) => {
+  // The agent once gathered an upgrade's headers on a plain object, where `constructor` already "existed".
+  let seen: string[] = [];
+  const cluster = http.createServer();
+  cluster.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
+    seen = req.rawHeaders;
+    socket.end('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => cluster.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    cluster.closeAllConnections();
+    cluster.close();
+  });
+  const stack = await startStack(t, { clusters: 0 });
+  const { id, token } = await stack.addCluster(
+    'prototype',
+    `http://127.0.0.1:${(cluster.address() as AddressInfo).port}`,
+  );
+
+  const req = stack.proxyRequest(id, '/api/v1/namespaces/default/pods/p/exec?command=sh', token);
+  req.setHeader('Connection', 'Upgrade');
+  req.setHeader('Upgrade', 'websocket');
+  for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) req.setHeader(name, `v-${name}`);
+  const status = await new Promise<number>((resolve, reject) => {
+    req.on('upgrade', (res: http.IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('response', (res) => resolve(res.statusCode ?? 0));
+    req.on('error', reject);
+    req.end();
+  });
+  t.equal(status, 101, 'the upgrade went through');
+  t.same(
+    pairs(seen).filter(([n]) => ['constructor', '__proto__', 'tostring', 'hasownproperty'].includes(n)),
+    [
+      ['constructor', 'v-constructor'],
+      ['__proto__', 'v-__proto__'],
+      ['tostring', 'v-toString'],
+      ['hasownproperty', 'v-hasOwnProperty'],
+    ],
+    'each arrived once, with the value sent',
+  );
+});
+
 /** A stand-in tunnel that records whether a stream was opened and fails it at once. */
 function recordingTunnel(): { tunnel: Tunnel; opened: string[] } {
   const opened: string[] = [];
