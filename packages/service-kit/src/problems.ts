@@ -150,11 +150,15 @@ export const problems = fp<ProblemsOptions>(
           if (!reply.hasHeader('retry-after')) reply.header('retry-after', retryAfter);
           return sendProblem(request, reply, 503, unavailable);
         }
-        request.log.error({ err: error }, 'request failed');
+        const own = code.startsWith(opts.ownCodePrefix);
+        // Our own 503 is a state we detected and named (a cache not yet listed, a cluster away): a warning
+        // without a stack, or every probe and retry while it lasts would log an error with one.
+        if (own && status === 503) request.log.warn({ err: { message: error.message, code } }, 'service unavailable');
+        else request.log.error({ err: error }, 'request failed');
         // A 503 is temporary by definition: say when to come back, unless the route already did.
         if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', retryAfter);
         // Our own declared errors carry messages written for clients; anything else may leak internals.
-        if (!code.startsWith(opts.ownCodePrefix)) {
+        if (!own) {
           return sendProblem(
             request,
             reply,

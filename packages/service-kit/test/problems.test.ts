@@ -232,3 +232,30 @@ t.test('a body over the limit is a 413 naming the limit', async (t) => {
   t.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
   t.equal(res.json().detail, 'the body is larger than 64 bytes, the most this route accepts');
 });
+
+t.test('our own 503 is logged as a warning without a stack; any other 5xx as an error with one', async (t) => {
+  const lines: { level: number; msg: string; err?: { stack?: string } }[] = [];
+  const stream = { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) };
+  const a = Fastify({ logger: { level: 'info', stream } });
+  await a.register(problems, { ownCodePrefix: 'TEST_' });
+  a.get('/warming', async () => {
+    throw Object.assign(new Error('the cache has not been listed yet'), { code: 'TEST_UNAVAILABLE', statusCode: 503 });
+  });
+  a.get('/broken', async () => {
+    throw new Error('something internal');
+  });
+  t.teardown(() => a.close());
+  const warming = await a.inject('/warming');
+  t.equal(warming.statusCode, 503);
+  t.equal(warming.headers['retry-after'], '2', 'with the default Retry-After');
+  t.equal(warming.json().detail, 'the cache has not been listed yet');
+  t.equal((await a.inject('/broken')).statusCode, 500);
+  const warned = lines.filter((l) => l.msg === 'service unavailable');
+  t.equal(warned.length, 1);
+  t.equal(warned[0]?.level, 40, 'a warning');
+  t.notOk(warned[0]?.err?.stack, 'without a stack');
+  const failed = lines.filter((l) => l.msg === 'request failed');
+  t.equal(failed.length, 1, 'only the unexpected error is logged as failed');
+  t.equal(failed[0]?.level, 50);
+  t.match(failed[0]?.err?.stack, /something internal/);
+});
