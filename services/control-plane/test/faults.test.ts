@@ -255,14 +255,16 @@ t.test(
     });
     t.equal(action.statusCode, 503, 'an action on a game server the cache cannot know yet is a 503, not a 404');
     relay.heal();
-    await until(
-      'the game servers to be listed',
-      async () => {
-        const res = await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN });
-        return res.statusCode === 200 && res.body.includes('gs-faults');
-      },
-      15_000,
-    );
+    // Each informer lists on its own: the game servers can be listed a moment before the fleets.
+    for (const url of ['/api/v1/gameservers', '/api/v1/fleets'])
+      await until(
+        `${url} to be listed`,
+        async () => {
+          const res = await app.inject({ url, headers: BASIC_ADMIN });
+          return res.statusCode === 200 && res.body.includes('gs-faults');
+        },
+        15_000,
+      );
     const fleets = await app.inject({ url: '/api/v1/fleets', headers: BASIC_ADMIN });
     t.match(fleets.json(), [{ name: 'gs-faults' }], 'the fleets are listed once the cluster answers');
   },
