@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,11 @@ async function closedPort(): Promise<number> {
 }
 
 /** Runs npm start's script with KUBECONFIG=`kubeconfig` and resolves with its exit code, output and duration. */
-async function npmStart(t: Test, kubeconfig: string): Promise<{ code: number | null; output: string; ms: number }> {
+async function npmStart(
+  t: Test,
+  kubeconfig: string,
+  deadlineMs = EXIT_DEADLINE_MS,
+): Promise<{ code: number | null; output: string; ms: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gsp-dev-cluster-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const started = Date.now();
@@ -33,7 +37,7 @@ async function npmStart(t: Test, kubeconfig: string): Promise<{ code: number | n
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_DEADLINE_MS);
+  const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   clearTimeout(timer);
   return { code, output, ms: Date.now() - started };
@@ -67,6 +71,43 @@ t.test('npm start with KUBECONFIG at a cluster that does not answer names it and
   t.match(output, `the cluster of KUBECONFIG=${kubeconfig} at ${server} does not answer: `, 'it names the failure');
   t.match(output, /connection refused|was refused/, "with kubectl's reason");
   t.notMatch(output, /\n\s+at |"stack":"[^"]/, 'no stack trace');
+  t.notMatch(output, /\[(control-plane|api-server)\]/, 'nothing was started');
+});
+
+t.test('npm start with KUBECONFIG at a cluster that accepts and never answers gives up, saying why', async (t) => {
+  // A stalled API server: TCP is accepted, the TLS handshake never answered.
+  const held: Socket[] = [];
+  const stalled = createServer((socket) => held.push(socket));
+  await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const socket of held) socket.destroy();
+    stalled.close();
+  });
+  const server = `https://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
+  const dir = mkdtempSync(join(tmpdir(), 'gsp-kubeconfig-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'stalled', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'me', user: { token: 'x' } }],
+      contexts: [{ name: 'stalled', context: { cluster: 'stalled', user: 'me' } }],
+      'current-context': 'stalled',
+    }),
+  );
+  // kubectl's 10 s bound, its TLS handshake's, and tsx starting on a busy machine.
+  const deadline = 90_000;
+  const { code, output, ms } = await npmStart(t, kubeconfig, deadline);
+  t.equal(code, 1, 'exit code 1');
+  t.ok(ms < deadline, `within ${deadline / 1000} s (${ms} ms)`);
+  t.match(
+    output,
+    new RegExp(`at ${server} does not answer: \\S.*; unset KUBECONFIG to use kube-lite`),
+    "it names the failure with kubectl's reason, never an empty one",
+  );
   t.notMatch(output, /\[(control-plane|api-server)\]/, 'nothing was started');
 });
 
