@@ -43,22 +43,28 @@ async function npmStart(
   return { code, output, ms: Date.now() - started };
 }
 
-t.test('npm start with KUBECONFIG at a cluster that does not answer names it and stops at once', async (t) => {
+/** A kubeconfig file whose current context `context` points at `server`. */
+function kubeconfigAt(t: Test, server: string, context: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'gsp-kubeconfig-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const server = `https://127.0.0.1:${await closedPort()}`;
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(
     kubeconfig,
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'gone', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      clusters: [{ name: 'cluster', cluster: { server, 'insecure-skip-tls-verify': true } }],
       users: [{ name: 'me', user: { token: 'x' } }],
-      contexts: [{ name: 'old-walkthrough', context: { cluster: 'gone', user: 'me' } }],
-      'current-context': 'old-walkthrough',
+      contexts: [{ name: context, context: { cluster: 'cluster', user: 'me' } }],
+      'current-context': context,
     }),
   );
+  return kubeconfig;
+}
+
+t.test('npm start with KUBECONFIG at a cluster that does not answer names it and stops at once', async (t) => {
+  const server = `https://127.0.0.1:${await closedPort()}`;
+  const kubeconfig = kubeconfigAt(t, server, 'old-walkthrough');
 
   const { code, output, ms } = await npmStart(t, kubeconfig);
   t.equal(code, 1, 'exit code 1');
@@ -84,20 +90,7 @@ t.test('npm start with KUBECONFIG at a cluster that accepts and never answers gi
     stalled.close();
   });
   const server = `https://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
-  const dir = mkdtempSync(join(tmpdir(), 'gsp-kubeconfig-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'stalled', cluster: { server, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'me', user: { token: 'x' } }],
-      contexts: [{ name: 'stalled', context: { cluster: 'stalled', user: 'me' } }],
-      'current-context': 'stalled',
-    }),
-  );
+  const kubeconfig = kubeconfigAt(t, server, 'stalled');
   // kubectl's 10 s bound, its TLS handshake's, and tsx starting on a busy machine.
   const deadline = 90_000;
   const { code, output, ms } = await npmStart(t, kubeconfig, deadline);
