@@ -172,7 +172,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
 
   await app.register(opsRoutes);
   await app.register(sessionRoutes);
-  await app.register(gameServerRoutes, { roles: config.roles });
+  await app.register(gameServerRoutes);
   await app.register(fleetRoutes);
   await app.register(profileRoutes);
   await app.register(consoleRoutes, { ticketTtlMs: config.consoleTicketTtlMs });

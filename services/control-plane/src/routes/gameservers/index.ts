@@ -1,8 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DELETING_SHUTDOWN, routeOf } from '../table.js';
-import { authorize } from '../../rbac/roles.js';
-import type { Roles } from '../../rbac/roles.js';
 import { BadRequest, Conflict, NotFound, Unprocessable } from '../../errors.js';
 import { isHeld } from '../../gameservers/locks.js';
 import { planAction } from '../../gameservers/actions.js';
@@ -111,7 +109,7 @@ function jsonArray(items: readonly GameServer[], json: WeakMap<GameServer, Buffe
   return Buffer.concat(parts);
 }
 
-const gameServerRoutes: FastifyPluginAsyncTypebox<{ roles: Roles }> = async (app, { roles }) => {
+const gameServerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { custom, core, exec } = app.kube;
   const { gameServers, locks } = app.agones;
   const ctx: ActionContext = { custom, exec, gameServers, profile: (name) => app.profiles.get(name) };
@@ -335,12 +333,7 @@ const gameServerRoutes: FastifyPluginAsyncTypebox<{ roles: Roles }> = async (app
       const { namespace, name, action } = request.params;
       checkArgsSize(request.body.args ?? []);
       const gs = cached(namespace, name);
-      const { role } = request.principal!;
-      const mayDelete = authorize(
-        { role: role === undefined ? undefined : roles.get(role) },
-        DELETING_SHUTDOWN.permission,
-        namespace,
-      );
+      const mayDelete = app.mayDo(request, DELETING_SHUTDOWN.permission, namespace);
       const planned = planAction(ctx, gs, action, request.body.args ?? [], { mayDelete });
       // Longer than the action may take, so the lock outlives it, and expires if this replica dies.
       const lock = await locks.acquire(`${namespace}/${name}`, planned.name, planned.timeoutMs + 10_000);
