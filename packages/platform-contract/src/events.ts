@@ -10,11 +10,19 @@ import type { TenantRole } from './permissions.js';
 export const FLAG_UPDATED_EVENT = 'featureflags.updated';
 /** A right to reach a cluster changed: a member's role, a cluster's existence, its agent token. */
 export const ACCESS_CHANGED_EVENT = 'access.changed';
+/** A cluster was registered (no right changes: nobody could reach it before). */
+export const CLUSTER_REGISTERED_EVENT = 'clusters.registered';
+/** A cluster's agent connected to or disconnected from a proxy replica, or its lease ran out. */
+export const AGENT_PRESENCE_EVENT = 'agents.presence';
 
 export type FlagEventScope =
   { type: 'platform'; platformId?: string } | { type: 'cluster'; org: string; clusterId: string };
 
-/** What a committed flag write announces: actor, scope and value, plus the outbox id. */
+/**
+ * What a committed flag write announces: actor, scope and value, plus the outbox id, and since
+ * migration 003 the record written (why, until when, as what). A clear at `expiresAt` is
+ * `value: null`, `actor: "system:expiry"`, `cause: "expiry"`, with the reason it cleared.
+ */
 export interface FlagEvent {
   /** Outbox event id; absent for in-process notifications that bypass the outbox. */
   id?: string;
@@ -22,6 +30,34 @@ export interface FlagEvent {
   actor: string;
   scope: FlagEventScope;
   value: boolean | null;
+  /** `platform-admin`, a tenant role, or `system`. */
+  actorRole?: string;
+  /** RFC 3339, when it was written. */
+  setAt?: string;
+  reason?: string | null;
+  /** RFC 3339; the value is cleared then. */
+  expiresAt?: string | null;
+  /** `expiry`: cleared because `expiresAt` passed, not by a request. */
+  cause?: 'request' | 'expiry';
+}
+
+/** A cluster registered: its tenant, id and name. */
+export interface ClusterRegisteredEvent {
+  id?: string;
+  org: string;
+  clusterId: string;
+  name: string;
+  actor: string;
+}
+
+/** A cluster's agent presence as it stands after a change (any proxy replica holding a live tunnel). */
+export interface AgentPresenceEvent {
+  id?: string;
+  org: string;
+  clusterId: string;
+  connected: boolean;
+  /** RFC 3339: since when it has been connected (the oldest live tunnel); null when disconnected. */
+  since: string | null;
 }
 
 export type AccessChange =
@@ -51,4 +87,17 @@ export function isAccessEvent(value: unknown): value is AccessEvent {
     default:
       return false;
   }
+}
+
+export function isClusterRegisteredEvent(value: unknown): value is ClusterRegisteredEvent {
+  return isObject(value) && typeof value.org === 'string' && typeof value.clusterId === 'string';
+}
+
+export function isAgentPresenceEvent(value: unknown): value is AgentPresenceEvent {
+  return (
+    isObject(value) &&
+    typeof value.org === 'string' &&
+    typeof value.clusterId === 'string' &&
+    typeof value.connected === 'boolean'
+  );
 }

@@ -31,5 +31,22 @@ export {
   readFlagRows,
 } from './clusters.js';
 export type { ClusterState, FlagRow, Queryable } from './clusters.js';
-export { ACCESS_CHANGED_EVENT, FLAG_UPDATED_EVENT, isAccessEvent, isFlagEvent } from './events.js';
-export type { AccessChange, AccessEvent, FlagEvent, FlagEventScope } from './events.js';
+export {
+  ACCESS_CHANGED_EVENT,
+  AGENT_PRESENCE_EVENT,
+  CLUSTER_REGISTERED_EVENT,
+  FLAG_UPDATED_EVENT,
+  isAccessEvent,
+  isAgentPresenceEvent,
+  isClusterRegisteredEvent,
+  isFlagEvent,
+} from './events.js';
+export type {
+  AccessChange,
+  AccessEvent,
+  AgentPresenceEvent,
+  ClusterRegisteredEvent,
+  FlagEvent,
+  FlagEventScope,
+} from './events.js';
+export { enqueueEvent, OUTBOX_CHANNEL_SQL } from './outbox.js';

@@ -8,6 +8,7 @@ import db from './plugins/db.js';
 import auth, { SECURITY_SCHEME } from './plugins/auth.js';
 import metrics from './plugins/metrics.js';
 import flags from './plugins/flags.js';
+import presence from './plugins/presence.js';
 import { grantPlatformAdmins } from './tenants/store.js';
 import opsRoutes from './ops/routes.js';
 import featureFlagRoutes from './flags/routes.js';
@@ -16,6 +17,7 @@ import clusterRoutes from './clusters/routes.js';
 import auditLogRoutes from './audit-log/routes.js';
 import kubeconfigRoutes from './kubeconfig/routes.js';
 import ofrepRoutes from './ofrep/routes.js';
+import eventRoutes from './events/routes.js';
 import { createKubeconfigSigner } from './kubeconfig/signer.js';
 
 export const BODY_LIMIT = 16 * 1024;
@@ -67,6 +69,7 @@ export async function buildApp(
     outboxPollIntervalMs: config.outboxPollIntervalMs,
     outboxRelayEnabled: config.outboxRelayEnabled,
   });
+  await app.register(presence);
   await grantPlatformAdmins(app.pg, config.platformId, config.platformAdmins);
 
   await app.register(opsRoutes);
@@ -84,5 +87,6 @@ export async function buildApp(
     }),
   });
   await app.register(ofrepRoutes, { platformId: config.platformId });
+  await app.register(eventRoutes);
   return app;
 }

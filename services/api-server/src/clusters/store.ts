@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { ACCESS_CHANGED_EVENT, hashAgentToken, newAgentToken } from '@gsp/platform-contract';
-import type { AccessEvent } from '@gsp/platform-contract';
+import { ACCESS_CHANGED_EVENT, CLUSTER_REGISTERED_EVENT, hashAgentToken, newAgentToken } from '@gsp/platform-contract';
+import type { AccessEvent, ClusterRegisteredEvent } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { NotFound } from '../errors.js';
 import { appendAuditLog } from '../audit-log/store.js';
-import { enqueueEvent } from '../outbox/enqueue.js';
+import { enqueueEvent } from '@gsp/platform-contract';
 
 export interface Cluster {
   id: string;
@@ -77,6 +77,8 @@ export async function registerCluster(
         details: { org, name },
         requestId,
       });
+      const event: ClusterRegisteredEvent = { org, clusterId: id, name, actor };
+      await enqueueEvent(tx, CLUSTER_REGISTERED_EVENT, resource, event);
       return { ...toCluster(rows[0]!), agentToken };
     });
   } catch (err) {

@@ -79,4 +79,26 @@ UPDATE audit_events SET org = coalesce(details->>'org', details->'scope'->>'org'
 CREATE INDEX audit_events_by_org ON audit_events (org, id DESC) WHERE org IS NOT NULL;
 `,
   },
+  {
+    name: '003_switch_records_and_agent_presence',
+    sql: `
+-- Who set a value, why and until when. updated_by and updated_at already say who and when;
+-- actor_role is what the actor was at the time (platform-admin, or the tenant role), so a tenant
+-- can be told "a platform admin" without the subject. expires_at: cleared then, as a DELETE would.
+ALTER TABLE feature_flags ADD COLUMN reason text, ADD COLUMN expires_at timestamptz, ADD COLUMN actor_role text;
+CREATE INDEX feature_flags_expiring ON feature_flags (expires_at) WHERE expires_at IS NOT NULL;
+
+-- Each tunnel a proxy replica holds, refreshed by its heartbeat; a row past its lease belongs to
+-- a proxy that died without a goodbye and is cleared by the API server.
+CREATE TABLE agent_tunnels (
+  tunnel_id        text PRIMARY KEY,
+  cluster_id       text NOT NULL REFERENCES clusters (id) ON DELETE CASCADE,
+  proxy_id         text NOT NULL,
+  connected_at     timestamptz NOT NULL DEFAULT now(),
+  lease_expires_at timestamptz NOT NULL
+);
+CREATE INDEX agent_tunnels_by_cluster ON agent_tunnels (cluster_id);
+CREATE INDEX agent_tunnels_by_lease ON agent_tunnels (lease_expires_at);
+`,
+  },
 ];

@@ -5,7 +5,7 @@ import { FLAG_UPDATED_EVENT, platformResource, readFlagRows } from '@gsp/platfor
 import type { FlagEvent, FlagEventScope, FlagRow } from '@gsp/platform-contract';
 import { withTransaction } from '../db/tx.js';
 import { appendAuditLog } from '../audit-log/store.js';
-import { enqueueEvent } from '../outbox/enqueue.js';
+import { enqueueEvent } from '@gsp/platform-contract';
 import { lockFlagScope, scopeKey, storeFlagValue } from './store.js';
 
 export interface WriteResult {

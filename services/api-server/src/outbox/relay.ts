@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventBus } from '@gsp/flags-client';
-import { OUTBOX_CHANNEL_SQL } from './channel.js';
+import { OUTBOX_CHANNEL_SQL } from '@gsp/platform-contract';
 
 export interface RelayLogger {
   warn(obj: object, msg: string): void;

@@ -4,7 +4,7 @@ import type { AccessEvent, TenantRole } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { appendAuditLog } from '../audit-log/store.js';
-import { enqueueEvent } from '../outbox/enqueue.js';
+import { enqueueEvent } from '@gsp/platform-contract';
 
 export interface Member {
   subject: string;
