@@ -6,7 +6,7 @@ import type { FlagDefinition } from './registry.js';
 import { readEnvPins, resolveFlag } from './evaluate.js';
 import type { FlagSource } from './evaluate.js';
 import { FLAG_UPDATED_EVENT, isFlagEvent, readFlagRows } from '@gsp/platform-contract';
-import type { FlagEvent, FlagEventScope } from '@gsp/platform-contract';
+import type { FlagEvent, FlagEventScope, FlagRow, SwitchRecord } from '@gsp/platform-contract';
 import { processLocalBus, RedisEventBus } from './bus.js';
 import type { EventBus } from './bus.js';
 import { FlagsClientError } from './errors.js';
@@ -22,6 +22,8 @@ export interface Evaluation {
   envPinned: boolean;
   /** True when the store could not be read and this is the last value seen (or the default). */
   stale: boolean;
+  /** The stored value that decided (source `cluster` or `platform`): who set it, when, why, until when. */
+  record?: SwitchRecord | undefined;
 }
 
 /** An evaluation with the stored values that produced it. */
@@ -29,6 +31,8 @@ export interface DetailedEvaluation extends Evaluation {
   source: FlagSource;
   platformValue: boolean | undefined;
   clusterValue: boolean | undefined;
+  platformRecord: SwitchRecord | undefined;
+  clusterRecord: SwitchRecord | undefined;
 }
 
 export interface EvaluationContext {
@@ -79,13 +83,32 @@ export interface FlagsClientOptions {
 }
 
 interface ScopeEntry {
-  values: ReadonlyMap<string, boolean>;
+  /** Boolean values only, by flag key. */
+  values: ReadonlyMap<string, SwitchRecord>;
   expiresAt: number;
   /** Set when the entry was kept past its life because the store could not be read. */
   stale: boolean;
 }
 
 const silent: Logger = { info() {}, warn() {} };
+
+/** A stored row as a record; `undefined` for a value that is not a boolean. */
+function recordOf(row: FlagRow): SwitchRecord | undefined {
+  if (typeof row.value !== 'boolean') return undefined;
+  return {
+    value: row.value,
+    actor: row.updated_by,
+    actorRole: row.actor_role,
+    setAt: row.updated_at.getTime(),
+    reason: row.reason,
+    expiresAt: row.expires_at === null ? null : row.expires_at.getTime(),
+  };
+}
+
+/** The record while it counts: one past its `expiresAt` is no value at all, even before the API server clears it. */
+function live(record: SwitchRecord | undefined, now: number): SwitchRecord | undefined {
+  return record === undefined || record.expiresAt === null || record.expiresAt > now ? record : undefined;
+}
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -258,8 +281,11 @@ export class FlagsClient {
     forceStale: boolean,
     detailed: boolean,
   ): Evaluation | DetailedEvaluation {
-    const platformValue = platform?.values.get(flag.key);
-    const clusterValue = cluster?.values.get(flag.key);
+    const now = Date.now();
+    const platformRecord = live(platform?.values.get(flag.key), now);
+    const clusterRecord = live(cluster?.values.get(flag.key), now);
+    const platformValue = platformRecord?.value;
+    const clusterValue = clusterRecord?.value;
     const stale = forceStale || platform?.stale === true || cluster?.stale === true;
     if (stale) this.staleServed?.inc();
     const { value, source, envPinned } = resolveFlag(flag, {
@@ -267,9 +293,10 @@ export class FlagsClient {
       platform: platformValue,
       cluster: clusterValue,
     });
+    const record = source === 'cluster' ? clusterRecord : source === 'platform' ? platformRecord : undefined;
     return detailed
-      ? { value, source, envPinned, stale, platformValue, clusterValue }
-      : { value, source, envPinned, stale };
+      ? { value, source, envPinned, stale, record, platformValue, clusterValue, platformRecord, clusterRecord }
+      : { value, source, envPinned, stale, record };
   }
 
   private async slowPath(
@@ -311,11 +338,11 @@ export class FlagsClient {
           );
         }),
       ]);
-      const platformValues = new Map<string, boolean>();
-      const clusterValues = new Map<string, boolean>();
+      const platformValues = new Map<string, SwitchRecord>();
+      const clusterValues = new Map<string, SwitchRecord>();
       for (const row of result) {
-        if (typeof row.value !== 'boolean') continue;
-        (row.cluster_id === null ? platformValues : clusterValues).set(row.flag_key, row.value);
+        const record = recordOf(row);
+        if (record !== undefined) (row.cluster_id === null ? platformValues : clusterValues).set(row.flag_key, record);
       }
       this.storeReachable();
       const expiresAt = Date.now() + this.ttlMs;

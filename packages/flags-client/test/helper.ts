@@ -16,11 +16,19 @@ export const redisPrefix = (): string => `t${randomBytes(5).toString('hex')}:`;
 export const PLATFORM: FlagEventScope = { type: 'platform' };
 export const cluster = (clusterId: string): FlagEventScope => ({ type: 'cluster', org: 'acme', clusterId });
 
+/** What a write records beside the value (migration 003 of the API server). */
+export interface StoredRecord {
+  actor?: string;
+  actorRole?: string;
+  reason?: string;
+  expiresAt?: Date;
+}
+
 export interface FlagStore {
   /** The store's connection string (its own schema on the search path). */
   url: string;
   /** Stores `cli_access.enabled` at `scope`, or clears it (null), as a committed write of the API server does. */
-  set(scope: FlagEventScope, value: boolean | null): Promise<void>;
+  set(scope: FlagEventScope, value: boolean | null, record?: StoredRecord): Promise<void>;
 }
 
 /**
@@ -34,7 +42,7 @@ export async function flagStore(t: Tap): Promise<FlagStore> {
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.query(
-    `CREATE TABLE ${schema}.feature_flags (flag_key text NOT NULL, cluster_id text, value jsonb NOT NULL, UNIQUE NULLS NOT DISTINCT (flag_key, cluster_id))`,
+    `CREATE TABLE ${schema}.feature_flags (flag_key text NOT NULL, cluster_id text, value jsonb NOT NULL, updated_by text NOT NULL DEFAULT 'test', updated_at timestamptz NOT NULL DEFAULT now(), reason text, expires_at timestamptz, actor_role text, UNIQUE NULLS NOT DISTINCT (flag_key, cluster_id))`,
   );
   t.teardown(async () => {
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -44,18 +52,26 @@ export async function flagStore(t: Tap): Promise<FlagStore> {
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url: url.toString(),
-    async set(scope, value) {
+    async set(scope, value, record = {}) {
       const clusterId = scope.type === 'cluster' ? scope.clusterId : null;
       await admin.query(
         `DELETE FROM ${schema}.feature_flags WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2`,
         [CLI_ACCESS_ENABLED, clusterId],
       );
       if (value !== null)
-        await admin.query(`INSERT INTO ${schema}.feature_flags (flag_key, cluster_id, value) VALUES ($1, $2, $3)`, [
-          CLI_ACCESS_ENABLED,
-          clusterId,
-          JSON.stringify(value),
-        ]);
+        await admin.query(
+          `INSERT INTO ${schema}.feature_flags (flag_key, cluster_id, value, updated_by, actor_role, reason, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [
+            CLI_ACCESS_ENABLED,
+            clusterId,
+            JSON.stringify(value),
+            record.actor ?? 'test',
+            record.actorRole ?? null,
+            record.reason ?? null,
+            record.expiresAt ?? null,
+          ],
+        );
     },
   };
 }

@@ -28,7 +28,7 @@ t.test('a client that has seen a value keeps answering it, stale, while Postgres
     await client.close();
     await pool.end();
   });
-  t.same(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
+  t.match(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
 
   link.cut();
   const stale = await waitUntil(
@@ -38,7 +38,7 @@ t.test('a client that has seen a value keeps answering it, stale, while Postgres
     },
     { timeoutMs: 5000, intervalMs: 5, what: 'a stale answer' },
   );
-  t.same(
+  t.match(
     stale,
     { value: false, source: 'platform', envPinned: false, stale: true },
     'the last value seen, marked stale',

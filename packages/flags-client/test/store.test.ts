@@ -31,13 +31,13 @@ t.test('the flags client against a flag store', async (t) => {
       const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
       await store.set(PLATFORM, false);
       await store.set(cluster(clusterId), true);
-      t.same(await client.cliAccess({ clusterId }), { value: true, source: 'cluster', envPinned: false, stale: false });
-      t.same(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
+      t.match(await client.cliAccess({ clusterId }), { value: true, source: 'cluster', envPinned: false, stale: false });
+      t.match(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
 
       await store.set(cluster(clusterId), null);
       t.equal((await client.cliAccess({ clusterId })).value, true, 'cached until told');
       await announce(bus, cluster(clusterId), null);
-      t.same(
+      t.match(
         await client.cliAccess({ clusterId }),
         { value: false, source: 'platform', envPinned: false, stale: false },
         'a cluster event drops that cluster',
@@ -45,7 +45,7 @@ t.test('the flags client against a flag store', async (t) => {
 
       await store.set(PLATFORM, null);
       await announce(bus, PLATFORM, null);
-      t.same(
+      t.match(
         await client.cliAccess({ clusterId }),
         { value: true, source: 'default', envPinned: false, stale: false },
         'a platform event drops every cluster too',

@@ -53,18 +53,32 @@ export async function readBindings(
   return rows;
 }
 
-/** A stored flag value: a platform default (`cluster_id` null) or a cluster override. */
+/** A stored flag value: a platform default (`cluster_id` null) or a cluster override, with its record. */
 export interface FlagRow {
   flag_key: string;
   cluster_id: string | null;
   /** JSON as stored; readers use booleans only. */
   value: unknown;
+  /** Who wrote it, and when. */
+  updated_by: string;
+  updated_at: Date;
+  /** Why (migration 003); null when none was given or the row predates it. */
+  reason: string | null;
+  /** When it is cleared; null: until changed. */
+  expires_at: Date | null;
+  /** What the writer was: `platform-admin` or a tenant role; null for rows written before migration 003. */
+  actor_role: string | null;
 }
 
-/** The platform defaults and one cluster's overrides (none when `clusterId` is undefined), with one query. */
+/**
+ * The platform defaults and one cluster's overrides (none when `clusterId` is undefined), with one
+ * query. A row past its `expires_at` is left out: it no longer counts, even before the API server
+ * has cleared it.
+ */
 export async function readFlagRows(db: Queryable, clusterId: string | undefined): Promise<FlagRow[]> {
   const { rows } = await db.query<FlagRow>(
-    'SELECT flag_key, cluster_id, value FROM feature_flags WHERE cluster_id IS NULL OR cluster_id = $1',
+    `SELECT flag_key, cluster_id, value, updated_by, updated_at, reason, expires_at, actor_role FROM feature_flags
+      WHERE (cluster_id IS NULL OR cluster_id = $1) AND (expires_at IS NULL OR expires_at > now())`,
     [clusterId ?? null],
   );
   return rows;

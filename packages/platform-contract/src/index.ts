@@ -1,5 +1,13 @@
-export { CLI_ACCESS_DISABLED, cliAccessDisabledMessage, KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER } from './kubeconfig.js';
-export type { CliAccessSource } from './kubeconfig.js';
+export {
+  CLI_ACCESS_DISABLED,
+  cliAccessDisabledMessage,
+  EXPIRY_ACTOR,
+  KUBECONFIG_AUDIENCE,
+  KUBECONFIG_ISSUER,
+  PLATFORM_ADMIN_ACTOR,
+  setterOf,
+} from './kubeconfig.js';
+export type { CliAccessSource, SwitchRecord } from './kubeconfig.js';
 export {
   CONTROL_CHARACTERS,
   NO_CONTROL_CHARACTERS_PATTERN,

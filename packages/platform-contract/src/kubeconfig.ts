@@ -8,17 +8,52 @@ export const CLI_ACCESS_DISABLED = 'CLI access is disabled by platform policy';
 /** Where the effective `cli_access.enabled` came from (the flags client's `source`). */
 export type CliAccessSource = 'env' | 'cluster' | 'platform' | 'default';
 
+/** `actorRole` of a value written by a platform admin. */
+export const PLATFORM_ADMIN_ACTOR = 'platform-admin';
+/** The actor of a clear made because a value's `expiresAt` passed. */
+export const EXPIRY_ACTOR = 'system:expiry';
+
+/** A stored flag value with who set it, when, why and until when. */
+export interface SwitchRecord {
+  value: boolean;
+  actor: string;
+  /** `platform-admin`, the writer's tenant role, or null for a value written before records existed. */
+  actorRole: string | null;
+  /** Epoch milliseconds. */
+  setAt: number;
+  reason: string | null;
+  /** Epoch milliseconds; null: until changed. */
+  expiresAt: number | null;
+}
+
+/** Who set a value, as a kubectl user (a tenant member) is told: platform admins are not named. */
+export function setterOf(record: SwitchRecord): string | undefined {
+  if (record.actorRole === PLATFORM_ADMIN_ACTOR) return 'a platform admin';
+  if (record.actorRole === null) return undefined;
+  return `tenant ${record.actorRole} ${record.actor}`;
+}
+
 /**
  * The 410 message for a cluster whose CLI access is off: the specification's words, then who
- * turned it off, so a kubectl user knows whom to ask. `service` names the process whose
- * `SERVICE_CLI_ACCESS_ENABLED` pin decided it ("the proxy", "the API server").
+ * turned it off, at which scope, why and until when, so a kubectl user knows whom to ask and how
+ * long it lasts. `service` names the process whose `SERVICE_CLI_ACCESS_ENABLED` pin decided it
+ * ("the proxy", "the API server"); `record` is the stored value that decided it.
  */
-export function cliAccessDisabledMessage(clusterId: string, source: CliAccessSource, service: string): string {
-  const why = {
-    cluster: 'set for this cluster',
-    platform: 'set for the whole platform',
-    env: `pinned by SERVICE_CLI_ACCESS_ENABLED on ${service}`,
-    default: 'the built-in default',
-  }[source];
-  return `${CLI_ACCESS_DISABLED} for cluster ${clusterId} (${why})`;
+export function cliAccessDisabledMessage(
+  clusterId: string,
+  source: CliAccessSource,
+  service: string,
+  record?: SwitchRecord,
+): string {
+  let why: string;
+  if (source === 'env') why = `pinned by SERVICE_CLI_ACCESS_ENABLED on ${service}`;
+  else if (source === 'default') why = 'the built-in default';
+  else {
+    const where = source === 'cluster' ? 'for this cluster' : 'for the whole platform';
+    const by = record === undefined ? undefined : setterOf(record);
+    why = by === undefined ? `set ${where}` : `set by ${by} ${where}`;
+    if (record?.reason) why += `: ${JSON.stringify(record.reason)}`;
+    if (record?.expiresAt != null) why += ` (until ${new Date(record.expiresAt).toISOString()})`;
+  }
+  return `${CLI_ACCESS_DISABLED} for cluster ${clusterId}: ${why}`;
 }

@@ -73,11 +73,12 @@ export async function buildApp(
   await grantPlatformAdmins(app.pg, config.platformId, config.platformAdmins);
 
   await app.register(opsRoutes);
-  await app.register(featureFlagRoutes);
+  await app.register(featureFlagRoutes, { platformId: config.platformId });
   await app.register(tenantRoutes);
   await app.register(clusterRoutes);
   await app.register(auditLogRoutes);
   await app.register(kubeconfigRoutes, {
+    platformId: config.platformId,
     proxyPublicUrl: config.proxyPublicUrl,
     proxyCa: config.proxyCa,
     proxyInsecureSkipTlsVerify: config.proxyInsecureSkipTlsVerify,

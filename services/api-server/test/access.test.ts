@@ -16,7 +16,7 @@ t.test('access information and kubeconfig downloads', async (t) => {
     });
     t.equal(res.statusCode, 200);
     t.same(res.json(), {
-      cliAccess: { enabled: true, source: 'default', envPinned: false },
+      cliAccess: { enabled: true, source: 'default', envPinned: false, record: null },
       proxyUrl: `https://proxy.example.test:8443/clusters/${id}`,
     });
   });

@@ -55,7 +55,7 @@ for (const pin of states) {
         });
         t.equal(list.statusCode, 200);
         const item = list.json().flags.find((f: { key: string }) => f.key === FLAG);
-        t.same(
+        t.match(
           item,
           {
             key: FLAG,
@@ -77,12 +77,12 @@ t.test('the platform list shows the platform-level value, which ignores cluster 
   const admin = await bearer(PLATFORM_ADMIN);
   const read = async () =>
     (await app.inject({ url: '/api/v1/platform/feature-flags', headers: await bearer('anyone') })).json().flags[0];
-  t.same(await read(), { key: FLAG, value: true, platformDefault: null, source: 'default', envPinned: false });
+  t.match(await read(), { key: FLAG, value: true, platformDefault: null, source: 'default', envPinned: false });
   await app.inject({
     method: 'PUT',
     url: `/api/v1/platform/feature-flags/${FLAG}`,
     headers: admin,
     payload: { value: false },
   });
-  t.same(await read(), { key: FLAG, value: false, platformDefault: false, source: 'platform', envPinned: false });
+  t.match(await read(), { key: FLAG, value: false, platformDefault: false, source: 'platform', envPinned: false });
 });

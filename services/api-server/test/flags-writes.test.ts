@@ -16,13 +16,24 @@ async function counts(pool: pg.Pool) {
 
 t.test('a write leaves exactly one audit row and one outbox row describing it', async (t) => {
   const { app } = await build(t);
+  const expiresAt = new Date(Date.now() + 3600_000).toISOString();
   const res = await app.inject({
     method: 'PUT',
     url: platformUrl,
     headers: await bearer(PLATFORM_ADMIN),
-    payload: { value: false },
+    payload: { value: false, reason: 'incident 42', expiresAt },
   });
   t.equal(res.statusCode, 200);
+  const setAt: string = res.json().platformRecord?.setAt;
+  t.ok(Math.abs(Date.parse(setAt) - Date.now()) < 60_000, 'set now');
+  const record = {
+    value: false,
+    actor: PLATFORM_ADMIN,
+    actorRole: 'platform-admin',
+    setAt,
+    reason: 'incident 42',
+    expiresAt,
+  };
   t.same(res.json(), {
     key: FLAG,
     scope: { type: 'platform' },
@@ -30,25 +41,36 @@ t.test('a write leaves exactly one audit row and one outbox row describing it', 
     effective: false,
     source: 'platform',
     envPinned: false,
+    platformRecord: record,
   });
 
   const audit = (await app.pg.query('SELECT action, actor, resource, details, request_id FROM audit_events')).rows;
+  const scope = { type: 'platform', platformId: 'default' };
   t.same(audit, [
     {
       action: 'featureflags.set',
       actor: PLATFORM_ADMIN,
       resource: 'platform:default',
-      details: { flag: FLAG, scope: { type: 'platform', platformId: 'default' }, value: false },
+      details: { flag: FLAG, scope, value: false, reason: 'incident 42', expiresAt },
       request_id: res.headers['x-request-id'],
     },
   ]);
-  const outbox = (await app.pg.query('SELECT event_type, scope_key, payload, delivered_at FROM outbox_events')).rows;
+  const outbox = (await app.pg.query('SELECT event_type, scope_key, payload FROM outbox_events')).rows;
   t.same(outbox, [
     {
       event_type: 'featureflags.updated',
       scope_key: 'platform',
-      payload: { flag: FLAG, actor: PLATFORM_ADMIN, scope: { type: 'platform', platformId: 'default' }, value: false },
-      delivered_at: null,
+      payload: {
+        flag: FLAG,
+        actor: PLATFORM_ADMIN,
+        actorRole: 'platform-admin',
+        scope,
+        value: false,
+        setAt,
+        reason: 'incident 42',
+        expiresAt,
+        cause: 'request',
+      },
     },
   ]);
 
@@ -60,7 +82,10 @@ t.test('a write leaves exactly one audit row and one outbox row describing it', 
     effective: true,
     source: 'default',
     envPinned: false,
+    platformRecord: null,
   });
+  const last = (await app.pg.query('SELECT payload FROM outbox_events ORDER BY id DESC LIMIT 1')).rows[0].payload;
+  t.match(last, { value: null, reason: null, expiresAt: null, cause: 'request' }, 'a clear carries no reason');
   t.same(await counts(app.pg), { flags: 0, audit: 2, outbox: 2 });
   t.equal(
     (await app.pg.query(`SELECT action FROM audit_events ORDER BY id DESC LIMIT 1`)).rows[0].action,
@@ -88,8 +113,13 @@ t.test('a cluster write records the cluster scope in audit and outbox', async (t
       payload: {
         flag: FLAG,
         actor: 'olga',
+        actorRole: 'operator',
         scope: { type: 'cluster', org: 'acme', clusterId: cluster.id },
         value: false,
+        setAt: res.json().clusterRecord.setAt,
+        reason: null,
+        expiresAt: null,
+        cause: 'request',
       },
     },
   ]);
@@ -150,13 +180,14 @@ t.test('while the flag is pinned, writes are stored but inert and say so', async
     headers: await bearer(PLATFORM_ADMIN),
     payload: { value: false },
   });
-  t.same(res.json(), {
+  t.match(res.json(), {
     key: FLAG,
     scope: { type: 'platform' },
     value: false,
     effective: true,
     source: 'env',
     envPinned: true,
+    platformRecord: { value: false, actor: PLATFORM_ADMIN },
   });
   t.same(await counts(app.pg), { flags: 1, audit: 1, outbox: 1 });
 });

@@ -28,12 +28,12 @@ export function createSwitch(flags: FlagsClient, staleMode: StaleMode): (cluster
     const e = await flags.cliAccess({ clusterId });
     if (!e.envPinned && e.stale && staleMode === 'strict') {
       const why = 'the flag store cannot be read and the proxy runs in strict mode';
-      return { allowed: false, message: `${CLI_ACCESS_DISABLED} for cluster ${clusterId} (${why})` };
+      return { allowed: false, message: `${CLI_ACCESS_DISABLED} for cluster ${clusterId}: ${why}` };
     }
     if (e.value) return { allowed: true, message: '' };
     // `provider` answers only flags outside the registry; cli_access.enabled is in it.
     const source = e.source === 'provider' ? 'default' : e.source;
-    return { allowed: false, message: cliAccessDisabledMessage(clusterId, source, 'the proxy') };
+    return { allowed: false, message: cliAccessDisabledMessage(clusterId, source, 'the proxy', e.record) };
   };
 }
 

@@ -31,7 +31,7 @@ t.test(
     const [a] = stack.clusters;
     const refused = await kubectl(await a!.kubeconfig(), ['get', 'namespaces']);
     t.not(refused.code, 0);
-    t.match(refused.stderr, `${POLICY} for cluster ${a!.id} (pinned by SERVICE_CLI_ACCESS_ENABLED on the proxy)`);
+    t.match(refused.stderr, `${POLICY} for cluster ${a!.id}: pinned by SERVICE_CLI_ACCESS_ENABLED on the proxy`);
   },
 );
 

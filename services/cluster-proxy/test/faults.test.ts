@@ -91,7 +91,7 @@ t.test("the proxy's database", async (t) => {
       const restoredAt = Date.now();
       const refused = await answers(stack, a.id, token, 410);
       t.comment(`the change was read ${Date.now() - restoredAt} ms after the database came back`);
-      t.match(refused.body, `${POLICY} for cluster ${a.id} (set for this cluster)`);
+      t.match(refused.body, `${POLICY} for cluster ${a.id}: set by a platform admin for this cluster`);
       const closing = Date.now();
       t.ok(
         await within(
@@ -121,7 +121,7 @@ t.test("the proxy's database", async (t) => {
     const refused = await kubectl(kubeconfig, ['get', 'namespaces']);
     t.match(
       refused.stderr,
-      `${POLICY} for cluster ${a.id} (the flag store cannot be read and the proxy runs in strict mode)`,
+      `${POLICY} for cluster ${a.id}: the flag store cannot be read and the proxy runs in strict mode`,
     );
 
     db.restore();

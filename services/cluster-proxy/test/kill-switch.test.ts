@@ -42,7 +42,7 @@ t.test(
     // kube-apiserver's way: a watch event of type ERROR carrying the Status, which kubectl prints.
     t.match(
       ended?.stdout,
-      /ERROR\s+Failure\s+Gone\s+CLI access is disabled by platform policy for cluster \S+ \(set for the whole platform\)/,
+      /ERROR\s+Failure\s+Gone\s+CLI access is disabled by platform policy for cluster \S+: set by a platform admin for the whole platform/,
       'the watch printed why it ended',
     );
     await until('the agents to lose their tunnels', () =>
@@ -54,7 +54,7 @@ t.test(
     t.match(refused.stderr, POLICY, 'kubectl prints the policy message');
     t.match(
       refused.stderr,
-      `${POLICY} for cluster ${a.id} (set for the whole platform)`,
+      `${POLICY} for cluster ${a.id}: set by a platform admin for the whole platform`,
       'and that the platform value decided',
     );
     t.equal(await downloadStatus(stack, a.id), 410);
@@ -92,13 +92,13 @@ t.test('turning the switch off for one cluster leaves the others working', async
   const ended = await within(5000, watch.done);
   t.match(
     ended?.stdout,
-    new RegExp(`Failure\\s+Gone\\s+${POLICY} for cluster ${a.id} \\(set for this cluster\\)`),
+    new RegExp(`Failure\\s+Gone\\s+${POLICY} for cluster ${a.id}: set by a platform admin for this cluster`),
     'the watch printed why it ended',
   );
   const refused = await kubectl(kubeconfigA, ['get', 'namespaces']);
   t.match(
     refused.stderr,
-    `${POLICY} for cluster ${a.id} (set for this cluster)`,
+    `${POLICY} for cluster ${a.id}: set by a platform admin for this cluster`,
     'kubectl hears that the cluster override decided',
   );
   t.equal(await downloadStatus(stack, a.id), 410);

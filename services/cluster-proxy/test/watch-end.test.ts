@@ -60,7 +60,7 @@ t.test('a stream cut by the switch ends with an ERROR event only where kubectl c
   t.ok(ended.complete, 'a JSON watch at an event boundary ends cleanly');
   const lines = ended.body.trimEnd().split('\n');
   t.equal(lines.length, 2, 'one more line after the event');
-  const message = `${POLICY} for cluster ${id} (set for this cluster)`;
+  const message = `${POLICY} for cluster ${id}: set by a platform admin for this cluster`;
   t.match(JSON.parse(lines[1] ?? ''), {
     type: 'ERROR',
     object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Gone', message },

@@ -1,12 +1,25 @@
 import { findFlag } from '@gsp/flags-client';
 import type { FlagDefinition, FlagScopeType } from '@gsp/flags-client';
+import {
+  isPlatformAdmin,
+  PLATFORM_ADMIN_ACTOR,
+  platformResource,
+  readBindings,
+  tenantResource,
+  tenantRole,
+} from '@gsp/platform-contract';
 import type { FlagEventScope } from '@gsp/platform-contract';
+import { InvalidRequestError } from '@gsp/service-kit';
+import type { FieldError } from '@gsp/service-kit';
 import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../plugins/auth.js';
-import { NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../errors.js';
 import { bodyProblemResponses, ClusterParams, problemResponses } from '../schemas.js';
 import { existingCluster } from '../clusters/store.js';
+import { platformAdminCheck } from './caller.js';
+import { parseExpiry, reasonProblem, RecordSchema, REASON_MAX_LENGTH } from './record.js';
 
 const Source = Type.Union([
   Type.Literal('env'),
@@ -18,6 +31,7 @@ const ScopeSchema = Type.Union([
   Type.Object({ type: Type.Literal('platform') }),
   Type.Object({ type: Type.Literal('cluster'), org: Type.String(), clusterId: Type.String() }),
 ]);
+const MaybeRecord = Type.Union([RecordSchema, Type.Null()]);
 const WriteResultSchema = Type.Object({
   key: Type.String(),
   scope: ScopeSchema,
@@ -25,6 +39,8 @@ const WriteResultSchema = Type.Object({
   effective: Type.Boolean(),
   source: Source,
   envPinned: Type.Boolean(),
+  platformRecord: MaybeRecord,
+  clusterRecord: Type.Optional(MaybeRecord),
 });
 const FlagListSchema = Type.Object({
   flags: Type.Array(
@@ -35,10 +51,46 @@ const FlagListSchema = Type.Object({
       clusterOverride: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
       source: Source,
       envPinned: Type.Boolean(),
+      platformRecord: MaybeRecord,
+      clusterRecord: Type.Optional(MaybeRecord),
     }),
   ),
 });
-const SetBody = Type.Object({ value: Type.Boolean() }, { additionalProperties: false });
+const SetBody = Type.Object(
+  {
+    value: Type.Boolean(),
+    reason: Type.Optional(
+      Type.String({
+        description: `why, shown to tenants and kubectl users: 1 to ${REASON_MAX_LENGTH} printable characters`,
+      }),
+    ),
+    expiresAt: Type.Optional(
+      Type.String({
+        description: 'RFC 3339, in the future, at most 30 days ahead: the value is cleared then, as a DELETE would',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+type SetBodyType = { value: boolean; reason?: string; expiresAt?: string };
+
+/** The reason and expiry of a PUT, checked: a 400 names each rule broken. */
+function checkedRecord(body: SetBodyType): { reason?: string; expiresAt?: number } {
+  const errors: FieldError[] = [];
+  const out: { reason?: string; expiresAt?: number } = {};
+  if (body.reason !== undefined) {
+    const problem = reasonProblem(body.reason);
+    if (problem !== undefined) errors.push({ in: 'body', pointer: '#/reason', detail: problem });
+    else out.reason = body.reason;
+  }
+  if (body.expiresAt !== undefined) {
+    const expiry = parseExpiry(body.expiresAt, Date.now());
+    if ('problem' in expiry) errors.push({ in: 'body', pointer: '#/expiresAt', detail: expiry.problem });
+    else out.expiresAt = expiry.at;
+  }
+  if (errors.length > 0) throw new InvalidRequestError(errors);
+  return out;
+}
 const FlagParams = Type.Object({ flag: Type.String({ maxLength: 253 }) });
 const ClusterFlagParams = Type.Object({ ...ClusterParams.properties, flag: Type.String({ maxLength: 253 }) });
 
@@ -50,8 +102,21 @@ function flagOrThrow(key: string, scope: FlagScopeType): FlagDefinition {
 }
 
 /** Flag values at the platform and at each cluster: read, set, clear. */
-const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const featureFlagRoutes: FastifyPluginAsyncTypebox<{ platformId: string }> = async (app, opts) => {
   const tags = ['feature-flags'];
+  const platformRes = platformResource(opts.platformId);
+  const isAdmin = platformAdminCheck(app.pg, opts.platformId);
+  const callerIsPlatformAdmin = (request: FastifyRequest): Promise<boolean> => isAdmin(actorOf(request));
+  /** What the writer is, as records keep it: `platform-admin` or the tenant role. */
+  const actorRoleOf = async (request: FastifyRequest, org: string | undefined): Promise<string> => {
+    const resources = org === undefined ? [platformRes] : [platformRes, tenantResource(org)];
+    const bindings = await readBindings(app.pg, actorOf(request), resources);
+    if (isPlatformAdmin(bindings, opts.platformId)) return PLATFORM_ADMIN_ACTOR;
+    const role = org === undefined ? undefined : tenantRole(bindings, org);
+    // The route's permission check passed a moment ago; a role removed since is a refusal.
+    if (role === undefined) throw new Forbidden('this requires a role in the tenant');
+    return role;
+  };
   const platform: FlagEventScope = { type: 'platform' };
   const clusterScope = async (org: string, id: string): Promise<FlagEventScope> => {
     const cluster = await existingCluster(app.pg, org, id);
@@ -62,7 +127,13 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'GET',
     url: '/api/v1/platform/feature-flags',
     schema: { tags, response: { 200: FlagListSchema, 401: problemResponses[401] } },
-    handler: async () => ({ flags: await app.flags.list(platform) }),
+    handler: async (request) => ({
+      // Platform admins' subjects are shown to platform admins only; most answers name none.
+      flags: await app.flags.list(
+        platform,
+        (await app.flags.hasHiddenActors(platform)) && (await callerIsPlatformAdmin(request)),
+      ),
+    }),
   });
 
   app.route({
@@ -78,7 +149,16 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
       const { value } = request.body;
-      return app.flags.write({ flag, scope: platform, value, actor: actorOf(request), requestId: request.id });
+      return app.flags.write({
+        flag,
+        scope: platform,
+        value,
+        ...checkedRecord(request.body),
+        actor: actorOf(request),
+        actorRole: PLATFORM_ADMIN_ACTOR,
+        requestId: request.id,
+        callerIsPlatformAdmin: true,
+      });
     },
   });
 
@@ -89,7 +169,15 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags, params: FlagParams, response: { 200: WriteResultSchema, ...problemResponses } },
     handler: async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
-      return app.flags.write({ flag, scope: platform, value: null, actor: actorOf(request), requestId: request.id });
+      return app.flags.write({
+        flag,
+        scope: platform,
+        value: null,
+        actor: actorOf(request),
+        actorRole: PLATFORM_ADMIN_ACTOR,
+        requestId: request.id,
+        callerIsPlatformAdmin: true,
+      });
     },
   });
 
@@ -98,9 +186,10 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     url: '/api/v1/tenants/:org/clusters/:id/feature-flags',
     config: { permission: 'tenant.read' },
     schema: { tags, params: ClusterParams, response: { 200: FlagListSchema, ...problemResponses } },
-    handler: async (request) => ({
-      flags: await app.flags.list(await clusterScope(request.params.org, request.params.id)),
-    }),
+    handler: async (request) => {
+      const scope = await clusterScope(request.params.org, request.params.id);
+      return { flags: await app.flags.list(scope, await callerIsPlatformAdmin(request)) };
+    },
   });
 
   app.route({
@@ -115,9 +204,20 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request) => {
       const flag = flagOrThrow(request.params.flag, 'cluster');
+      const record = checkedRecord(request.body);
       const scope = await clusterScope(request.params.org, request.params.id);
+      const actorRole = await actorRoleOf(request, request.params.org);
       const { value } = request.body;
-      return app.flags.write({ flag, scope, value, actor: actorOf(request), requestId: request.id });
+      return app.flags.write({
+        flag,
+        scope,
+        value,
+        ...record,
+        actor: actorOf(request),
+        actorRole,
+        requestId: request.id,
+        callerIsPlatformAdmin: actorRole === PLATFORM_ADMIN_ACTOR,
+      });
     },
   });
 
@@ -129,7 +229,16 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request) => {
       const flag = flagOrThrow(request.params.flag, 'cluster');
       const scope = await clusterScope(request.params.org, request.params.id);
-      return app.flags.write({ flag, scope, value: null, actor: actorOf(request), requestId: request.id });
+      const actorRole = await actorRoleOf(request, request.params.org);
+      return app.flags.write({
+        flag,
+        scope,
+        value: null,
+        actor: actorOf(request),
+        actorRole,
+        requestId: request.id,
+        callerIsPlatformAdmin: actorRole === PLATFORM_ADMIN_ACTOR,
+      });
     },
   });
 };

@@ -1,12 +1,14 @@
 import type pg from 'pg';
-import { FLAGS, resolveFlag } from '@gsp/flags-client';
+import { FLAGS, findFlag, resolveFlag } from '@gsp/flags-client';
 import type { FlagDefinition, FlagSource, FlagsClient } from '@gsp/flags-client';
-import { FLAG_UPDATED_EVENT, platformResource, readFlagRows } from '@gsp/platform-contract';
-import type { FlagEvent, FlagEventScope, FlagRow } from '@gsp/platform-contract';
+import { enqueueEvent, EXPIRY_ACTOR, FLAG_UPDATED_EVENT, platformResource, readFlagRows } from '@gsp/platform-contract';
+import type { FlagEvent, FlagEventScope, FlagRow, SwitchRecord } from '@gsp/platform-contract';
+import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { appendAuditLog } from '../audit-log/store.js';
-import { enqueueEvent } from '@gsp/platform-contract';
 import { lockFlagScope, scopeKey, storeFlagValue } from './store.js';
+import { recordJson } from './record.js';
+import type { RecordJson } from './record.js';
 
 export interface WriteResult {
   key: string;
@@ -15,6 +17,8 @@ export interface WriteResult {
   effective: boolean;
   source: FlagSource;
   envPinned: boolean;
+  platformRecord: RecordJson | null;
+  clusterRecord?: RecordJson | null;
 }
 
 export interface FlagListItem {
@@ -24,6 +28,8 @@ export interface FlagListItem {
   clusterOverride?: boolean | null;
   source: FlagSource;
   envPinned: boolean;
+  platformRecord: RecordJson | null;
+  clusterRecord?: RecordJson | null;
 }
 
 export interface WriteRequest {
@@ -32,14 +38,30 @@ export interface WriteRequest {
   /** null clears the stored value. */
   value: boolean | null;
   actor: string;
+  /** `platform-admin` or the actor's tenant role. */
+  actorRole: string;
+  reason?: string | undefined;
+  /** Epoch milliseconds. */
+  expiresAt?: number | undefined;
   requestId: string;
+  /** Whether the caller may see platform admins' subjects in the answer. */
+  callerIsPlatformAdmin: boolean;
 }
 
-/** The stored boolean of `flag` at one scope (`clusterId` null: the platform default). */
-function storedValue(rows: readonly FlagRow[], flag: FlagDefinition, clusterId: string | null): boolean | undefined {
-  const value = rows.find((r) => r.flag_key === flag.key && r.cluster_id === clusterId)?.value;
-  return typeof value === 'boolean' ? value : undefined;
+/** A stored row as a record, when its value is a boolean. */
+function recordOf(row: FlagRow | undefined): SwitchRecord | undefined {
+  if (row === undefined || typeof row.value !== 'boolean') return undefined;
+  return {
+    value: row.value,
+    actor: row.updated_by,
+    actorRole: row.actor_role,
+    setAt: row.updated_at.getTime(),
+    reason: row.reason,
+    expiresAt: row.expires_at === null ? null : row.expires_at.getTime(),
+  };
 }
+
+const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
 
 export class FlagService {
   constructor(
@@ -51,7 +73,7 @@ export class FlagService {
   ) {}
 
   /** Reads through the cached flags client, which this process's writes invalidate at once. */
-  async list(scope: FlagEventScope): Promise<FlagListItem[]> {
+  async list(scope: FlagEventScope, callerIsPlatformAdmin: boolean): Promise<FlagListItem[]> {
     const clusterId = scope.type === 'cluster' ? scope.clusterId : undefined;
     const flags = FLAGS.filter((flag) => flag.scopes.includes(scope.type));
     return Promise.all(
@@ -63,50 +85,163 @@ export class FlagService {
           platformDefault: r.platformValue ?? null,
           source: r.source,
           envPinned: r.envPinned,
+          platformRecord: recordJson(r.platformRecord, callerIsPlatformAdmin),
         };
-        if (scope.type === 'cluster') item.clusterOverride = r.clusterValue ?? null;
+        if (scope.type === 'cluster') {
+          item.clusterOverride = r.clusterValue ?? null;
+          item.clusterRecord = recordJson(r.clusterRecord, callerIsPlatformAdmin);
+        }
         return item;
       }),
     );
   }
 
+  /** Whether any stored value at `scope` was set by someone a tenant is not told the name of. */
+  async hasHiddenActors(scope: FlagEventScope): Promise<boolean> {
+    const clusterId = scope.type === 'cluster' ? scope.clusterId : undefined;
+    const flags = FLAGS.filter((flag) => flag.scopes.includes(scope.type));
+    for (const flag of flags) {
+      const r = await this.client.evaluateDetailed(flag.key, { clusterId });
+      for (const record of [r.platformRecord, r.clusterRecord])
+        if (record && recordJson(record, false)?.actor === null) return true;
+    }
+    return false;
+  }
+
+  /** The audit row and the outbox event of one committed change, in the caller's transaction. */
+  private async announce(tx: Queryable, scope: FlagEventScope, event: FlagEvent, requestId?: string): Promise<void> {
+    await appendAuditLog(tx, {
+      action: event.value === null ? 'featureflags.cleared' : 'featureflags.set',
+      actor: event.actor,
+      resource: scope.type === 'platform' ? platformResource(this.platformId) : `cluster:${scope.clusterId}`,
+      org: scope.type === 'cluster' ? scope.org : undefined,
+      details: {
+        flag: event.flag,
+        scope,
+        value: event.value,
+        ...(event.reason != null ? { reason: event.reason } : {}),
+        ...(event.expiresAt != null ? { expiresAt: event.expiresAt } : {}),
+        ...(event.cause === 'expiry' ? { cause: 'expiry' } : {}),
+      },
+      requestId,
+    });
+    await enqueueEvent(tx, FLAG_UPDATED_EVENT, scopeKey(scope), event);
+  }
+
   /**
-   * Stores or clears a value together with its audit log entry and outbox event, in one
-   * transaction, under the scope's lock. While the flag is pinned by the environment the write is
-   * still stored, but inert.
+   * Stores or clears a value with its record, together with its audit log entry and outbox event,
+   * in one transaction, under the scope's lock. While the flag is pinned by the environment the
+   * write is still stored, but inert.
    */
   async write(req: WriteRequest): Promise<WriteResult> {
-    const { flag, value, actor } = req;
+    const { flag, value, actor, actorRole } = req;
     const clusterId = req.scope.type === 'cluster' ? req.scope.clusterId : undefined;
     // The event names the platform it was written on; the answer echoes the scope as asked.
     const scope: FlagEventScope =
       req.scope.type === 'platform' ? { type: 'platform', platformId: this.platformId } : req.scope;
+    const reason = value === null ? null : (req.reason ?? null);
+    const expiresAt = value === null ? null : (req.expiresAt ?? null);
     const result = await withTransaction(this.pool, async (tx) => {
       await lockFlagScope(tx, flag.key, scope);
-      await storeFlagValue(tx, flag.key, scope, value, actor);
-      await appendAuditLog(tx, {
-        action: value === null ? 'featureflags.cleared' : 'featureflags.set',
-        actor,
-        resource: scope.type === 'platform' ? platformResource(this.platformId) : `cluster:${scope.clusterId}`,
-        org: scope.type === 'cluster' ? scope.org : undefined,
-        details: { flag: flag.key, scope, value },
-        requestId: req.requestId,
-      });
-      const event: FlagEvent = { flag: flag.key, actor, scope, value };
-      await enqueueEvent(tx, FLAG_UPDATED_EVENT, scopeKey(scope), event);
+      await storeFlagValue(tx, flag.key, scope, value, { actor, actorRole, reason, expiresAt });
       // The effective value at this scope also depends on the other scope's row, read in the same transaction.
-      const rows = await readFlagRows(tx, clusterId);
-      const platform = storedValue(rows, flag, null);
-      const cluster = clusterId === undefined ? undefined : storedValue(rows, flag, clusterId);
+      const rows = (await readFlagRows(tx, clusterId)).filter((r) => r.flag_key === flag.key);
+      const platformRecord = recordOf(rows.find((r) => r.cluster_id === null));
+      const clusterRecord =
+        clusterId === undefined ? undefined : recordOf(rows.find((r) => r.cluster_id === clusterId));
+      const written = clusterId === undefined ? platformRecord : clusterRecord;
+      const event: FlagEvent = {
+        flag: flag.key,
+        actor,
+        actorRole,
+        scope,
+        value,
+        setAt: iso(written?.setAt) ?? new Date().toISOString(),
+        reason,
+        expiresAt: iso(expiresAt),
+        cause: 'request',
+      };
+      await this.announce(tx, scope, event, req.requestId);
       const {
         value: effective,
         source,
         envPinned,
-      } = resolveFlag(flag, { env: this.pins.get(flag.key), platform, cluster });
-      return { key: flag.key, scope: req.scope, value, effective, source, envPinned };
+      } = resolveFlag(flag, {
+        env: this.pins.get(flag.key),
+        platform: platformRecord?.value,
+        cluster: clusterRecord?.value,
+      });
+      const answer: WriteResult = {
+        key: flag.key,
+        scope: req.scope,
+        value,
+        effective,
+        source,
+        envPinned,
+        platformRecord: recordJson(platformRecord, req.callerIsPlatformAdmin),
+      };
+      if (clusterId !== undefined) answer.clusterRecord = recordJson(clusterRecord, req.callerIsPlatformAdmin);
+      return answer;
     });
     // Read-your-writes in this process; other processes learn it from the relay.
     this.client.invalidate(req.scope, flag.key);
     return result;
+  }
+
+  /**
+   * Clears every value whose `expiresAt` has passed, as a DELETE would: audit row
+   * `featureflags.cleared` by `system:expiry`, outbox event, caches invalidated. Safe with several
+   * replicas: the rows are claimed with `FOR UPDATE SKIP LOCKED`, so each is cleared by exactly one
+   * transaction, and a concurrent write to the same row (which holds its row lock) is never
+   * overtaken. Returns how many values were cleared.
+   */
+  async expireDue(limit = 100): Promise<number> {
+    const cleared = await withTransaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<FlagRow & { org: string | null }>(
+        `SELECT f.flag_key, f.cluster_id, f.value, f.updated_by, f.updated_at, f.reason, f.expires_at, f.actor_role, c.org
+           FROM feature_flags f LEFT JOIN clusters c ON c.id = f.cluster_id
+          WHERE f.expires_at <= now()
+          ORDER BY f.expires_at
+          LIMIT $1
+          FOR UPDATE OF f SKIP LOCKED`,
+        [limit],
+      );
+      const scopes: FlagEventScope[] = [];
+      for (const row of rows) {
+        await tx.query('DELETE FROM feature_flags WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2', [
+          row.flag_key,
+          row.cluster_id,
+        ]);
+        const scope: FlagEventScope =
+          row.cluster_id === null
+            ? { type: 'platform', platformId: this.platformId }
+            : { type: 'cluster', org: row.org ?? '', clusterId: row.cluster_id };
+        const event: FlagEvent = {
+          flag: row.flag_key,
+          actor: EXPIRY_ACTOR,
+          actorRole: 'system',
+          scope,
+          value: null,
+          setAt: new Date().toISOString(),
+          reason: row.reason,
+          expiresAt: iso(row.expires_at?.getTime()),
+          cause: 'expiry',
+        };
+        await this.announce(tx, scope, event);
+        scopes.push(scope);
+      }
+      return scopes.map((scope, i) => ({ scope, key: rows[i]!.flag_key }));
+    });
+    for (const { scope, key } of cleared) this.client.invalidate(scope, findFlag(key) ? key : undefined);
+    return cleared.length;
+  }
+
+  /** Milliseconds until the next stored value expires, by the database's clock; undefined when none will. */
+  async nextExpiryInMs(): Promise<number | undefined> {
+    const { rows } = await this.pool.query<{ ms: number | null }>(
+      'SELECT (extract(epoch FROM min(expires_at) - now()) * 1000)::float8 AS ms FROM feature_flags WHERE expires_at IS NOT NULL',
+    );
+    const ms = rows[0]?.ms;
+    return ms === null || ms === undefined ? undefined : Math.max(0, ms);
   }
 }

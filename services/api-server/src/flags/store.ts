@@ -14,13 +14,22 @@ export async function lockFlagScope(tx: Queryable, flagKey: string, scope: FlagE
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`featureflags:${flagKey}:${scopeKey(scope)}`]);
 }
 
-/** Stores `value` at `scope`, or clears it when null. (Reads are `readFlagRows` of @gsp/platform-contract.) */
+/** What a write stores beside its value. */
+export interface WriteRecord {
+  actor: string;
+  actorRole: string;
+  reason: string | null;
+  /** Epoch milliseconds; null: until changed. */
+  expiresAt: number | null;
+}
+
+/** Stores `value` at `scope` with its record, or clears it when null. (Reads are `readFlagRows` of @gsp/platform-contract.) */
 export async function storeFlagValue(
   tx: Queryable,
   flagKey: string,
   scope: FlagEventScope,
   value: boolean | null,
-  actor: string,
+  record: WriteRecord,
 ): Promise<void> {
   const clusterId = scope.type === 'cluster' ? scope.clusterId : null;
   if (value === null) {
@@ -30,14 +39,18 @@ export async function storeFlagValue(
     ]);
     return;
   }
+  const expiresAt = record.expiresAt === null ? null : new Date(record.expiresAt);
+  const values = [flagKey, clusterId, JSON.stringify(value), record.actor, record.actorRole, record.reason, expiresAt];
   const updated = await tx.query(
-    'UPDATE feature_flags SET value = $3, updated_by = $4, updated_at = now() WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2',
-    [flagKey, clusterId, JSON.stringify(value), actor],
+    `UPDATE feature_flags SET value = $3, updated_by = $4, updated_at = now(), actor_role = $5, reason = $6, expires_at = $7
+      WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2`,
+    values,
   );
   if (updated.rowCount === 0) {
     await tx.query(
-      'INSERT INTO feature_flags (flag_key, scope_type, cluster_id, value, updated_by) VALUES ($1, $2, $3, $4, $5)',
-      [flagKey, scope.type, clusterId, JSON.stringify(value), actor],
+      `INSERT INTO feature_flags (flag_key, scope_type, cluster_id, value, updated_by, actor_role, reason, expires_at)
+       VALUES ($1, $8, $2, $3, $4, $5, $6, $7)`,
+      [...values, scope.type],
     );
   }
 }

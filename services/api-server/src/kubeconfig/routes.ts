@@ -5,10 +5,13 @@ import { existingCluster } from '../clusters/store.js';
 import { BadRequest, Gone } from '../errors.js';
 import { actorOf } from '../plugins/auth.js';
 import { renderKubeconfig } from './signer.js';
+import { platformAdminCheck } from '../flags/caller.js';
+import { recordJson, RecordSchema } from '../flags/record.js';
 import type { KubeconfigSigner } from './signer.js';
 import { cliAccessDisabledMessage, KUBECTL_PERMISSION, subjectProblem } from '@gsp/platform-contract';
 
 export interface KubeconfigRoutesOptions {
+  platformId: string;
   proxyPublicUrl: string;
   proxyCa?: string | undefined;
   proxyInsecureSkipTlsVerify?: boolean | undefined;
@@ -21,11 +24,19 @@ const Jwk = Type.Object(
   { additionalProperties: true },
 );
 const Jwks = Type.Object({ keys: Type.Array(Jwk) }, { description: 'a JWK Set (RFC 7517)' });
-const CliAccess = Type.Object({ enabled: Type.Boolean(), source: Type.String(), envPinned: Type.Boolean() });
+const CliAccess = Type.Object({
+  enabled: Type.Boolean(),
+  source: Type.String(),
+  envPinned: Type.Boolean(),
+  record: Type.Union([RecordSchema, Type.Null()], {
+    description: 'the stored value that decided (source cluster or platform): who set it, when, why, until when',
+  }),
+});
 
 /** What kubectl needs: a cluster's access state, a kubeconfig, and the keys that verify its token. */
 const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = async (app, opts) => {
   const proxyUrl = opts.proxyPublicUrl.replace(/\/+$/, '');
+  const isPlatformAdmin = platformAdminCheck(app.pg, opts.platformId);
 
   app.route({
     method: 'GET',
@@ -52,7 +63,12 @@ const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = asy
       const cluster = await existingCluster(app.pg, request.params.org, request.params.id);
       const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
       return {
-        cliAccess: { enabled: access.value, source: access.source, envPinned: access.envPinned },
+        cliAccess: {
+          enabled: access.value,
+          source: access.source,
+          envPinned: access.envPinned,
+          record: recordJson(access.record, await isPlatformAdmin(actorOf(request))),
+        },
         proxyUrl: `${proxyUrl}/clusters/${cluster.id}`,
       };
     },
@@ -79,7 +95,7 @@ const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = asy
         // The kill switch is a registry flag, never resolved by an OFREP provider.
         const source = access.source === 'provider' ? 'default' : access.source;
         throw new Gone(
-          `${cliAccessDisabledMessage(cluster.id, source, 'the API server')}; kubeconfig downloads are disabled`,
+          `${cliAccessDisabledMessage(cluster.id, source, 'the API server', access.record)}; kubeconfig downloads are disabled`,
         );
       }
       const subject = actorOf(request);

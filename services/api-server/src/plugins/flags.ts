@@ -4,6 +4,8 @@ import type { EventBus, FlagsClient } from '@gsp/flags-client';
 import type { FlagsConfig } from '../config.js';
 import { FlagService } from '../flags/service.js';
 import { OutboxRelay } from '../outbox/relay.js';
+import { ExpiryScheduler } from '../flags/expiry.js';
+import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -63,10 +65,22 @@ export default fp<FlagsPluginOptions>(
         'redis not reachable at start: flag changes reach other processes within SERVICE_CACHE_FLAGS_TTL until it is; events wait in the outbox',
       );
     const relay = new OutboxRelay({ pool: app.pg, bus, log: app.log, pollIntervalMs: opts.outboxPollIntervalMs });
+    const service = new FlagService(app.pg, client, opts.pins, opts.platformId);
     app.decorate('flagsClient', client);
-    app.decorate('flags', new FlagService(app.pg, client, opts.pins, opts.platformId));
+    app.decorate('flags', service);
     if (opts.outboxRelayEnabled) await relay.start();
+    // Values with an expiry are cleared when it passes, by one replica; the first run clears what
+    // expired while none ran. A write with an expiry, on any replica, wakes it.
+    const expiry = new ExpiryScheduler(service, app.log);
+    const unsubscribe = bus.subscribe(FLAG_UPDATED_EVENT, {
+      event: (e) => {
+        if (isFlagEvent(e) && e.expiresAt != null) void expiry.poke();
+      },
+    });
+    app.addHook('onReady', () => expiry.start());
     app.addHook('onClose', async () => {
+      unsubscribe();
+      await expiry.stop();
       await relay.stop();
       await client.close();
       // The process-local bus outlives this app; a Redis bus is this app's own.

@@ -1,0 +1,110 @@
+import type { SwitchRecord } from '@gsp/platform-contract';
+import { PLATFORM_ADMIN_ACTOR } from '@gsp/platform-contract';
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+
+/** A reason is 1 to this many characters (code points, as JSON Schema counts them). */
+export const REASON_MAX_LENGTH = 200;
+/** How far ahead `expiresAt` may be: a switch left off longer should be a decision without a timer. */
+export const EXPIRY_MAX_AHEAD_MS = 30 * 24 * 3600_000;
+
+/**
+ * What a reason may not hold: control characters (C0, DEL, C1), line and paragraph separators,
+ * and the bidirectional controls that would make kubectl print the reason out of order.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/** Why `reason` is refused, as the 400 says it; `undefined` when it is fine. */
+export function reasonProblem(reason: string): string | undefined {
+  const length = [...reason].length;
+  if (length === 0) return 'reason must not be empty';
+  if (length > REASON_MAX_LENGTH)
+    return `reason must be at most ${REASON_MAX_LENGTH} characters long (it has ${length})`;
+  if (UNPRINTABLE.test(reason))
+    return 'reason must be printable: no control characters, line breaks or bidirectional controls';
+  if (reason.trim() === '') return 'reason must not be blank';
+  return undefined;
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/** An RFC 3339 date-time with its offset, as epoch milliseconds; `undefined` when it is not one. */
+export function parseRfc3339(text: string): number | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > days || hour > 23 || minute > 59 || second > 59) return undefined;
+  let offset = 0;
+  if (m[8] !== undefined) {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return undefined;
+    offset = (m[8] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+  }
+  const fraction = m[7] === undefined ? 0 : Math.floor(Number(m[7]) * 1000);
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, fraction);
+  return utc.getTime() - offset;
+}
+
+/** `expiresAt` as epoch milliseconds, or why it is refused. */
+export function parseExpiry(text: string, now: number): { at: number } | { problem: string } {
+  const at = parseRfc3339(text);
+  if (at === undefined)
+    return { problem: 'expiresAt must be an RFC 3339 date-time with a time zone, such as 2026-12-01T18:00:00Z' };
+  if (at <= now) return { problem: `expiresAt must be in the future (it is ${new Date(now).toISOString()} now)` };
+  if (at > now + EXPIRY_MAX_AHEAD_MS)
+    return {
+      problem: `expiresAt must be at most 30 days ahead (no later than ${new Date(now + EXPIRY_MAX_AHEAD_MS).toISOString()})`,
+    };
+  return { at };
+}
+
+export const RecordSchema = Type.Object(
+  {
+    value: Type.Boolean(),
+    actor: Type.Union([Type.String(), Type.Null()], {
+      description: 'who set it; null when a platform admin set it and the caller is not one',
+    }),
+    actorRole: Type.Union([Type.String(), Type.Null()], {
+      description: '`platform-admin` or the tenant role the actor held; null for values set before records existed',
+    }),
+    setAt: Type.String({ format: 'date-time' }),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'when the value is cleared, as a DELETE would; null: until changed',
+    }),
+  },
+  { description: 'a stored value: who set it, when, why and until when' },
+);
+export type RecordJson = Static<typeof RecordSchema>;
+
+/**
+ * A record as the caller may see it. Platform admins' subjects are shown to platform admins
+ * only: a tenant is told that "a platform admin" set it (`actor` null), and why.
+ */
+export function recordJson(record: SwitchRecord | undefined, callerIsPlatformAdmin: boolean): RecordJson | null {
+  if (record === undefined) return null;
+  return {
+    value: record.value,
+    // A value written before records existed has no role: not shown either, it may be a platform admin's.
+    actor:
+      (record.actorRole === PLATFORM_ADMIN_ACTOR || record.actorRole === null) && !callerIsPlatformAdmin
+        ? null
+        : record.actor,
+    actorRole: record.actorRole,
+    setAt: new Date(record.setAt).toISOString(),
+    reason: record.reason,
+    expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
+  };
+}
