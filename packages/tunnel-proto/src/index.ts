@@ -6,3 +6,8 @@ export { codeLabel, fromHeaderBlock, HeaderBlockError, toHeaderBlock } from './h
 export type { HeaderBlockErrorCode } from './headers.js';
 export { useNodeTextEncoding } from './text.js';
 export { drainingWriter, Valve } from './valve.js';
+/**
+ * The trailer of a tunnel refusal that says when the switch that refused it expires (RFC 3339):
+ * the agent comes back at that moment instead of up to its backoff ceiling later.
+ */
+export const RETRY_AT_HEADER = 'gsp-retry-at';

@@ -1,4 +1,6 @@
 import { hash } from 'node:crypto';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { RETRY_AT_HEADER } from '@gsp/tunnel-proto';
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { FlagsClient } from '@gsp/flags-client';
 import { toleranceSeconds, TtlCache } from '@gsp/service-kit';
@@ -17,6 +19,18 @@ export interface SwitchDecision {
   allowed: boolean;
   /** Why access is refused, written for the kubectl user. */
   message: string;
+  /** Epoch ms: the stored "off" that decided expires then (the agent is told to try again at that moment). */
+  until?: number | undefined;
+}
+
+/**
+ * The refusal an agent hears while the switch is off, with the moment it expires when it does, so
+ * an agent deep in its backoff comes back then rather than up to AGENT_BACKOFF_MAX later.
+ */
+export function tunnelRefusal(decision: SwitchDecision): ConnectError {
+  const metadata =
+    decision.until === undefined ? undefined : { [RETRY_AT_HEADER]: new Date(decision.until).toISOString() };
+  return new ConnectError(decision.message, Code.Unavailable, metadata);
 }
 
 /**
@@ -33,7 +47,11 @@ export function createSwitch(flags: FlagsClient, staleMode: StaleMode): (cluster
     if (e.value) return { allowed: true, message: '' };
     // `provider` answers only flags outside the registry; cli_access.enabled is in it.
     const source = e.source === 'provider' ? 'default' : e.source;
-    return { allowed: false, message: cliAccessDisabledMessage(clusterId, source, 'the proxy', e.record) };
+    return {
+      allowed: false,
+      message: cliAccessDisabledMessage(clusterId, source, 'the proxy', e.record),
+      until: e.record?.expiresAt ?? undefined,
+    };
   };
 }
 

@@ -2,6 +2,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { CLI_ACCESS_ENABLED } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import { ACCESS_CHANGED_EVENT, isAccessEvent } from '@gsp/platform-contract';
+import { tunnelRefusal } from './access.js';
 import type { SwitchDecision } from './access.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { Rights } from './rights.js';
@@ -57,7 +58,7 @@ export function watchRevocations(options: RevocationOptions): RevocationWatch {
     if (!decision.allowed && !tunnel.closed) {
       log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
       metrics.tunnelsClosedBySwitch.inc();
-      tunnel.close({ code: 410, message: decision.message }, new ConnectError(decision.message, Code.Unavailable));
+      tunnel.close({ code: 410, message: decision.message }, tunnelRefusal(decision));
       return;
     }
     for (const subject of tunnel.subjects()) {

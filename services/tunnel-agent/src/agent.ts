@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { codeLabel, useNodeTextEncoding, TUNNEL_PING_INTERVAL_MS } from '@gsp/tunnel-proto';
+import { codeLabel, RETRY_AT_HEADER, useNodeTextEncoding, TUNNEL_PING_INTERVAL_MS } from '@gsp/tunnel-proto';
 import type { KubeTarget } from './kube.js';
 import { runTunnel, tunnelClient } from './tunnel/tunnel.js';
 
@@ -38,6 +38,24 @@ export interface AgentOptions {
   connectTimeoutMs?: number;
   events?: AgentEvents;
   log: Logger;
+}
+
+/**
+ * A refusal may say when the switch that refused the tunnel expires (RETRY_AT_HEADER): the agent
+ * comes back then, spread over RETRY_AT_SPREAD_MS so that every agent of the platform does not dial
+ * at the same millisecond.
+ */
+const RETRY_AT_SPREAD_MS = 250;
+/** A `gsp-retry-at` further away than this is ignored (the API refuses expiries beyond 30 days). */
+const RETRY_AT_MAX_AHEAD_MS = 31 * 24 * 3600_000;
+
+/** How long until the moment a refusal names, if it names one that makes sense; never negative. */
+export function retryAtDelay(err: ConnectError, now: number, random: () => number = Math.random): number | undefined {
+  const raw = err.metadata.get(RETRY_AT_HEADER);
+  if (raw === null) return undefined;
+  const at = Date.parse(raw);
+  if (!Number.isFinite(at) || at - now > RETRY_AT_MAX_AHEAD_MS) return undefined;
+  return Math.max(0, at - now) + Math.floor(random() * RETRY_AT_SPREAD_MS);
 }
 
 /** Full jitter: a uniformly random wait up to the capped exponential step. */
@@ -117,6 +135,8 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     while (!stopping.signal.aborted) {
       attempts++;
       let wait: number;
+      /** Why this attempt or connection ended, when the proxy said so. */
+      let refusal: ConnectError | undefined;
       const before = Date.now();
       let connectedAt: number | undefined;
       try {
@@ -129,6 +149,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
         const e = ConnectError.from(err);
         events.ended?.(codeLabel(Code[e.code]));
         lastError = e;
+        refusal = e;
         if (e.code === Code.Unauthenticated || e.code === Code.PermissionDenied) {
           opts.log.error(
             { code: Code[e.code], reason: e.rawMessage },
@@ -142,6 +163,9 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
       }
       if (Date.now() - (connectedAt ?? before) >= opts.backoffResetMs && connectedAt !== undefined) attempt = 0;
       if (wait < 0) wait = backoffDelay(attempt, opts.backoffInitialMs, opts.backoffMaxMs);
+      // Refused by a switch that expires: back no later than that moment.
+      const retryAt = refusal === undefined ? undefined : retryAtDelay(refusal, Date.now());
+      if (retryAt !== undefined && retryAt < wait) wait = retryAt;
       attempt++;
       try {
         await sleep(wait, undefined, { signal: stopping.signal });
