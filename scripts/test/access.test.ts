@@ -12,9 +12,18 @@ t.test("stored off for the cluster: the banner says it is the cluster's override
   t.notMatch(text, platformFlag);
 });
 
-t.test('stored off for the platform: the banner says so and how to clear it', async (t) => {
-  const text = describeAccess({ enabled: false, source: 'platform', envPinned: false }, ctx).join('\n');
-  t.match(text, 'kubectl access is OFF: cli_access.enabled is stored false for the whole platform');
+t.test('stored off for the platform: the banner says so, why, until when, and how to clear it', async (t) => {
+  const record = {
+    actor: null,
+    actorRole: 'platform-admin',
+    reason: 'incident 42',
+    expiresAt: '2026-11-26T11:00:00.000Z',
+  };
+  const text = describeAccess({ enabled: false, source: 'platform', envPinned: false, record }, ctx).join('\n');
+  t.match(
+    text,
+    'kubectl access is OFF: cli_access.enabled is stored false for the whole platform ("incident 42"), back on by itself at 2026-11-26T11:00:00.000Z',
+  );
   t.match(text, `curl -s -X DELETE ${platformFlag}`);
 });
 
@@ -24,9 +33,11 @@ t.test('pinned on: the banner names the pin and offers no command', async (t) =>
   t.notMatch(text, 'curl');
 });
 
-t.test('on by default: the banner offers turning it off and back on', async (t) => {
-  const text = describeAccess({ enabled: true, source: 'default', envPinned: false }, ctx).join('\n');
+t.test('on by default: the banner offers turning it off for an hour with a reason, and back on', async (t) => {
+  const now = Date.parse('2026-11-26T10:00:00Z');
+  const text = describeAccess({ enabled: true, source: 'default', envPinned: false }, { ...ctx, now }).join('\n');
   t.match(text, 'kubectl access is ON (the built-in default)');
   t.match(text, `curl -s -X PUT ${platformFlag}`);
+  t.match(text, `'{"value":false,"reason":"trying the kill switch","expiresAt":"2026-11-26T11:00:00.000Z"}'`);
   t.match(text, `curl -s -X DELETE ${platformFlag}`);
 });
