@@ -5,8 +5,8 @@ import { FLAGS, CLI_ACCESS_ENABLED } from './registry.js';
 import type { FlagDefinition } from './registry.js';
 import { readEnvPins, resolveFlag } from './evaluate.js';
 import type { FlagSource } from './evaluate.js';
-import { FLAG_UPDATED_EVENT, isFlagEvent, readFlagRows } from '@gsp/platform-contract';
-import type { FlagEvent, FlagEventScope, FlagRow, SwitchRecord } from '@gsp/platform-contract';
+import { FLAG_UPDATED_EVENT, isFlagEvent, readFlagRows, switchRecordOf } from '@gsp/platform-contract';
+import type { FlagEvent, FlagEventScope, SwitchRecord } from '@gsp/platform-contract';
 import { processLocalBus, RedisEventBus } from './bus.js';
 import type { EventBus } from './bus.js';
 import { FlagsClientError } from './errors.js';
@@ -91,19 +91,6 @@ interface ScopeEntry {
 }
 
 const silent: Logger = { info() {}, warn() {} };
-
-/** A stored row as a record; `undefined` for a value that is not a boolean. */
-function recordOf(row: FlagRow): SwitchRecord | undefined {
-  if (typeof row.value !== 'boolean') return undefined;
-  return {
-    value: row.value,
-    actor: row.updated_by,
-    actorRole: row.actor_role,
-    setAt: row.updated_at.getTime(),
-    reason: row.reason,
-    expiresAt: row.expires_at === null ? null : row.expires_at.getTime(),
-  };
-}
 
 /** The record while it counts: one past its `expiresAt` is no value at all, even before the API server clears it. */
 function live(record: SwitchRecord | undefined, now: number): SwitchRecord | undefined {
@@ -341,7 +328,7 @@ export class FlagsClient {
       const platformValues = new Map<string, SwitchRecord>();
       const clusterValues = new Map<string, SwitchRecord>();
       for (const row of result) {
-        const record = recordOf(row);
+        const record = switchRecordOf(row);
         if (record !== undefined) (row.cluster_id === null ? platformValues : clusterValues).set(row.flag_key, record);
       }
       this.storeReachable();

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { QueryResult, QueryResultRow } from 'pg';
 import type { RoleBinding } from './permissions.js';
+import type { SwitchRecord } from './kubeconfig.js';
 
 /** A `pg.Pool`, a pool client or a transaction: anything that runs one query. */
 export interface Queryable {
@@ -68,6 +69,19 @@ export interface FlagRow {
   expires_at: Date | null;
   /** What the writer was: `platform-admin` or a tenant role; null for rows written before migration 003. */
   actor_role: string | null;
+}
+
+/** A stored row as a record (`SwitchRecord`); `undefined` for a value that is not a boolean. */
+export function switchRecordOf(row: FlagRow | undefined): SwitchRecord | undefined {
+  if (row === undefined || typeof row.value !== 'boolean') return undefined;
+  return {
+    value: row.value,
+    actor: row.updated_by,
+    actorRole: row.actor_role,
+    setAt: row.updated_at.getTime(),
+    reason: row.reason,
+    expiresAt: row.expires_at === null ? null : row.expires_at.getTime(),
+  };
 }
 
 /**

@@ -37,6 +37,7 @@ export {
   readBindings,
   readClusterState,
   readFlagRows,
+  switchRecordOf,
 } from './clusters.js';
 export type { ClusterState, FlagRow, Queryable } from './clusters.js';
 export {

@@ -1,8 +1,15 @@
 import type pg from 'pg';
 import { FLAGS, findFlag, resolveFlag } from '@gsp/flags-client';
 import type { FlagDefinition, FlagSource, FlagsClient } from '@gsp/flags-client';
-import { enqueueEvent, EXPIRY_ACTOR, FLAG_UPDATED_EVENT, platformResource, readFlagRows } from '@gsp/platform-contract';
-import type { FlagEvent, FlagEventScope, FlagRow, SwitchRecord } from '@gsp/platform-contract';
+import {
+  enqueueEvent,
+  EXPIRY_ACTOR,
+  FLAG_UPDATED_EVENT,
+  platformResource,
+  readFlagRows,
+  switchRecordOf,
+} from '@gsp/platform-contract';
+import type { FlagEvent, FlagEventScope, FlagRow } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { appendAuditLog } from '../audit-log/store.js';
@@ -46,19 +53,6 @@ export interface WriteRequest {
   requestId: string;
   /** Whether the caller may see platform admins' subjects in the answer. */
   callerIsPlatformAdmin: boolean;
-}
-
-/** A stored row as a record, when its value is a boolean. */
-function recordOf(row: FlagRow | undefined): SwitchRecord | undefined {
-  if (row === undefined || typeof row.value !== 'boolean') return undefined;
-  return {
-    value: row.value,
-    actor: row.updated_by,
-    actorRole: row.actor_role,
-    setAt: row.updated_at.getTime(),
-    reason: row.reason,
-    expiresAt: row.expires_at === null ? null : row.expires_at.getTime(),
-  };
 }
 
 const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
@@ -146,9 +140,9 @@ export class FlagService {
       await storeFlagValue(tx, flag.key, scope, value, { actor, actorRole, reason, expiresAt });
       // The effective value at this scope also depends on the other scope's row, read in the same transaction.
       const rows = (await readFlagRows(tx, clusterId)).filter((r) => r.flag_key === flag.key);
-      const platformRecord = recordOf(rows.find((r) => r.cluster_id === null));
+      const platformRecord = switchRecordOf(rows.find((r) => r.cluster_id === null));
       const clusterRecord =
-        clusterId === undefined ? undefined : recordOf(rows.find((r) => r.cluster_id === clusterId));
+        clusterId === undefined ? undefined : switchRecordOf(rows.find((r) => r.cluster_id === clusterId));
       const written = clusterId === undefined ? platformRecord : clusterRecord;
       const event: FlagEvent = {
         flag: flag.key,
