@@ -59,3 +59,14 @@ export type {
   FlagEventScope,
 } from './events.js';
 export { enqueueEvent, OUTBOX_CHANNEL_SQL } from './outbox.js';
+export {
+  agentPresence,
+  agentSinceSql,
+  dropProxyTunnels,
+  dropTunnel,
+  expireLeases,
+  readPresence,
+  recordTunnel,
+  renewLeases,
+} from './presence.js';
+export type { AgentPresence, HeldTunnel, RenewOutcome, TransactionPool } from './presence.js';

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   ConfigError,
   clockToleranceVar,
@@ -11,6 +13,7 @@ import {
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPins } from '@gsp/flags-client';
+import { hasControlCharacters } from '@gsp/platform-contract';
 import type { StaleMode } from './access.js';
 
 export interface ClusterProxyConfig {
@@ -35,6 +38,10 @@ export interface ClusterProxyConfig {
   watchIntervalMs: number;
   /** How often each agent's connection is pinged; no answer within half of it drops the tunnel. */
   pingIntervalMs: number;
+  /** `PRESENCE_LEASE`: how long a tunnel's presence row lives without a heartbeat (sent every third of it). */
+  presenceLeaseMs: number;
+  /** `PROXY_REPLICA_ID`: names this replica's presence rows. */
+  replicaId: string;
   logLevel: string;
   /** How long kubectl may take to send a request: HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT. */
   http: HttpTimeouts;
@@ -52,6 +59,22 @@ function certificatePair(env: Env, certVar: string, keyVar: string): { cert: str
     throw new ConfigError(certFile === undefined ? certVar : keyVar, `${certVar} and ${keyVar} go together`);
   if (certFile === undefined || keyFile === undefined) return undefined;
   return { cert: readFileVar(env, certVar) as string, key: readFileVar(env, keyVar) as string };
+}
+
+/** The longest `PROXY_REPLICA_ID`: a DNS name's length, so a pod or host name fits. */
+export const REPLICA_ID_MAX_LENGTH = 253;
+
+/** `PROXY_REPLICA_ID`, or one unique to this process: host, pid and a random part (a restart is a new replica). */
+function replicaId(env: Env): string {
+  const given = nonEmpty(env, 'PROXY_REPLICA_ID');
+  if (given === undefined) return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  if (hasControlCharacters(given)) throw new ConfigError('PROXY_REPLICA_ID', 'must not contain control characters');
+  if (given.length > REPLICA_ID_MAX_LENGTH)
+    throw new ConfigError(
+      'PROXY_REPLICA_ID',
+      `must be at most ${REPLICA_ID_MAX_LENGTH} characters, got ${given.length}`,
+    );
+  return given;
 }
 
 export function loadConfig(env: Env = process.env): ClusterProxyConfig {
@@ -101,6 +124,8 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
     platformId,
     watchIntervalMs,
     pingIntervalMs,
+    presenceLeaseMs: durationVar(env, 'PRESENCE_LEASE', 15_000, 300),
+    replicaId: replicaId(env),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     http: httpTimeouts(env),
   };

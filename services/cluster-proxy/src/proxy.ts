@@ -12,6 +12,7 @@ import { createSwitch, createTokenVerifier } from './access.js';
 import { createKubectlFront } from './front.js';
 import { createMetrics } from './metrics.js';
 import type { ProxyMetrics } from './metrics.js';
+import { Presence } from './presence.js';
 import { watchRevocations } from './revocation.js';
 import { Rights } from './rights.js';
 import { createTunnelServer } from './tunnel/server.js';
@@ -25,6 +26,8 @@ export interface ClusterProxy {
   metrics: ProxyMetrics;
   flags: FlagsClient;
   rights: Rights;
+  /** This replica's tunnels as the API server sees them (`agent_tunnels`). */
+  presence: Presence;
   /** Re-checks every live tunnel and stream now and closes those whose switch is off or whose right ended. */
   sweep(): Promise<void>;
   listen(): Promise<{ url: string; tunnelUrl: string; metricsUrl: string }>;
@@ -83,6 +86,12 @@ export async function buildClusterProxy(
     clockToleranceMs: config.clockToleranceMs,
   });
   front.serve({ verifyToken, cliAccess, rights, registry, metrics });
+  const presence = new Presence({
+    pool,
+    replicaId: config.replicaId,
+    leaseMs: config.presenceLeaseMs,
+    log: app.log,
+  });
   const tunnels = createTunnelServer({
     tls: config.tunnelTls,
     pingIntervalMs: config.pingIntervalMs,
@@ -91,6 +100,7 @@ export async function buildClusterProxy(
     cliAccess,
     log: app.log,
     metrics,
+    presence,
   });
   const revocations = watchRevocations({
     registry,
@@ -112,6 +122,8 @@ export async function buildClusterProxy(
       tunnel.close({ code: 503, message: shutdown }, new ConnectError(shutdown, Code.Unavailable));
     }
     await tunnels.close();
+    // After the tunnels: their drops are queued by then, and the rest of this replica's rows go with them.
+    await presence.close();
     app.server.closeAllConnections();
     await app.close();
     await flags.close();
@@ -125,8 +137,10 @@ export async function buildClusterProxy(
     metrics,
     flags,
     rights,
+    presence,
     sweep: revocations.sweep,
     async listen() {
+      presence.start();
       const url = await app.listen({ port: config.port, host: config.host });
       const tunnelUrl = await tunnels.listen(config.tunnelPort, config.host);
       metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host, { http: config.http });

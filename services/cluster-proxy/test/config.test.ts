@@ -1,4 +1,6 @@
 import t from 'tap';
+import fc from 'fast-check';
+import { CONTROL_CHARACTERS } from '@gsp/platform-contract';
 import { checkRefusals } from '@gsp/service-kit/testing/config';
 import { loadConfig } from '../src/config.js';
 
@@ -24,6 +26,40 @@ t.test('the documented defaults', async (t) => {
     'kubectl keeps idle connections 90 s',
   );
   t.same([...loadConfig({ ...BASE, SERVICE_CLI_ACCESS_ENABLED: 'false' }).pins], [['cli_access.enabled', false]]);
+  t.equal(config.presenceLeaseMs, 15_000);
+});
+
+t.test('each process is a replica of its own unless PROXY_REPLICA_ID names it', async (t) => {
+  const [a, b] = [loadConfig(BASE).replicaId, loadConfig(BASE).replicaId];
+  t.match(a, new RegExp(`-${process.pid}-[0-9a-f]{8}$`), 'host, pid and a random part');
+  t.not(a, b, 'a restart is another replica');
+  t.equal(loadConfig({ ...BASE, PROXY_REPLICA_ID: 'gsp-proxy-0' }).replicaId, 'gsp-proxy-0');
+  t.equal(loadConfig({ ...BASE, PROXY_REPLICA_ID: 'é'.repeat(253) }).replicaId.length, 253);
+});
+
+t.test('PROXY_REPLICA_ID: any value without control characters, up to 253 characters, is taken as given', async (t) => {
+  const edgy = fc.constantFrom('\0', '\t', '\n', '\x1f', ' ', '\x7f', '\x85', '\x9f', '\xa0', 'a', '-', '名');
+  const value = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ unit: edgy, maxLength: 40 }),
+    fc.string({ unit: edgy, minLength: 250, maxLength: 256 }),
+  );
+  fc.assert(
+    fc.property(value, (raw) => {
+      const given = raw.trim();
+      const ok = !CONTROL_CHARACTERS.test(given) && given.length <= 253;
+      const env = { ...BASE, PROXY_REPLICA_ID: raw };
+      if (given === '') return new RegExp(`-${process.pid}-[0-9a-f]{8}$`).test(loadConfig(env).replicaId);
+      if (ok) return loadConfig(env).replicaId === given;
+      try {
+        loadConfig(env);
+        return false;
+      } catch (err) {
+        return (err as { variable?: string }).variable === 'PROXY_REPLICA_ID';
+      }
+    }),
+  );
+  t.pass('accepted exactly when the rule holds, refused naming the variable otherwise');
 });
 
 t.test('each misconfiguration is refused, naming the variable', async (t) => {
@@ -52,6 +88,11 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, HTTP_HEADERS_TIMEOUT: 'soon' }, 'HTTP_HEADERS_TIMEOUT'],
     [{ ...BASE, HTTP_REQUEST_TIMEOUT: '1ms' }, 'HTTP_REQUEST_TIMEOUT'],
     [{ ...BASE, HTTP_KEEP_ALIVE_TIMEOUT: 'later' }, 'HTTP_KEEP_ALIVE_TIMEOUT'],
+    [{ ...BASE, PRESENCE_LEASE: 'long' }, 'PRESENCE_LEASE'],
+    [{ ...BASE, PRESENCE_LEASE: '100ms' }, 'PRESENCE_LEASE'],
+    [{ ...BASE, PROXY_REPLICA_ID: 'a\u0000b' }, 'PROXY_REPLICA_ID'],
+    [{ ...BASE, PROXY_REPLICA_ID: 'proxy\u007f1' }, 'PROXY_REPLICA_ID'],
+    [{ ...BASE, PROXY_REPLICA_ID: 'p'.repeat(254) }, 'PROXY_REPLICA_ID'],
   ];
   checkRefusals(t, loadConfig, cases);
 });

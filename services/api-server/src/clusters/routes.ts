@@ -6,8 +6,8 @@ import { bodyProblemResponses, ClusterParams, Dns1123Label, OrgParams, problem, 
 import {
   deleteCluster,
   DuplicateClusterError,
-  existingCluster,
   listClusters,
+  readCluster,
   registerCluster,
   rotateAgentToken,
 } from './store.js';
@@ -20,6 +20,20 @@ const ClusterSchema = Type.Object({
   createdBy: Type.String(),
   createdAt: Type.String(),
 });
+const AgentSchema = Type.Object(
+  {
+    connected: Type.Boolean({ description: 'a cluster proxy replica holds a live tunnel from its agent' }),
+    since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'RFC 3339: since when (its oldest live tunnel); null while disconnected',
+    }),
+  },
+  {
+    description:
+      "the cluster's tunnel agent as the proxies last renewed it: a proxy that dies without a goodbye stops counting when its lease (PRESENCE_LEASE) runs out",
+  },
+);
+/** A cluster as the reads answer it, with its agent's presence. */
+const ClusterWithAgentSchema = Type.Object({ ...ClusterSchema.properties, agent: AgentSchema });
 
 /** A tenant's clusters: registration, deletion and the agent token that opens each one's tunnel. */
 const clusterRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -32,7 +46,7 @@ const clusterRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags,
       params: OrgParams,
-      response: { 200: Type.Object({ clusters: Type.Array(ClusterSchema) }), ...problemResponses },
+      response: { 200: Type.Object({ clusters: Type.Array(ClusterWithAgentSchema) }), ...problemResponses },
     },
     handler: async (request) => ({ clusters: await listClusters(app.pg, request.params.org) }),
   });
@@ -68,8 +82,8 @@ const clusterRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: 'GET',
     url: '/api/v1/tenants/:org/clusters/:id',
     config: { permission: 'tenant.read' },
-    schema: { tags, params: ClusterParams, response: { 200: ClusterSchema, ...problemResponses } },
-    handler: async (request) => existingCluster(app.pg, request.params.org, request.params.id),
+    schema: { tags, params: ClusterParams, response: { 200: ClusterWithAgentSchema, ...problemResponses } },
+    handler: async (request) => readCluster(app.pg, request.params.org, request.params.id),
   });
 
   app.route({

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { ACCESS_CHANGED_EVENT, CLUSTER_REGISTERED_EVENT, hashAgentToken, newAgentToken } from '@gsp/platform-contract';
-import type { AccessEvent, ClusterRegisteredEvent } from '@gsp/platform-contract';
+import {
+  ACCESS_CHANGED_EVENT,
+  agentPresence,
+  agentSinceSql,
+  CLUSTER_REGISTERED_EVENT,
+  hashAgentToken,
+  newAgentToken,
+} from '@gsp/platform-contract';
+import type { AccessEvent, AgentPresence, ClusterRegisteredEvent } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { NotFound } from '../errors.js';
@@ -33,6 +40,18 @@ const toCluster = (r: ClusterRow): Cluster => ({
   createdAt: r.created_at.toISOString(),
 });
 
+/** A cluster as its reads answer it: with its agent's presence (live proxy leases only). */
+export interface ClusterWithAgent extends Cluster {
+  agent: AgentPresence;
+}
+
+/** The columns plus the agent's `since`, read in the same query (one indexed subquery per row). */
+const WITH_AGENT = `${COLUMNS}, ${agentSinceSql('clusters.id')} AS agent_since`;
+const toClusterWithAgent = (r: ClusterRow & { agent_since: Date | null }): ClusterWithAgent => ({
+  ...toCluster(r),
+  agent: agentPresence(r.agent_since),
+});
+
 export async function findCluster(db: Queryable, org: string, id: string): Promise<Cluster | undefined> {
   const { rows } = await db.query<ClusterRow>(`SELECT ${COLUMNS} FROM clusters WHERE org = $1 AND id = $2`, [org, id]);
   return rows[0] && toCluster(rows[0]);
@@ -45,9 +64,23 @@ export async function existingCluster(db: Queryable, org: string, id: string): P
   return cluster;
 }
 
-export async function listClusters(db: Queryable, org: string): Promise<Cluster[]> {
-  const { rows } = await db.query<ClusterRow>(`SELECT ${COLUMNS} FROM clusters WHERE org = $1 ORDER BY name`, [org]);
-  return rows.map(toCluster);
+/** The cluster with its agent's presence, or a 404 naming it and its tenant. */
+export async function readCluster(db: Queryable, org: string, id: string): Promise<ClusterWithAgent> {
+  const { rows } = await db.query<ClusterRow & { agent_since: Date | null }>(
+    `SELECT ${WITH_AGENT} FROM clusters WHERE org = $1 AND id = $2`,
+    [org, id],
+  );
+  if (!rows[0]) throw new NotFound(`cluster ${id} not found in tenant ${org}`);
+  return toClusterWithAgent(rows[0]);
+}
+
+/** The tenant's clusters by name, each with its agent's presence, in one query. */
+export async function listClusters(db: Queryable, org: string): Promise<ClusterWithAgent[]> {
+  const { rows } = await db.query<ClusterRow & { agent_since: Date | null }>(
+    `SELECT ${WITH_AGENT} FROM clusters WHERE org = $1 ORDER BY name`,
+    [org],
+  );
+  return rows.map(toClusterWithAgent);
 }
 
 export class DuplicateClusterError extends Error {}

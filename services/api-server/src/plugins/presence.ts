@@ -1,4 +1,52 @@
 import fp from 'fastify-plugin';
+import { expireLeases } from '@gsp/platform-contract';
 
-/** Agent presence: clears tunnels whose proxy stopped renewing their lease. Filled in by issue 22. */
-export default fp(async () => {}, { name: 'presence', dependencies: ['db'] });
+/**
+ * How often lapsed tunnel leases are cleared. A constant until app.ts passes
+ * `PRESENCE_SWEEP_INTERVAL` as `sweepIntervalMs`.
+ */
+export const PRESENCE_SWEEP_INTERVAL_MS = 1000;
+
+export interface PresencePluginOptions {
+  /** How often tunnels whose lease ran out are deleted and announced; default `PRESENCE_SWEEP_INTERVAL_MS`. */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * Agent presence: deletes the tunnels whose proxy stopped renewing their lease (it died without a
+ * goodbye, or lost the database) and announces each affected cluster once. Every replica sweeps;
+ * `expireLeases` makes that safe without an election.
+ */
+export default fp<PresencePluginOptions>(
+  async (app, opts) => {
+    const intervalMs = opts.sweepIntervalMs ?? PRESENCE_SWEEP_INTERVAL_MS;
+    if (!Number.isInteger(intervalMs) || intervalMs < 10)
+      throw new Error(`presence: sweepIntervalMs must be a whole number of milliseconds, at least 10`);
+    let running: Promise<void> | undefined;
+    let failing = false;
+    const sweep = () => {
+      if (running) return;
+      running = expireLeases(app.pg)
+        .then(
+          (expired) => {
+            if (failing) app.log.info('agent presence sweep works again');
+            failing = false;
+            if (expired > 0) app.log.info({ expired }, 'agent tunnels whose lease ran out were cleared');
+          },
+          (err: Error) => {
+            // Once per outage: the sweep runs every second.
+            if (!failing) app.log.warn({ err: { message: err.message } }, 'agent presence sweep failed; will retry');
+            failing = true;
+          },
+        )
+        .finally(() => (running = undefined));
+    };
+    const timer = setInterval(sweep, intervalMs);
+    timer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(timer);
+      await running;
+    });
+  },
+  { name: 'presence', dependencies: ['db'] },
+);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
@@ -6,9 +7,11 @@ import { bearerToken } from '@gsp/service-kit';
 import { codeLabel, TunnelService } from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { tunnelRefusal } from '../access.js';
 import type { SwitchDecision } from '../access.js';
 import { Tunnel } from './tunnel.js';
 import type { ProxyMetrics } from '../metrics.js';
+import type { TunnelPresence } from '../presence.js';
 import type { TunnelRegistry } from './tunnel.js';
 
 export interface TunnelServiceOptions {
@@ -17,6 +20,8 @@ export interface TunnelServiceOptions {
   cliAccess(clusterId: string): Promise<SwitchDecision>;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   metrics: ProxyMetrics;
+  /** Where the tunnels this replica holds are recorded for the API server (never awaited: it cannot fail a tunnel). */
+  presence: TunnelPresence;
 }
 
 /** The cluster the agent's token opens, and the token's hash (a rotation makes the tunnel stale). */
@@ -57,11 +62,14 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         const decision = await opts.cliAccess(clusterId);
         if (!decision.allowed) {
           opts.metrics.tunnelConnections.inc({ result: 'switch_off' });
-          throw new ConnectError(decision.message, Code.Unavailable);
+          throw tunnelRefusal(decision);
         }
         opts.metrics.tunnelConnections.inc({ result: 'accepted' });
 
         const tunnel = new Tunnel(clusterId, tokenHash);
+        const held = { tunnelId: randomUUID(), clusterId };
+        // Recorded before `add` closes the tunnel this one replaces, so its drop is written after.
+        opts.presence.connected(held);
         opts.registry.add(tunnel);
         opts.log.info({ clusterId }, 'tunnel connected');
         // kubectl hears 502 for a tunnel that went away under its request: the agent reconnects by itself.
@@ -83,6 +91,7 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
           ctx.signal.removeEventListener('abort', onAbort);
           opts.registry.remove(tunnel);
           tunnel.close(lost('it ended'));
+          opts.presence.disconnected(held);
           opts.log.info({ clusterId }, 'tunnel closed');
         }
       },
