@@ -299,6 +299,29 @@ async function registerClusterAs(subject: string, org: string, name: string): Pr
   if (res.statusCode !== 201) throw new Error(`register: ${res.statusCode} ${res.body}`);
 }
 
+t.test('an expiry reaches every stream within 1 s of expiresAt, as the system actor', async (t) => {
+  await settled();
+  const streams = [await StreamReader.open(t, url1, 'bob'), await StreamReader.open(t, url2, PLATFORM_ADMIN)];
+  const expiresAt = new Date(Date.now() + 1500);
+  const res = await one.inject({
+    method: 'PUT',
+    url: PLATFORM_FLAG,
+    headers: admin,
+    payload: { value: false, reason: 'maintenance', expiresAt: expiresAt.toISOString() },
+  });
+  t.equal(res.statusCode, 200);
+  for (const stream of streams) {
+    const off = await stream.waitFor('the off', (e) => e.event === 'flag' && e.data.value === false);
+    t.match(off.data, { reason: 'maintenance', expiresAt: expiresAt.toISOString(), cause: 'request' });
+    const cleared = await stream.waitFor('the expiry', (e) => e.event === 'flag' && e.data.cause === 'expiry', 5000);
+    t.match(cleared.data, { value: null, actor: 'system:expiry', actorRole: 'system' });
+    t.ok(cleared.at - expiresAt.getTime() < 1000, `within 1 s of expiresAt (${cleared.at - expiresAt.getTime()} ms)`);
+  }
+  // Both replicas run the clearing: once everything committed is published, there was one clear.
+  await settled();
+  for (const stream of streams) t.equal(stream.named('flag').length, 2, 'cleared once');
+});
+
 t.test('a change made while a stream was closed is replayed after its Last-Event-ID', async (t) => {
   const resumeFrom = await newestId();
   await one.inject({ method: 'PUT', url: PLATFORM_FLAG, headers: admin, payload: { value: false } });
