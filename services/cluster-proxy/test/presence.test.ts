@@ -8,10 +8,20 @@ import type { AgentPresence, AgentPresenceEvent } from '@gsp/platform-contract';
 import { loadConfig } from '../src/config.js';
 import { buildClusterProxy } from '../src/proxy.js';
 import { agentEnv, bearer, OPERATOR, ORG, startAgentApp, startStack, until } from './stack.js';
-import type { Stack } from './stack.js';
+import type { Stack, StackOptions } from './stack.js';
+
+/** The stack, and a connection pool to its database for reading what the proxy wrote. */
+type PresenceStack = Stack & { db: pg.Pool };
+
+async function presenceStack(t: Test, options?: StackOptions): Promise<PresenceStack> {
+  const stack = await startStack(t, options);
+  const db = new pg.Pool({ connectionString: stack.api.databaseUrl, max: 2 });
+  t.teardown(() => db.end());
+  return Object.assign(stack, { db });
+}
 
 /** `agent` as the API's cluster GET answers it, and the same cluster's entry in the list. */
-async function agentOf(stack: Stack, clusterId: string): Promise<AgentPresence> {
+async function agentOf(stack: PresenceStack, clusterId: string): Promise<AgentPresence> {
   const headers = await bearer(OPERATOR);
   const one = await stack.api.app.inject({ url: `/api/v1/tenants/${ORG}/clusters/${clusterId}`, headers });
   if (one.statusCode !== 200) throw new Error(`GET cluster: ${one.statusCode} ${one.body}`);
@@ -25,7 +35,7 @@ async function agentOf(stack: Stack, clusterId: string): Promise<AgentPresence> 
 
 /** Polls the cluster GET until `agent.connected` is `connected`; resolves with the answer and the milliseconds it took. */
 async function untilAgent(
-  stack: Stack,
+  stack: PresenceStack,
   clusterId: string,
   connected: boolean,
   ms: number,
@@ -44,19 +54,17 @@ async function untilAgent(
 }
 
 /** The cluster's `agents.presence` outbox events, in order. */
-async function presenceEvents(stack: Stack, clusterId: string): Promise<AgentPresenceEvent[]> {
-  const { rows } = await stack.api.app.pg.query<{ payload: AgentPresenceEvent }>(
+async function presenceEvents(stack: PresenceStack, clusterId: string): Promise<AgentPresenceEvent[]> {
+  const { rows } = await stack.db.query<{ payload: AgentPresenceEvent }>(
     'SELECT payload FROM outbox_events WHERE event_type = $1 ORDER BY id',
     [AGENT_PRESENCE_EVENT],
   );
   return rows.map((r) => r.payload).filter((e) => e.clusterId === clusterId);
 }
 
-const tunnelRows = async (stack: Stack, clusterId: string) =>
+const tunnelRows = async (stack: PresenceStack, clusterId: string) =>
   (
-    await stack.api.app.pg.query<{ proxy_id: string }>('SELECT proxy_id FROM agent_tunnels WHERE cluster_id = $1', [
-      clusterId,
-    ])
+    await stack.db.query<{ proxy_id: string }>('SELECT proxy_id FROM agent_tunnels WHERE cluster_id = $1', [clusterId])
   ).rows.map((r) => r.proxy_id);
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
@@ -64,7 +72,7 @@ const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 /** The proxy as its own process (configured like production, by environment), killed with the test. */
 async function proxyProcess(
   t: Test,
-  stack: Stack,
+  stack: PresenceStack,
   env: Record<string, string>,
 ): Promise<{ tunnelUrl: string; kill(signal: NodeJS.Signals): Promise<void> }> {
   const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
@@ -107,7 +115,7 @@ async function proxyProcess(
 }
 
 /** The stack's own agent recorded, then stopped, and its row gone. */
-async function withoutAgent(stack: Stack): Promise<string> {
+async function withoutAgent(stack: PresenceStack): Promise<string> {
   const [cluster] = stack.clusters;
   await untilAgent(stack, cluster!.id, true, 5000);
   await cluster!.agent.stop();
@@ -116,7 +124,7 @@ async function withoutAgent(stack: Stack): Promise<string> {
 }
 
 t.test('the cluster GET says within 1 s when the agent starts and stops, with one event per change', async (t) => {
-  const stack = await startStack(t);
+  const stack = await presenceStack(t);
   const [cluster] = stack.clusters;
   const first = await untilAgent(stack, cluster!.id, true, 5000);
   t.match(first.agent.since, /^\d{4}-\d\d-\d\dT/, 'connected since an RFC 3339 time');
@@ -146,7 +154,7 @@ t.test('the cluster GET says within 1 s when the agent starts and stops, with on
 });
 
 t.test('with two proxy replicas holding the cluster, one tunnel ending leaves it connected', async (t) => {
-  const stack = await startStack(t);
+  const stack = await presenceStack(t);
   const [cluster] = stack.clusters;
   const first = await untilAgent(stack, cluster!.id, true, 5000);
 
@@ -192,7 +200,7 @@ t.test('with two proxy replicas holding the cluster, one tunnel ending leaves it
 });
 
 t.test('a proxy killed with SIGKILL stops counting within its lease, and the API announces it', async (t) => {
-  const stack = await startStack(t);
+  const stack = await presenceStack(t);
   const clusterId = await withoutAgent(stack);
   const leaseMs = 1500;
   const proxy = await proxyProcess(t, stack, { PRESENCE_LEASE: `${leaseMs}ms`, PROXY_REPLICA_ID: 'doomed' });
@@ -205,7 +213,7 @@ t.test('a proxy killed with SIGKILL stops counting within its lease, and the API
   const killed = performance.now();
   const killedAt = Date.now();
   await proxy.kill('SIGKILL');
-  const lease = await stack.api.app.pg.query<{ until: Date }>(
+  const lease = await stack.db.query<{ until: Date }>(
     'SELECT lease_expires_at AS until FROM agent_tunnels WHERE cluster_id = $1',
     [clusterId],
   );
@@ -229,7 +237,7 @@ t.test('a proxy killed with SIGKILL stops counting within its lease, and the API
 });
 
 t.test('a proxy stopped with SIGTERM removes its rows at once, whatever its lease', async (t) => {
-  const stack = await startStack(t);
+  const stack = await presenceStack(t);
   const clusterId = await withoutAgent(stack);
   const proxy = await proxyProcess(t, stack, { PRESENCE_LEASE: '10m' });
   const agent = await startAgentApp(t, { ...agentEnv(stack.clusters[0]!), PROXY_TUNNEL_URL: proxy.tunnelUrl });
@@ -245,7 +253,7 @@ t.test('a proxy stopped with SIGTERM removes its rows at once, whatever its leas
 });
 
 t.test('a presence write the database cannot take does not hold up or refuse the tunnel', async (t) => {
-  const stack = await startStack(t, { proxyEnv: { PRESENCE_LEASE: '1500ms' } });
+  const stack = await presenceStack(t, { proxyEnv: { PRESENCE_LEASE: '1500ms' } });
   const [cluster] = stack.clusters;
   const clusterId = await withoutAgent(stack);
   const events = (await presenceEvents(stack, clusterId)).length;
