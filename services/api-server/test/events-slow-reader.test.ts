@@ -72,3 +72,39 @@ t.test('a reader that stops reading is cut off with a reload hint; others get ev
     'its last event says to reload',
   );
 });
+
+t.test('a replay larger than the backlog limit is sent as fast as the client reads it, not cut off', async (t) => {
+  const { app } = await build(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  // 800 published events of 1 KiB: 800 KiB to replay, twelve times EVENTS_MAX_BACKLOG_BYTES.
+  const payload = { flag: 'f', actor: 'a', scope: { type: 'platform' }, value: true, reason: 'r'.repeat(1024) };
+  await app.pg.query(
+    `INSERT INTO outbox_events (event_type, scope_key, payload, delivered_at)
+     SELECT $1, 'platform', $2, now() FROM generate_series(1, 800)`,
+    [FLAG_UPDATED_EVENT, payload],
+  );
+  const abort = new AbortController();
+  t.teardown(() => abort.abort());
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/events`, {
+    headers: { ...(await bearer(PLATFORM_ADMIN)), 'last-event-id': '0' },
+    signal: abort.signal,
+  });
+  let count = 0;
+  let reloads = 0;
+  let partial = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body!) {
+    const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      if (line === 'event: reload') reloads += 1;
+      if (line === 'event: flag') count += 1;
+    }
+    if (count === 800 || reloads > 0) break;
+    // A client slower than the server: the stream waits for it.
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  t.equal(count, 800, 'every replayed event arrives');
+  t.equal(reloads, 0, 'and no reload');
+});
