@@ -88,6 +88,6 @@ export async function buildApp(
     }),
   });
   await app.register(ofrepRoutes, { platformId: config.platformId });
-  await app.register(eventRoutes);
+  await app.register(eventRoutes, { platformId: config.platformId, ...config.events });
   return app;
 }

@@ -12,6 +12,8 @@ import {
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPins } from '@gsp/flags-client';
+import { readEventsConfig } from './events/config.js';
+import type { EventsConfig } from './events/config.js';
 
 /** The flag read path: the env pins, the cache, and the provider of flags outside the registry. */
 export interface FlagsConfig {
@@ -39,6 +41,8 @@ export interface ApiServerConfig {
   http: HttpTimeouts;
   platformId: string;
   flags: FlagsConfig;
+  /** `GET /api/v1/events`: `EVENTS_HEARTBEAT`, `EVENTS_REPLAY_LIMIT`, `EVENTS_MAX_BACKLOG_BYTES`. */
+  events: EventsConfig;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
@@ -139,6 +143,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
           ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} }
           : undefined,
     },
+    events: readEventsConfig(env),
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     outboxPollIntervalMs: durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10),

@@ -52,6 +52,9 @@ t.test('each bad setting is refused with a message naming the variable', async (
     [{ AUTH_JWT_SECRET: SECRET, DATABASE_STATEMENT_TIMEOUT: 'forever' }, 'DATABASE_STATEMENT_TIMEOUT'],
     [{ AUTH_JWT_SECRET: SECRET, HTTP_HEADERS_TIMEOUT: '10ms' }, 'HTTP_HEADERS_TIMEOUT'],
     [{ AUTH_JWT_SECRET: SECRET, HTTP_REQUEST_TIMEOUT: 'never' }, 'HTTP_REQUEST_TIMEOUT'],
+    [{ AUTH_JWT_SECRET: SECRET, EVENTS_HEARTBEAT: 'often' }, 'EVENTS_HEARTBEAT'],
+    [{ AUTH_JWT_SECRET: SECRET, EVENTS_REPLAY_LIMIT: '-1' }, 'EVENTS_REPLAY_LIMIT'],
+    [{ AUTH_JWT_SECRET: SECRET, EVENTS_MAX_BACKLOG_BYTES: '1024' }, 'EVENTS_MAX_BACKLOG_BYTES'],
     // An HS256 audience without an HS256 secret would have no effect.
     [
       { AUTH_OIDC_ISSUER_URL: 'https://i.example', AUTH_OIDC_AUDIENCE: 'x', AUTH_JWT_AUDIENCE: 'y' },

@@ -4,11 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { FLAG_UPDATED_EVENT } from '@gsp/platform-contract';
 import { bearer, build, PLATFORM_ADMIN, until } from './helper.js';
 
-// Read by the events routes at registration, as the server reads its environment.
-process.env.EVENTS_MAX_BACKLOG_BYTES = '65536';
-
 t.test('a reader that stops reading is cut off with a reload hint; others get every event', async (t) => {
-  const { app } = await build(t);
+  const { app } = await build(t, { EVENTS_MAX_BACKLOG_BYTES: '65536' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const headers = await bearer(PLATFORM_ADMIN);
@@ -74,7 +71,7 @@ t.test('a reader that stops reading is cut off with a reload hint; others get ev
 });
 
 t.test('a replay larger than the backlog limit is sent as fast as the client reads it, not cut off', async (t) => {
-  const { app } = await build(t);
+  const { app } = await build(t, { EVENTS_MAX_BACKLOG_BYTES: '65536' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   // 800 published events of 1 KiB: 800 KiB to replay, twelve times EVENTS_MAX_BACKLOG_BYTES.

@@ -19,9 +19,6 @@ import {
   until,
 } from './helper.js';
 
-// Read by the events routes at registration, as the server reads its environment.
-process.env.EVENTS_HEARTBEAT = '300ms';
-
 type Tap = { teardown(fn: () => unknown): void };
 
 interface Received {
@@ -113,7 +110,7 @@ const listen = async (app: FastifyInstance): Promise<string> => {
 
 // Two API-server replicas on one schema and one Redis prefix, as a deployment runs them.
 const prefix = redisPrefix();
-const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, EVENTS_HEARTBEAT: '300ms' };
 const { app: one, databaseUrl } = await build(t, env);
 const two = await buildApp(
   loadConfig({ DATABASE_URL: databaseUrl, AUTH_JWT_SECRET: JWT_SECRET, PLATFORM_ADMINS: PLATFORM_ADMIN, ...env }),

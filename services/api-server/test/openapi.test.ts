@@ -12,6 +12,7 @@ const SUCCESS: Readonly<Record<string, [status: string, mediaType: string | unde
   'DELETE /api/v1/tenants/{org}/clusters/{id}': ['204', undefined],
   'GET /api/v1/tenants/{org}/clusters/{id}/kubeconfig': ['200', 'application/yaml'],
   'GET /ofrep/v1/events': ['200', 'text/event-stream'],
+  'GET /api/v1/events': ['200', 'text/event-stream'],
 };
 
 t.test('every operation in /openapi.json documents its security, its success and its errors', async (t) => {

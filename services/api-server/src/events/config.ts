@@ -1,4 +1,4 @@
-import { durationVar, integerVar, nonEmpty } from '@gsp/service-kit';
+import { durationVar, integerVar } from '@gsp/service-kit';
 import type { Env } from '@gsp/service-kit';
 
 /** How `GET /api/v1/events` behaves; read at start, a bad value stops the process naming its variable. */
@@ -24,12 +24,4 @@ export function readEventsConfig(env: Env): EventsConfig {
     // Above what a stream that is catching up keeps queued (a 16 KiB buffer and one event).
     maxBacklogBytes: integerVar(env, 'EVENTS_MAX_BACKLOG_BYTES', EVENTS_DEFAULTS.maxBacklogBytes, { min: 65_536 }),
   };
-}
-
-/**
- * The options app.ts would pass, read from the environment as loadConfig reads them: app.ts
- * registers the events routes without options for now (see routes.ts).
- */
-export function eventsOptionsFromEnv(env: Env): EventsConfig & { platformId: string } {
-  return { platformId: nonEmpty(env, 'PLATFORM_ID') ?? 'default', ...readEventsConfig(env) };
 }

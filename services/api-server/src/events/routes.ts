@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../plugins/auth.js';
 import { problem, unavailableResponse } from '../schemas.js';
 import type { EventsConfig } from './config.js';
-import { eventsOptionsFromEnv } from './config.js';
 import { EventFeed } from './feed.js';
 import { readIdentity } from './identity.js';
 import { LAST_EVENT_ID_RULE, resumeAfter } from './last-event-id.js';
@@ -72,18 +71,4 @@ const routes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, opts) 
   });
 };
 
-/**
- * `GET /api/v1/me` and `GET /api/v1/events`. Options app.ts does not pass are read from the
- * environment (`PLATFORM_ID`, `EVENTS_*`) with loadConfig's parsers, so a bad value fails boot.
- */
-const eventRoutes: FastifyPluginAsyncTypebox<Partial<EventRoutesOptions>> = async (app, given) => {
-  const opts: EventRoutesOptions = { ...eventsOptionsFromEnv(process.env), ...given };
-  if (typeof opts.platformId !== 'string' || opts.platformId === '')
-    throw new Error('event routes: options.platformId must be a non-empty string');
-  for (const key of ['heartbeatMs', 'replayLimit', 'maxBacklogBytes'] as const)
-    if (!(Number.isSafeInteger(opts[key]) && opts[key] > 0))
-      throw new Error(`event routes: options.${key} must be a whole number > 0`);
-  await app.register(routes, opts);
-};
-
-export default eventRoutes;
+export default routes;
