@@ -69,4 +69,4 @@ export {
   recordTunnel,
   renewLeases,
 } from './presence.js';
-export type { AgentPresence, HeldTunnel, RenewOutcome, TransactionPool } from './presence.js';
+export type { AgentPresence, HeldTunnel, RenewOptions, RenewOutcome, TransactionPool } from './presence.js';

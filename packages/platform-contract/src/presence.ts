@@ -194,23 +194,34 @@ export async function dropProxyTunnels(pool: TransactionPool & Queryable, proxyI
   return dropped;
 }
 
+/** How a heartbeat's repairs fit with the proxy's own writes. */
+export interface RenewOptions {
+  /** Whether the replica still holds the tunnel, asked just before each repair (default: it is in `held`). */
+  stillHeld?: (tunnelId: string) => boolean;
+  /**
+   * Runs a repair in order with the replica's other writes for that cluster, so a tunnel that
+   * ends meanwhile is not written back after its drop (default: at once).
+   */
+  inOrder?: (clusterId: string, repair: () => Promise<void>) => Promise<void>;
+}
+
 /**
  * One heartbeat of `proxyId`, which holds `held`: extends the live leases of those tunnels (one
  * statement, no lock: a renewal changes no presence), writes back with an event the ones missing
  * or lapsed (the database was down when they connected, or their lease ran out), and removes with
  * an event its rows of tunnels it no longer holds (the database was down when they ended, or the
- * replica restarted under the same id). `stillHeld` (default: in `held`) is asked again just before
- * each repair, since tunnels come and go while it runs.
+ * replica restarted under the same id).
  */
 export async function renewLeases(
   pool: TransactionPool & Queryable,
   proxyId: string,
   held: readonly HeldTunnel[],
   leaseMs: number,
-  stillHeld?: (tunnelId: string) => boolean,
+  options: RenewOptions = {},
 ): Promise<RenewOutcome> {
   const ids = held.map((h) => h.tunnelId);
-  const holds = stillHeld ?? ((tunnelId: string) => ids.includes(tunnelId));
+  const holds = options.stillHeld ?? ((tunnelId: string) => ids.includes(tunnelId));
+  const inOrder = options.inOrder ?? ((_clusterId: string, repair: () => Promise<void>) => repair());
   const renewed = await pool.query<{ tunnel_id: string }>(
     `UPDATE agent_tunnels SET lease_expires_at = now() + $3 * interval '1 millisecond'
      WHERE proxy_id = $1 AND tunnel_id = ANY($2) AND lease_expires_at > now() RETURNING tunnel_id`,
@@ -219,19 +230,24 @@ export async function renewLeases(
   const done = new Set(renewed.rows.map((r) => r.tunnel_id));
   let recorded = 0;
   for (const tunnel of held) {
-    if (done.has(tunnel.tunnelId) || !holds(tunnel.tunnelId)) continue;
-    await recordTunnel(pool, { ...tunnel, proxyId }, leaseMs);
-    recorded += 1;
+    if (done.has(tunnel.tunnelId)) continue;
+    await inOrder(tunnel.clusterId, async () => {
+      if (!holds(tunnel.tunnelId)) return;
+      await recordTunnel(pool, { ...tunnel, proxyId }, leaseMs);
+      recorded += 1;
+    });
   }
   const stale = await pool.query<{ tunnel_id: string; cluster_id: string }>(
     'SELECT tunnel_id, cluster_id FROM agent_tunnels WHERE proxy_id = $1 AND NOT (tunnel_id = ANY($2))',
     [proxyId, ids],
   );
   let dropped = 0;
-  for (const row of stale.rows) {
-    if (holds(row.tunnel_id)) continue;
-    await dropTunnel(pool, { tunnelId: row.tunnel_id, clusterId: row.cluster_id });
-    dropped += 1;
+  for (const { tunnel_id: tunnelId, cluster_id: clusterId } of stale.rows) {
+    await inOrder(clusterId, async () => {
+      if (holds(tunnelId)) return;
+      await dropTunnel(pool, { tunnelId, clusterId });
+      dropped += 1;
+    });
   }
   return { renewed: done.size, recorded, dropped };
 }

@@ -46,7 +46,7 @@ export class Presence implements TunnelPresence {
   connected(tunnel: HeldTunnel): void {
     if (this.closed) return;
     this.held.set(tunnel.tunnelId, tunnel);
-    this.enqueue(tunnel.clusterId, 'record', () =>
+    void this.enqueue(tunnel.clusterId, 'record', () =>
       recordTunnel(this.options.pool, { ...tunnel, proxyId: this.options.replicaId }, this.options.leaseMs),
     );
   }
@@ -54,7 +54,7 @@ export class Presence implements TunnelPresence {
   disconnected(tunnel: HeldTunnel): void {
     this.held.delete(tunnel.tunnelId);
     if (this.closed) return;
-    this.enqueue(tunnel.clusterId, 'drop', () => dropTunnel(this.options.pool, tunnel));
+    void this.enqueue(tunnel.clusterId, 'drop', () => dropTunnel(this.options.pool, tunnel));
   }
 
   /** Extends this replica's leases and repairs what earlier writes missed; one at a time. */
@@ -84,14 +84,19 @@ export class Presence implements TunnelPresence {
   }
 
   private async renew(): Promise<void> {
+    const failuresBefore = this.failures;
     try {
       const { recorded, dropped } = await renewLeases(
         this.options.pool,
         this.options.replicaId,
         [...this.held.values()],
         this.options.leaseMs,
-        (tunnelId) => this.held.has(tunnelId),
+        {
+          stillHeld: (tunnelId) => this.held.has(tunnelId),
+          inOrder: (clusterId, repair) => this.enqueue(clusterId, 'repair', repair),
+        },
       );
+      if (this.failures > failuresBefore) return;
       if (this.failing || recorded > 0 || dropped > 0)
         this.options.log.info({ recorded, dropped }, 'agent presence rows renewed and repaired');
       this.failing = false;
@@ -100,7 +105,8 @@ export class Presence implements TunnelPresence {
     }
   }
 
-  private enqueue(clusterId: string, what: string, write: () => Promise<unknown>): void {
+  /** Runs `write` after the cluster's earlier writes; resolves when it has been tried (a failure is logged). */
+  private enqueue(clusterId: string, what: string, write: () => Promise<unknown>): Promise<void> {
     const previous = this.queues.get(clusterId) ?? Promise.resolve();
     const next = previous.then(write).then(
       () => undefined,
@@ -111,6 +117,7 @@ export class Presence implements TunnelPresence {
     void next.finally(() => {
       if (this.queues.get(clusterId) === next) this.queues.delete(clusterId);
     });
+    return next;
   }
 
   private warn(err: unknown, msg: string): void {
