@@ -69,7 +69,7 @@ export async function buildApp(
     outboxPollIntervalMs: config.outboxPollIntervalMs,
     outboxRelayEnabled: config.outboxRelayEnabled,
   });
-  await app.register(presence);
+  await app.register(presence, { sweepIntervalMs: config.presenceSweepIntervalMs });
   await grantPlatformAdmins(app.pg, config.platformId, config.platformAdmins);
 
   await app.register(opsRoutes);

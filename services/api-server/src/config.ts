@@ -47,6 +47,8 @@ export interface ApiServerConfig {
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
   outboxRelayEnabled: boolean;
+  /** `PRESENCE_SWEEP_INTERVAL`: how often tunnels whose proxy stopped renewing their lease are cleared. */
+  presenceSweepIntervalMs: number;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   /** `AUTH_CLOCK_TOLERANCE`: how long after its `exp` (or before its `nbf`) a token is still accepted. */
   clockToleranceMs: number;
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     outboxPollIntervalMs: durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10),
     outboxRelayEnabled: booleanVar(env, 'OUTBOX_RELAY_ENABLED', true),
+    presenceSweepIntervalMs: durationVar(env, 'PRESENCE_SWEEP_INTERVAL', 1000, 10),
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     clockToleranceMs: clockToleranceVar(env),
     jwt:

@@ -1,10 +1,7 @@
 import fp from 'fastify-plugin';
 import { expireLeases } from '@gsp/platform-contract';
 
-/**
- * How often lapsed tunnel leases are cleared. A constant until app.ts passes
- * `PRESENCE_SWEEP_INTERVAL` as `sweepIntervalMs`.
- */
+/** How often lapsed tunnel leases are cleared unless `PRESENCE_SWEEP_INTERVAL` says otherwise. */
 export const PRESENCE_SWEEP_INTERVAL_MS = 1000;
 
 export interface PresencePluginOptions {
