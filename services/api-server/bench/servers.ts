@@ -39,4 +39,17 @@ process.once('SIGTERM', async () => {
     process.exit(1);
   }
 });
-process.send?.({ api: (app.server.address() as AddressInfo).port, bare: (bare.server.address() as AddressInfo).port });
+/** What this process tells flags.bench.ts: its ports once listening, then its CPU time when asked. */
+export type ServersMessage = { type: 'ports'; api: number; bare: number } | ServerCpu;
+/** `process.cpuUsage()`: microseconds of user and system CPU time since this process started. */
+export type ServerCpu = { type: 'cpu'; user: number; system: number };
+
+const send = (m: ServersMessage) => process.send?.(m);
+process.on('message', (m) => {
+  if (m === 'cpu') send({ type: 'cpu', ...process.cpuUsage() });
+});
+send({
+  type: 'ports',
+  api: (app.server.address() as AddressInfo).port,
+  bare: (bare.server.address() as AddressInfo).port,
+});

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createTokenVerifier, InvalidTokenError } from '../auth/verifier.js';
 import type { VerifiedToken, VerifierOptions } from '../auth/verifier.js';
 import {
@@ -47,25 +47,37 @@ export function actorOf(request: FastifyRequest): string {
 
 export default fp<AuthPluginOptions>(
   async (app, opts) => {
-    const verify = createTokenVerifier(opts);
+    const verifier = createTokenVerifier(opts);
     const platform = platformResource(opts.platformId);
 
     app.decorateRequest('verifiedToken', null);
 
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config.public) return;
+    /** A token that does not verify is a 401 saying why; any other failure (a key set out of reach) stays itself. */
+    const refusal = (reply: FastifyReply, err: unknown): Error => {
+      if (!(err instanceof InvalidTokenError)) return err as Error;
+      reply.header('www-authenticate', `${REALM}, error="invalid_token"`);
+      return new Unauthorized(err.message);
+    };
+    // Not async: a token verified moments ago (nearly every request) is answered without a promise.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.config.public) return done();
       const token = bearerToken(request.headers.authorization);
       if (token === undefined) {
         reply.header('www-authenticate', REALM);
-        throw new Unauthorized('a bearer token is required');
+        return done(new Unauthorized('a bearer token is required'));
       }
-      try {
-        request.verifiedToken = await verify(token);
-      } catch (err) {
-        if (!(err instanceof InvalidTokenError)) throw err;
-        reply.header('www-authenticate', `${REALM}, error="invalid_token"`);
-        throw new Unauthorized(err.message);
+      const known = verifier.remembered(token);
+      if (known !== undefined) {
+        request.verifiedToken = known;
+        return done();
       }
+      verifier.verify(token).then(
+        (verified) => {
+          request.verifiedToken = verified;
+          done();
+        },
+        (err: unknown) => done(refusal(reply, err)),
+      );
     });
 
     app.addHook('onRoute', (route) => {

@@ -13,10 +13,12 @@ export default fp(
   async (app) => {
     const metrics = createApiMetrics();
     app.decorate('metrics', metrics);
-    app.addHook('onResponse', async (request, reply) => {
+    // Not async: a hook that returns a promise costs every request a promise and a microtask.
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       metrics.requests.inc({ method: request.method, route, code: String(reply.statusCode) });
       metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      done();
     });
   },
   { name: 'metrics' },
