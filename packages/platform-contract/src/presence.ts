@@ -81,6 +81,12 @@ const isServerError = (err: unknown): boolean => err instanceof pg.DatabaseError
 async function inTransaction<T>(pool: TransactionPool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A connection that breaks while checked out emits 'error' on its client, which the pool does
+  // not listen to then: unheard, it would end the process. The query in flight fails too.
+  const onError = (): void => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query("BEGIN; SET LOCAL idle_in_transaction_session_timeout = '10s'");
     const result = await fn(client);
@@ -97,6 +103,7 @@ async function inTransaction<T>(pool: TransactionPool, fn: (tx: pg.PoolClient) =
       ));
     throw err;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }

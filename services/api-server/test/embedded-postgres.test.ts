@@ -31,10 +31,17 @@ t.test('without DATABASE_URL the API runs on an embedded PostgreSQL that keeps i
   const second = await buildApp(loadConfig(env), false);
   try {
     const read = await second.inject({ url: '/api/v1/platform/feature-flags', headers });
-    t.same(
+    t.match(
       read.json().flags[0],
-      { key: 'cli_access.enabled', value: false, platformDefault: false, source: 'platform', envPinned: false },
-      'the value survived a restart',
+      {
+        key: 'cli_access.enabled',
+        value: false,
+        platformDefault: false,
+        source: 'platform',
+        envPinned: false,
+        platformRecord: { value: false, actor: PLATFORM_ADMIN, actorRole: 'platform-admin' },
+      },
+      'the value and its record survived a restart',
     );
   } finally {
     await second.close();
