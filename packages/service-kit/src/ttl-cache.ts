@@ -1,21 +1,25 @@
 /**
- * A bounded map whose entries expire: the least recently read entry is dropped first once
- * `maxEntries` is reached. Verified credentials are remembered in one (keyed by a hash of the
- * credential, never the credential itself), each until its own expiry.
+ * A bounded map whose entries expire. Once `maxEntries` is reached, a new entry pushes out the
+ * oldest entry not read since the last eviction passed it by (second chance: close to least
+ * recently used, and a read only marks its entry). Verified credentials are remembered in one
+ * (keyed by a hash of the credential, never the credential itself), each until its own expiry.
  */
 export class TtlCache<K, V> {
-  private readonly entries = new Map<K, { value: V; until: number }>();
+  private readonly entries = new Map<K, { value: V; until: number; read: boolean }>();
 
   constructor(private readonly options: { ttlMs: number; maxEntries?: number }) {}
 
-  /** The live value of `key`; a read refreshes its place in the eviction order, not its expiry. */
+  /** The live value of `key`; a read spares it from the next eviction, and does not extend its expiry. */
   get(key: K, now = Date.now()): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    this.entries.delete(key);
-    if (entry.until <= now) return undefined;
-    // Re-inserted last, so the map's first entry is always the least recently used.
-    this.entries.set(key, entry);
+    if (entry.until <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    // A mark rather than a re-insertion at the back: deleting and re-adding on every read made the
+    // map rebuild its table every few reads, which cost a request path about a microsecond.
+    entry.read = true;
     return entry.value;
   }
 
@@ -24,11 +28,8 @@ export class TtlCache<K, V> {
     const until = Math.min(now + this.options.ttlMs, notAfter);
     if (until <= now) return;
     this.entries.delete(key);
-    if (this.entries.size >= (this.options.maxEntries ?? 10_000)) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, { value, until });
+    if (this.entries.size >= (this.options.maxEntries ?? 10_000)) this.evictOne();
+    this.entries.set(key, { value, until, read: false });
   }
 
   delete(key: K): void {
@@ -41,6 +42,16 @@ export class TtlCache<K, V> {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Drops the oldest entry not read since it was last passed by; each read one passed by goes to the back, unmarked. */
+  private evictOne(): void {
+    for (const [key, entry] of this.entries) {
+      this.entries.delete(key);
+      if (!entry.read) return;
+      entry.read = false;
+      this.entries.set(key, entry);
+    }
   }
 }
 
