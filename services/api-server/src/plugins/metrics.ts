@@ -16,8 +16,7 @@ export default fp(
     // Not async: a hook that returns a promise costs every request a promise and a microtask.
     app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
-      metrics.requests.inc({ method: request.method, route, code: String(reply.statusCode) });
-      metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      metrics.requests.record(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
   },
