@@ -243,6 +243,31 @@ export class FlagsClient {
     return this.evaluateWith(key, context, true) as Promise<DetailedEvaluation>;
   }
 
+  /**
+   * `evaluateDetailed` answered from memory, without a promise, when what it needs is cached and
+   * fresh; `undefined` when the store must be read (then call `evaluateDetailed`). A hot read path
+   * (the API server's flag GET) saves the promise and its turn of the event loop.
+   */
+  peekDetailed(key: string, context: EvaluationContext = {}): DetailedEvaluation | undefined {
+    if (this.closed) return undefined;
+    const flag = this.flags.get(key);
+    if (!flag) return undefined;
+    const fresh = this.freshEntries(context.clusterId, Date.now());
+    return fresh && (this.resolve(flag, fresh.platform, fresh.cluster, false, true) as DetailedEvaluation);
+  }
+
+  /** The cached entries an evaluation at `clusterId` needs, if all are fresh. */
+  private freshEntries(
+    clusterId: string | undefined,
+    now: number,
+  ): { platform: ScopeEntry; cluster: ScopeEntry | undefined } | undefined {
+    const platform = this.platform;
+    if (!platform || platform.expiresAt <= now) return undefined;
+    if (clusterId === undefined) return { platform, cluster: undefined };
+    const cluster = this.clusters.get(clusterId);
+    return cluster && cluster.expiresAt > now ? { platform, cluster } : undefined;
+  }
+
   private evaluateWith(
     key: string,
     context: EvaluationContext,
@@ -253,11 +278,8 @@ export class FlagsClient {
     if (!flag) return Promise.reject(new FlagsClientError('ERR_FLAG_UNKNOWN', `unknown flag ${JSON.stringify(key)}`));
     const clusterId = context.clusterId;
     const now = Date.now();
-    const platform = this.platform;
-    const cluster = clusterId === undefined ? undefined : this.clusters.get(clusterId);
-    if (platform && platform.expiresAt > now && (clusterId === undefined || (cluster && cluster.expiresAt > now))) {
-      return Promise.resolve(this.resolve(flag, platform, cluster, false, detailed));
-    }
+    const fresh = this.freshEntries(clusterId, now);
+    if (fresh) return Promise.resolve(this.resolve(flag, fresh.platform, fresh.cluster, false, detailed));
     return this.slowPath(flag, clusterId, now, detailed);
   }
 

@@ -31,7 +31,12 @@ t.test('the flags client against a flag store', async (t) => {
       const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
       await store.set(PLATFORM, false);
       await store.set(cluster(clusterId), true);
-      t.match(await client.cliAccess({ clusterId }), { value: true, source: 'cluster', envPinned: false, stale: false });
+      t.match(await client.cliAccess({ clusterId }), {
+        value: true,
+        source: 'cluster',
+        envPinned: false,
+        stale: false,
+      });
       t.match(await client.cliAccess({}), { value: false, source: 'platform', envPinned: false, stale: false });
 
       await store.set(cluster(clusterId), null);
@@ -53,6 +58,45 @@ t.test('the flags client against a flag store', async (t) => {
       await client.close();
     },
   );
+
+  t.test('records: who set a value, why and until when; an expired one no longer counts', async (t) => {
+    const bus = new LocalEventBus();
+    const client = createFlagsClient({ pool, env: {}, bus, ttlMs: 60_000 });
+    const expiresAt = new Date(Date.now() + 1500);
+    await store.set(PLATFORM, false, { actor: 'root', actorRole: 'platform-admin', reason: 'incident 42', expiresAt });
+    const off = await client.cliAccess({ clusterId });
+    t.match(off, {
+      value: false,
+      source: 'platform',
+      record: { actor: 'root', actorRole: 'platform-admin', reason: 'incident 42', expiresAt: expiresAt.getTime() },
+    });
+    t.same(
+      client.peekDetailed('cli_access.enabled', { clusterId }),
+      await client.evaluateDetailed('cli_access.enabled', { clusterId }),
+      'read from memory, without a promise, as evaluateDetailed answers',
+    );
+    t.equal(client.peekDetailed('cli_access.enabled', { clusterId: 'never-read' }), undefined, 'not cached: undefined');
+    // No event, no store read: the cached record stops counting at its expiresAt.
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (Date.now() > expiresAt.getTime()) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    t.match(await client.cliAccess({ clusterId }), { value: true, source: 'default', record: undefined });
+    t.equal((await client.evaluateDetailed('cli_access.enabled', { clusterId })).platformRecord, undefined);
+    await announce(bus, PLATFORM, null);
+    t.equal(client.peekDetailed('cli_access.enabled', { clusterId }), undefined, 'dropped by an event: undefined');
+    t.match(
+      await client.cliAccess({ clusterId }),
+      { value: true, source: 'default' },
+      'and the store leaves the expired row out',
+    );
+    await store.set(PLATFORM, null);
+    await client.close();
+  });
 
   t.test('an invalidation that arrives during a read is not undone by that read', async (t) => {
     const bus = new LocalEventBus();

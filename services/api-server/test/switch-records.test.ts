@@ -152,6 +152,15 @@ t.test('who, when, why and until when: what a tenant and a platform admin each s
   t.same(platform.json().flags[0].platformRecord, tenantView, 'a tenant is told a platform admin set it, and why');
   const adminView = await app.inject({ url: '/api/v1/platform/feature-flags', headers: await bearer(PLATFORM_ADMIN) });
   t.equal(adminView.json().flags[0].platformRecord.actor, PLATFORM_ADMIN, 'a platform admin sees who');
+  // Asked again at once, both are answered from memory (who is a platform admin is remembered): the same.
+  for (const [subject, actor] of [
+    ['victor', null],
+    [PLATFORM_ADMIN, PLATFORM_ADMIN],
+    ['victor', null],
+  ] as const) {
+    const again = await app.inject({ url: '/api/v1/platform/feature-flags', headers: await bearer(subject) });
+    t.equal(again.json().flags[0].platformRecord.actor, actor, `${subject} again`);
+  }
 
   const access = await app.inject({
     url: `/api/v1/tenants/acme/clusters/${cluster.id}/access`,

@@ -89,13 +89,19 @@ export const RecordSchema = Type.Object(
 );
 export type RecordJson = Static<typeof RecordSchema>;
 
+/** Records as each kind of caller sees them, built once per record (the flags client keeps records immutable). */
+const rendered = new WeakMap<SwitchRecord, { admin?: RecordJson; tenant?: RecordJson }>();
+
 /**
  * A record as the caller may see it. Platform admins' subjects are shown to platform admins
  * only: a tenant is told that "a platform admin" set it (`actor` null), and why.
  */
 export function recordJson(record: SwitchRecord | undefined, callerIsPlatformAdmin: boolean): RecordJson | null {
   if (record === undefined) return null;
-  return {
+  let views = rendered.get(record);
+  if (views === undefined) rendered.set(record, (views = {}));
+  const view = callerIsPlatformAdmin ? 'admin' : 'tenant';
+  return (views[view] ??= {
     value: record.value,
     // A value written before records existed has no role: not shown either, it may be a platform admin's.
     actor:
@@ -106,5 +112,5 @@ export function recordJson(record: SwitchRecord | undefined, callerIsPlatformAdm
     setAt: new Date(record.setAt).toISOString(),
     reason: record.reason,
     expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { FLAGS, findFlag, resolveFlag } from '@gsp/flags-client';
-import type { FlagDefinition, FlagSource, FlagsClient } from '@gsp/flags-client';
+import type { DetailedEvaluation, FlagDefinition, FlagSource, FlagsClient } from '@gsp/flags-client';
 import {
   enqueueEvent,
   EXPIRY_ACTOR,
@@ -9,7 +9,7 @@ import {
   readFlagRows,
   switchRecordOf,
 } from '@gsp/platform-contract';
-import type { FlagEvent, FlagEventScope, FlagRow } from '@gsp/platform-contract';
+import type { FlagEvent, FlagEventScope, FlagRow, SwitchRecord } from '@gsp/platform-contract';
 import type { Queryable } from '../db/tx.js';
 import { withTransaction } from '../db/tx.js';
 import { appendAuditLog } from '../audit-log/store.js';
@@ -57,7 +57,31 @@ export interface WriteRequest {
 
 const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
 
+/** One flag of a list: the effective value, what is stored at each scope, and its records as `admin` may see them. */
+function itemOf(key: string, scope: FlagEventScope, r: DetailedEvaluation, admin: boolean): FlagListItem {
+  const item: FlagListItem = {
+    key,
+    value: r.value,
+    platformDefault: r.platformValue ?? null,
+    source: r.source,
+    envPinned: r.envPinned,
+    platformRecord: recordJson(r.platformRecord, admin),
+  };
+  if (scope.type === 'cluster') {
+    item.clusterOverride = r.clusterValue ?? null;
+    item.clusterRecord = recordJson(r.clusterRecord, admin);
+  }
+  return item;
+}
+
+/** Whether a record would be shown without its actor to someone who is not a platform admin. */
+const hidesActor = (record: SwitchRecord | undefined): boolean =>
+  record !== undefined && recordJson(record, false)?.actor === null;
+
 export class FlagService {
+  private readonly platformFlags = FLAGS.filter((flag) => flag.scopes.includes('platform'));
+  private readonly clusterFlags = FLAGS.filter((flag) => flag.scopes.includes('cluster'));
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly client: FlagsClient,
@@ -69,37 +93,33 @@ export class FlagService {
   /** Reads through the cached flags client, which this process's writes invalidate at once. */
   async list(scope: FlagEventScope, callerIsPlatformAdmin: boolean): Promise<FlagListItem[]> {
     const clusterId = scope.type === 'cluster' ? scope.clusterId : undefined;
-    const flags = FLAGS.filter((flag) => flag.scopes.includes(scope.type));
     return Promise.all(
-      flags.map(async (flag) => {
-        const r = await this.client.evaluateDetailed(flag.key, { clusterId });
-        const item: FlagListItem = {
-          key: flag.key,
-          value: r.value,
-          platformDefault: r.platformValue ?? null,
-          source: r.source,
-          envPinned: r.envPinned,
-          platformRecord: recordJson(r.platformRecord, callerIsPlatformAdmin),
-        };
-        if (scope.type === 'cluster') {
-          item.clusterOverride = r.clusterValue ?? null;
-          item.clusterRecord = recordJson(r.clusterRecord, callerIsPlatformAdmin);
-        }
-        return item;
-      }),
+      this.flagsAt(scope).map(async (flag) =>
+        itemOf(flag.key, scope, await this.client.evaluateDetailed(flag.key, { clusterId }), callerIsPlatformAdmin),
+      ),
     );
   }
 
-  /** Whether any stored value at `scope` was set by someone a tenant is not told the name of. */
-  async hasHiddenActors(scope: FlagEventScope): Promise<boolean> {
+  /**
+   * The list from memory, without a promise, when every value is cached and fresh; `undefined`
+   * otherwise (then `list`), and also when a record names a platform admin, whose name depends on
+   * who asks, and `callerIsPlatformAdmin` is not known.
+   */
+  listFromMemory(scope: FlagEventScope, callerIsPlatformAdmin: boolean | undefined): FlagListItem[] | undefined {
     const clusterId = scope.type === 'cluster' ? scope.clusterId : undefined;
-    const flags = FLAGS.filter((flag) => flag.scopes.includes(scope.type));
-    for (const flag of flags) {
-      const r = await this.client.evaluateDetailed(flag.key, { clusterId });
-      for (const record of [r.platformRecord, r.clusterRecord])
-        if (record && recordJson(record, false)?.actor === null) return true;
+    const items: FlagListItem[] = [];
+    for (const flag of this.flagsAt(scope)) {
+      const r = this.client.peekDetailed(flag.key, { clusterId });
+      if (r === undefined) return undefined;
+      if (callerIsPlatformAdmin === undefined && (hidesActor(r.platformRecord) || hidesActor(r.clusterRecord)))
+        return undefined;
+      items.push(itemOf(flag.key, scope, r, callerIsPlatformAdmin ?? false));
     }
-    return false;
+    return items;
+  }
+
+  private flagsAt(scope: FlagEventScope): FlagDefinition[] {
+    return scope.type === 'platform' ? this.platformFlags : this.clusterFlags;
   }
 
   /** The audit row and the outbox event of one committed change, in the caller's transaction. */
