@@ -70,24 +70,34 @@ export function parseExpiry(text: string, now: number): { at: number } | { probl
   return { at };
 }
 
+/**
+ * A string or null as `type: ["string", "null"]` (OpenAPI 3.1), not an `anyOf`: the response
+ * serializer checks `anyOf` branches with a validator on every request, which cost the flag GET
+ * about 4 µs of its 21 with one record stored.
+ */
+const stringOrNull = (options: { description?: string; format?: string } = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
 export const RecordSchema = Type.Object(
   {
     value: Type.Boolean(),
-    actor: Type.Union([Type.String(), Type.Null()], {
-      description: 'who set it; null when a platform admin set it and the caller is not one',
-    }),
-    actorRole: Type.Union([Type.String(), Type.Null()], {
+    actor: stringOrNull({ description: 'who set it; null when a platform admin set it and the caller is not one' }),
+    actorRole: stringOrNull({
       description: '`platform-admin` or the tenant role the actor held; null for values set before records existed',
     }),
     setAt: Type.String({ format: 'date-time' }),
-    reason: Type.Union([Type.String(), Type.Null()]),
-    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    reason: stringOrNull(),
+    expiresAt: stringOrNull({
+      format: 'date-time',
       description: 'when the value is cleared, as a DELETE would; null: until changed',
     }),
   },
   { description: 'a stored value: who set it, when, why and until when' },
 );
 export type RecordJson = Static<typeof RecordSchema>;
+
+/** A record, or null where nothing is stored: `type: ["object", "null"]`, for the same reason. */
+export const MaybeRecordSchema = Type.Unsafe<RecordJson | null>({ ...RecordSchema, type: ['object', 'null'] });
 
 /** Records as each kind of caller sees them, built once per record (the flags client keeps records immutable). */
 const rendered = new WeakMap<SwitchRecord, { admin?: RecordJson; tenant?: RecordJson }>();

@@ -19,7 +19,7 @@ import { Forbidden, NotFound } from '../errors.js';
 import { bodyProblemResponses, ClusterParams, problemResponses } from '../schemas.js';
 import { existingCluster } from '../clusters/store.js';
 import { platformAdminCheck } from './caller.js';
-import { parseExpiry, reasonProblem, RecordSchema, REASON_MAX_LENGTH } from './record.js';
+import { MaybeRecordSchema, parseExpiry, reasonProblem, REASON_MAX_LENGTH } from './record.js';
 
 const Source = Type.Union([
   Type.Literal('env'),
@@ -31,7 +31,6 @@ const ScopeSchema = Type.Union([
   Type.Object({ type: Type.Literal('platform') }),
   Type.Object({ type: Type.Literal('cluster'), org: Type.String(), clusterId: Type.String() }),
 ]);
-const MaybeRecord = Type.Union([RecordSchema, Type.Null()]);
 const WriteResultSchema = Type.Object({
   key: Type.String(),
   scope: ScopeSchema,
@@ -39,8 +38,8 @@ const WriteResultSchema = Type.Object({
   effective: Type.Boolean(),
   source: Source,
   envPinned: Type.Boolean(),
-  platformRecord: MaybeRecord,
-  clusterRecord: Type.Optional(MaybeRecord),
+  platformRecord: MaybeRecordSchema,
+  clusterRecord: Type.Optional(MaybeRecordSchema),
 });
 const FlagListSchema = Type.Object({
   flags: Type.Array(
@@ -51,8 +50,8 @@ const FlagListSchema = Type.Object({
       clusterOverride: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
       source: Source,
       envPinned: Type.Boolean(),
-      platformRecord: MaybeRecord,
-      clusterRecord: Type.Optional(MaybeRecord),
+      platformRecord: MaybeRecordSchema,
+      clusterRecord: Type.Optional(MaybeRecordSchema),
     }),
   ),
 });

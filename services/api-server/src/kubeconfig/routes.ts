@@ -6,7 +6,7 @@ import { BadRequest, Gone } from '../errors.js';
 import { actorOf } from '../plugins/auth.js';
 import { renderKubeconfig } from './signer.js';
 import { platformAdminCheck } from '../flags/caller.js';
-import { recordJson, RecordSchema } from '../flags/record.js';
+import { MaybeRecordSchema, recordJson } from '../flags/record.js';
 import type { KubeconfigSigner } from './signer.js';
 import { cliAccessDisabledMessage, KUBECTL_PERMISSION, subjectProblem } from '@gsp/platform-contract';
 
@@ -28,9 +28,10 @@ const CliAccess = Type.Object({
   enabled: Type.Boolean(),
   source: Type.String(),
   envPinned: Type.Boolean(),
-  record: Type.Union([RecordSchema, Type.Null()], {
+  record: {
+    ...MaybeRecordSchema,
     description: 'the stored value that decided (source cluster or platform): who set it, when, why, until when',
-  }),
+  },
 });
 
 /** What kubectl needs: a cluster's access state, a kubeconfig, and the keys that verify its token. */
