@@ -18,6 +18,8 @@ import auditLogRoutes from './audit-log/routes.js';
 import kubeconfigRoutes from './kubeconfig/routes.js';
 import ofrepRoutes from './ofrep/routes.js';
 import eventRoutes from './events/routes.js';
+import consoleAuth from './console/auth.js';
+import consoleStatic from './console/static.js';
 import { createKubeconfigSigner } from './kubeconfig/signer.js';
 
 export const BODY_LIMIT = 16 * 1024;
@@ -69,6 +71,7 @@ export async function buildApp(
     outboxPollIntervalMs: config.outboxPollIntervalMs,
     outboxRelayEnabled: config.outboxRelayEnabled,
   });
+  await app.register(consoleAuth, { config });
   await app.register(presence, { sweepIntervalMs: config.presenceSweepIntervalMs });
   await grantPlatformAdmins(app.pg, config.platformId, config.platformAdmins);
 
@@ -89,5 +92,6 @@ export async function buildApp(
   });
   await app.register(ofrepRoutes, { platformId: config.platformId });
   await app.register(eventRoutes, { platformId: config.platformId, ...config.events });
+  await app.register(consoleStatic, { config });
   return app;
 }

@@ -13,6 +13,10 @@ import {
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPins } from '@gsp/flags-client';
 import { readEventsConfig } from './events/config.js';
+import { readConsoleAuthConfig } from './console/auth-config.js';
+import type { ConsoleAuthConfig } from './console/auth-config.js';
+import { readConsoleStaticConfig } from './console/static-config.js';
+import type { ConsoleStaticConfig } from './console/static-config.js';
 import type { EventsConfig } from './events/config.js';
 
 /** The flag read path: the env pins, the cache, and the provider of flags outside the registry. */
@@ -43,6 +47,10 @@ export interface ApiServerConfig {
   flags: FlagsConfig;
   /** `GET /api/v1/events`: `EVENTS_HEARTBEAT`, `EVENTS_REPLAY_LIMIT`, `EVENTS_MAX_BACKLOG_BYTES`. */
   events: EventsConfig;
+  /** The web console's sign-in (`CONSOLE_*`, see src/console/auth-config.ts). */
+  consoleAuth: ConsoleAuthConfig;
+  /** How the web console is served (see src/console/static-config.ts). */
+  consoleStatic: ConsoleStaticConfig;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   outboxPollIntervalMs: number;
@@ -146,6 +154,8 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
           : undefined,
     },
     events: readEventsConfig(env),
+    consoleAuth: readConsoleAuthConfig(env),
+    consoleStatic: readConsoleStaticConfig(env),
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     outboxPollIntervalMs: durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10),
