@@ -1,0 +1,57 @@
+import { useCallback } from 'react';
+import { ErrorNotice, Loading } from '../../components/notice';
+import { Facts } from '../../components/facts';
+import { Panel } from '../../components/panel';
+import { formatTime } from '../../lib/format';
+import { useLoad } from '../../lib/use-load';
+import { loadPlatformCliAccess } from './api';
+import type { PlatformFlag } from './api';
+
+const SOURCES = new Map<PlatformFlag['source'], string>([
+  ['env', 'pinned by SERVICE_CLI_ACCESS_ENABLED on the API server'],
+  ['platform', 'set by a platform admin'],
+  ['cluster', "a cluster's override"],
+  ['default', 'the built-in default'],
+]);
+
+function Details({ flag }: { flag: PlatformFlag }) {
+  const record = flag.platformRecord;
+  return (
+    <>
+      <p className={flag.value ? 'state state-on' : 'state state-off'}>
+        CLI access is <strong>{flag.value ? 'on' : 'off'}</strong> for the platform.
+      </p>
+      {flag.envPinned && (
+        <p className="notice">
+          SERVICE_CLI_ACCESS_ENABLED pins this value: changes made here are stored but have no effect until it is unset.
+        </p>
+      )}
+      <Facts
+        items={[
+          ['Source', SOURCES.get(flag.source) ?? flag.source],
+          ['Set by', record === null ? 'Nobody (the default applies)' : (record.actor ?? 'A platform admin')],
+          ['Reason', record?.reason ?? 'None given'],
+          ['Expires', record?.expiresAt ? formatTime(record.expiresAt) : 'Never'],
+          ...(record ? ([['Set at', formatTime(record.setAt)]] as [string, string][]) : []),
+        ]}
+      />
+    </>
+  );
+}
+
+export function PlatformCliAccess() {
+  const load = useCallback((signal: AbortSignal) => loadPlatformCliAccess(signal), []);
+  const flag = useLoad(load);
+  return (
+    <Panel title="Platform CLI access">
+      {flag.state === 'loading' && <Loading what="the platform's CLI access" />}
+      {flag.state === 'error' && <ErrorNotice>{flag.message}</ErrorNotice>}
+      {flag.state === 'done' &&
+        (flag.data === undefined ? (
+          <ErrorNotice>The API server does not know the cli_access.enabled flag.</ErrorNotice>
+        ) : (
+          <Details flag={flag.data} />
+        ))}
+    </Panel>
+  );
+}
