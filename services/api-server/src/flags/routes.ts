@@ -1,4 +1,4 @@
-import { findFlag } from '@gsp/flags-client';
+import { CLI_ACCESS_ENABLED, findFlag } from '@gsp/flags-client';
 import type { FlagDefinition, FlagScopeType } from '@gsp/flags-client';
 import {
   isPlatformAdmin,
@@ -20,6 +20,15 @@ import { bodyProblemResponses, ClusterParams, problemResponses } from '../schema
 import { existingCluster } from '../clusters/store.js';
 import { platformAdminCheck } from './caller.js';
 import { MaybeRecordSchema, parseExpiry, reasonProblem, REASON_MAX_LENGTH } from './record.js';
+import { platformOffImpact } from '../console/impact.js';
+
+/** The console's typed confirmation of a platform-wide off: the platform id, in this header. */
+export const CONFIRM_HEADER = 'x-gsp-confirm';
+
+const ImpactSchema = Type.Object({
+  clustersAffected: Type.Integer({ description: 'clusters without an override of their own for the flag' }),
+  tunnelsOpen: Type.Integer({ description: 'agent tunnels open now, across every cluster' }),
+});
 
 const Source = Type.Union([
   Type.Literal('env'),
@@ -129,9 +138,17 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox<{ platformId: string }> = asy
     // Not async: the hot path answers from memory without a promise (Fastify sends what a handler
     // returns). A value to read, or a record whose actor depends on who asks, takes the async path.
     handler: (request) => {
-      const flags = app.flags.listFromMemory(platform, isAdmin.remembered(actorOf(request)));
+      const subject = actorOf(request);
+      const flags = app.flags.listFromMemory(platform, isAdmin.remembered(subject));
       if (flags !== undefined) return { flags };
-      return (async () => ({ flags: await app.flags.list(platform, await callerIsPlatformAdmin(request)) }))();
+      return (async () => {
+        const anonymous = await app.flags.list(platform, false);
+        if (!anonymous.some((item) => item.platformRecord?.actor === null)) return { flags: anonymous };
+        // Flag reads outlive a database outage (the flags client serves the last values seen);
+        // whether the caller may see a platform admin's name is not worth a 503: then it is not shown.
+        const admin = await isAdmin(subject).catch(() => false);
+        return { flags: admin ? await app.flags.list(platform, true) : anonymous };
+      })();
     },
   });
 
@@ -148,6 +165,14 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox<{ platformId: string }> = asy
     handler: async (request) => {
       const flag = flagOrThrow(request.params.flag, 'platform');
       const { value } = request.body;
+      // The console's confirmation is enforced here, not only in the page; bearer calls are as the spec says.
+      if (request.viaConsoleSession && flag.key === CLI_ACCESS_ENABLED && !value) {
+        if (request.headers[CONFIRM_HEADER] !== opts.platformId)
+          throw new Forbidden(
+            `switching ${flag.key} off for the whole platform from the console needs the typed confirmation: ` +
+              `the header X-GSP-Confirm: ${opts.platformId}`,
+          );
+      }
       return app.flags.write({
         flag,
         scope: platform,
@@ -159,6 +184,19 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox<{ platformId: string }> = asy
         callerIsPlatformAdmin: true,
       });
     },
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/api/v1/platform/feature-flags/:flag/impact',
+    config: { permission: 'platform.admin' },
+    schema: {
+      tags,
+      summary: 'What switching the flag off platform-wide would reach (for a confirmation)',
+      params: FlagParams,
+      response: { 200: ImpactSchema, ...problemResponses },
+    },
+    handler: async (request) => platformOffImpact(app.pg, flagOrThrow(request.params.flag, 'platform').key),
   });
 
   app.route({
