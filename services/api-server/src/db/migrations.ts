@@ -101,4 +101,30 @@ CREATE INDEX agent_tunnels_by_cluster ON agent_tunnels (cluster_id);
 CREATE INDEX agent_tunnels_by_lease ON agent_tunnels (lease_expires_at);
 `,
   },
+  {
+    name: '004_console_sessions',
+    sql: `
+-- A console sign-in under way: the SHA-256 of its OAuth state (the browser holds the state in a
+-- cookie, which binds the callback to the browser that started it), the PKCE verifier and the
+-- nonce. Taken (deleted) by the callback; rows nobody came back for are cleared after expires_at.
+CREATE TABLE console_logins (
+  state_hash    text PRIMARY KEY,
+  code_verifier text NOT NULL,
+  nonce         text NOT NULL,
+  return_to     text NOT NULL,
+  expires_at    timestamptz NOT NULL
+);
+
+-- A signed-in console: the SHA-256 of the session id its cookie holds (the id itself is never
+-- stored), the subject as bearer tokens name it (\`<issuer>#<sub>\`), and the ID token's expiry.
+-- Sign-out deletes the row, so every replica refuses the cookie from then on.
+CREATE TABLE console_sessions (
+  id_hash    text PRIMARY KEY,
+  subject    text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX console_sessions_by_expiry ON console_sessions (expires_at);
+`,
+  },
 ];

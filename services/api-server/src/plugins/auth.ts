@@ -14,6 +14,7 @@ import type { PlatformPermission } from '@gsp/platform-contract';
 import { bearerToken, guardRoutes, InvalidRequestError } from '@gsp/service-kit';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 import { tenantExists } from '../tenants/store.js';
+import { cookieValue } from '../console/cookies.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,9 +26,54 @@ declare module 'fastify' {
     createsTenant?: boolean;
   }
   interface FastifyRequest {
-    /** The caller's bearer token, verified; null on public routes. */
+    /**
+     * The caller's bearer token, verified; null on public routes. A request signed in with the
+     * console's session cookie has one too: the session's subject, `exp` its end.
+     */
     verifiedToken: VerifiedToken | null;
+    /** The caller was authenticated by the console's session cookie, not a bearer token. */
+    viaConsoleSession: boolean;
   }
+  interface FastifyInstance {
+    /**
+     * Lets requests without a bearer token authenticate with a session cookie (the console's
+     * sign-in plugin calls this once, at registration, when the console has a sign-in).
+     */
+    acceptSessionCookies(sessions: SessionCookies): void;
+  }
+}
+
+/** Session cookies as the console's sign-in keeps them. */
+export interface SessionCookies {
+  cookieName: string;
+  /** The console's origin: a cookie-authenticated write whose `Origin` is another is refused. */
+  origin: string;
+  /** The live session a cookie's value names: its subject and end; undefined when none. */
+  lookup(id: string): Promise<{ subject: string; expiresAt: Date } | undefined>;
+}
+
+/** The header a state-changing request sent with the session cookie must carry (a form cannot set it). */
+export const CONSOLE_HEADER = 'x-gsp-console';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Why a cookie-authenticated request may not change anything, or undefined when it may: a browser
+ * sends the cookie with a cross-site form post too (SameSite aside), but no other site can add a
+ * custom header without a CORS preflight this server never grants, nor forge `Origin`.
+ */
+export function consoleWriteRefusal(
+  method: string,
+  headers: FastifyRequest['headers'],
+  origin: string,
+): string | undefined {
+  if (SAFE_METHODS.has(method)) return undefined;
+  if (headers[CONSOLE_HEADER] !== '1')
+    return 'a request that changes something with the console session cookie must carry the header X-GSP-Console: 1';
+  const sent = headers.origin;
+  if (sent !== undefined && sent !== origin)
+    return `a request with the console session cookie must come from the console's origin ${origin}, not ${sent}`;
+  return undefined;
 }
 
 export interface AuthPluginOptions extends VerifierOptions {
@@ -51,6 +97,30 @@ export default fp<AuthPluginOptions>(
     const platform = platformResource(opts.platformId);
 
     app.decorateRequest('verifiedToken', null);
+    app.decorateRequest('viaConsoleSession', false);
+    let sessions: SessionCookies | undefined;
+    app.decorate('acceptSessionCookies', (accepted: SessionCookies) => {
+      sessions = accepted;
+    });
+
+    /** A request without a bearer token: the console's session cookie, if it names a live session. */
+    const viaSession = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+      const id = sessions === undefined ? undefined : cookieValue(request.headers.cookie, sessions.cookieName);
+      if (sessions === undefined || id === undefined) {
+        reply.header('www-authenticate', REALM);
+        return done(new Unauthorized('a bearer token is required'));
+      }
+      const refusal = consoleWriteRefusal(request.method, request.headers, sessions.origin);
+      if (refusal !== undefined) return done(new Forbidden(refusal));
+      sessions.lookup(id).then((session) => {
+        if (session === undefined)
+          return done(new Unauthorized('the console session has ended (signed out or expired): sign in again'));
+        const exp = Math.floor(session.expiresAt.getTime() / 1000);
+        request.verifiedToken = { subject: session.subject, claims: { sub: session.subject, exp } };
+        request.viaConsoleSession = true;
+        done();
+      }, done);
+    };
 
     /** A token that does not verify is a 401 saying why; any other failure (a key set out of reach) stays itself. */
     const refusal = (reply: FastifyReply, err: unknown): Error => {
@@ -62,10 +132,7 @@ export default fp<AuthPluginOptions>(
     app.addHook('onRequest', (request, reply, done) => {
       if (request.routeOptions.config.public) return done();
       const token = bearerToken(request.headers.authorization);
-      if (token === undefined) {
-        reply.header('www-authenticate', REALM);
-        return done(new Unauthorized('a bearer token is required'));
-      }
+      if (token === undefined) return viaSession(request, reply, done);
       const known = verifier.remembered(token);
       if (known !== undefined) {
         request.verifiedToken = known;

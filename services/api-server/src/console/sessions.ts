@@ -1,0 +1,72 @@
+import { hash, randomBytes } from 'node:crypto';
+import type { Queryable } from '@gsp/platform-contract';
+
+/** How long a sign-in may take at the identity provider before it must start again. */
+export const LOGIN_TTL_MS = 10 * 60_000;
+
+const sha256 = (value: string): string => hash('sha256', value, 'base64url');
+
+/** A random identifier, 256 bits, safe in a cookie and a URL. */
+export const randomId = (): string => randomBytes(32).toString('base64url');
+
+/** What the callback needs to finish a sign-in: the PKCE verifier, the nonce, where to go after. */
+export interface PendingLogin {
+  codeVerifier: string;
+  nonce: string;
+  returnTo: string;
+}
+
+/** Records a sign-in under way, and clears sign-ins and sessions past their time. */
+export async function recordLogin(db: Queryable, state: string, login: PendingLogin): Promise<void> {
+  await db.query('DELETE FROM console_logins WHERE expires_at < now()');
+  await db.query('DELETE FROM console_sessions WHERE expires_at < now()');
+  await db.query(
+    `INSERT INTO console_logins (state_hash, code_verifier, nonce, return_to, expires_at)
+     VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond')`,
+    [sha256(state), login.codeVerifier, login.nonce, login.returnTo, LOGIN_TTL_MS],
+  );
+}
+
+/** Takes the sign-in `state` names: once only, and not after it expired. */
+export async function takeLogin(db: Queryable, state: string): Promise<PendingLogin | undefined> {
+  const { rows } = await db.query<{ code_verifier: string; nonce: string; return_to: string; live: boolean }>(
+    `DELETE FROM console_logins WHERE state_hash = $1
+     RETURNING code_verifier, nonce, return_to, expires_at > now() AS live`,
+    [sha256(state)],
+  );
+  const row = rows[0];
+  if (row === undefined || !row.live) return undefined;
+  return { codeVerifier: row.code_verifier, nonce: row.nonce, returnTo: row.return_to };
+}
+
+/** A live console session: whom it names and when it ends. */
+export interface ConsoleSession {
+  subject: string;
+  expiresAt: Date;
+}
+
+/** Starts a session for `subject` ending at `expiresAt`; the id returned goes in the cookie only. */
+export async function createSession(db: Queryable, subject: string, expiresAt: Date): Promise<string> {
+  const id = randomId();
+  await db.query('INSERT INTO console_sessions (id_hash, subject, expires_at) VALUES ($1, $2, $3)', [
+    sha256(id),
+    subject,
+    expiresAt,
+  ]);
+  return id;
+}
+
+/** The live session `id` names (one primary-key read, no cache: a sign-out anywhere counts at once). */
+export async function readSession(db: Queryable, id: string): Promise<ConsoleSession | undefined> {
+  const { rows } = await db.query<{ subject: string; expires_at: Date }>(
+    'SELECT subject, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > now()',
+    [sha256(id)],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { subject: row.subject, expiresAt: row.expires_at };
+}
+
+/** Ends the session `id` names, for every replica. */
+export async function deleteSession(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM console_sessions WHERE id_hash = $1', [sha256(id)]);
+}
