@@ -46,12 +46,22 @@ export async function startProvider(t: Tap, redirectUri: () => string): Promise<
 }
 
 /** The load balancer in front of the replicas: forwards every request to the replica `to` names. */
-export async function startFront(t: Tap, to: () => string): Promise<string> {
+export async function startFront(t: Tap, to: () => string, prefix = ''): Promise<string> {
   const server = createServer((req, res) => {
-    const upstream = httpRequest(`${to()}${req.url ?? '/'}`, { method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const url = req.url ?? '/';
+    // A path prefix the proxy strips, as an ingress with a rewrite would.
+    if (!url.startsWith(`${prefix}/`)) {
+      res.statusCode = 404;
+      return res.end();
+    }
+    const upstream = httpRequest(
+      `${to()}${url.slice(prefix.length)}`,
+      { method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -61,7 +71,7 @@ export async function startFront(t: Tap, to: () => string): Promise<string> {
 
 export interface ConsoleStack {
   issuer: string;
-  /** CONSOLE_PUBLIC_URL: the front's `/console/`. */
+  /** CONSOLE_PUBLIC_URL: the front's `<prefix>/console/`. */
   publicUrl: string;
   front: string;
   replicas: { app: FastifyInstance; url: string }[];
@@ -71,10 +81,13 @@ export interface ConsoleStack {
 }
 
 /** The provider, `replicas` API servers on one schema, and the front; `PLATFORM_ADMINS` includes `<issuer>#root`. */
-export async function startConsoleStack(t: Tap, replicas = 2): Promise<ConsoleStack> {
+export async function startConsoleStack(
+  t: Tap,
+  { replicas = 2, prefix = '' }: { replicas?: number; prefix?: string } = {},
+): Promise<ConsoleStack> {
   let target = '';
-  const front = await startFront(t, () => target);
-  const publicUrl = `${front}/console/`;
+  const front = await startFront(t, () => target, prefix);
+  const publicUrl = `${front}${prefix}/console/`;
   const issuer = await startProvider(t, () => `${publicUrl}auth/callback`);
   const { url: databaseUrl } = await freshSchema(t);
   const env = {
@@ -108,19 +121,28 @@ export async function startConsoleStack(t: Tap, replicas = 2): Promise<ConsoleSt
   };
 }
 
-/** A browser's cookie jar (by host and port, paths ignored) over fetch, following nothing by itself. */
+/** Whether a request to `pathname` carries a cookie of `path` (RFC 6265 5.1.4). */
+const pathMatches = (pathname: string, path: string): boolean =>
+  pathname === path || (pathname.startsWith(path) && (path.endsWith('/') || pathname[path.length] === '/'));
+
+/** A browser's cookie jar over fetch (by host and port, and by Path), following no redirect by itself. */
 export class Browser {
-  readonly cookies = new Map<string, Map<string, string>>();
+  readonly cookies = new Map<string, Map<string, { value: string; path: string }>>();
   /** Every Set-Cookie header received, in order, with the URL that sent it. */
   readonly setCookies: { url: string; value: string }[] = [];
 
+  /** The Cookie header a browser would send to `url`. */
   cookieHeader(url: string): string {
-    const jar = this.cookies.get(new URL(url).host) ?? new Map<string, string>();
-    return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const { host, pathname } = new URL(url);
+    const jar = this.cookies.get(host) ?? new Map<string, { value: string; path: string }>();
+    return [...jar]
+      .filter(([, c]) => pathMatches(pathname, c.path))
+      .map(([k, c]) => `${k}=${c.value}`)
+      .join('; ');
   }
 
   cookie(url: string, name: string): string | undefined {
-    return this.cookies.get(new URL(url).host)?.get(name);
+    return this.cookies.get(new URL(url).host)?.get(name)?.value;
   }
 
   async fetch(url: string, init: RequestInit = {}): Promise<Response> {
@@ -131,14 +153,15 @@ export class Browser {
     const host = new URL(url).host;
     for (const value of res.headers.getSetCookie()) {
       this.setCookies.push({ url, value });
-      const [pair = ''] = value.split(';');
+      const [pair = '', ...attributes] = value.split(';');
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq).trim();
-      const jar = this.cookies.get(host) ?? new Map<string, string>();
+      const path = attributes.map((a) => /^\s*path=(.*)$/i.exec(a)?.[1]?.trim()).find((p) => p !== undefined) ?? '/';
+      const jar = this.cookies.get(host) ?? new Map<string, { value: string; path: string }>();
       this.cookies.set(host, jar);
       const gone = /;\s*max-age=0\b/i.test(value) || /;\s*expires=Thu, 01 Jan 1970/i.test(value);
       if (gone || pair.slice(eq + 1) === '') jar.delete(name);
-      else jar.set(name, pair.slice(eq + 1));
+      else jar.set(name, { value: pair.slice(eq + 1), path });
     }
     return res;
   }
