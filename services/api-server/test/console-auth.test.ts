@@ -276,6 +276,30 @@ t.test("the provider's refusal is a 401, a sign-in from another browser a 400, n
   t.equal(again.status, 400, 'a sign-in is taken once');
 });
 
+t.test('a browser is told in a sentence why signing in failed, with a link to start again', async (t) => {
+  const browser = new Browser();
+  const started = await browser.fetch(`${publicUrl}auth/login`);
+  const state = new URL(started.headers.get('location') ?? '').searchParams.get('state') ?? '';
+  const res = await browser.fetch(
+    `${publicUrl}auth/callback?error=access_denied&state=${state}&iss=${encodeURIComponent(issuer)}`,
+    {
+      headers: { accept: 'text/html,application/xhtml+xml' },
+    },
+  );
+  t.equal(res.status, 401);
+  t.match(res.headers.get('content-type') ?? '', /^text\/html/);
+  t.equal(res.headers.get('content-security-policy')?.startsWith("default-src 'none'"), true);
+  const html = await res.text();
+  t.match(html, /<p>The identity provider refused the sign-in: access_denied\.<\/p>/);
+  t.match(html, new RegExp(`<a href="${publicUrl}auth/login">Sign in again</a>`));
+
+  const stale = await new Browser().fetch(`${publicUrl}auth/callback?code=x&state=${state}`, {
+    headers: { accept: 'text/html' },
+  });
+  t.equal(stale.status, 400);
+  t.match(await stale.text(), /This sign-in was not started in this browser/);
+});
+
 t.test('returnTo is limited to the console', async (t) => {
   for (const bad of [
     '//evil.example/console/',

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiServerConfig } from '../config.js';
 import { BadRequest, Forbidden, ServiceUnavailable, Unauthorized } from '../errors.js';
 import { consoleWriteRefusal } from '../plugins/auth.js';
@@ -10,6 +11,7 @@ import type { ConsoleSignIn } from './auth-config.js';
 import { cookieValue, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './cookies.js';
 import { createConsoleOidcClient, ProviderUnavailable, SignInRefused } from './oidc-client.js';
 import { returnTarget } from './return-to.js';
+import { ERROR_PAGE_CSP, signInErrorPage } from './error-page.js';
 import { createSession, deleteSession, LOGIN_TTL_MS, readSession, recordLogin, takeLogin } from './sessions.js';
 
 const RETURN_TO_MAX_LENGTH = 2048;
@@ -50,6 +52,22 @@ export default fp<{ config: ApiServerConfig }>(
       lookup: (id) => readSession(app.pg, id),
     });
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+    const loginUrl = new URL('auth/login', signIn.publicUrl).href;
+    /**
+     * Login and callback are top-level navigations: a browser gets a page saying what went wrong
+     * and how to start again; other clients the problem+json every route answers.
+     */
+    const asPage = (err: Error & { statusCode?: number }, request: FastifyRequest, reply: FastifyReply) => {
+      const status = err.statusCode;
+      const wantsHtml = (request.headers.accept ?? '').includes('text/html');
+      if (!wantsHtml || (status !== 400 && status !== 401 && status !== 503)) throw err;
+      return reply
+        .code(status)
+        .header('content-security-policy', ERROR_PAGE_CSP)
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(signInErrorPage(err.message, loginUrl));
+    };
     const tags = ['console'];
     const cookies = cookieWriter(signIn);
 
@@ -63,6 +81,7 @@ export default fp<{ config: ApiServerConfig }>(
         querystring: LoginQuery,
         response: { ...redirect, 400: problemResponses[400], 503: problemResponses[503] },
       },
+      errorHandler: (err, request, reply) => asPage(err, request, reply),
       handler: async (request, reply) => {
         const returnTo = returnTarget(request.query.returnTo, signIn.publicUrl);
         if (returnTo === undefined)
@@ -85,6 +104,7 @@ export default fp<{ config: ApiServerConfig }>(
         querystring: CallbackQuery,
         response: { ...redirect, 400: problemResponses[400], 401: problemResponses[401], 503: problemResponses[503] },
       },
+      errorHandler: (err, request, reply) => asPage(err, request, reply),
       handler: async (request, reply) => {
         // Whatever happens next, this sign-in is over.
         reply.header('set-cookie', cookies.login(''));
