@@ -14,6 +14,8 @@ export const ACCESS_CHANGED_EVENT = 'access.changed';
 export const CLUSTER_REGISTERED_EVENT = 'clusters.registered';
 /** A cluster's agent connected to or disconnected from a proxy replica, or its lease ran out. */
 export const AGENT_PRESENCE_EVENT = 'agents.presence';
+/** A console session ended before its expiry (signed out): whatever it opened must close. */
+export const CONSOLE_SESSION_ENDED_EVENT = 'console.session-ended';
 
 export type FlagEventScope =
   { type: 'platform'; platformId?: string } | { type: 'cluster'; org: string; clusterId: string };
@@ -60,6 +62,15 @@ export interface AgentPresenceEvent {
   since: string | null;
 }
 
+/**
+ * A console session that ended: the SHA-256 of its id (base64url, as `console_sessions.id_hash`
+ * stores it), never the id itself, which would sign in whoever reads the bus.
+ */
+export interface ConsoleSessionEndedEvent {
+  id?: string;
+  sessionHash: string;
+}
+
 export type AccessChange =
   /** `role` is the member's role now; null once removed. */
   | { kind: 'member'; org: string; subject: string; role: TenantRole | null }
@@ -100,4 +111,8 @@ export function isAgentPresenceEvent(value: unknown): value is AgentPresenceEven
     typeof value.clusterId === 'string' &&
     typeof value.connected === 'boolean'
   );
+}
+
+export function isConsoleSessionEndedEvent(value: unknown): value is ConsoleSessionEndedEvent {
+  return isObject(value) && typeof value.sessionHash === 'string' && value.sessionHash !== '';
 }

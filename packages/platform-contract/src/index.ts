@@ -44,10 +44,12 @@ export {
   ACCESS_CHANGED_EVENT,
   AGENT_PRESENCE_EVENT,
   CLUSTER_REGISTERED_EVENT,
+  CONSOLE_SESSION_ENDED_EVENT,
   FLAG_UPDATED_EVENT,
   isAccessEvent,
   isAgentPresenceEvent,
   isClusterRegisteredEvent,
+  isConsoleSessionEndedEvent,
   isFlagEvent,
 } from './events.js';
 export type {
@@ -55,6 +57,7 @@ export type {
   AccessEvent,
   AgentPresenceEvent,
   ClusterRegisteredEvent,
+  ConsoleSessionEndedEvent,
   FlagEvent,
   FlagEventScope,
 } from './events.js';

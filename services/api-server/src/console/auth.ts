@@ -12,7 +12,7 @@ import { cookieValue, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './cookies.
 import { createConsoleOidcClient, ProviderUnavailable, SignInRefused } from './oidc-client.js';
 import { returnTarget } from './return-to.js';
 import { ERROR_PAGE_CSP, signInErrorPage } from './error-page.js';
-import { createSession, deleteSession, LOGIN_TTL_MS, readSession, recordLogin, takeLogin } from './sessions.js';
+import { createSession, endSession, LOGIN_TTL_MS, readSession, recordLogin, takeLogin } from './sessions.js';
 
 const RETURN_TO_MAX_LENGTH = 2048;
 
@@ -158,7 +158,7 @@ export default fp<{ config: ApiServerConfig }>(
         if (id !== undefined) {
           const refusal = consoleWriteRefusal(request.method, request.headers, signIn.origin);
           if (refusal !== undefined) throw new Forbidden(refusal);
-          await deleteSession(app.pg, id);
+          await endSession(app.pg, id);
         }
         reply.header('set-cookie', cookies.session('', new Date(0)));
         return reply.code(204).send(null);

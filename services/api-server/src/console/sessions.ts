@@ -1,10 +1,16 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { Queryable } from '@gsp/platform-contract';
+import type pg from 'pg';
+import { CONSOLE_SESSION_ENDED_EVENT, enqueueEvent } from '@gsp/platform-contract';
+import type { ConsoleSessionEndedEvent, Queryable } from '@gsp/platform-contract';
+import { withTransaction } from '../db/tx.js';
 
 /** How long a sign-in may take at the identity provider before it must start again. */
 export const LOGIN_TTL_MS = 10 * 60_000;
 
 const sha256 = (value: string): string => hash('sha256', value, 'base64url');
+
+/** What the database, the request and the bus know a session by: its id's SHA-256, never the id. */
+export const sessionHash = sha256;
 
 /** A random identifier, 256 bits, safe in a cookie and a URL. */
 export const randomId = (): string => randomBytes(32).toString('base64url');
@@ -39,10 +45,11 @@ export async function takeLogin(db: Queryable, state: string): Promise<PendingLo
   return { codeVerifier: row.code_verifier, nonce: row.nonce, returnTo: row.return_to };
 }
 
-/** A live console session: whom it names and when it ends. */
+/** A live console session: whom it names, when it ends, and its id's SHA-256. */
 export interface ConsoleSession {
   subject: string;
   expiresAt: Date;
+  idHash: string;
 }
 
 /** Starts a session for `subject` ending at `expiresAt`; the id returned goes in the cookie only. */
@@ -58,15 +65,36 @@ export async function createSession(db: Queryable, subject: string, expiresAt: D
 
 /** The live session `id` names (one primary-key read, no cache: a sign-out anywhere counts at once). */
 export async function readSession(db: Queryable, id: string): Promise<ConsoleSession | undefined> {
+  const idHash = sha256(id);
   const { rows } = await db.query<{ subject: string; expires_at: Date }>(
     'SELECT subject, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > now()',
-    [sha256(id)],
+    [idHash],
   );
   const row = rows[0];
-  return row === undefined ? undefined : { subject: row.subject, expiresAt: row.expires_at };
+  return row === undefined ? undefined : { subject: row.subject, expiresAt: row.expires_at, idHash };
 }
 
-/** Ends the session `id` names, for every replica. */
-export async function deleteSession(db: Queryable, id: string): Promise<void> {
-  await db.query('DELETE FROM console_sessions WHERE id_hash = $1', [sha256(id)]);
+/** Which of these session id hashes name live sessions (a stream re-checks its own once subscribed). */
+export async function liveSessions(db: Queryable, idHashes: readonly string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ id_hash: string }>(
+    'SELECT id_hash FROM console_sessions WHERE id_hash = ANY($1::text[]) AND expires_at > now()',
+    [idHashes],
+  );
+  return new Set(rows.map((row) => row.id_hash));
+}
+
+/**
+ * Ends the session `id` names, for every replica: the row goes, and in the same transaction an
+ * outbox event announces it, so the streams it opened close on whichever replica holds them. A
+ * cookie naming no session announces nothing. Every early end of a session goes through here
+ * (expired rows are only swept: their streams closed at the expiry).
+ */
+export async function endSession(pool: pg.Pool, id: string): Promise<void> {
+  const idHash = sha256(id);
+  await withTransaction(pool, async (tx) => {
+    const { rowCount } = await tx.query('DELETE FROM console_sessions WHERE id_hash = $1', [idHash]);
+    if (rowCount === 0) return;
+    const event: ConsoleSessionEndedEvent = { sessionHash: idHash };
+    await enqueueEvent(tx, CONSOLE_SESSION_ENDED_EVENT, `console-session:${idHash}`, event);
+  });
 }

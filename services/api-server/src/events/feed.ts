@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { EventBus } from '@gsp/flags-client';
+import { CONSOLE_SESSION_ENDED_EVENT, isConsoleSessionEndedEvent } from '@gsp/platform-contract';
 import type { Queryable } from '@gsp/platform-contract';
+import { liveSessions } from '../console/sessions.js';
 import type { EventsConfig } from './config.js';
 import { FEED_BUS_TYPES, toFeedEvent } from './feed-event.js';
 import type { FeedEvent } from './feed-event.js';
@@ -29,6 +31,8 @@ export interface OpenedStream {
  */
 export class EventFeed {
   private readonly streams = new Set<FeedStream>();
+  /** Streams opened with a console session, by the session's id hash. */
+  private readonly bySession = new Map<string, Set<FeedStream>>();
   private readonly unsubscribes: (() => void)[];
   private readonly heartbeat: NodeJS.Timeout;
   /** Events wait in turn for their actor's role, so every stream sees them in publication order. */
@@ -41,6 +45,15 @@ export class EventFeed {
         resync: () => {
           for (const stream of this.streams) stream.resync();
         },
+      }),
+    );
+    this.unsubscribes.push(
+      options.bus.subscribe(CONSOLE_SESSION_ENDED_EVENT, {
+        event: (payload) => {
+          if (isConsoleSessionEndedEvent(payload)) this.sessionEnded(payload.sessionHash);
+        },
+        // A sign-out may have been lost in transit: ask the database which sessions still stand.
+        resync: () => void this.recheckSessions([...this.bySession.keys()]),
       }),
     );
     // One timer for every stream of the process rather than one each.
@@ -59,12 +72,15 @@ export class EventFeed {
    * Subscribes a stream for `subject`, then reads what it may see and, after `afterId`, what it
    * missed: an event committed meanwhile is held by the stream, so none falls in between.
    */
-  async open(subject: string, afterId: bigint | undefined): Promise<OpenedStream> {
+  async open(subject: string, afterId: bigint | undefined, session?: string): Promise<OpenedStream> {
     const { db, platformId, replayLimit, maxBacklogBytes } = this.options;
-    const stream = new FeedStream({ subject, maxBacklogBytes, maxPending: replayLimit });
+    const stream = new FeedStream({ subject, session, maxBacklogBytes, maxPending: replayLimit });
     this.streams.add(stream);
+    if (session !== undefined) this.addSessionStream(session, stream);
     stream.onEnd(() => this.streams.delete(stream));
     try {
+      // A sign-out committed after the request was authenticated but before this stream subscribed.
+      if (session !== undefined) await this.recheckSessions([session]);
       const identity = await readIdentity(db, subject, platformId);
       const replay = afterId === undefined ? undefined : await readReplay(db, afterId, replayLimit);
       if (replay?.kind === 'events') await this.resolveActorRoles(replay.events);
@@ -80,6 +96,37 @@ export class EventFeed {
     for (const unsubscribe of this.unsubscribes) unsubscribe();
     clearInterval(this.heartbeat);
     await Promise.all([...this.streams].map((stream) => stream.close('shutdown')));
+  }
+
+  private addSessionStream(session: string, stream: FeedStream): void {
+    let streams = this.bySession.get(session);
+    if (streams === undefined) this.bySession.set(session, (streams = new Set()));
+    streams.add(stream);
+    stream.onEnd(() => {
+      streams.delete(stream);
+      if (streams.size === 0 && this.bySession.get(session) === streams) this.bySession.delete(session);
+    });
+  }
+
+  private sessionEnded(session: string): void {
+    const streams = this.bySession.get(session);
+    if (streams !== undefined) for (const stream of [...streams]) stream.sessionEnded();
+  }
+
+  /** Ends the streams of those `sessions` that no longer stand; when it cannot tell, they go on. */
+  private async recheckSessions(sessions: readonly string[]): Promise<void> {
+    if (sessions.length === 0) return;
+    let live: Set<string>;
+    try {
+      live = await liveSessions(this.options.db, sessions);
+    } catch (err) {
+      this.options.log.warn(
+        { err: { message: (err as Error).message } },
+        'events: could not re-check console sessions',
+      );
+      return;
+    }
+    for (const session of sessions) if (!live.has(session)) this.sessionEnded(session);
   }
 
   private receive(type: string, payload: unknown): void {

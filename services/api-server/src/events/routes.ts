@@ -60,7 +60,7 @@ const routes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, opts) 
     },
     handler: async (request, reply) => {
       const afterId = resumeAfter(request.headers['last-event-id'], request.query.lastEventId);
-      const stream = await feed.open(actorOf(request), afterId);
+      const stream = await feed.open(actorOf(request), afterId, request.consoleSessionHash ?? undefined);
       const exp = request.verifiedToken?.claims.exp;
       reply.hijack();
       await stream.start(reply.raw, {

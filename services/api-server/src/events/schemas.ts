@@ -85,7 +85,7 @@ export type AgentEventData = Static<typeof AgentEventData>;
 export const RELOAD_REASONS = ['gap', 'replay-limit', 'slow-reader', 'resync'] as const;
 export type ReloadReason = (typeof RELOAD_REASONS)[number];
 
-export const CLOSE_REASONS = ['token-expired', 'access-changed', 'shutdown'] as const;
+export const CLOSE_REASONS = ['token-expired', 'access-changed', 'signed-out', 'shutdown'] as const;
 export type CloseReason = (typeof CLOSE_REASONS)[number];
 
 export const EventsQuery = Type.Object({

@@ -7,6 +7,8 @@ import type { CloseReason, ReloadReason } from './schemas.js';
 
 export interface FeedStreamOptions {
   subject: string;
+  /** The id hash of the console session that opened it; undefined for a bearer token. */
+  session: string | undefined;
   /** Bytes queued for the client beyond which it is a slow reader and the stream ends. */
   maxBacklogBytes: number;
   /** Live events held while the replay is read; more and the stream starts with a reload instead. */
@@ -47,6 +49,8 @@ export class FeedStream {
   private expiry: NodeJS.Timeout | undefined;
   private ended = false;
   private closed: Promise<void> | undefined;
+  /** Its session ended before the answer's head was sent: it closes as soon as it is. */
+  private signedOut = false;
   private readonly endListeners: (() => void)[] = [];
 
   constructor(private readonly options: FeedStreamOptions) {}
@@ -66,6 +70,12 @@ export class FeedStream {
   resync(): void {
     if (this.pending !== undefined) this.pendingReload = 'resync';
     else this.write(reloadFrame('resync'));
+  }
+
+  /** The console session that opened the stream ended: the right to it ends now. */
+  sessionEnded(): void {
+    if (this.res === undefined) this.signedOut = true;
+    else void this.close('signed-out');
   }
 
   heartbeat(): void {
@@ -92,6 +102,7 @@ export class FeedStream {
       connection: 'close',
     });
     res.write(': gsp events\n\n');
+    if (this.signedOut) return this.close('signed-out');
     if (start.expiresAtMs !== undefined) this.expireAt(start.expiresAtMs);
     const replay = start.replay;
     if (replay?.kind === 'reload') this.write(reloadFrame(replay.reason, replay.id));

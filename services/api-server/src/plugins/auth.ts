@@ -33,6 +33,8 @@ declare module 'fastify' {
     verifiedToken: VerifiedToken | null;
     /** The caller was authenticated by the console's session cookie, not a bearer token. */
     viaConsoleSession: boolean;
+    /** That session's id hash (SHA-256), so what it opens can end with it; null for bearer tokens. */
+    consoleSessionHash: string | null;
   }
   interface FastifyInstance {
     /**
@@ -48,8 +50,8 @@ export interface SessionCookies {
   cookieName: string;
   /** The console's origin: a cookie-authenticated write whose `Origin` is another is refused. */
   origin: string;
-  /** The live session a cookie's value names: its subject and end; undefined when none. */
-  lookup(id: string): Promise<{ subject: string; expiresAt: Date } | undefined>;
+  /** The live session a cookie's value names: its subject, end and id hash; undefined when none. */
+  lookup(id: string): Promise<{ subject: string; expiresAt: Date; idHash: string } | undefined>;
 }
 
 /** The header a state-changing request sent with the session cookie must carry (a form cannot set it). */
@@ -98,6 +100,7 @@ export default fp<AuthPluginOptions>(
 
     app.decorateRequest('verifiedToken', null);
     app.decorateRequest('viaConsoleSession', false);
+    app.decorateRequest('consoleSessionHash', null);
     let sessions: SessionCookies | undefined;
     app.decorate('acceptSessionCookies', (accepted: SessionCookies) => {
       sessions = accepted;
@@ -118,6 +121,7 @@ export default fp<AuthPluginOptions>(
         const exp = Math.floor(session.expiresAt.getTime() / 1000);
         request.verifiedToken = { subject: session.subject, claims: { sub: session.subject, exp } };
         request.viaConsoleSession = true;
+        request.consoleSessionHash = session.idHash;
         done();
       }, done);
     };

@@ -1,0 +1,227 @@
+import t from 'tap';
+import { hash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import pg from 'pg';
+import Provider from 'oidc-provider';
+import type { FastifyInstance } from 'fastify';
+import { CONSOLE_SESSION_ENDED_EVENT } from '@gsp/platform-contract';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { Browser, CLIENT_ID, CLIENT_SECRET, signIn, startFront } from './console-auth-stack.js';
+import type { ConsoleStack } from './console-auth-stack.js';
+import { bearer, freshSchema, JWT_SECRET, PLATFORM_ADMIN, redisPrefix, TEST_REDIS_URL, until } from './helper.js';
+
+/*
+ * A console sign-out ends the event streams its session opened, on every replica: two API-server
+ * replicas on one schema and one Redis prefix (the relay publishing the outbox on the bus), a real
+ * OpenID provider, and streams read over real HTTP as a browser's EventSource would.
+ */
+type Tap = { teardown(fn: () => unknown): void };
+
+// The provider signs with a key of ours, so the test can also hold a bearer token of the same user.
+const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+const kid = 'console-session-events';
+const signingJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+
+let target = '';
+const front = await startFront(t, () => target);
+const publicUrl = `${front}/console/`;
+const providerServer = createServer((req, res) => provider.callback()(req, res));
+await new Promise<void>((resolve) => providerServer.listen(0, '127.0.0.1', resolve));
+t.teardown(() => new Promise<void>((resolve) => providerServer.close(() => resolve())));
+const issuer = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
+const provider = new Provider(issuer, {
+  clients: [
+    {
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      redirect_uris: [`${publicUrl}auth/callback`],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+  ],
+  jwks: { keys: [signingJwk] },
+  pkce: { required: () => true },
+  ttl: { IdToken: 3600, Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600 },
+  cookies: { keys: ['cookie-key-for-tests'] },
+});
+
+const { url: databaseUrl } = await freshSchema(t);
+const env = {
+  DATABASE_URL: databaseUrl,
+  AUTH_JWT_SECRET: JWT_SECRET,
+  AUTH_OIDC_ISSUER_URL: issuer,
+  AUTH_OIDC_AUDIENCE: 'gsp-api',
+  PLATFORM_ADMINS: PLATFORM_ADMIN,
+  CONSOLE_OIDC_CLIENT_ID: CLIENT_ID,
+  CONSOLE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+  CONSOLE_PUBLIC_URL: publicUrl,
+  REDIS_URL: TEST_REDIS_URL,
+  REDIS_KEY_PREFIX: redisPrefix(),
+};
+const replicas: { app: FastifyInstance; url: string }[] = [];
+for (let i = 0; i < 2; i++) {
+  const app = await buildApp(loadConfig(env), false);
+  t.teardown(() => app.close());
+  replicas.push({ app, url: await app.listen({ port: 0, host: '127.0.0.1' }) });
+}
+const [a, b] = [replicas[0]!, replicas[1]!];
+target = a.url;
+const stack: ConsoleStack = {
+  issuer,
+  publicUrl,
+  front,
+  replicas,
+  route: (i) => {
+    target = replicas[i]!.url;
+  },
+  databaseUrl,
+};
+const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+t.teardown(() => db.end());
+
+/** A bearer token the provider could have issued to alice for the API. */
+const aliceBearer = async (): Promise<{ authorization: string }> => {
+  const jwt = await new SignJWT({})
+    .setProtectedHeader({ alg: 'RS256', kid })
+    .setIssuer(issuer)
+    .setSubject('alice')
+    .setAudience('gsp-api')
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(privateKey);
+  return { authorization: `Bearer ${jwt}` };
+};
+
+async function signedIn(): Promise<Browser> {
+  const browser = new Browser();
+  const { response } = await signIn(browser, stack, 'alice');
+  if (response.status !== 303) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
+  return browser;
+}
+
+/** A client holding `GET /api/v1/events` open, recording each frame's `event` and `data`. */
+class Stream {
+  readonly events: { event: string; data: unknown }[] = [];
+  ended = false;
+  endedAt = 0;
+
+  static async open(t: Tap, url: string, headers: Record<string, string>): Promise<Stream> {
+    const abort = new AbortController();
+    t.teardown(() => abort.abort());
+    const res = await fetch(`${url}/api/v1/events`, { headers, signal: abort.signal });
+    if (res.status !== 200 || res.body === null) throw new Error(`events: ${res.status} ${await res.text()}`);
+    const stream = new Stream();
+    let opened = false;
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of res.body!) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) !== -1) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            if (frame === ': gsp events') opened = true;
+            const event = /^event: (.*)$/m.exec(frame)?.[1];
+            const data = /^data: (.*)$/m.exec(frame)?.[1];
+            if (event !== undefined) stream.events.push({ event, data: JSON.parse(data ?? 'null') });
+          }
+        }
+      } catch {
+        // aborted by the teardown
+      }
+      stream.endedAt = Date.now();
+      stream.ended = true;
+    })();
+    await until('the stream to open', () => opened || undefined, 5000);
+    return stream;
+  }
+}
+
+const cookieOf = (browser: Browser): Record<string, string> => ({
+  cookie: browser.cookieHeader(`${front}/api/v1/events`),
+});
+const signOut = (browser: Browser, at: string) =>
+  fetch(`${at}/console/auth/logout`, {
+    method: 'POST',
+    headers: { ...cookieOf(browser), 'x-gsp-console': '1', origin: new URL(publicUrl).origin },
+  });
+
+t.test("signing out on one replica closes the session's streams on another within 1 s, and only those", async (t) => {
+  const browser = await signedIn();
+  const other = await signedIn();
+  const subjectOf = async (headers: Record<string, string>) =>
+    ((await (await fetch(`${b.url}/api/v1/me`, { headers })).json()) as { subject: string }).subject;
+  t.equal(await subjectOf(cookieOf(browser)), `${issuer}#alice`);
+  t.equal(await subjectOf(await aliceBearer()), `${issuer}#alice`, 'the bearer token names the same user');
+  const viaCookie = await Stream.open(t, b.url, cookieOf(browser));
+  const otherSession = await Stream.open(t, b.url, cookieOf(other));
+  const viaBearer = await Stream.open(t, b.url, await aliceBearer());
+  const sameReplica = await Stream.open(t, a.url, cookieOf(browser));
+
+  const started = Date.now();
+  const res = await signOut(browser, a.url);
+  t.equal(res.status, 204);
+  const committed = Date.now();
+  await until('the cookie stream on replica B to end', () => viaCookie.ended || undefined, 3000);
+  await until('the cookie stream on replica A to end', () => sameReplica.ended || undefined, 3000);
+  const elapsed = viaCookie.endedAt - started;
+  t.comment(
+    `sign-out on A to its stream closed on B: ${elapsed} ms from the request (${viaCookie.endedAt - committed} ms after its 204); on A: ${sameReplica.endedAt - started} ms`,
+  );
+  t.ok(elapsed < 1000, `closed on the other replica within 1 s (${elapsed} ms)`);
+  t.ok(sameReplica.endedAt - started < 1000, 'and on the replica signed out on');
+  t.same(viaCookie.events.at(-1), { event: 'close', data: { reason: 'signed-out' } });
+  t.same(sameReplica.events.at(-1), { event: 'close', data: { reason: 'signed-out' } });
+
+  // A change after the sign-out still reaches the bearer stream and the other session's stream.
+  const admin = await bearer(PLATFORM_ADMIN);
+  const put = await a.app.inject({
+    method: 'PUT',
+    url: '/api/v1/platform/feature-flags/cli_access.enabled',
+    headers: admin,
+    payload: { value: true },
+  });
+  t.equal(put.statusCode, 200);
+  for (const [name, stream] of [
+    ['the bearer stream of the same subject', viaBearer],
+    ["another session's stream", otherSession],
+  ] as const) {
+    await until(`the flag event on ${name}`, () => stream.events.find((e) => e.event === 'flag'), 3000);
+    t.notOk(stream.ended, `${name} stays open`);
+    t.notOk(
+      stream.events.some((e) => e.event === 'close'),
+      `${name} was not closed`,
+    );
+  }
+  t.equal(
+    (await fetch(`${b.url}/api/v1/events`, { headers: cookieOf(browser) })).status,
+    401,
+    'the signed-out cookie opens no new stream',
+  );
+});
+
+t.test('the bus carries the SHA-256 of the session id, never the id', async (t) => {
+  const browser = await signedIn();
+  const id = browser.cookie(front, 'gsp_session')!;
+  t.equal((await signOut(browser, a.url)).status, 204);
+  const { rows } = await db.query<{ payload: Record<string, unknown> }>(
+    'SELECT payload FROM outbox_events WHERE event_type = $1',
+    [CONSOLE_SESSION_ENDED_EVENT],
+  );
+  const payloads = rows.map((row) => row.payload);
+  t.ok(payloads.some((p) => p.sessionHash === hash('sha256', id, 'base64url')));
+  t.notOk(JSON.stringify(payloads).includes(id), 'the id is nowhere in the outbox');
+  const again = await fetch(`${a.url}/console/auth/logout`, {
+    method: 'POST',
+    headers: { cookie: `gsp_session=${id}`, 'x-gsp-console': '1', origin: new URL(publicUrl).origin },
+  });
+  t.equal(again.status, 204);
+  const { rows: after } = await db.query('SELECT 1 FROM outbox_events WHERE event_type = $1', [
+    CONSOLE_SESSION_ENDED_EVENT,
+  ]);
+  t.equal(after.length, rows.length, 'a cookie naming no session announces nothing');
+});
