@@ -5,6 +5,7 @@ import { loadSession } from '../features/session/api';
 import { SignIn } from '../features/session/sign-in';
 import { TenantList } from '../features/tenants/tenant-list';
 import { markFirstData } from '../lib/first-data';
+import { useLiveUpdates } from '../lib/live';
 import { useLoad } from '../lib/use-load';
 
 export function App() {
@@ -12,6 +13,8 @@ export function App() {
   useEffect(() => {
     if (session.state !== 'loading') markFirstData();
   }, [session.state]);
+  const signedIn = session.state === 'done' && session.data.signedIn;
+  const live = useLiveUpdates(signedIn);
 
   return (
     <>
@@ -21,12 +24,17 @@ export function App() {
       </header>
       <main className="page">
         <h1>CLI access</h1>
+        <div role="status" className="live-status" data-live={signedIn ? live.status : undefined}>
+          {signedIn && live.status === 'paused' && (
+            <p className="notice notice-warning">Live updates paused, reconnecting…</p>
+          )}
+        </div>
         {session.state === 'loading' && <Loading what="your session" />}
         {session.state === 'error' && <ErrorNotice>{session.message}</ErrorNotice>}
         {session.state === 'done' && !session.data.signedIn && <SignIn />}
         {session.state === 'done' && session.data.signedIn && (
           <>
-            {session.data.me.platformAdmin && <PlatformCliAccess />}
+            <PlatformCliAccess version={live.version} />
             <TenantList tenants={session.data.me.tenants} />
           </>
         )}

@@ -3,13 +3,18 @@ import { ApiError } from './api';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'done'; data: T };
 
-/** Runs `load` once on mount (aborted on unmount) and tells how it went, errors as sentences. */
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
+/**
+ * Runs `load` on mount (aborted on unmount) and again whenever `version` changes, and tells how it
+ * went, errors as sentences. A reload keeps what is shown until its answer arrives.
+ */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, version = 0): Loaded<T> {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
   useEffect(() => {
     const abort = new AbortController();
     load(abort.signal).then(
-      (data) => setLoaded({ state: 'done', data }),
+      (data) => {
+        if (!abort.signal.aborted) setLoaded({ state: 'done', data });
+      },
       (err: unknown) => {
         if (abort.signal.aborted) return;
         const message =
@@ -18,6 +23,6 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>): Loaded<T>
       },
     );
     return () => abort.abort();
-  }, [load]);
+  }, [load, version]);
   return loaded;
 }

@@ -39,9 +39,10 @@ function Details({ flag }: { flag: PlatformFlag }) {
   );
 }
 
-export function PlatformCliAccess() {
+/** The platform's CLI access; fetched again whenever `version` (the live updates' counter) grows. */
+export function PlatformCliAccess({ version }: { version: number }) {
   const load = useCallback((signal: AbortSignal) => loadPlatformCliAccess(signal), []);
-  const flag = useLoad(load);
+  const flag = useLoad(load, version);
   return (
     <Panel title="Platform CLI access">
       {flag.state === 'loading' && <Loading what="the platform's CLI access" />}

@@ -1,0 +1,75 @@
+import t from 'tap';
+import { bearer, PLATFORM_ADMIN } from '@gsp/api-server/test/helper.js';
+import { assertBuilt, launchBrowser, openPage, pageProblems } from './browser.js';
+import type { OpenedPage } from './browser.js';
+import { signInAs, startLiveStack } from './live-stack.js';
+
+assertBuilt();
+const stack = await startLiveStack(t);
+const browser = await launchBrowser(t);
+const FLAG_URL = '/api/v1/platform/feature-flags/cli_access.enabled';
+
+async function signedIn(t: Tap, login: string): Promise<OpenedPage> {
+  const opened = await openPage(t, browser, stack.consoleUrl);
+  await signInAs(opened.page, login);
+  return opened;
+}
+type Tap = Parameters<typeof openPage>[0];
+
+/** Milliseconds until `text` is on every page, failing after `deadlineMs`. */
+async function appearsWithin(pages: OpenedPage[], text: string, deadlineMs: number, since: number): Promise<number> {
+  await Promise.all(pages.map((o) => o.page.getByText(text).waitFor({ timeout: deadlineMs })));
+  return performance.now() - since;
+}
+
+t.test("another admin's write appears in every open console within 1 s, without a reload", async (t) => {
+  const admin = await signedIn(t, 'root');
+  const other = await signedIn(t, 'alice');
+  const headers = await bearer(PLATFORM_ADMIN);
+  for (const o of [admin, other]) await o.page.getByText('CLI access is on for the platform.').waitFor();
+
+  const since = performance.now();
+  const put = await stack.app.inject({
+    method: 'PUT',
+    url: FLAG_URL,
+    headers,
+    payload: { value: false, reason: 'incident 42' },
+  });
+  t.equal(put.statusCode, 200, put.body);
+  const ms = await appearsWithin([admin, other], 'CLI access is off for the platform.', 1000, since);
+  t.comment(`flag write to both pages: ${ms.toFixed(0)} ms`);
+  t.ok(ms < 1000, `shown within 1 s (${ms.toFixed(0)} ms)`);
+  t.match(await other.page.locator('dl.facts').innerText(), /Reason\s+incident 42/, "the other user's page shows why");
+
+  const cleared = performance.now();
+  t.equal((await stack.app.inject({ method: 'DELETE', url: FLAG_URL, headers })).statusCode, 200);
+  const back = await appearsWithin([admin, other], 'CLI access is on for the platform.', 1000, cleared);
+  t.comment(`flag clear to both pages: ${back.toFixed(0)} ms`);
+  for (const o of [admin, other]) t.same(await pageProblems(o), [], 'no CSP violation, no page error');
+});
+
+t.test('when the stream drops the page says live updates are paused, and catches up when it returns', async (t) => {
+  const opened = await signedIn(t, 'alice');
+  const { page } = opened;
+  await page.getByText('CLI access is on for the platform.').waitFor();
+
+  stack.cut();
+  const banner = page.getByRole('status').filter({ hasText: 'Live updates paused, reconnecting…' });
+  await banner.waitFor();
+  const headers = await bearer(PLATFORM_ADMIN);
+  const put = await stack.app.inject({
+    method: 'PUT',
+    url: FLAG_URL,
+    headers,
+    payload: { value: false, reason: 'missed' },
+  });
+  t.equal(put.statusCode, 200, put.body);
+  t.equal(await page.getByText('CLI access is on for the platform.').count(), 1, 'while cut, the page cannot know');
+
+  stack.restore();
+  await page.getByText('CLI access is off for the platform.').waitFor();
+  await banner.waitFor({ state: 'detached' });
+  t.match(await page.locator('dl.facts').innerText(), /Reason\s+missed/, 'the write made while cut is shown');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+  t.equal((await stack.app.inject({ method: 'DELETE', url: FLAG_URL, headers })).statusCode, 200);
+});
