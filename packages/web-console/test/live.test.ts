@@ -73,3 +73,14 @@ t.test('when the stream drops the page says live updates are paused, and catches
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
   t.equal((await stack.app.inject({ method: 'DELETE', url: FLAG_URL, headers })).statusCode, 200);
 });
+
+t.test('Sign out ends the session on the server and shows the signed-out page', async (t) => {
+  const opened = await signedIn(t, 'alice');
+  const { page } = opened;
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('link', { name: 'Sign in' }).waitFor();
+  t.equal(await page.getByText('CLI access is on for the platform.').count(), 0, 'the signed-in view is gone');
+  const me = await page.evaluate(async () => (await fetch('../api/v1/me')).status);
+  t.equal(me, 401, 'the cookie no longer signs anyone in');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});

@@ -1,15 +1,19 @@
-import { useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { ErrorNotice, Loading } from '../components/notice';
 import { PlatformCliAccess } from '../features/platform/cli-access';
 import { loadSession } from '../features/session/api';
 import { SignIn } from '../features/session/sign-in';
+import { SignOut } from '../features/session/sign-out';
 import { TenantList } from '../features/tenants/tenant-list';
 import { markFirstData } from '../lib/first-data';
 import { useLiveUpdates } from '../lib/live';
 import { useLoad } from '../lib/use-load';
 
 export function App() {
-  const session = useLoad(loadSession);
+  // Grows on sign-out, so the page asks the server again who is signed in.
+  const [sessionVersion, setSessionVersion] = useState(0);
+  const session = useLoad(loadSession, sessionVersion);
+  const signedOut = useCallback(() => setSessionVersion((v) => v + 1), []);
   useEffect(() => {
     if (session.state !== 'loading') markFirstData();
   }, [session.state]);
@@ -20,7 +24,12 @@ export function App() {
     <>
       <header className="top">
         <span className="brand">GSP console</span>
-        {session.state === 'done' && session.data.signedIn && <span className="who">{session.data.me.subject}</span>}
+        {session.state === 'done' && session.data.signedIn && (
+          <span className="account">
+            <span className="who">{session.data.me.subject}</span>
+            <SignOut onSignedOut={signedOut} />
+          </span>
+        )}
       </header>
       <main className="page">
         <h1>CLI access</h1>

@@ -62,3 +62,33 @@ export async function getJson<T>(path: Parameters<typeof apiUrl>[0], signal?: Ab
   if (!res.ok) throw new ApiError(await describeFailure(res), res.status);
   return (await res.json()) as T;
 }
+
+/**
+ * Sends a state-changing request with the session cookie. `X-GSP-Console: 1` proves to the server
+ * that the console sent it (a cross-site form cannot set a header). Answers the JSON body, if any.
+ */
+export async function send<T = unknown>(
+  method: 'POST' | 'PUT' | 'DELETE',
+  path: Parameters<typeof apiUrl>[0],
+  { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<T | undefined> {
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path), {
+      method,
+      credentials: 'same-origin',
+      headers: {
+        accept: 'application/json',
+        'x-gsp-console': '1',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError('The console could not reach the API server; check your connection and try again.', 0);
+  }
+  if (!res.ok) throw new ApiError(await describeFailure(res), res.status);
+  if (res.status === 204 || !(res.headers.get('content-type') ?? '').includes('json')) return undefined;
+  return (await res.json()) as T;
+}
