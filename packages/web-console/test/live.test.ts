@@ -1,8 +1,8 @@
 import t from 'tap';
 import { bearer, PLATFORM_ADMIN } from '@gsp/api-server/test/helper.js';
-import { assertBuilt, launchBrowser, openPage, pageProblems } from './browser.js';
+import { assertBuilt, inspectAtEachWidth, launchBrowser, openPage, pageProblems, WIDTHS } from './browser.js';
 import type { OpenedPage } from './browser.js';
-import { signInAs, startLiveStack } from './live-stack.js';
+import { PLATFORM_ID, signInAs, startLiveStack } from './live-stack.js';
 
 assertBuilt();
 const stack = await startLiveStack(t);
@@ -84,3 +84,74 @@ t.test('Sign out ends the session on the server and shows the signed-out page', 
   t.equal(me, 401, 'the cookie no longer signs anyone in');
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
+
+t.test(
+  'a platform admin switches the platform off in the dialog; the other open page shows it within 1 s',
+  async (t) => {
+    const admin = await signedIn(t, 'root');
+    const other = await signedIn(t, 'alice');
+    const { page } = admin;
+    await page.getByText('CLI access is on for the platform.').waitFor();
+    await other.page.getByText('CLI access is on for the platform.').waitFor();
+    t.equal(await other.page.getByRole('button', { name: 'Switch off' }).count(), 0, 'no switch for a non-admin');
+
+    await page.getByRole('button', { name: 'Switch off' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Switch CLI access off for the whole platform' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Switch off' }).click();
+    await dialog.getByText('0 clusters lose kubectl access; 0 tunnels are open now.').waitFor();
+    const submit = dialog.getByRole('button', { name: 'Switch off for everyone' });
+    await dialog.getByLabel(/^Reason/).fill('incident 42');
+    await dialog.getByLabel('Switch back on after').selectOption({ label: '10 minutes' });
+    t.ok(await submit.isDisabled(), 'disabled until the confirmation is typed');
+    await dialog.getByLabel(/To confirm/).fill('not-the-platform');
+    await submit.click();
+    const refusal = await dialog.getByRole('alert').innerText();
+    t.match(
+      refusal,
+      /^Switching cli_access\.enabled off for the whole platform from the console needs the typed confirmation/,
+    );
+    t.notMatch(refusal, /[{}]/, 'the server refusal is a sentence, not JSON');
+    await dialog.getByLabel(/To confirm/).fill(PLATFORM_ID);
+    t.ok(await submit.isEnabled(), 'enabled once it is typed');
+    t.same(await inspectAtEachWidth(page, 'switch-off-dialog'), [], 'axe: no serious or critical violations');
+    await page.setViewportSize({ width: WIDTHS[0], height: 800 });
+
+    const since = performance.now();
+    await submit.click();
+    await other.page.getByText('CLI access is off for the platform.').waitFor({ timeout: 1000 });
+    const ms = performance.now() - since;
+    t.comment(`switch off in one page to the other page: ${ms.toFixed(0)} ms`);
+    t.ok(ms < 1000, `shown within 1 s (${ms.toFixed(0)} ms)`);
+    await dialog.waitFor({ state: 'detached' });
+
+    const record = (
+      await stack.app.inject({
+        method: 'GET',
+        url: '/api/v1/platform/feature-flags',
+        headers: await bearer(PLATFORM_ADMIN),
+      })
+    )
+      .json<{ flags: { key: string; platformRecord: { expiresAt: string } }[] }>()
+      .flags.find((f) => f.key === 'cli_access.enabled')?.platformRecord;
+    const expiresAt = Date.parse(record?.expiresAt ?? '');
+    t.ok(Math.abs(expiresAt - Date.now() - 10 * 60_000) < 60_000, 'the expiry is 10 minutes ahead');
+    const until = await other.page.evaluate(
+      (iso) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)),
+      record?.expiresAt ?? '',
+    );
+    const facts = await other.page.locator('dl.facts').innerText();
+    t.match(facts, /Source\s+set by a platform admin/);
+    t.match(facts, /Reason\s+incident 42/);
+    t.match(facts, new RegExp(`Expires\\s+${until.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), 'until when');
+
+    await page.getByRole('button', { name: 'Switch back on' }).click();
+    const onDialog = page.getByRole('dialog', { name: 'Switch CLI access back on for the platform?' });
+    await onDialog.getByRole('button', { name: 'Switch back on' }).click();
+    await other.page.getByText('CLI access is on for the platform.').waitFor({ timeout: 1000 });
+    for (const o of [admin, other]) t.same(await pageProblems(o), [], 'no CSP violation, no page error');
+  },
+);

@@ -43,7 +43,7 @@ export function App() {
         {session.state === 'done' && !session.data.signedIn && <SignIn />}
         {session.state === 'done' && session.data.signedIn && (
           <>
-            <PlatformCliAccess version={live.version} />
+            <PlatformCliAccess version={live.version} canSwitch={session.data.me.platformAdmin} />
             <TenantList tenants={session.data.me.tenants} />
           </>
         )}

@@ -1,4 +1,4 @@
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/notice';
 import { Facts } from '../../components/facts';
 import { Panel } from '../../components/panel';
@@ -6,6 +6,7 @@ import { formatTime } from '../../lib/format';
 import { useLoad } from '../../lib/use-load';
 import { loadPlatformCliAccess } from './api';
 import type { PlatformFlag } from './api';
+import { SwitchOffDialog, SwitchOnDialog } from './switch-dialogs';
 
 const SOURCES = new Map<PlatformFlag['source'], string>([
   ['env', 'pinned by SERVICE_CLI_ACCESS_ENABLED on the API server'],
@@ -39,10 +40,40 @@ function Details({ flag }: { flag: PlatformFlag }) {
   );
 }
 
-/** The platform's CLI access; fetched again whenever `version` (the live updates' counter) grows. */
-export function PlatformCliAccess({ version }: { version: number }) {
+function Controls({ flag, onChanged }: { flag: PlatformFlag; onChanged: () => void }) {
+  const [open, setOpen] = useState<'off' | 'on' | undefined>();
+  const close = useCallback(() => setOpen(undefined), []);
+  const done = () => {
+    setOpen(undefined);
+    onChanged();
+  };
+  return (
+    <div className="actions">
+      {flag.platformRecord?.value !== false && (
+        <button type="button" className="button button-danger" onClick={() => setOpen('off')}>
+          Switch off
+        </button>
+      )}
+      {flag.platformRecord !== null && (
+        <button type="button" className="button" onClick={() => setOpen('on')}>
+          {flag.platformRecord.value ? 'Clear the platform value' : 'Switch back on'}
+        </button>
+      )}
+      {open === 'off' && <SwitchOffDialog onClose={close} onDone={done} />}
+      {open === 'on' && <SwitchOnDialog onClose={close} onDone={done} />}
+    </div>
+  );
+}
+
+/**
+ * The platform's CLI access, fetched again whenever `version` (the live updates' counter) grows;
+ * `canSwitch` (platform admins) adds the switch.
+ */
+export function PlatformCliAccess({ version, canSwitch }: { version: number; canSwitch: boolean }) {
   const load = useCallback((signal: AbortSignal) => loadPlatformCliAccess(signal), []);
-  const flag = useLoad(load, version);
+  const [ownChanges, setOwnChanges] = useState(0);
+  const changed = useCallback(() => setOwnChanges((n) => n + 1), []);
+  const flag = useLoad(load, version + ownChanges);
   return (
     <Panel title="Platform CLI access">
       {flag.state === 'loading' && <Loading what="the platform's CLI access" />}
@@ -51,7 +82,10 @@ export function PlatformCliAccess({ version }: { version: number }) {
         (flag.data === undefined ? (
           <ErrorNotice>The API server does not know the cli_access.enabled flag.</ErrorNotice>
         ) : (
-          <Details flag={flag.data} />
+          <>
+            <Details flag={flag.data} />
+            {canSwitch && <Controls flag={flag.data} onChanged={changed} />}
+          </>
         ))}
     </Panel>
   );
