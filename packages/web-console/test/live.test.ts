@@ -155,3 +155,18 @@ t.test(
     for (const o of [admin, other]) t.same(await pageProblems(o), [], 'no CSP violation, no page error');
   },
 );
+
+t.test('a sign-out elsewhere (another tab) turns the open page to the signed-out view', async (t) => {
+  const opened = await signedIn(t, 'alice');
+  const { page } = opened;
+  await page.getByText('CLI access is on for the platform.').waitFor();
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'gsp_session');
+  t.ok(cookie, 'signed in with the session cookie');
+  const logout = await fetch(new URL('auth/logout', stack.consoleUrl), {
+    method: 'POST',
+    headers: { cookie: `gsp_session=${cookie?.value ?? ''}`, 'x-gsp-console': '1' },
+  });
+  t.equal(logout.status, 204);
+  await page.getByRole('link', { name: 'Sign in' }).waitFor({ timeout: 15_000 });
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});

@@ -19,6 +19,10 @@ export function App() {
   }, [session.state]);
   const signedIn = session.state === 'done' && session.data.signedIn;
   const live = useLiveUpdates(signedIn);
+  // A refused reconnection may mean the session ended elsewhere (sign-out in another tab): ask again.
+  useEffect(() => {
+    if (live.refusals > 0) setSessionVersion((v) => v + 1);
+  }, [live.refusals]);
 
   return (
     <>

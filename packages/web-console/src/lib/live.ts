@@ -8,6 +8,8 @@ export interface Live {
   status: LiveStatus;
   /** Grows whenever what the page shows may have changed: refetch when it does. */
   version: number;
+  /** Grows whenever the server refuses a reconnection (perhaps the session ended): ask who is signed in. */
+  refusals: number;
 }
 
 /** Events after which the page fetches again what it shows (`reload`: events were missed). */
@@ -24,7 +26,7 @@ const MAX_RETRY_MS = 10_000;
  * opens. Any reopening also refetches, in case the replay was cut short.
  */
 export function useLiveUpdates(enabled: boolean): Live {
-  const [live, setLive] = useState<Live>({ status: 'connecting', version: 0 });
+  const [live, setLive] = useState<Live>({ status: 'connecting', version: 0, refusals: 0 });
   useEffect(() => {
     if (!enabled) return;
     let source: EventSource | undefined;
@@ -40,12 +42,13 @@ export function useLiveUpdates(enabled: boolean): Live {
         delay = FIRST_RETRY_MS;
         const catchUp = dropped;
         dropped = false;
-        setLive((l) => ({ status: 'live', version: catchUp ? l.version + 1 : l.version }));
+        setLive((l) => ({ ...l, status: 'live', version: catchUp ? l.version + 1 : l.version }));
       });
       es.addEventListener('error', () => {
         dropped = true;
-        setLive((l) => ({ ...l, status: 'paused' }));
-        if (es.readyState === EventSource.CLOSED) {
+        const refused = es.readyState === EventSource.CLOSED;
+        setLive((l) => ({ ...l, status: 'paused', refusals: refused ? l.refusals + 1 : l.refusals }));
+        if (refused) {
           retry = setTimeout(open, delay);
           delay = Math.min(delay * 2, MAX_RETRY_MS);
         }
