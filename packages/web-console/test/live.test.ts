@@ -107,14 +107,10 @@ t.test(
     await dialog.getByLabel(/^Reason/).fill('incident 42');
     await dialog.getByLabel('Switch back on after').selectOption({ label: '10 minutes' });
     t.ok(await submit.isDisabled(), 'disabled until the confirmation is typed');
+    // The server names its platform id (GET .../impact): only that text enables the button. The
+    // server refuses a wrong one on its own too (services/api-server/test/console-auth.test.ts).
     await dialog.getByLabel(/To confirm/).fill('not-the-platform');
-    await submit.click();
-    const refusal = await dialog.getByRole('alert').innerText();
-    t.match(
-      refusal,
-      /^Switching cli_access\.enabled off for the whole platform from the console needs the typed confirmation/,
-    );
-    t.notMatch(refusal, /[{}]/, 'the server refusal is a sentence, not JSON');
+    t.ok(await submit.isDisabled(), 'still disabled for the wrong text');
     await dialog.getByLabel(/To confirm/).fill(PLATFORM_ID);
     t.ok(await submit.isEnabled(), 'enabled once it is typed');
     t.same(await inspectAtEachWidth(page, 'switch-off-dialog'), [], 'axe: no serious or critical violations');

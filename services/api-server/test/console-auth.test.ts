@@ -224,7 +224,7 @@ t.test("the confirmation's blast radius: clusters without an override, tunnels o
     headers: apiAdmin,
     payload: { name: 'impact-b' },
   });
-  t.same(await impact(), { clustersAffected: clusters + 2, tunnelsOpen: 0 });
+  t.same(await impact(), { platformId: 'default', clustersAffected: clusters + 2, tunnelsOpen: 0 });
   const id = one.json<{ id: string }>().id;
   const override = await app.inject({
     method: 'PUT',
@@ -238,7 +238,11 @@ t.test("the confirmation's blast radius: clusters without an override, tunnels o
      VALUES ('t1', $1, 'p1', now() + interval '1 minute'), ('t2', $1, 'p1', now() - interval '1 second')`,
     [id],
   );
-  t.same(await impact(), { clustersAffected: clusters + 1, tunnelsOpen: 1 }, 'a lapsed lease is not an open tunnel');
+  t.same(
+    await impact(),
+    { platformId: 'default', clustersAffected: clusters + 1, tunnelsOpen: 1 },
+    'a lapsed lease is not an open tunnel',
+  );
 
   const alice = await signedIn('alice');
   const res = await alice.fetch(`${front}/api/v1/platform/feature-flags/cli_access.enabled/impact`);

@@ -26,6 +26,7 @@ import { platformOffImpact } from '../console/impact.js';
 export const CONFIRM_HEADER = 'x-gsp-confirm';
 
 const ImpactSchema = Type.Object({
+  platformId: Type.String({ description: 'what the typed confirmation (X-GSP-Confirm) must say' }),
   clustersAffected: Type.Integer({ description: 'clusters without an override of their own for the flag' }),
   tunnelsOpen: Type.Integer({ description: 'agent tunnels open now, across every cluster' }),
 });
@@ -196,7 +197,10 @@ const featureFlagRoutes: FastifyPluginAsyncTypebox<{ platformId: string }> = asy
       params: FlagParams,
       response: { 200: ImpactSchema, ...problemResponses },
     },
-    handler: async (request) => platformOffImpact(app.pg, flagOrThrow(request.params.flag, 'platform').key),
+    handler: async (request) => ({
+      platformId: opts.platformId,
+      ...(await platformOffImpact(app.pg, flagOrThrow(request.params.flag, 'platform').key)),
+    }),
   });
 
   app.route({
