@@ -6,12 +6,24 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import pg from 'pg';
 import Provider from 'oidc-provider';
 import type { FastifyInstance } from 'fastify';
+import { LocalEventBus } from '@gsp/flags-client';
 import { CONSOLE_SESSION_ENDED_EVENT } from '@gsp/platform-contract';
+import { EVENTS_DEFAULTS } from '../src/events/config.js';
+import { EventFeed } from '../src/events/feed.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { Browser, CLIENT_ID, CLIENT_SECRET, signIn, startFront } from './console-auth-stack.js';
 import type { ConsoleStack } from './console-auth-stack.js';
-import { bearer, freshSchema, JWT_SECRET, PLATFORM_ADMIN, redisPrefix, TEST_REDIS_URL, until } from './helper.js';
+import {
+  bearer,
+  cuttableRedisUrl,
+  freshSchema,
+  JWT_SECRET,
+  PLATFORM_ADMIN,
+  redisPrefix,
+  TEST_REDIS_URL,
+  until,
+} from './helper.js';
 
 /*
  * A console sign-out ends the event streams its session opened, on every replica: two API-server
@@ -30,7 +42,14 @@ const front = await startFront(t, () => target);
 const publicUrl = `${front}/console/`;
 const providerServer = createServer((req, res) => provider.callback()(req, res));
 await new Promise<void>((resolve) => providerServer.listen(0, '127.0.0.1', resolve));
-t.teardown(() => new Promise<void>((resolve) => providerServer.close(() => resolve())));
+t.teardown(
+  () =>
+    new Promise<void>((resolve) => {
+      providerServer.close(() => resolve());
+      // The replicas' key-set fetches keep a connection open, which close() would wait out.
+      providerServer.closeAllConnections();
+    }),
+);
 const issuer = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
 const provider = new Provider(issuer, {
   clients: [
@@ -60,6 +79,7 @@ const env = {
   REDIS_URL: TEST_REDIS_URL,
   REDIS_KEY_PREFIX: redisPrefix(),
 };
+const sessionHashOf = (browser: Browser): string => hash('sha256', browser.cookie(front, 'gsp_session')!, 'base64url');
 const replicas: { app: FastifyInstance; url: string }[] = [];
 for (let i = 0; i < 2; i++) {
   const app = await buildApp(loadConfig(env), false);
@@ -154,7 +174,7 @@ t.test("signing out on one replica closes the session's streams on another withi
   const browser = await signedIn();
   const other = await signedIn();
   const subjectOf = async (headers: Record<string, string>) =>
-    ((await (await fetch(`${b.url}/api/v1/me`, { headers })).json()) as { subject: string }).subject;
+    (await b.app.inject({ url: '/api/v1/me', headers })).json<{ subject: string }>().subject;
   t.equal(await subjectOf(cookieOf(browser)), `${issuer}#alice`);
   t.equal(await subjectOf(await aliceBearer()), `${issuer}#alice`, 'the bearer token names the same user');
   const viaCookie = await Stream.open(t, b.url, cookieOf(browser));
@@ -197,11 +217,9 @@ t.test("signing out on one replica closes the session's streams on another withi
       `${name} was not closed`,
     );
   }
-  t.equal(
-    (await fetch(`${b.url}/api/v1/events`, { headers: cookieOf(browser) })).status,
-    401,
-    'the signed-out cookie opens no new stream',
-  );
+  const refused = await fetch(`${b.url}/api/v1/events`, { headers: cookieOf(browser) });
+  await refused.text();
+  t.equal(refused.status, 401, 'the signed-out cookie opens no new stream');
 });
 
 t.test('the bus carries the SHA-256 of the session id, never the id', async (t) => {
@@ -224,4 +242,47 @@ t.test('the bus carries the SHA-256 of the session id, never the id', async (t) 
     CONSOLE_SESSION_ENDED_EVENT,
   ]);
   t.equal(after.length, rows.length, 'a cookie naming no session announces nothing');
+});
+
+t.test('a stream whose session ended as it was being opened closes at once, signed out', async (t) => {
+  const browser = await signedIn();
+  const session = sessionHashOf(browser);
+  // The sign-out commits after the request was authenticated, before its stream subscribed.
+  t.equal((await signOut(browser, a.url)).status, 204);
+  const feed = new EventFeed({ ...EVENTS_DEFAULTS, db, bus: new LocalEventBus(), platformId: 'default', log: console });
+  t.teardown(() => feed.close());
+  const server = createServer((_req, res) => {
+    void feed
+      .open(`${issuer}#alice`, undefined, session)
+      .then((stream) => stream.start(res, { expiresAtMs: undefined, headers: {} }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const stream = await Stream.open(t, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, {});
+  await until('the stream to end', () => stream.ended || undefined, 3000);
+  t.same(stream.events, [{ event: 'close', data: { reason: 'signed-out' } }]);
+});
+
+t.test('a sign-out that a replica missed while its Redis was away closes its streams once it is back', async (t) => {
+  const redis = await cuttableRedisUrl(t, TEST_REDIS_URL);
+  t.teardown(() => redis.restore());
+  // Its relay stays off: one that drained while cut off would hold the outbox until its publish gave up.
+  const c = await buildApp(loadConfig({ ...env, REDIS_URL: redis.url, OUTBOX_RELAY_ENABLED: 'false' }), false);
+  t.teardown(() => c.close());
+  const url = await c.listen({ port: 0, host: '127.0.0.1' });
+  const browser = await signedIn();
+  const stream = await Stream.open(t, url, cookieOf(browser));
+
+  redis.cut();
+  t.equal((await signOut(browser, a.url)).status, 204);
+  await until(
+    'the sign-out to be published',
+    async () =>
+      (await db.query('SELECT 1 FROM outbox_events WHERE delivered_at IS NULL LIMIT 1')).rowCount === 0 || undefined,
+    5000,
+  );
+  t.notOk(stream.ended, 'the replica cut off from Redis did not hear of it');
+  redis.restore();
+  await until('the stream to end after the reconnect', () => stream.ended || undefined, 10_000);
+  t.same(stream.events.at(-1), { event: 'close', data: { reason: 'signed-out' } });
 });
