@@ -66,6 +66,8 @@ export interface ApiServerConfig {
   logLevel: string;
   /** Where kubectl reaches the cluster proxy; kubeconfig servers are `${proxyPublicUrl}/clusters/{id}`. */
   proxyPublicUrl: string;
+  /** `PROXY_TUNNEL_PUBLIC_URL`: where tunnel agents dial the proxy's tunnel port (shown when a cluster is registered). */
+  proxyTunnelPublicUrl: string;
   kubeconfigTokenTtlMs: number;
   /** PKCS#8 PEM ES256 key that signs kubeconfig tokens; unset means a key pair generated at start. */
   kubeconfigSigningKeyFile: string | undefined;
@@ -170,6 +172,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     platformAdmins,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     proxyPublicUrl: parseUrl(env, 'PROXY_PUBLIC_URL', ['http:', 'https:']) ?? 'https://127.0.0.1:8443',
+    proxyTunnelPublicUrl: parseUrl(env, 'PROXY_TUNNEL_PUBLIC_URL', ['http:', 'https:']) ?? 'https://127.0.0.1:8444',
     kubeconfigTokenTtlMs,
     kubeconfigSigningKeyFile: signingKeyFile,
     proxyCa: readFileVar(env, 'PROXY_CA_FILE'),
