@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NO_CONTROL_CHARACTERS_PATTERN, SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
 import { BadRequest } from '../errors.js';
 import { OrgParams, problemResponses } from '../schemas.js';
 import { readAuditLog } from './store.js';
@@ -25,15 +26,32 @@ function decodeCursor(cursor: string): bigint {
 const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 64, description: 'the `nextCursor` of the previous page' })),
+  action: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[a-z][a-z0-9_.-]*$',
+      description: 'only entries of this action, such as `featureflags.set` (send it again with each `cursor`)',
+    }),
+  ),
+  actor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: SUBJECT_MAX_LENGTH,
+      pattern: NO_CONTROL_CHARACTERS_PATTERN,
+      description: 'only entries by this actor, a subject as the entries name it, or `system:expiry`',
+    }),
+  ),
 });
 const Page = Type.Object({ items: Type.Array(AuditLogItem), nextCursor: Type.Union([Type.String(), Type.Null()]) });
 
 /** The platform's audit log and each tenant's share of it, newest first, one page at a time. */
 const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const page = async (query: Static<typeof PageQuery>, org?: string) => {
-    const { limit = 50, cursor } = query;
+    const { limit = 50, cursor, action, actor } = query;
     // One extra row tells whether another page exists.
-    const rows = await readAuditLog(app.pg, limit + 1, cursor === undefined ? undefined : decodeCursor(cursor), org);
+    const before = cursor === undefined ? undefined : decodeCursor(cursor);
+    const rows = await readAuditLog(app.pg, limit + 1, before, { org, action, actor });
     const items = rows.slice(0, limit);
     const last = items.at(-1);
     return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };

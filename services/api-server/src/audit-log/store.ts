@@ -34,22 +34,36 @@ export async function appendAuditLog(db: Queryable, entry: AuditLogEntry): Promi
 
 const SELECT = 'SELECT id, action, actor, resource, details, request_id, created_at FROM audit_events';
 
-/** Newest first; `beforeId` continues after the last entry of the previous page; `org` keeps one tenant's entries. */
+/** Which entries a read keeps: one tenant's (`org`), one action's, one actor's; all of them when unset. */
+export interface AuditLogFilter {
+  org?: string | undefined;
+  action?: string | undefined;
+  actor?: string | undefined;
+}
+
+/**
+ * Newest first; `beforeId` continues after the last entry of the previous page (whatever the
+ * filter, since ids only grow); `filter` keeps the entries matching every field it sets.
+ */
 export async function readAuditLog(
   db: Queryable,
   limit: number,
   beforeId: bigint | undefined,
-  org?: string,
+  filter: AuditLogFilter = {},
 ): Promise<AuditLogItem[]> {
-  const before = '($1::bigint IS NULL OR id < $1::bigint)';
-  // Two statements rather than "$3 IS NULL OR org = $3", so the tenant's read always uses audit_events_by_org.
-  const [sql, params] =
-    org === undefined
-      ? [`${SELECT} WHERE ${before} ORDER BY id DESC LIMIT $2`, [beforeId?.toString() ?? null, limit]]
-      : [
-          `${SELECT} WHERE org = $3 AND ${before} ORDER BY id DESC LIMIT $2`,
-          [beforeId?.toString() ?? null, limit, org],
-        ];
+  const params: unknown[] = [beforeId?.toString() ?? null, limit];
+  const where = ['($1::bigint IS NULL OR id < $1::bigint)'];
+  // Only the set fields become conditions (never "$n IS NULL OR org = $n"), so a tenant's read uses audit_events_by_org.
+  for (const [column, value] of [
+    ['org', filter.org],
+    ['action', filter.action],
+    ['actor', filter.actor],
+  ] as const) {
+    if (value === undefined) continue;
+    params.push(value);
+    where.push(`${column} = $${params.length}`);
+  }
+  const sql = `${SELECT} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $2`;
   const { rows } = await db.query<{
     id: string;
     action: string;
