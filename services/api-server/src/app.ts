@@ -78,7 +78,7 @@ export async function buildApp(
   await app.register(opsRoutes);
   await app.register(featureFlagRoutes, { platformId: config.platformId });
   await app.register(tenantRoutes);
-  await app.register(clusterRoutes);
+  await app.register(clusterRoutes, { platformId: config.platformId, tunnelUrl: config.proxyTunnelPublicUrl });
   await app.register(auditLogRoutes);
   await app.register(kubeconfigRoutes, {
     platformId: config.platformId,

@@ -6,9 +6,9 @@ import { BadRequest, Gone } from '../errors.js';
 import { actorOf } from '../plugins/auth.js';
 import { renderKubeconfig } from './signer.js';
 import { platformAdminCheck } from '../flags/caller.js';
-import { MaybeRecordSchema, recordJson } from '../flags/record.js';
 import type { KubeconfigSigner } from './signer.js';
-import { cliAccessDisabledMessage, KUBECTL_PERMISSION, subjectProblem } from '@gsp/platform-contract';
+import { KUBECTL_PERMISSION, subjectProblem } from '@gsp/platform-contract';
+import { CliAccessSchema, cliAccessJson, cliAccessRefusal } from './access.js';
 
 export interface KubeconfigRoutesOptions {
   platformId: string;
@@ -24,15 +24,6 @@ const Jwk = Type.Object(
   { additionalProperties: true },
 );
 const Jwks = Type.Object({ keys: Type.Array(Jwk) }, { description: 'a JWK Set (RFC 7517)' });
-const CliAccess = Type.Object({
-  enabled: Type.Boolean(),
-  source: Type.String(),
-  envPinned: Type.Boolean(),
-  record: {
-    ...MaybeRecordSchema,
-    description: 'the stored value that decided (source cluster or platform): who set it, when, why, until when',
-  },
-});
 
 /** What kubectl needs: a cluster's access state, a kubeconfig, and the keys that verify its token. */
 const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = async (app, opts) => {
@@ -58,18 +49,13 @@ const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = asy
     schema: {
       tags,
       params: ClusterParams,
-      response: { 200: Type.Object({ cliAccess: CliAccess, proxyUrl: Type.String() }), ...problemResponses },
+      response: { 200: Type.Object({ cliAccess: CliAccessSchema, proxyUrl: Type.String() }), ...problemResponses },
     },
     handler: async (request) => {
       const cluster = await existingCluster(app.pg, request.params.org, request.params.id);
       const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
       return {
-        cliAccess: {
-          enabled: access.value,
-          source: access.source,
-          envPinned: access.envPinned,
-          record: recordJson(access.record, await isPlatformAdmin(actorOf(request))),
-        },
+        cliAccess: cliAccessJson(access, await isPlatformAdmin(actorOf(request))),
         proxyUrl: `${proxyUrl}/clusters/${cluster.id}`,
       };
     },
@@ -92,13 +78,7 @@ const kubeconfigRoutes: FastifyPluginAsyncTypebox<KubeconfigRoutesOptions> = asy
     handler: async (request, reply) => {
       const cluster = await existingCluster(app.pg, request.params.org, request.params.id);
       const access = await app.flagsClient.cliAccess({ org: cluster.org, clusterId: cluster.id });
-      if (!access.value) {
-        // The kill switch is a registry flag, never resolved by an OFREP provider.
-        const source = access.source === 'provider' ? 'default' : access.source;
-        throw new Gone(
-          `${cliAccessDisabledMessage(cluster.id, source, 'the API server', access.record)}; kubeconfig downloads are disabled`,
-        );
-      }
+      if (!access.value) throw new Gone(`${cliAccessRefusal(cluster.id, access)}; kubeconfig downloads are disabled`);
       const subject = actorOf(request);
       // The proxy would refuse the token at every request: say so now, while the caller can act on it.
       const problem = subjectProblem(subject);
