@@ -35,6 +35,7 @@ export async function buildApp(
     http: config.http,
     // A member's subject, the longest identifier in a path (`/members/{subject}`).
     longestPathIdentifier: SUBJECT_MAX_LENGTH,
+    trustProxy: config.trustProxy,
     // A first start of the embedded PostgreSQL runs initdb, which can take many seconds on a busy machine.
     pluginTimeout: 60_000,
   });

@@ -9,6 +9,7 @@ import {
   parseUrl,
   readFileVar,
   readSecret,
+  trustProxyVar,
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPins } from '@gsp/flags-client';
@@ -34,6 +35,8 @@ export interface ApiServerConfig {
   /** `METRICS_PORT`: Prometheus' `/metrics`, on a port of its own. */
   metricsPort: number;
   host: string;
+  /** `TRUST_PROXY`: Fastify's trustProxy, whose `X-Forwarded-For`/`-Proto`/`-Host` to believe. */
+  trustProxy: boolean | string;
   /** Unset means: start an embedded PostgreSQL under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -141,6 +144,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     port: parsePort(env, 'PORT', 8081),
     metricsPort: parsePort(env, 'METRICS_PORT', 9092),
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
+    trustProxy: trustProxyVar(env),
     databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: nonEmpty(env, 'DATA_DIR') ?? '.data',
     databaseConnectTimeoutMs: durationVar(env, 'DATABASE_CONNECT_TIMEOUT', 2000, 100),

@@ -12,6 +12,7 @@ import {
   readFileVar,
   readSecret,
   required,
+  trustProxyVar,
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT } from './apikeys/keys.js';
@@ -100,18 +101,6 @@ function readKubeconfig(env: Env): string | undefined {
     );
   }
   return path;
-}
-
-/** `false` (default), `true`, or a comma list of proxy addresses/CIDRs. */
-function parseTrustProxy(raw: string | undefined): boolean | string {
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw))
-    throw new ConfigError(
-      'TRUST_PROXY',
-      `must be true, false or a list of proxy addresses/CIDRs, got ${JSON.stringify(raw)}`,
-    );
-  return raw;
 }
 
 export interface LoadOptions {
@@ -260,7 +249,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       windowMs: durationVar(env, 'RATE_LIMIT_WINDOW', 60_000),
       authFailures: integerVar(env, 'AUTH_FAILURE_LIMIT', 10),
     },
-    trustProxy: parseTrustProxy(nonEmpty(env, 'TRUST_PROXY')),
+    trustProxy: trustProxyVar(env),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     consoleTicketTtlMs,
   };
