@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ErrorNotice, Loading } from '../components/notice';
+import { AuditFeed } from '../features/audit/audit-feed';
 import { PlatformCliAccess } from '../features/platform/cli-access';
 import { loadSession } from '../features/session/api';
 import { SignIn } from '../features/session/sign-in';
@@ -49,6 +50,7 @@ export function App() {
           <>
             <PlatformCliAccess version={live.version} canSwitch={session.data.me.platformAdmin} />
             <TenantList tenants={session.data.me.tenants} />
+            {session.data.me.platformAdmin && <AuditFeed version={live.version} />}
           </>
         )}
       </main>

@@ -1,0 +1,32 @@
+import { getJson } from '../../lib/api';
+
+/** One row of `GET /api/v1/platform/audit`. */
+export interface AuditItem {
+  id: string;
+  action: string;
+  actor: string;
+  resource: string;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface AuditPage {
+  items: AuditItem[];
+  nextCursor: string | null;
+}
+
+export interface AuditFilter {
+  action: string;
+  actor: string;
+}
+
+export const PAGE_SIZE = 20;
+
+/** A page of the platform's audit, newest first; `cursor` continues the previous page of the same filter. */
+export function loadAuditPage(filter: AuditFilter, cursor: string | null, signal?: AbortSignal): Promise<AuditPage> {
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  if (filter.action !== '') query.set('action', filter.action);
+  if (filter.actor.trim() !== '') query.set('actor', filter.actor.trim());
+  if (cursor !== null) query.set('cursor', cursor);
+  return getJson<AuditPage>(`/api/v1/platform/audit?${query.toString()}`, signal);
+}
