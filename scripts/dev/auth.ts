@@ -16,11 +16,14 @@ export function devDataDir(env: Env, root: string): string {
   return nonEmpty(env, 'DEV_DATA_DIR') ?? join(root, '.data');
 }
 
-/** The secret in `<dataDir>/<name>`, made (random, mode 0600) on first use so it survives restarts. */
-export function persistentSecret(dataDir: string, name: string): string {
+/**
+ * The secret in `<dataDir>/<name>`, made (`bytes` random bytes in base64url, mode 0600) on first
+ * use so it survives restarts.
+ */
+export function persistentSecret(dataDir: string, name: string, bytes = 32): string {
   const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(32).toString('base64url');
+  const secret = randomBytes(bytes).toString('base64url');
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
 }
