@@ -15,6 +15,20 @@ export interface Live {
 /** Events after which the page fetches again what it shows (`reload`: events were missed). */
 const REFRESHING_EVENTS = ['flag', 'reload', 'cluster', 'agent', 'member'] as const;
 
+/** `event: close` reasons after which the session or the user's rights may have changed. */
+const SESSION_CLOSE_REASONS = new Set(['signed-out', 'token-expired', 'access-changed']);
+
+function closeReason(data: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(data);
+    if (typeof parsed === 'object' && parsed !== null && 'reason' in parsed && typeof parsed.reason === 'string')
+      return parsed.reason;
+  } catch {
+    // Not JSON: no reason.
+  }
+  return undefined;
+}
+
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 10_000;
 
@@ -23,7 +37,9 @@ const MAX_RETRY_MS = 10_000;
  * stream drops, reconnects by itself with `Last-Event-ID`, so the server replays what was missed.
  * When the server refuses a reconnection (the stream is then closed for good), a new stream is
  * opened after a growing delay; it starts without an id, so the page refetches everything once it
- * opens. Any reopening also refetches, in case the replay was cut short.
+ * opens. Any reopening also refetches, in case the replay was cut short. An `event: close` naming
+ * the session's end or a change of rights (`signed-out`, `token-expired`, `access-changed`) counts
+ * as a refusal at once.
  */
 export function useLiveUpdates(enabled: boolean): Live {
   const [live, setLive] = useState<Live>({ status: 'connecting', version: 0, refusals: 0 });
@@ -44,14 +60,24 @@ export function useLiveUpdates(enabled: boolean): Live {
         dropped = false;
         setLive((l) => ({ ...l, status: 'live', version: catchUp ? l.version + 1 : l.version }));
       });
+      const reopenLater = () => {
+        retry = setTimeout(open, delay);
+        delay = Math.min(delay * 2, MAX_RETRY_MS);
+      };
       es.addEventListener('error', () => {
         dropped = true;
         const refused = es.readyState === EventSource.CLOSED;
         setLive((l) => ({ ...l, status: 'paused', refusals: refused ? l.refusals + 1 : l.refusals }));
-        if (refused) {
-          retry = setTimeout(open, delay);
-          delay = Math.min(delay * 2, MAX_RETRY_MS);
-        }
+        if (refused) reopenLater();
+      });
+      // The server says why it ends the stream: for the session's end or a change of rights, the page
+      // asks at once who is signed in (and what they may see) instead of reconnecting blindly.
+      es.addEventListener('close', (e: MessageEvent<string>) => {
+        if (!SESSION_CLOSE_REASONS.has(closeReason(e.data) ?? '')) return;
+        es.close();
+        dropped = true;
+        setLive((l) => ({ ...l, status: 'paused', refusals: l.refusals + 1 }));
+        reopenLater();
       });
       for (const name of REFRESHING_EVENTS) es.addEventListener(name, refresh);
     };
