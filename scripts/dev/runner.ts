@@ -1,14 +1,16 @@
 /**
  * The platform of `npm start` (scripts/dev.ts runs this in a session of its own): kube-lite, the
- * API server on one PostgreSQL (embedded unless DATABASE_URL is set), the control plane, the
- * cluster proxy and a tunnel agent for tenant `dev`'s cluster `local`, each an ordinary service
- * process configured only by environment; then a banner with URLs, credentials and the state of
- * kubectl access. On SIGINT, SIGTERM or SIGHUP, or when scripts/dev.ts goes away, it stops them in
+ * API server on one PostgreSQL (embedded unless DATABASE_URL is set) serving the web console it
+ * builds, a development OpenID issuer the console signs in at (unless AUTH_OIDC_ISSUER_URL is
+ * set), the control plane, the cluster proxy and a tunnel agent for tenant `dev`'s cluster
+ * `local`, each an ordinary service process configured only by environment; then a banner with
+ * URLs, credentials and the state of kubectl access. On SIGINT, SIGTERM or SIGHUP, or when scripts/dev.ts goes away, it stops them in
  * the reverse order of their start, then the database.
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -20,6 +22,8 @@ import { describeAccess } from './access.js';
 import type { CliAccess } from './access.js';
 import { devDataDir, devJwt, persistentSecret, signDevToken } from './auth.js';
 import { DevConsole } from './console.js';
+import { devUsers, subjectOf } from './issuer/users.js';
+import type { DevUser } from './issuer/users.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const env = process.env;
@@ -37,12 +41,17 @@ const PORTS = {
   CLUSTER_PROXY_METRICS_PORT: 9090,
   TUNNEL_AGENT_PORT: 8090,
   TUNNEL_AGENT_METRICS_PORT: 9093,
+  DEV_ISSUER_PORT: 8082,
 } as const;
 type PortVariable = keyof typeof PORTS;
 
 const DEV_ORG = 'dev';
 const DEV_CLUSTER = 'local';
 const DEV_ADMIN = 'dev-admin';
+/** The web console's client at the development issuer. */
+const CONSOLE_CLIENT_ID = 'gsp-console';
+/** The `aud` the API server asks of the issuer's bearer tokens (AUTH_OIDC_AUDIENCE, required with an issuer). */
+const OIDC_AUDIENCE = 'gsp-api';
 /** Where the walkthrough's game servers and fleet live. */
 const DEMO_NAMESPACE = 'games';
 /** How long the walkthrough's wait line waits for its game server to be Ready (kube-lite: under a second). */
@@ -263,9 +272,12 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const taken = new Set<number>();
   const ports = {} as Record<PortVariable, number>;
+  // The console signs in at the development issuer unless an issuer of one's own is configured.
+  const devIssuer = !env.AUTH_OIDC_ISSUER_URL;
   for (const variable of Object.keys(PORTS) as PortVariable[]) {
-    // With a cluster of one's own, kube-lite does not run.
-    ports[variable] = variable === 'KUBE_LITE_PORT' && env.KUBECONFIG ? 0 : await claimPort(variable, taken);
+    // With a cluster or an issuer of one's own, kube-lite or the development issuer does not run.
+    const unused = (variable === 'KUBE_LITE_PORT' && env.KUBECONFIG) || (variable === 'DEV_ISSUER_PORT' && !devIssuer);
+    ports[variable] = unused ? 0 : await claimPort(variable, taken);
   }
 
   const jwt = devJwt(env, dataDir, true);
@@ -276,6 +288,15 @@ async function main(): Promise<void> {
   const agentUrl = `http://127.0.0.1:${ports.TUNNEL_AGENT_PORT}`;
   const kubeUrl = `http://127.0.0.1:${ports.KUBE_LITE_PORT}`;
   const kubeDir = join(dataDir, 'kube');
+  const consolePublicUrl = env.CONSOLE_PUBLIC_URL ?? `${apiUrl}/console/`;
+  const issuerUrl = env.AUTH_OIDC_ISSUER_URL ?? `http://127.0.0.1:${ports.DEV_ISSUER_PORT}`;
+
+  // The console's files, built once per start into the data directory (never into the
+  // workspace's dist/, which tests may be serving): beside the database's start, under 3 s.
+  const consoleDist = env.CONSOLE_DIST_DIR ?? join(dataDir, 'console');
+  const consoleBuilt = env.CONSOLE_DIST_DIR ? Promise.resolve() : buildConsole(consoleDist);
+  // Awaited below; until then a failure must not count as unhandled.
+  consoleBuilt.catch(() => undefined);
 
   // One database for the API server and the cluster proxy: the embedded one unless configured.
   database = env.DATABASE_URL ? undefined : startDatabase(join(dataDir, 'api-server'));
@@ -303,6 +324,38 @@ async function main(): Promise<void> {
     AUTH_BASIC_ROLE: 'admin',
   });
 
+  // The console's sign-in: the development issuer and its users, or the configured issuer.
+  const users = devIssuer ? devUsers(dataDir) : [];
+  let consoleEnv: Record<string, string> = { CONSOLE_DIST_DIR: consoleDist };
+  if (devIssuer) {
+    const clientSecret = persistentSecret(dataDir, 'dev-console-client-secret');
+    startService(
+      'dev-issuer',
+      {
+        PORT: String(ports.DEV_ISSUER_PORT),
+        HOST: '127.0.0.1',
+        DEV_DATA_DIR: dataDir,
+        DEV_ISSUER_URL: issuerUrl,
+        DEV_ISSUER_CLIENT_ID: CONSOLE_CLIENT_ID,
+        DEV_ISSUER_CLIENT_SECRET: clientSecret,
+        DEV_ISSUER_REDIRECT_URI: new URL('auth/callback', consolePublicUrl).href,
+      },
+      join(root, 'scripts', 'dev', 'issuer', 'server.ts'),
+    );
+    consoleEnv = {
+      ...consoleEnv,
+      AUTH_OIDC_ISSUER_URL: issuerUrl,
+      AUTH_OIDC_AUDIENCE: env.AUTH_OIDC_AUDIENCE ?? OIDC_AUDIENCE,
+      CONSOLE_OIDC_CLIENT_ID: CONSOLE_CLIENT_ID,
+      CONSOLE_OIDC_CLIENT_SECRET: clientSecret,
+      CONSOLE_PUBLIC_URL: consolePublicUrl,
+    };
+  } else if (env.CONSOLE_OIDC_CLIENT_ID) {
+    consoleEnv = { ...consoleEnv, CONSOLE_PUBLIC_URL: consolePublicUrl };
+  }
+  const oidcAdmins = users.filter((u) => u.platformAdmin).map((u) => subjectOf(issuerUrl, u.login));
+
+  await consoleBuilt;
   startService('api-server', {
     PORT: String(ports.API_SERVER_PORT),
     METRICS_PORT: String(ports.API_SERVER_METRICS_PORT),
@@ -313,10 +366,12 @@ async function main(): Promise<void> {
     PROXY_PUBLIC_URL: proxyUrl,
     // The local proxy has a self-signed certificate.
     PROXY_INSECURE_SKIP_TLS_VERIFY: 'true',
-    PLATFORM_ADMINS: [env.PLATFORM_ADMINS, DEV_ADMIN].filter(Boolean).join(','),
+    PLATFORM_ADMINS: [env.PLATFORM_ADMINS, DEV_ADMIN, ...oidcAdmins].filter(Boolean).join(','),
     DATA_DIR: env.DATA_DIR ?? join(dataDir, 'api-server'),
+    ...consoleEnv,
   });
 
+  if (devIssuer) await waitReady('dev-issuer', `${issuerUrl}/.well-known/openid-configuration`);
   await waitReady('api-server', `${apiUrl}/readyz`);
   await waitReady('control-plane', `${controlPlaneUrl}/readyz`);
 
@@ -337,6 +392,12 @@ async function main(): Promise<void> {
     return res.status === 204 ? undefined : ((await res.json()) as Record<string, unknown>);
   };
   await api('PUT', `/api/v1/tenants/${DEV_ORG}/members/${DEV_ADMIN}`, { role: 'admin' });
+  // The console's development users of tenant `dev`, as the API server names them.
+  for (const { login, tenantRole } of users) {
+    if (tenantRole === undefined) continue;
+    const member = encodeURIComponent(subjectOf(issuerUrl, login));
+    await api('PUT', `/api/v1/tenants/${DEV_ORG}/members/${member}`, { role: tenantRole });
+  }
   const agentFile = join(dataDir, 'dev-agent.json');
   const clusters = ((await api('GET', `/api/v1/tenants/${DEV_ORG}/clusters`))?.clusters ?? []) as {
     id: string;
@@ -401,9 +462,11 @@ async function main(): Promise<void> {
     pin,
   });
   const json = `-H 'Content-Type: application/json'`;
+  const consoleLines = describeConsole(consolePublicUrl, issuerUrl, users);
   console.log(`
 ================ GSP platform, local development ================
 api-server    ${apiUrl}  (OpenAPI ${apiUrl}/openapi.json, metrics http://127.0.0.1:${ports.API_SERVER_METRICS_PORT}/metrics)
+${consoleLines.join('\n')}
 control-plane ${controlPlaneUrl}  (metrics http://127.0.0.1:${ports.CONTROL_PLANE_METRICS_PORT}/metrics)
               Basic admin:${basicPassword}, try: curl -u admin:${basicPassword} ${controlPlaneUrl}/api/v1/session
 proxy         ${proxyUrl} (kubectl), tunnel ${tunnelUrl}, metrics http://127.0.0.1:${ports.CLUSTER_PROXY_METRICS_PORT}/metrics
@@ -427,9 +490,52 @@ ${gameServerWalkthrough(controlPlaneUrl, basicPassword, env.KUBECONFIG ? undefin
 kubectl through the cluster proxy and the tunnel agent${access.enabled ? '' : ' (410 while access is off)'}:
   curl -s ${apiUrl}/api/v1/tenants/${DEV_ORG}/clusters/${agent.id}/kubeconfig -H "Authorization: Bearer $TOKEN" > ${devKubeconfig}
   npx gsp-kubectl --kubeconfig ${devKubeconfig} get namespaces
+${consoleWalkthrough(consolePublicUrl, users).join('\n')}
 Press Ctrl-C to stop everything.
 =================================================================
 `);
+}
+
+/** The banner's console lines: its URL, where it signs in, and the development users. */
+function describeConsole(url: string, issuer: string, users: readonly DevUser[]): string[] {
+  if (users.length === 0) {
+    const signIn = env.CONSOLE_OIDC_CLIENT_ID
+      ? `signs in at AUTH_OIDC_ISSUER_URL ${issuer}`
+      : 'no sign-in: set CONSOLE_OIDC_CLIENT_ID and CONSOLE_OIDC_CLIENT_SECRET, a client of AUTH_OIDC_ISSUER_URL';
+    return [`console       ${url}  (${signIn})`];
+  }
+  const width = Math.max(...users.map((u) => u.login.length));
+  return [
+    `console       ${url}  (signs in at the development issuer ${issuer})`,
+    ...users.map((u) => `              user ${u.login.padEnd(width)}  password ${u.password}  (${u.role})`),
+  ];
+}
+
+/** One line to try the console with the development users. */
+function consoleWalkthrough(url: string, users: readonly DevUser[]): string[] {
+  const admin = users.find((u) => u.platformAdmin);
+  const viewer = users.find((u) => u.tenantRole === 'viewer');
+  if (admin === undefined || viewer === undefined) return [];
+  return [
+    '',
+    `The web console: open ${url}, choose Sign in, and sign in as ${admin.login} (password above) to switch`,
+    `  CLI access off or on; sign in as ${viewer.login} in a private window to watch it change live.`,
+  ];
+}
+
+/** Builds the web console into `outDir` with Vite (its workspace's build, without the type check). */
+async function buildConsole(outDir: string): Promise<void> {
+  const workspace = join(root, 'packages', 'web-console');
+  const vitePackage = createRequire(join(workspace, 'package.json')).resolve('vite/package.json');
+  const { bin } = JSON.parse(readFileSync(vitePackage, 'utf8')) as { bin: { vite: string } };
+  const args = [join(vitePackage, '..', bin.vite), 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'error'];
+  await new Promise<void>((resolveBuild, reject) =>
+    execFile(process.execPath, args, { cwd: workspace, timeout: READY_DEADLINE_MS }, (err, stdout, stderr) =>
+      err
+        ? reject(new Error(`the web console did not build: ${(stderr || stdout || err.message).trim()}`))
+        : resolveBuild(),
+    ),
+  );
 }
 
 /** The namespace and fleet the walkthrough uses, in kube-lite only (never in a configured cluster). */

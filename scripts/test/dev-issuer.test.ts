@@ -13,8 +13,21 @@ const CLIENT_ID = 'gsp-console';
 const CLIENT_SECRET = 'console-secret-for-this-test';
 const REDIRECT_URI = 'http://127.0.0.1:9/console/auth/callback';
 const USERS: DevUser[] = [
-  { login: 'platform-admin', role: 'platform admin', platformAdmin: true, password: 'right-password' },
-  { login: 'tenant-viewer', role: 'viewer', tenantRole: 'viewer', platformAdmin: false, password: 'viewer-pass' },
+  {
+    login: 'platform-admin',
+    name: 'Platform Admin',
+    role: 'platform admin',
+    platformAdmin: true,
+    password: 'right-password',
+  },
+  {
+    login: 'tenant-viewer',
+    name: 'Tenant Viewer',
+    role: 'viewer',
+    tenantRole: 'viewer',
+    platformAdmin: false,
+    password: 'viewer-pass',
+  },
 ];
 
 /** The issuer on a port of its own: its URL names the port, known once listening. */
@@ -59,7 +72,7 @@ async function startSignIn(t: Test): Promise<Started> {
     client_id: CLIENT_ID,
     redirect_uri: REDIRECT_URI,
     response_type: 'code',
-    scope: 'openid',
+    scope: 'openid profile email',
     state: 'state-1',
     nonce,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
@@ -139,9 +152,12 @@ t.test('the right password signs in without a consent page, as the login it name
     }).toString(),
   });
   t.equal(token.status, 200, 'the console exchanges the code');
-  const claims = decodeJwt(((await token.json()) as { id_token: string }).id_token);
+  const tokens = (await token.json()) as { id_token: string; access_token: string };
+  const claims = decodeJwt(tokens.id_token);
   t.match(claims, { iss: issuer, sub: 'tenant-viewer', aud: CLIENT_ID, nonce: s.nonce });
   t.ok(claims.exp! - claims.iat! >= 12 * 3600, 'the ID token lasts a working day');
+  const userinfo = await fetch(new URL('/me', issuer), { headers: { authorization: `Bearer ${tokens.access_token}` } });
+  t.same(await userinfo.json(), { sub: 'tenant-viewer', name: 'Tenant Viewer', preferred_username: 'tenant-viewer' });
 });
 
 t.test('Cancel goes back to the console with access_denied', async (t) => {

@@ -65,18 +65,22 @@ export function createIssuer(options: IssuerOptions): RequestListener {
     // Off: they accept any password. The login page is ours (below).
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    findAccount: (_ctx: unknown, sub: string) =>
-      users.has(sub) ? { accountId: sub, claims: () => ({ sub }) } : undefined,
-    // The console is first-party: it is granted `openid` without a consent page.
+    // The console asks for `profile` to show a name rather than the subject.
+    claims: { openid: ['sub'], profile: ['name', 'preferred_username'] },
+    findAccount: (_ctx: unknown, sub: string) => {
+      const user = users.get(sub);
+      if (user === undefined) return undefined;
+      return { accountId: sub, claims: () => ({ sub, name: user.name, preferred_username: user.login }) };
+    },
+    // The console is first-party: it is granted the scopes it asks for without a consent page.
     loadExistingGrant: async (ctx: KoaContext) => {
       const { client, session, result } = ctx.oidc;
       const accountId = session?.accountId;
       if (client === undefined || accountId === undefined) return undefined;
       const grantId = result?.consent?.grantId ?? session?.grantIdFor(client.clientId);
       const existing = grantId === undefined ? undefined : await ctx.oidc.provider.Grant.find(grantId);
-      if (existing !== undefined) return existing;
-      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
-      grant.addOIDCScope('openid');
+      const grant = existing ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
+      grant.addOIDCScope([...ctx.oidc.requestParamOIDCScopes].join(' '));
       await grant.save();
       return grant;
     },

@@ -22,6 +22,7 @@ declare module 'oidc-provider' {
       client?: { clientId: string };
       session?: { accountId?: string; grantIdFor(clientId: string): string | undefined };
       result?: { consent?: { grantId?: string } };
+      requestParamOIDCScopes: Set<string>;
       provider: Provider;
     };
   }

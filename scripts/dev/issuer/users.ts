@@ -11,6 +11,8 @@ export const DEV_TENANT = 'dev';
 
 export interface DevUser {
   login: string;
+  /** The `name` claim, which the console shows for the user. */
+  name: string;
   /** What the banner says the user is. */
   role: string;
   /** Their role in tenant DEV_TENANT; a platform admin needs none. */
@@ -24,9 +26,21 @@ export interface DevUser {
  * banner prints (a bearer-token user that cannot sign in to the console).
  */
 const USERS: readonly Omit<DevUser, 'password'>[] = [
-  { login: 'platform-admin', role: 'platform admin', platformAdmin: true },
-  { login: 'tenant-admin', role: `admin of tenant "${DEV_TENANT}"`, tenantRole: 'admin', platformAdmin: false },
-  { login: 'tenant-viewer', role: `viewer of tenant "${DEV_TENANT}"`, tenantRole: 'viewer', platformAdmin: false },
+  { login: 'platform-admin', name: 'Platform Admin', role: 'platform admin', platformAdmin: true },
+  {
+    login: 'tenant-admin',
+    name: 'Tenant Admin',
+    role: `admin of tenant "${DEV_TENANT}"`,
+    tenantRole: 'admin',
+    platformAdmin: false,
+  },
+  {
+    login: 'tenant-viewer',
+    name: 'Tenant Viewer',
+    role: `viewer of tenant "${DEV_TENANT}"`,
+    tenantRole: 'viewer',
+    platformAdmin: false,
+  },
 ];
 
 /** The users with their passwords (`<dataDir>/dev-password-<login>`, 12 characters, made on first use). */
