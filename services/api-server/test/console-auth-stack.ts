@@ -24,8 +24,22 @@ async function listen(server: ReturnType<typeof createServer>, t: Tap): Promise<
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+export interface ProviderOptions {
+  /** The profile claims of a login (`name`, `email`, `preferred_username`); none by default. */
+  claims?: (login: string) => Record<string, unknown>;
+  /**
+   * The claims in the ID token, and no user info endpoint. By default, as oidc-provider does, they
+   * are kept out of ID tokens of the code flow and answered by the user info endpoint only.
+   */
+  idTokenClaims?: boolean;
+}
+
 /** oidc-provider on a socket, its only client the console (confidential, PKCE required). */
-export async function startProvider(t: Tap, redirectUri: () => string): Promise<string> {
+export async function startProvider(
+  t: Tap,
+  redirectUri: () => string,
+  { claims = () => ({}), idTokenClaims = false }: ProviderOptions = {},
+): Promise<string> {
   const handler: { provider?: Provider } = {};
   const server = createServer((req, res) => (handler.provider as Provider).callback()(req, res));
   const issuer = await listen(server, t);
@@ -41,6 +55,9 @@ export async function startProvider(t: Tap, redirectUri: () => string): Promise<
     pkce: { required: () => true },
     ttl: { IdToken: ID_TOKEN_TTL_SECONDS, Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600 },
     cookies: { keys: ['cookie-key-for-tests'] },
+    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'] },
+    ...(idTokenClaims ? { features: { userinfo: { enabled: false } } } : {}),
+    findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub, ...claims(sub) }) }),
   });
   return issuer;
 }
@@ -83,12 +100,12 @@ export interface ConsoleStack {
 /** The provider, `replicas` API servers on one schema, and the front; `PLATFORM_ADMINS` includes `<issuer>#root`. */
 export async function startConsoleStack(
   t: Tap,
-  { replicas = 2, prefix = '' }: { replicas?: number; prefix?: string } = {},
+  { replicas = 2, prefix = '', provider = {} }: { replicas?: number; prefix?: string; provider?: ProviderOptions } = {},
 ): Promise<ConsoleStack> {
   let target = '';
   const front = await startFront(t, () => target, prefix);
   const publicUrl = `${front}${prefix}/console/`;
-  const issuer = await startProvider(t, () => `${publicUrl}auth/callback`);
+  const issuer = await startProvider(t, () => `${publicUrl}auth/callback`, provider);
   const { url: databaseUrl } = await freshSchema(t);
   const env = {
     DATABASE_URL: databaseUrl,

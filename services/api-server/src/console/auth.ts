@@ -11,6 +11,7 @@ import type { ConsoleSignIn } from './auth-config.js';
 import { cookieValue, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './cookies.js';
 import { createConsoleOidcClient, ProviderUnavailable, SignInRefused } from './oidc-client.js';
 import { returnTarget } from './return-to.js';
+import { DISPLAY_NAME_MAX_LENGTH } from './display-name.js';
 import { ERROR_PAGE_CSP, signInErrorPage } from './error-page.js';
 import { createSession, endSession, LOGIN_TTL_MS, readSession, recordLogin, takeLogin } from './sessions.js';
 
@@ -32,6 +33,13 @@ const CallbackQuery = Type.Object({
 const SessionSchema = Type.Object({
   signedIn: Type.Boolean(),
   subject: Type.Optional(Type.String({ description: 'as role bindings name it: `<issuer>#<sub>`' })),
+  name: Type.Optional(
+    Type.String({
+      maxLength: DISPLAY_NAME_MAX_LENGTH,
+      description:
+        "what to call the user: the ID token's `name`, else `email`, else `preferred_username` (or the provider's user info when the ID token has none), else the subject; one line, no control characters",
+    }),
+  ),
   expiresAt: Type.Optional(Type.String({ description: "RFC 3339: the ID token's expiry, when the session ends" })),
 });
 const redirect = { 303: { description: 'to the identity provider, or back to the console', type: 'null' } };
@@ -119,7 +127,7 @@ export default fp<{ config: ApiServerConfig }>(
           );
         const query = new URL(request.url, 'http://callback.invalid').search;
         const signedIn = await unavailableAs503(oidc.complete(query, { ...login, state }));
-        const id = await createSession(app.pg, signedIn.subject, signedIn.expiresAt);
+        const id = await createSession(app.pg, signedIn, signedIn.expiresAt);
         request.log.info({ subject: signedIn.subject, expiresAt: signedIn.expiresAt }, 'console sign-in');
         reply.header('set-cookie', [cookies.login(''), cookies.session(id, signedIn.expiresAt)]);
         return reply.redirect(login.returnTo, 303);
@@ -140,7 +148,12 @@ export default fp<{ config: ApiServerConfig }>(
         const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
         const session = id === undefined ? undefined : await readSession(app.pg, id);
         if (session === undefined) return { signedIn: false };
-        return { signedIn: true, subject: session.subject, expiresAt: session.expiresAt.toISOString() };
+        return {
+          signedIn: true,
+          subject: session.subject,
+          name: session.name,
+          expiresAt: session.expiresAt.toISOString(),
+        };
       },
     });
 

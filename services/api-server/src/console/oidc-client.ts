@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import { hasControlCharacters, isReservedName } from '@gsp/platform-contract';
 import type { ConsoleSignIn } from './auth-config.js';
+import { displayName, hasName } from './display-name.js';
 
 /** How long one request to the identity provider may take, in seconds. */
 const PROVIDER_TIMEOUT_SECONDS = 5;
@@ -18,9 +19,11 @@ export class SignInRefused extends Error {
 /** The identity provider cannot be reached or answered nonsense: a 503, try again later. */
 export class ProviderUnavailable extends Error {}
 
-/** A completed sign-in: the subject as bearer tokens name it, and when its ID token expires. */
+/** A completed sign-in: the subject as bearer tokens name it, what to call the user, when its ID token expires. */
 export interface SignedIn {
   subject: string;
+  /** For display only (see `displayName`); rights follow the subject. */
+  name: string;
   expiresAt: Date;
 }
 
@@ -63,7 +66,8 @@ export function createConsoleOidcClient(signIn: ConsoleSignIn): ConsoleOidcClien
       const config = await discovered();
       return client.buildAuthorizationUrl(config, {
         redirect_uri: signIn.redirectUri,
-        scope: 'openid',
+        // profile and email: a name to show in the console rather than the subject.
+        scope: 'openid profile email',
         state: login.state,
         nonce: login.nonce,
         code_challenge: await client.calculatePKCECodeChallenge(login.codeVerifier),
@@ -94,9 +98,28 @@ export function createConsoleOidcClient(signIn: ConsoleSignIn): ConsoleOidcClien
       // As for bearer tokens: the subject becomes role bindings and Impersonate-User at a cluster.
       if (hasControlCharacters(subject) || isReservedName(claims.sub))
         throw new SignInRefused(401, "the ID token's subject is not one this platform accepts");
-      return { subject, expiresAt: new Date(claims.exp * 1000) };
+      const named = hasName(claims) ? claims : await userInfo(config, tokens.access_token, claims.sub);
+      return { subject, name: displayName(named, subject), expiresAt: new Date(claims.exp * 1000) };
     },
   };
+}
+
+/**
+ * The user info of the signed-in user, for a provider that keeps profile claims out of ID tokens
+ * (as OIDC Core 5.4 says for the code flow); `{}` when it has no such endpoint or does not answer,
+ * since a missing name must not stop a sign-in.
+ */
+async function userInfo(
+  config: client.Configuration,
+  accessToken: string,
+  sub: string,
+): Promise<Readonly<Record<string, unknown>>> {
+  if (config.serverMetadata().userinfo_endpoint === undefined) return {};
+  try {
+    return await client.fetchUserInfo(config, accessToken, sub);
+  } catch {
+    return {};
+  }
 }
 
 function messageOf(err: unknown): string {

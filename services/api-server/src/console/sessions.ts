@@ -45,19 +45,26 @@ export async function takeLogin(db: Queryable, state: string): Promise<PendingLo
   return { codeVerifier: row.code_verifier, nonce: row.nonce, returnTo: row.return_to };
 }
 
-/** A live console session: whom it names, when it ends, and its id's SHA-256. */
+/** A live console session: whom it names, what to call them, when it ends, and its id's SHA-256. */
 export interface ConsoleSession {
   subject: string;
+  /** For display (see `displayName`); the subject for sessions begun before names were kept. */
+  name: string;
   expiresAt: Date;
   idHash: string;
 }
 
 /** Starts a session for `subject` ending at `expiresAt`; the id returned goes in the cookie only. */
-export async function createSession(db: Queryable, subject: string, expiresAt: Date): Promise<string> {
+export async function createSession(
+  db: Queryable,
+  user: { subject: string; name: string },
+  expiresAt: Date,
+): Promise<string> {
   const id = randomId();
-  await db.query('INSERT INTO console_sessions (id_hash, subject, expires_at) VALUES ($1, $2, $3)', [
+  await db.query('INSERT INTO console_sessions (id_hash, subject, name, expires_at) VALUES ($1, $2, $3, $4)', [
     sha256(id),
-    subject,
+    user.subject,
+    user.name,
     expiresAt,
   ]);
   return id;
@@ -66,12 +73,13 @@ export async function createSession(db: Queryable, subject: string, expiresAt: D
 /** The live session `id` names (one primary-key read, no cache: a sign-out anywhere counts at once). */
 export async function readSession(db: Queryable, id: string): Promise<ConsoleSession | undefined> {
   const idHash = sha256(id);
-  const { rows } = await db.query<{ subject: string; expires_at: Date }>(
-    'SELECT subject, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > now()',
+  const { rows } = await db.query<{ subject: string; name: string | null; expires_at: Date }>(
+    'SELECT subject, name, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > now()',
     [idHash],
   );
   const row = rows[0];
-  return row === undefined ? undefined : { subject: row.subject, expiresAt: row.expires_at, idHash };
+  if (row === undefined) return undefined;
+  return { subject: row.subject, name: row.name ?? row.subject, expiresAt: row.expires_at, idHash };
 }
 
 /** Which of these session id hashes name live sessions (a stream re-checks its own once subscribed). */

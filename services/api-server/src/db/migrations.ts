@@ -127,4 +127,12 @@ CREATE TABLE console_sessions (
 CREATE INDEX console_sessions_by_expiry ON console_sessions (expires_at);
 `,
   },
+  {
+    name: '005_console_session_names',
+    sql: `
+-- What the console calls the signed-in user (the ID token's name, email or preferred_username,
+-- one line, no control characters), for display only; NULL for sessions begun before it was kept.
+ALTER TABLE console_sessions ADD COLUMN name text;
+`,
+  },
 ];
