@@ -5,6 +5,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
 import t from 'tap';
 import type { Test } from 'tap';
 import { bearer, build, PLATFORM_ADMIN, until } from '@gsp/api-server/test/helper.js';
@@ -25,6 +26,7 @@ const ANY_PORT = Object.fromEntries(
     'CLUSTER_PROXY_METRICS_PORT',
     'TUNNEL_AGENT_PORT',
     'TUNNEL_AGENT_METRICS_PORT',
+    'DEV_ISSUER_PORT',
   ].map((v) => [v, '0']),
 );
 /** Five service processes start under tsx on two cores: generous, and still bounded. */
@@ -32,6 +34,18 @@ const BANNER_DEADLINE_MS = 150_000;
 
 // Two runs of the whole platform: more than the suite's 120 s per file.
 t.setTimeout(480_000);
+
+/**
+ * The web console's browser harness. It is the console workspace's test code, outside this
+ * project's rootDir, so it is imported by URL and typed here with what this file uses.
+ */
+interface BrowserKit {
+  launchBrowser(t: Test): Promise<Browser>;
+  openPage(t: Test, browser: Browser, url: string): Promise<{ page: Page; problems: string[] }>;
+  pageProblems(opened: { page: Page; problems: string[] }): Promise<string[]>;
+  seriousA11yViolations(page: Page): Promise<unknown[]>;
+}
+const browserKit = new URL('../../packages/web-console/test/browser.ts', import.meta.url).href;
 
 interface Banner {
   api: string;
@@ -42,6 +56,10 @@ interface Banner {
   agent: string;
   kubeLite: string;
   token: string;
+  /** The web console's URL. */
+  console: string;
+  /** The console's development users: login to password. */
+  passwords: Map<string, string>;
   text: string;
 }
 
@@ -98,9 +116,54 @@ function startRunner(t: Test, env: Record<string, string>): Runner {
       agent: match(done, /^agent\s+(http:\/\/\S+)\/readyz/m),
       kubeLite: match(done, /^cluster\s+kube-lite (http:\/\/\S+)/m),
       token: match(done, /export TOKEN=(\S+)/),
+      console: match(done, /^console\s+(http:\/\/\S+)/m),
+      passwords: new Map([...done.matchAll(/^ +user (\S+) +password (\S+) /gm)].map((m) => [m[1]!, m[2]!])),
     };
   })();
   return { child, dataDir, output: () => output, banner, exited };
+}
+
+/** Opens the printed console URL and signs in through the development issuer's login page. */
+async function signInAs(page: Page, login: string, password: string): Promise<void> {
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.getByLabel('Username').fill(login);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * The walkthrough line of the banner, in a browser: the platform admin signs in (after a wrong
+ * password, refused in a sentence) and gets the platform switch; the viewer sees tenant `dev`.
+ */
+async function signsIn(t: Test, b: Banner): Promise<void> {
+  t.match(b.text, /open \S+\/console\/, choose Sign in, and sign in as platform-admin/, 'the banner says how');
+  t.same([...b.passwords.keys()], ['platform-admin', 'tenant-admin', 'tenant-viewer'], 'three users');
+  const { launchBrowser, openPage, pageProblems, seriousA11yViolations } = (await import(browserKit)) as BrowserKit;
+  const browser = await launchBrowser(t);
+
+  const admin = await openPage(t, browser, b.console);
+  await signInAs(admin.page, 'platform-admin', `not-${b.passwords.get('platform-admin')}`);
+  const refusal = admin.page.getByRole('alert');
+  await refusal.waitFor();
+  t.match(await refusal.innerText(), /^That username and password don't match a user of this issuer\./);
+  t.equal(admin.page.url().startsWith(b.console), false, 'a wrong password stays at the issuer');
+  t.same(await seriousA11yViolations(admin.page), [], 'axe: no serious or critical violation on the login page');
+  t.same(await pageProblems(admin), [], 'no CSP violation on the login page');
+
+  await admin.page.getByLabel('Password').fill(b.passwords.get('platform-admin')!);
+  await admin.page.getByRole('button', { name: 'Sign in' }).click();
+  await admin.page.getByText('CLI access is on for the platform.').waitFor();
+  await admin.page.getByRole('button', { name: 'Switch off' }).first().waitFor();
+  t.equal(admin.page.url(), b.console, 'the platform admin is back on the console, signed in, with the switch');
+  t.same(await pageProblems(admin), [], 'no CSP violation or page error');
+
+  const viewer = await openPage(t, browser, b.console);
+  await signInAs(viewer.page, 'tenant-viewer', b.passwords.get('tenant-viewer')!);
+  await viewer.page
+    .getByText(/^(Tenant )?dev$/)
+    .first()
+    .waitFor();
+  t.equal(viewer.page.url(), b.console, 'the viewer is signed in and sees tenant dev');
 }
 
 async function status(url: string): Promise<number> {
@@ -254,6 +317,8 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
     );
     t.pass('the agent is connected');
   });
+
+  await t.test('the console signs in as the banner says, and refuses a wrong password', (t) => signsIn(t, b));
 
   await t.test('Ctrl-C stops everything cleanly', (t) => stopsCleanly(t, runner, b));
 });
