@@ -30,7 +30,8 @@ export interface LiveStack {
   restore(): void;
 }
 
-export async function startLiveStack(t: Tap): Promise<LiveStack> {
+/** `env`: more API server variables (such as PROXY_TUNNEL_PUBLIC_URL), over the stack's own. */
+export async function startLiveStack(t: Tap, env: Record<string, string> = {}): Promise<LiveStack> {
   let upstreamUrl = '';
   let cut = false;
   const streams = new Set<ServerResponse>();
@@ -73,6 +74,7 @@ export async function startLiveStack(t: Tap): Promise<LiveStack> {
       CONSOLE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
       CONSOLE_PUBLIC_URL: consoleUrl,
       CONSOLE_DIST_DIR: DIST_DIR,
+      ...env,
     }),
     false,
   );

@@ -5,7 +5,7 @@ import { PlatformCliAccess } from '../features/platform/cli-access';
 import { loadSession } from '../features/session/api';
 import { SignIn } from '../features/session/sign-in';
 import { SignOut } from '../features/session/sign-out';
-import { TenantList } from '../features/tenants/tenant-list';
+import { TenantView } from '../features/tenants/tenant-view';
 import { markFirstData } from '../lib/first-data';
 import { useLiveUpdates } from '../lib/live';
 import { useLoad } from '../lib/use-load';
@@ -49,7 +49,7 @@ export function App() {
         {session.state === 'done' && session.data.signedIn && (
           <>
             <PlatformCliAccess version={live.version} canSwitch={session.data.me.platformAdmin} />
-            <TenantList tenants={session.data.me.tenants} />
+            <TenantView tenants={session.data.me.tenants} version={live.version} />
             {session.data.me.platformAdmin && <AuditFeed version={live.version} />}
           </>
         )}

@@ -1,5 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'react';
-import type { FormEvent, ReactNode } from 'react';
+import { useEffect, useId, useState } from 'react';
+import type { FormEvent } from 'react';
+import { ExpiryField, expiresAtOf, NO_EXPIRY } from '../../components/expiry-field';
+import type { Expiry } from '../../components/expiry-field';
+import { Modal } from '../../components/modal';
 import { ErrorNotice } from '../../components/notice';
 import { ApiError, getJson, send } from '../../lib/api';
 import { CLI_ACCESS_FLAG } from './api';
@@ -13,14 +16,6 @@ interface Impact {
   platformId?: unknown;
 }
 
-const EXPIRIES = new Map<string, { label: string; minutes: number | null }>([
-  ['never', { label: 'Never (until someone switches it back on)', minutes: null }],
-  ['10m', { label: '10 minutes', minutes: 10 }],
-  ['1h', { label: '1 hour', minutes: 60 }],
-  ['8h', { label: '8 hours', minutes: 8 * 60 }],
-  ['24h', { label: '24 hours', minutes: 24 * 60 }],
-]);
-
 const REASON_MAX = 200;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -29,29 +24,12 @@ function failure(err: unknown): string {
   return err instanceof ApiError ? err.message : 'Something went wrong in the console; try again.';
 }
 
-/** A native modal <dialog>: the browser traps focus and closes it on Escape; labelled by its title. */
-function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog !== null && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
-  return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose}>
-      <h2 id={titleId}>{title}</h2>
-      {children}
-    </dialog>
-  );
-}
-
 /** Switching the whole platform off: reason, optional expiry, the blast radius and a typed confirmation. */
 export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
   const [impact, setImpact] = useState<Impact | undefined>();
   const [impactError, setImpactError] = useState<string | undefined>();
   const [reason, setReason] = useState('');
-  const [expiry, setExpiry] = useState('never');
+  const [expiry, setExpiry] = useState<Expiry>(NO_EXPIRY);
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
@@ -72,16 +50,16 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!confirmed || !reasonOk) return;
+    const expiresAt = expiresAtOf(expiry);
+    if ('problem' in expiresAt) {
+      setError(expiresAt.problem);
+      return;
+    }
     setBusy(true);
     setError(undefined);
-    const minutes = EXPIRIES.get(expiry)?.minutes ?? null;
     try {
       await send('PUT', FLAG_PATH, {
-        body: {
-          value: false,
-          reason: reason.trim(),
-          ...(minutes === null ? {} : { expiresAt: new Date(Date.now() + minutes * 60_000).toISOString() }),
-        },
+        body: { value: false, reason: reason.trim(), ...expiresAt },
         headers: { 'x-gsp-confirm': typed.trim() },
       });
       onDone();
@@ -108,14 +86,7 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
           value={reason}
           onChange={(e) => setReason(e.target.value)}
         />
-        <label htmlFor={`${ids}-expiry`}>Switch back on after</label>
-        <select id={`${ids}-expiry`} name="expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-          {[...EXPIRIES].map(([key, { label }]) => (
-            <option key={key} value={key}>
-              {label}
-            </option>
-          ))}
-        </select>
+        <ExpiryField label="Switch back on after" value={expiry} onChange={setExpiry} />
         <label htmlFor={`${ids}-confirm`}>
           {platformId === undefined ? (
             "To confirm, type this platform's id (the API server's PLATFORM_ID)"

@@ -1,0 +1,149 @@
+import { useId, useState } from 'react';
+import type { FormEvent } from 'react';
+import { ExpiryField, expiresAtOf, NO_EXPIRY } from '../../components/expiry-field';
+import type { Expiry } from '../../components/expiry-field';
+import { Modal } from '../../components/modal';
+import { ErrorNotice } from '../../components/notice';
+import { failure } from './failure';
+import { clearOverride, deleteCluster, setOverride } from './api';
+import type { Cluster } from './api';
+
+const REASON_MAX = 200;
+
+interface DialogProps {
+  org: string;
+  cluster: Cluster;
+  onClose: () => void;
+  onDone: () => void;
+}
+
+/** Runs `act`, then `onDone`; a refusal stays in the dialog as a sentence. */
+function useAction(onDone: () => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const run = async (act: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await act();
+      onDone();
+    } catch (err) {
+      setError(failure(err));
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
+/**
+ * Sets the cluster's own value (its override of the platform's), with a reason (required to switch
+ * off, shown to kubectl users) and an optional expiry, when the override is cleared.
+ */
+export function SwitchDialog({ org, cluster, value, onClose, onDone }: DialogProps & { value: boolean }) {
+  const [reason, setReason] = useState('');
+  const [expiry, setExpiry] = useState<Expiry>(NO_EXPIRY);
+  const { busy, error, setError, run } = useAction(onDone);
+  const ids = useId();
+  const trimmed = reason.trim();
+  const reasonOk = [...trimmed].length <= REASON_MAX && (value || trimmed !== '');
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!reasonOk) return;
+    const expiresAt = expiresAtOf(expiry);
+    if ('problem' in expiresAt) {
+      setError(expiresAt.problem);
+      return;
+    }
+    void run(() =>
+      setOverride(org, cluster.id, { value, ...(trimmed === '' ? {} : { reason: trimmed }), ...expiresAt }),
+    );
+  };
+
+  return (
+    <Modal title={`Switch CLI access ${value ? 'on' : 'off'} for cluster ${cluster.name}`} onClose={onClose}>
+      <p id={`${ids}-what`}>
+        {value
+          ? 'kubectl works for this cluster whatever the platform says, until the override is cleared.'
+          : 'kubectl through the proxy is refused for this cluster, with your reason, until the override is cleared.'}
+      </p>
+      <form className="form" onSubmit={submit}>
+        <label htmlFor={`${ids}-reason`}>
+          {value ? 'Reason (optional, up to 200 characters)' : 'Reason (shown to kubectl users, 1–200 characters)'}
+        </label>
+        <input
+          id={`${ids}-reason`}
+          name="reason"
+          required={!value}
+          maxLength={REASON_MAX}
+          autoComplete="off"
+          aria-describedby={`${ids}-what`}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+        />
+        <ExpiryField label="Clear the override after" value={expiry} onChange={setExpiry} />
+        {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
+        <div className="actions">
+          <button type="submit" className={value ? 'button' : 'button button-danger'} disabled={!reasonOk || busy}>
+            {value ? 'Switch on' : 'Switch off'}
+          </button>
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+/** Clears the cluster's override (DELETE): the platform's value applies again. */
+export function ClearDialog({ org, cluster, onClose, onDone }: DialogProps) {
+  const { busy, error, run } = useAction(onDone);
+  return (
+    <Modal title={`Clear the override on cluster ${cluster.name}?`} onClose={onClose}>
+      <p>The platform's value (or, without one, the built-in default) decides for this cluster again.</p>
+      {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
+      <div className="actions">
+        <button
+          type="button"
+          className="button"
+          onClick={() => void run(() => clearOverride(org, cluster.id))}
+          disabled={busy}
+        >
+          Clear override
+        </button>
+        <button type="button" className="button button-secondary" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** Deletes the cluster after a confirmation that names it and says what follows. */
+export function DeleteDialog({ org, cluster, onClose, onDone }: DialogProps) {
+  const { busy, error, run } = useAction(onDone);
+  return (
+    <Modal title={`Delete cluster ${cluster.name}?`} onClose={onClose}>
+      <p>
+        Cluster <strong>{cluster.name}</strong> (<span className="code">{cluster.id}</span>) is removed from tenant{' '}
+        {org}: kubectl through the proxy stops working for it, its agent token stops working and its agent's tunnel is
+        closed. This cannot be undone.
+      </p>
+      {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
+      <div className="actions">
+        <button
+          type="button"
+          className="button button-danger"
+          onClick={() => void run(() => deleteCluster(org, cluster.id))}
+          disabled={busy}
+        >
+          Delete cluster {cluster.name}
+        </button>
+        <button type="button" className="button button-secondary" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,6 @@
+import { ApiError } from '../../lib/api';
+
+/** A failed call as a sentence for the person who asked. */
+export function failure(err: unknown): string {
+  return err instanceof ApiError ? err.message : 'Something went wrong in the console; try again.';
+}
