@@ -87,6 +87,8 @@ export interface StackOptions {
   /** The agents' KUBE_REQUEST_TIMEOUT. */
   kubeRequestTimeoutMs?: number;
   backoffMaxMs?: number;
+  /** The API server's port (default: any free one), for a URL it must know before it listens, such as CONSOLE_PUBLIC_URL. */
+  apiPort?: number;
 }
 
 const debug = process.env.TUNNEL_DEBUG === '1';
@@ -117,7 +119,7 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
   const proxyPort = await freePort();
   const proxyUrl = `https://127.0.0.1:${proxyPort}`;
   const api = await build(t, { PROXY_PUBLIC_URL: proxyUrl, PROXY_CA_FILE: join(dir, 'proxy.crt'), ...options.apiEnv });
-  const apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const apiUrl = await api.app.listen({ port: options.apiPort ?? 0, host: '127.0.0.1' });
   await seedTenant(api.app, ORG, { [OPERATOR]: 'operator', viewer: 'viewer' });
 
   const proxyDb = options.proxyDatabaseUrl ? await options.proxyDatabaseUrl(api.databaseUrl) : api.databaseUrl;
