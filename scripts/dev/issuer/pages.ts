@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 
 const STYLE = `
-body { font: 16px/1.5 system-ui, sans-serif; margin: 0; color: #1b1f24; background: #f4f5f7; }
+body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 0 1rem; color: #1b1f24; background: #f4f5f7; }
 main { max-width: 22rem; margin: 3rem auto; padding: 1.5rem; background: #fff; border: 1px solid #c9ced6; border-radius: 6px; }
 h1 { font-size: 1.3rem; margin: 0 0 .5rem; }
 label { display: block; margin-top: 1rem; font-weight: 600; }
