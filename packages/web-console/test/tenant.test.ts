@@ -238,6 +238,12 @@ t.test('a tenant admin adds a member with a role, changes the role and removes t
   const members = page.locator('.members');
   await members.getByText(subjectOf('vic')).waitFor();
 
+  await page.getByLabel(/^Subject/).fill('system:intruder');
+  await page.getByRole('button', { name: 'Add member' }).click();
+  const refused = await page.locator('form', { hasText: 'Add a member' }).getByRole('alert').innerText();
+  t.match(refused, /subject/i, `a bad subject is refused in a sentence: ${refused}`);
+  t.notMatch(refused, /[{}]/, 'never JSON');
+
   await page.getByLabel(/^Subject/).fill(newbie);
   await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Operator' });
   await page.getByRole('button', { name: 'Add member' }).click();
@@ -347,8 +353,9 @@ t.test('with the keyboard only, a tenant admin switches a cluster off and on aga
   await fact(card, 'CLI access').getByText('Off').waitFor();
   t.equal(await fact(card, 'Reason').innerText(), 'keyboard only');
 
-  // Focus is back on the control that opened the dialog, or the page's start: find Switch on from there.
-  await tabTo(page, { text: 'Switch on', card: 'eu-1' });
+  t.equal(await focusedLabel(page), 'Switch off', 'focus is back on the button that opened the dialog');
+  await page.keyboard.press('Tab');
+  t.equal(await focusedLabel(page), 'Switch on');
   await page.keyboard.press('Shift+Tab');
   t.equal(await focusedLabel(page), 'Switch off', 'Shift+Tab goes back to Switch off');
   await page.keyboard.press('Tab');
