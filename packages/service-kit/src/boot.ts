@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrors, maxParamLengthFor } from './framew
 import { applyHttpTimeouts } from './http.js';
 import type { HttpTimeouts } from './http.js';
 import { ProblemSchema } from './problems.js';
+import { proxyTrust } from './trust-proxy.js';
 
 /** A service's Fastify instance: TypeBox schemas validate and type the routes. */
 export type ServiceApp = FastifyInstance<
@@ -29,7 +30,8 @@ export interface ServiceAppOptions {
   /** Defaults to service-kit's `frameworkErrors` and `clientErrorHandler` (problem+json). */
   frameworkErrors?: FastifyServerOptions['frameworkErrors'];
   clientErrorHandler?: FastifyServerOptions['clientErrorHandler'];
-  trustProxy?: FastifyServerOptions['trustProxy'];
+  /** `trustProxyVar`'s value: Fastify asks `proxyTrust` of it whose forwarded headers to believe. */
+  trustProxy?: boolean | string;
   pluginTimeout?: number;
 }
 
@@ -47,7 +49,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     genReqId: () => randomUUID(),
     frameworkErrors: options.frameworkErrors ?? frameworkErrors,
     clientErrorHandler: options.clientErrorHandler ?? clientErrorHandler,
-    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+    ...(options.trustProxy === undefined || options.trustProxy === false
+      ? {}
+      : { trustProxy: proxyTrust(options.trustProxy) }),
     ...(options.pluginTimeout === undefined ? {} : { pluginTimeout: options.pluginTimeout }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   applyHttpTimeouts(app.server, options.http);

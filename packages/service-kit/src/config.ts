@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 
 /** A configuration variable that is missing or malformed; the message names it. */
 export class ConfigError extends Error {
@@ -130,40 +129,4 @@ export function integerVar(
 export function required<T>(value: T | undefined, name: string, message: string): T {
   if (value === undefined) throw new ConfigError(name, message);
   return value;
-}
-
-/** The address ranges Fastify's trustProxy (proxy-addr) knows by name. */
-const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/** One entry of a trust list: an address, an address/prefix length, or a named range. */
-function isProxyEntry(entry: string): boolean {
-  if (NAMED_RANGES.has(entry)) return true;
-  const slash = entry.indexOf('/');
-  const address = slash < 0 ? entry : entry.slice(0, slash);
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (slash < 0) return true;
-  const bits = entry.slice(slash + 1);
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
-}
-
-/**
- * `TRUST_PROXY`, as Fastify's `trustProxy` takes it: `false` (the default: forwarded headers are
- * ignored), `true` (every peer is a proxy), or a comma list of proxy addresses, CIDRs and the named
- * ranges `loopback`, `linklocal`, `uniquelocal`. Only a trusted peer's `X-Forwarded-For`,
- * `X-Forwarded-Proto` and `X-Forwarded-Host` are believed. Each entry is checked here, so a typo
- * stops the boot with a message naming the variable rather than an error from inside Fastify.
- */
-export function trustProxyVar(env: Env, name = 'TRUST_PROXY'): boolean | string {
-  const raw = nonEmpty(env, name);
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  const entries = raw.split(',').map((entry) => entry.trim());
-  const bad = entries.find((entry) => !isProxyEntry(entry));
-  if (bad !== undefined)
-    throw new ConfigError(
-      name,
-      `must be true, false or a comma list of proxy addresses, CIDRs, loopback, linklocal or uniquelocal; ${JSON.stringify(bad)} is none of these`,
-    );
-  return entries.join(',');
 }

@@ -1,6 +1,8 @@
 // What every service process shares; each service keeps the variables that are its own.
 // Environment readers: every service's configuration is read with these.
 export * from './config.js';
+export { forwardedPrefix, FORWARDED_PREFIX_MAX_LENGTH, proxyTrust, trustProxyVar } from './trust-proxy.js';
+export type { ProxyTrust } from './trust-proxy.js';
 export { runHttpService, runService } from './run.js';
 export type { HttpService, HttpServiceConfig, RunningService, RunServiceOptions } from './run.js';
 export { generateSelfSignedCertificate } from './tls.js';

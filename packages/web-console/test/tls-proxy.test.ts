@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { request as httpRequest } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import { buildApp } from '@gsp/api-server/src/app.js';
@@ -41,6 +41,8 @@ const front = createHttpsServer(certificate, (req, res) => {
         'x-forwarded-for': req.socket.remoteAddress ?? '',
         'x-forwarded-proto': 'https',
         'x-forwarded-host': req.headers.host ?? '',
+        // As Traefik's StripPrefix does: the prefix it took off.
+        'x-forwarded-prefix': PREFIX,
       },
     },
     (up) => {
@@ -78,6 +80,25 @@ t.teardown(() => app.close());
 upstream = await app.listen({ port: 0, host: '127.0.0.1' });
 const browser = await launchBrowser(t);
 
+/** A POST through the proxy, trusting its certificate; the answer's status and JSON body. */
+function postThroughProxy(path: string, body: unknown, headers: Record<string, string>) {
+  return new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+    const req = httpsRequest(
+      `${origin}${PREFIX}${path}`,
+      { method: 'POST', ca: certificate.cert, headers: { ...headers, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 t.test('through the TLS proxy and its prefix, a user signs in, sees live updates and signs out', async (t) => {
   const opened = await openPage(t, browser, consoleUrl, { ignoreHTTPSErrors: true });
   const { page } = opened;
@@ -108,3 +129,16 @@ t.test('through the TLS proxy and its prefix, a user signs in, sees live updates
   t.equal(await page.evaluate(async () => (await fetch('../api/v1/me')).status), 401, 'signed out on the server');
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
+
+t.test(
+  "an OFREP client behind the proxy is sent to the event stream at the proxy's https address and prefix",
+  async (t) => {
+    const res = await postThroughProxy(
+      '/ofrep/v1/evaluate/flags',
+      { context: { targetingKey: 'u-1' } },
+      await bearer('anyone'),
+    );
+    t.equal(res.status, 200);
+    t.match(res.body, { eventStreams: [{ type: 'sse', url: `${origin}${PREFIX}/ofrep/v1/events` }] });
+  },
+);

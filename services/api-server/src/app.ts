@@ -91,7 +91,7 @@ export async function buildApp(
       ttlMs: config.kubeconfigTokenTtlMs,
     }),
   });
-  await app.register(ofrepRoutes, { platformId: config.platformId });
+  await app.register(ofrepRoutes, { platformId: config.platformId, trustProxy: config.trustProxy });
   await app.register(eventRoutes, { platformId: config.platformId, ...config.events });
   await app.register(consoleStatic, { config });
   return app;

@@ -39,6 +39,7 @@ async function evaluateThroughProxy(
       'x-forwarded-for': '203.0.113.7',
       'x-forwarded-proto': 'https',
       'x-forwarded-host': 'flags.example',
+      'x-forwarded-prefix': '/gsp',
     },
     payload: { context: { targetingKey: 'u-1' } },
   });
@@ -55,7 +56,11 @@ const clientAddresses = (lines: Record<string, unknown>[]) =>
 t.test("behind a trusted proxy, the OFREP event stream is advertised at the proxy's scheme and host", async (t) => {
   const { app, lines } = await start(t, '127.0.0.1');
   const body = await evaluateThroughProxy(t, app);
-  t.same(body.eventStreams, [{ type: 'sse', url: 'https://flags.example/ofrep/v1/events' }]);
+  t.same(
+    body.eventStreams,
+    [{ type: 'sse', url: 'https://flags.example/gsp/ofrep/v1/events' }],
+    'scheme, host and the path prefix the proxy stripped',
+  );
   t.same(clientAddresses(lines), ['203.0.113.7'], "the request log names the client's address, not the proxy's");
 });
 

@@ -3,7 +3,7 @@ import type { FlagChange } from '@gsp/flags-client';
 import { Type } from 'typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { describeValidation } from '@gsp/service-kit';
+import { describeValidation, forwardedPrefix, proxyTrust } from '@gsp/service-kit';
 import { Forbidden } from '../errors.js';
 import { authorize, platformResource, readBindings, tenantResource } from '@gsp/platform-contract';
 import { actorOf } from '../plugins/auth.js';
@@ -26,6 +26,8 @@ export interface OfrepRoutesOptions {
   platformId: string;
   /** Interval of the SSE heartbeat comments. Default 15 000 ms. */
   heartbeatMs?: number;
+  /** `TRUST_PROXY`: a trusted proxy's `X-Forwarded-Prefix` is kept in the advertised stream URL. */
+  trustProxy?: boolean | string;
 }
 
 export const OFREP_PREFIX = '/ofrep/v1';
@@ -42,6 +44,7 @@ const EVENTS_PATH = '/events';
 const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) => {
   const { platformId } = opts;
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const trustsProxy = proxyTrust(opts.trustProxy ?? false);
   const tags = ['ofrep'];
   const streams = new Set<EventStream>();
 
@@ -159,7 +162,12 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
           }
         }),
       );
-      const stream = new URL(`${request.protocol}://${request.host}${OFREP_PREFIX}${EVENTS_PATH}`);
+      // Where the client reached us: a trusted proxy's scheme, host (Fastify reads them) and the
+      // path prefix it stripped, so the URL works from the client's side of the proxy.
+      const prefix = trustsProxy(request.socket.remoteAddress)
+        ? forwardedPrefix(request.headers['x-forwarded-prefix'])
+        : '';
+      const stream = new URL(`${request.protocol}://${request.host}${prefix}${OFREP_PREFIX}${EVENTS_PATH}`);
       if (context.org !== undefined) stream.searchParams.set('org', context.org);
       if (context.clusterId !== undefined) stream.searchParams.set('clusterId', context.clusterId);
       const body: BulkEvaluationSuccess = { flags, eventStreams: [{ type: 'sse', url: stream.href }] };
@@ -219,7 +227,12 @@ const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, o
     throw new Error('ofrep routes: options.platformId must be a non-empty string');
   if (opts.heartbeatMs !== undefined && !(Number.isFinite(opts.heartbeatMs) && opts.heartbeatMs > 0))
     throw new Error('ofrep routes: options.heartbeatMs must be a number > 0');
-  await app.register(routes, { prefix: OFREP_PREFIX, platformId: opts.platformId, heartbeatMs: opts.heartbeatMs });
+  await app.register(routes, {
+    prefix: OFREP_PREFIX,
+    platformId: opts.platformId,
+    heartbeatMs: opts.heartbeatMs,
+    trustProxy: opts.trustProxy,
+  });
 };
 
 export default ofrepRoutes;
