@@ -41,12 +41,12 @@ async function readAll(query: string, headers = admin, base = '/api/v1/platform/
   const seen: Item[] = [];
   let cursor: string | null = null;
   do {
-    const res = await app.inject({
+    const res: { statusCode: number; body: string; json: () => unknown } = await app.inject({
       url: `${base}?limit=2&${query}${cursor === null ? '' : `&cursor=${cursor}`}`,
       headers,
     });
     if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
-    const page = res.json<Page>();
+    const page = res.json() as Page;
     seen.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor !== null);
@@ -97,7 +97,7 @@ t.test('a malformed filter is a 400 problem, never a 500', async (t) => {
         fc.string({ minLength: 300, maxLength: 320 }),
       ),
       async (name, value) => {
-        const res = await app.inject({
+        const res: { statusCode: number; body: string; json: () => unknown } = await app.inject({
           url: `/api/v1/platform/audit?${name}=${encodeURIComponent(value)}`,
           headers: admin,
         });
