@@ -63,8 +63,7 @@ interface Started {
 }
 
 /** The console's first step: to the authorization endpoint, then to the login page. */
-async function startSignIn(t: Test): Promise<Started> {
-  const browser = new Browser();
+async function startSignIn(t: Test, browser = new Browser()): Promise<Started> {
   const verifier = randomBytes(32).toString('base64url');
   const nonce = randomBytes(16).toString('base64url');
   const auth = new URL('/auth', issuer);
@@ -103,6 +102,25 @@ async function followToCallback(s: Started, res: Response): Promise<URL> {
   throw new Error('the provider did not send the browser back to the console');
 }
 
+/** The console's code exchange at the token endpoint. */
+async function exchange(callback: URL, s: Started): Promise<{ id_token: string; access_token: string }> {
+  const token = await fetch(new URL('/token', issuer), {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: s.verifier,
+    }).toString(),
+  });
+  if (token.status !== 200) throw new Error(`the token endpoint answered ${token.status}: ${await token.text()}`);
+  return (await token.json()) as { id_token: string; access_token: string };
+}
+
 t.test('the login page is a labelled form without script, under a strict CSP', async (t) => {
   const s = await startSignIn(t);
   const res = await s.browser.fetch(s.loginUrl);
@@ -138,27 +156,26 @@ t.test('the right password signs in without a consent page, as the login it name
   const callback = await followToCallback(s, await submit(s, 'tenant-viewer', 'viewer-pass'));
   t.equal(`${callback.origin}${callback.pathname}`, REDIRECT_URI, 'straight back to the console');
   t.equal(callback.searchParams.get('state'), 'state-1');
-  const token = await fetch(new URL('/token', issuer), {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: s.verifier,
-    }).toString(),
-  });
-  t.equal(token.status, 200, 'the console exchanges the code');
-  const tokens = (await token.json()) as { id_token: string; access_token: string };
+  const tokens = await exchange(callback, s);
   const claims = decodeJwt(tokens.id_token);
   t.match(claims, { iss: issuer, sub: 'tenant-viewer', aud: CLIENT_ID, nonce: s.nonce });
   t.ok(claims.exp! - claims.iat! >= 12 * 3600, 'the ID token lasts a working day');
   const userinfo = await fetch(new URL('/me', issuer), { headers: { authorization: `Bearer ${tokens.access_token}` } });
   t.same(await userinfo.json(), { sub: 'tenant-viewer', name: 'Tenant Viewer', preferred_username: 'tenant-viewer' });
 });
+
+t.test(
+  'signed in once, the next sign-in in the same browser asks for a password again, and may be another user',
+  async (t) => {
+    const first = await startSignIn(t);
+    await followToCallback(first, await submit(first, 'platform-admin', 'right-password'));
+    const again = await startSignIn(t, first.browser);
+    t.match(again.html, '<label for="password">Password</label>', 'the login page, not straight back to the console');
+    const callback = await followToCallback(again, await submit(again, 'tenant-viewer', 'viewer-pass'));
+    const token = await exchange(callback, again);
+    t.equal(decodeJwt(token.id_token).sub, 'tenant-viewer', 'now the viewer');
+  },
+);
 
 t.test('Cancel goes back to the console with access_denied', async (t) => {
   const s = await startSignIn(t);

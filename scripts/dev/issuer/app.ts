@@ -5,7 +5,7 @@
  * production provider; only this issuer is for development.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import Provider, { errors } from 'oidc-provider';
+import Provider, { errors, interactionPolicy } from 'oidc-provider';
 import type { KoaContext } from 'oidc-provider';
 import { MemoryAdapter } from './memory-adapter.js';
 import { loginPage, messagePage, PAGE_CSP } from './pages.js';
@@ -64,7 +64,10 @@ export function createIssuer(options: IssuerOptions): RequestListener {
     },
     // Off: they accept any password. The login page is ours (below).
     features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    interactions: {
+      url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
+      policy: passwordAtEachSignIn(),
+    },
     // The console asks for `profile` to show a name rather than the subject.
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'] },
     findAccount: (_ctx: unknown, sub: string) => {
@@ -128,11 +131,37 @@ export function createIssuer(options: IssuerOptions): RequestListener {
     const login = form.get('login') ?? '';
     const user = checkPassword(options.users, login, form.get('password') ?? '');
     if (user === undefined) return send(res, 401, loginPage({ uid, login, error: WRONG_PASSWORD }));
+    // The password was just checked: a session the browser still has here (a previous sign-in,
+    // maybe of another user) ends, else oidc-provider would first sign that one out with a page
+    // of its own that posts itself by script.
+    if (interaction.session?.uid !== undefined) {
+      await (await provider.Session.findByUid(interaction.session.uid))?.destroy();
+      delete interaction.session;
+      await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+    }
     const result = { login: { accountId: user.login } };
     await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
   }
 
   return handle;
+}
+
+/**
+ * oidc-provider's interaction policy, with a password asked at every sign-in, even with a session
+ * at the issuer: after Sign out, Sign in can then be another of the development users, in the same
+ * browser (as `prompt=login` would ask).
+ */
+function passwordAtEachSignIn() {
+  const { base, Check } = interactionPolicy;
+  const policy = base();
+  policy
+    .get('login')!
+    .checks.add(
+      new Check('password_each_time', 'the development issuer asks for a password at each sign-in', (ctx) =>
+        ctx.oidc.result?.login === undefined ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
+      ),
+    );
+  return policy;
 }
 
 function send(res: ServerResponse, status: number, html: string): void {

@@ -6,6 +6,11 @@ declare module 'oidc-provider' {
     uid: string;
     prompt: { name: string; reasons: string[] };
     params: Record<string, unknown>;
+    /** The browser's session at the provider when the interaction began, if it had one. */
+    session?: { uid?: string; accountId?: string };
+    /** Epoch seconds. */
+    exp: number;
+    save(ttlSeconds: number): Promise<unknown>;
   }
 
   export interface Grant {
@@ -21,7 +26,7 @@ declare module 'oidc-provider' {
     oidc: {
       client?: { clientId: string };
       session?: { accountId?: string; grantIdFor(clientId: string): string | undefined };
-      result?: { consent?: { grantId?: string } };
+      result?: { consent?: { grantId?: string }; login?: { accountId: string } };
       requestParamOIDCScopes: Set<string>;
       provider: Provider;
     };
@@ -39,11 +44,23 @@ declare module 'oidc-provider' {
       result: InteractionResult,
       options?: { mergeWithLastSubmission?: boolean },
     ): Promise<void>;
+    readonly Session: {
+      findByUid(uid: string): Promise<{ destroy(): Promise<void> } | undefined>;
+    };
     readonly Grant: {
       new (properties: { clientId: string; accountId: string }): Grant;
       find(id: string): Promise<Grant | undefined>;
     };
   }
+
+  export const interactionPolicy: {
+    base(): { get(name: string): { checks: { add(check: unknown): void } } | undefined };
+    Check: {
+      new (reason: string, description: string, check: (ctx: KoaContext) => boolean): unknown;
+      REQUEST_PROMPT: boolean;
+      NO_NEED_TO_PROMPT: boolean;
+    };
+  };
 
   export const errors: {
     SessionNotFound: new (...args: unknown[]) => Error;
