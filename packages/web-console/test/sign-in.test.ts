@@ -5,7 +5,11 @@ import { assertBuilt, inspectAtEachWidth, launchBrowser, openPage, pageProblems 
 assertBuilt();
 // Behind a front that strips a path prefix, as an ingress would: the page, its assets, its API
 // calls and the sign-in's redirects must all stay under the prefix.
-const stack = await startConsoleStack(t, { replicas: 1, prefix: '/gsp' });
+const stack = await startConsoleStack(t, {
+  replicas: 1,
+  prefix: '/gsp',
+  provider: { claims: (login) => (login === 'root' ? { name: 'Rosa Root', email: 'rosa@example.com' } : {}) },
+});
 const browser = await launchBrowser(t);
 
 t.test('a platform admin signs in through the provider and lands on the console, signed in', async (t) => {
@@ -22,7 +26,11 @@ t.test('a platform admin signs in through the provider and lands on the console,
 
   await page.getByText('CLI access is on for the platform.').waitFor();
   t.equal(new URL(page.url()).pathname, '/gsp/console/', 'back on the console, under the prefix');
-  t.equal(await page.locator('header .who').innerText(), `${stack.issuer}#root`);
+  t.equal(
+    await page.locator('header .who').innerText(),
+    'Rosa Root',
+    'the header names the user, not the OIDC subject',
+  );
   t.same(
     await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]),
     [0, 0, ''],

@@ -31,7 +31,9 @@ export function App() {
         <span className="brand">GSP console</span>
         {session.state === 'done' && session.data.signedIn && (
           <span className="account">
-            <span className="who">{session.data.me.subject}</span>
+            <span className="who" title={session.data.me.subject}>
+              {session.data.name}
+            </span>
             <SignOut onSignedOut={signedOut} />
           </span>
         )}

@@ -9,13 +9,15 @@ export interface Me {
   tenants: { org: string; role: Role }[];
 }
 
-export type Session = { signedIn: false } | { signedIn: true; me: Me };
+/** `name`: who is signed in, in words (the session's name, from the identity provider); else the subject. */
+export type Session = { signedIn: false } | { signedIn: true; me: Me; name: string };
 
 const SIGNED_OUT: Session = { signedIn: false };
 
-async function me(signal: AbortSignal): Promise<Session> {
+async function me(signal: AbortSignal, name?: unknown): Promise<Session> {
   try {
-    return { signedIn: true, me: await getJson<Me>('/api/v1/me', signal) };
+    const answer = await getJson<Me>('/api/v1/me', signal);
+    return { signedIn: true, me: answer, name: typeof name === 'string' && name !== '' ? name : answer.subject };
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return SIGNED_OUT;
     throw err;
@@ -28,14 +30,14 @@ async function me(signal: AbortSignal): Promise<Session> {
  * (a bearer token set by a proxy or a test) sees the signed-in page.
  */
 export async function loadSession(signal: AbortSignal): Promise<Session> {
-  let answer: { signedIn?: unknown };
+  let answer: { signedIn?: unknown; name?: unknown };
   try {
-    answer = await getJson<{ signedIn?: unknown }>('/console/auth/session', signal);
+    answer = await getJson<{ signedIn?: unknown; name?: unknown }>('/console/auth/session', signal);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return SIGNED_OUT;
     if (err instanceof ApiError && err.status === 404) return me(signal);
     throw err;
   }
   if (answer.signedIn === false) return SIGNED_OUT;
-  return me(signal);
+  return me(signal, answer.name);
 }
