@@ -17,6 +17,13 @@ interface Entry {
 const entries = new Map<string, Entry>();
 const sessionIdByUid = new Map<string, string>();
 const keysByGrant = new Map<string, Set<string>>();
+/** Past this many entries, an upsert first drops the expired ones (each sign-in leaves a handful). */
+const SWEEP_ABOVE = 1000;
+
+function sweep(): void {
+  const now = Date.now();
+  for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key);
+}
 
 export class MemoryAdapter {
   constructor(private readonly model: string) {}
@@ -26,6 +33,7 @@ export class MemoryAdapter {
   }
 
   async upsert(id: string, payload: Payload, expiresIn: number): Promise<void> {
+    if (entries.size > SWEEP_ABOVE) sweep();
     const key = this.key(id);
     entries.set(key, { payload, expiresAt: Date.now() + expiresIn * 1000 });
     if (this.model === 'Session' && payload.uid !== undefined) sessionIdByUid.set(payload.uid, id);
