@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gsp/tunnel/v1/tunnel.proto.
  */
 export const file_gsp_tunnel_v1_tunnel: GenFile = /*@__PURE__*/
-  fileDesc("Chpnc3AvdHVubmVsL3YxL3R1bm5lbC5wcm90bxINZ3NwLnR1bm5lbC52MSI5CgxQcm94eU1lc3NhZ2USKQoGZnJhbWVzGAEgAygLMhkuZ3NwLnR1bm5lbC52MS5Qcm94eUZyYW1lIjkKDEFnZW50TWVzc2FnZRIpCgZmcmFtZXMYASADKAsyGS5nc3AudHVubmVsLnYxLkFnZW50RnJhbWUinwIKClByb3h5RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEiUKBWhlbGxvGAIgASgLMhQuZ3NwLnR1bm5lbC52MS5IZWxsb0gAEiMKBG9wZW4YAyABKAsyEy5nc3AudHVubmVsLnYxLk9wZW5IABIOCgRkYXRhGAQgASgMSAASIQoDZW5kGAUgASgLMhIuZ3NwLnR1bm5lbC52MS5FbmRIABInCgZjYW5jZWwYBiABKAsyFS5nc3AudHVubmVsLnYxLkNhbmNlbEgAEiUKBXBhdXNlGAcgASgLMhQuZ3NwLnR1bm5lbC52MS5QYXVzZUgAEicKBnJlc3VtZRgIIAEoCzIVLmdzcC50dW5uZWwudjEuUmVzdW1lSABCBgoEa2luZCIbCgVIZWxsbxISCgpjbHVzdGVyX2lkGAEgASgJIkIKBE9wZW4SDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDwoHaGVhZGVycxgDIAEoCRILCgNlbmQYBCABKAgiBQoDRW5kIggKBkNhbmNlbCIHCgVQYXVzZSIICgZSZXN1bWUi6AEKCkFnZW50RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEisKCHJlc3BvbnNlGAIgASgLMhcuZ3NwLnR1bm5lbC52MS5SZXNwb25zZUgAEg4KBGRhdGEYAyABKAxIABIhCgNlbmQYBCABKAsyEi5nc3AudHVubmVsLnYxLkVuZEgAEg8KBWVycm9yGAUgASgJSAASJQoFcGF1c2UYBiABKAsyFC5nc3AudHVubmVsLnYxLlBhdXNlSAASJwoGcmVzdW1lGAcgASgLMhUuZ3NwLnR1bm5lbC52MS5SZXN1bWVIAEIGCgRraW5kIkYKCFJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoDRIPCgdoZWFkZXJzGAIgASgJEgwKBGJvZHkYAyABKAwSCwoDZW5kGAQgASgIMlgKDVR1bm5lbFNlcnZpY2USRwoHQ29ubmVjdBIbLmdzcC50dW5uZWwudjEuQWdlbnRNZXNzYWdlGhsuZ3NwLnR1bm5lbC52MS5Qcm94eU1lc3NhZ2UoATABYgZwcm90bzM");
+  fileDesc("Chpnc3AvdHVubmVsL3YxL3R1bm5lbC5wcm90bxINZ3NwLnR1bm5lbC52MSI5CgxQcm94eU1lc3NhZ2USKQoGZnJhbWVzGAEgAygLMhkuZ3NwLnR1bm5lbC52MS5Qcm94eUZyYW1lIjkKDEFnZW50TWVzc2FnZRIpCgZmcmFtZXMYASADKAsyGS5nc3AudHVubmVsLnYxLkFnZW50RnJhbWUi8wIKClByb3h5RnJhbWUSEQoJc3RyZWFtX2lkGAEgASgNEiUKBWhlbGxvGAIgASgLMhQuZ3NwLnR1bm5lbC52MS5IZWxsb0gAEiMKBG9wZW4YAyABKAsyEy5nc3AudHVubmVsLnYxLk9wZW5IABIOCgRkYXRhGAQgASgMSAASIQoDZW5kGAUgASgLMhIuZ3NwLnR1bm5lbC52MS5FbmRIABInCgZjYW5jZWwYBiABKAsyFS5nc3AudHVubmVsLnYxLkNhbmNlbEgAEiUKBXBhdXNlGAcgASgLMhQuZ3NwLnR1bm5lbC52MS5QYXVzZUgAEicKBnJlc3VtZRgIIAEoCzIVLmdzcC50dW5uZWwudjEuUmVzdW1lSAASKwoIcmVwbGljYXMYCSABKAsyFy5nc3AudHVubmVsLnYxLlJlcGxpY2FzSAASJQoFZHJhaW4YCiABKAsyFC5nc3AudHVubmVsLnYxLkRyYWluSABCBgoEa2luZCJGCgVIZWxsbxISCgpjbHVzdGVyX2lkGAEgASgJEhIKCnJlcGxpY2FfaWQYAiABKAkSFQoNcmVwbGljYV9jb3VudBgDIAEoDSIZCghSZXBsaWNhcxINCgVjb3VudBgBIAEoDSIHCgVEcmFpbiJCCgRPcGVuEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEg8KB2hlYWRlcnMYAyABKAkSCwoDZW5kGAQgASgIIgUKA0VuZCIICgZDYW5jZWwiBwoFUGF1c2UiCAoGUmVzdW1lIo8CCgpBZ2VudEZyYW1lEhEKCXN0cmVhbV9pZBgBIAEoDRIrCghyZXNwb25zZRgCIAEoCzIXLmdzcC50dW5uZWwudjEuUmVzcG9uc2VIABIOCgRkYXRhGAMgASgMSAASIQoDZW5kGAQgASgLMhIuZ3NwLnR1bm5lbC52MS5FbmRIABIPCgVlcnJvchgFIAEoCUgAEiUKBXBhdXNlGAYgASgLMhQuZ3NwLnR1bm5lbC52MS5QYXVzZUgAEicKBnJlc3VtZRgHIAEoCzIVLmdzcC50dW5uZWwudjEuUmVzdW1lSAASJQoFZHJhaW4YCCABKAsyFC5nc3AudHVubmVsLnYxLkRyYWluSABCBgoEa2luZCJGCghSZXNwb25zZRIOCgZzdGF0dXMYASABKA0SDwoHaGVhZGVycxgCIAEoCRIMCgRib2R5GAMgASgMEgsKA2VuZBgEIAEoCDJYCg1UdW5uZWxTZXJ2aWNlEkcKB0Nvbm5lY3QSGy5nc3AudHVubmVsLnYxLkFnZW50TWVzc2FnZRobLmdzcC50dW5uZWwudjEuUHJveHlNZXNzYWdlKAEwAWIGcHJvdG8z");
 
 /**
  * Frames travel in batches: whatever was queued while the previous message was being
@@ -117,6 +117,24 @@ export type ProxyFrame = Message<"gsp.tunnel.v1.ProxyFrame"> & {
      */
     value: Resume;
     case: "resume";
+  } | {
+    /**
+     * On stream 0, whenever this replica's count of serving replicas changes (a scale-up, a
+     * replica gone): the agent dials until it holds a tunnel to that many distinct replicas.
+     *
+     * @generated from field: gsp.tunnel.v1.Replicas replicas = 9;
+     */
+    value: Replicas;
+    case: "replicas";
+  } | {
+    /**
+     * On stream 0: this replica is shutting down. It sends no new requests on this tunnel; the
+     * agent finishes the streams in flight, closes the tunnel and no longer counts this replica.
+     *
+     * @generated from field: gsp.tunnel.v1.Drain drain = 10;
+     */
+    value: Drain;
+    case: "drain";
   } | { case: undefined; value?: undefined };
 };
 
@@ -128,6 +146,10 @@ export const ProxyFrameSchema: GenMessage<ProxyFrame> = /*@__PURE__*/
   messageDesc(file_gsp_tunnel_v1_tunnel, 2);
 
 /**
+ * The proxy side is a set of replicas behind one load-balanced address (as Konnectivity's
+ * servers are): each announces its id and how many replicas serve, and the agent keeps one
+ * tunnel to each distinct replica.
+ *
  * @generated from message gsp.tunnel.v1.Hello
  */
 export type Hello = Message<"gsp.tunnel.v1.Hello"> & {
@@ -135,6 +157,22 @@ export type Hello = Message<"gsp.tunnel.v1.Hello"> & {
    * @generated from field: string cluster_id = 1;
    */
   clusterId: string;
+
+  /**
+   * The replica that accepted the tunnel (its PROXY_REPLICA_ID). A second tunnel to a replica
+   * the agent already holds is a duplicate: the agent closes it.
+   *
+   * @generated from field: string replica_id = 2;
+   */
+  replicaId: string;
+
+  /**
+   * How many replicas serve now, this one included (replicas whose lease is live). 0: unknown,
+   * from a proxy that does not count (the agent then keeps the one tunnel).
+   *
+   * @generated from field: uint32 replica_count = 3;
+   */
+  replicaCount: number;
 };
 
 /**
@@ -143,6 +181,36 @@ export type Hello = Message<"gsp.tunnel.v1.Hello"> & {
  */
 export const HelloSchema: GenMessage<Hello> = /*@__PURE__*/
   messageDesc(file_gsp_tunnel_v1_tunnel, 3);
+
+/**
+ * @generated from message gsp.tunnel.v1.Replicas
+ */
+export type Replicas = Message<"gsp.tunnel.v1.Replicas"> & {
+  /**
+   * @generated from field: uint32 count = 1;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message gsp.tunnel.v1.Replicas.
+ * Use `create(ReplicasSchema)` to create a new message.
+ */
+export const ReplicasSchema: GenMessage<Replicas> = /*@__PURE__*/
+  messageDesc(file_gsp_tunnel_v1_tunnel, 4);
+
+/**
+ * @generated from message gsp.tunnel.v1.Drain
+ */
+export type Drain = Message<"gsp.tunnel.v1.Drain"> & {
+};
+
+/**
+ * Describes the message gsp.tunnel.v1.Drain.
+ * Use `create(DrainSchema)` to create a new message.
+ */
+export const DrainSchema: GenMessage<Drain> = /*@__PURE__*/
+  messageDesc(file_gsp_tunnel_v1_tunnel, 5);
 
 /**
  * @generated from message gsp.tunnel.v1.Open
@@ -181,7 +249,7 @@ export type Open = Message<"gsp.tunnel.v1.Open"> & {
  * Use `create(OpenSchema)` to create a new message.
  */
 export const OpenSchema: GenMessage<Open> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 4);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 6);
 
 /**
  * @generated from message gsp.tunnel.v1.End
@@ -194,7 +262,7 @@ export type End = Message<"gsp.tunnel.v1.End"> & {
  * Use `create(EndSchema)` to create a new message.
  */
 export const EndSchema: GenMessage<End> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 5);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 7);
 
 /**
  * @generated from message gsp.tunnel.v1.Cancel
@@ -207,7 +275,7 @@ export type Cancel = Message<"gsp.tunnel.v1.Cancel"> & {
  * Use `create(CancelSchema)` to create a new message.
  */
 export const CancelSchema: GenMessage<Cancel> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 6);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 8);
 
 /**
  * Flow control for one stream, in either direction: the sender of `pause` cannot pass on this
@@ -225,7 +293,7 @@ export type Pause = Message<"gsp.tunnel.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 7);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 9);
 
 /**
  * @generated from message gsp.tunnel.v1.Resume
@@ -238,7 +306,7 @@ export type Resume = Message<"gsp.tunnel.v1.Resume"> & {
  * Use `create(ResumeSchema)` to create a new message.
  */
 export const ResumeSchema: GenMessage<Resume> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 8);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 10);
 
 /**
  * Agent -> proxy.
@@ -294,6 +362,15 @@ export type AgentFrame = Message<"gsp.tunnel.v1.AgentFrame"> & {
      */
     value: Resume;
     case: "resume";
+  } | {
+    /**
+     * On stream 0: the agent is stopping. The proxy sends no new requests on this tunnel (it
+     * uses the agent's tunnels to other replicas, or waits for one); streams in flight finish.
+     *
+     * @generated from field: gsp.tunnel.v1.Drain drain = 8;
+     */
+    value: Drain;
+    case: "drain";
   } | { case: undefined; value?: undefined };
 };
 
@@ -302,7 +379,7 @@ export type AgentFrame = Message<"gsp.tunnel.v1.AgentFrame"> & {
  * Use `create(AgentFrameSchema)` to create a new message.
  */
 export const AgentFrameSchema: GenMessage<AgentFrame> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 9);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 11);
 
 /**
  * @generated from message gsp.tunnel.v1.Response
@@ -343,7 +420,7 @@ export type Response = Message<"gsp.tunnel.v1.Response"> & {
  * Use `create(ResponseSchema)` to create a new message.
  */
 export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
-  messageDesc(file_gsp_tunnel_v1_tunnel, 10);
+  messageDesc(file_gsp_tunnel_v1_tunnel, 12);
 
 /**
  * One bidirectional stream per connected agent. The proxy multiplexes many kubectl
