@@ -11,3 +11,9 @@ export { drainingWriter, Valve } from './valve.js';
  * the agent comes back at that moment instead of up to its backoff ceiling later.
  */
 export const RETRY_AT_HEADER = 'gsp-retry-at';
+/**
+ * The agent's Connect request header naming the replicas it holds a tunnel to now (a comma list of
+ * Hello.replica_id, draining ones included): a replica named there refuses the tunnel with
+ * `already_exists` before registering it, so a duplicate never replaces the agent's tunnel.
+ */
+export const HELD_REPLICAS_HEADER = 'x-gsp-held-replicas';
