@@ -135,4 +135,19 @@ CREATE INDEX console_sessions_by_expiry ON console_sessions (expires_at);
 ALTER TABLE console_sessions ADD COLUMN name text;
 `,
   },
+  {
+    name: '006_proxy_replicas',
+    sql: `
+-- The cluster proxy replicas serving now, each renewing its row with its presence heartbeat
+-- (PRESENCE_LEASE): a replica tells its agents how many rows are live and not draining, and an
+-- agent keeps one tunnel to each. A draining replica (SIGTERM) sets draining at once, a stopped
+-- one deletes its row, a killed one's row expires (any replica deletes expired rows).
+CREATE TABLE proxy_replicas (
+  replica_id text PRIMARY KEY,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  draining   boolean NOT NULL DEFAULT false
+);
+`,
+  },
 ];
