@@ -77,13 +77,18 @@ app.kubernetes.io/instance: {{ (index . 0).Release.Name }}
 {{- end -}}
 
 {{/* What no extraEnv may set, with the value to set instead: the pin must be the same in both processes, and the
-flag provider is the chart's to check (an OFREP URL without its provider, or the other way round, is refused). */}}
+flag provider and the console's sign-in are the chart's to check (an OFREP URL without its provider, or the other way
+round, is refused, and so is a console half configured). */}}
 {{- define "gsp-platform.reservedEnv" -}}
 SERVICE_CLI_ACCESS_ENABLED: "cliAccess.pinned, which pins the API server and the cluster proxy alike"
 SERVICE_FLAGS_PROVIDER: "apiServer.flags.provider"
 OFREP_URL: "apiServer.flags.ofrep.url"
 OFREP_BEARER_TOKEN: "apiServer.flags.ofrep.bearerToken.existingSecret (credentials stay in Secrets)"
 OFREP_BEARER_TOKEN_FILE: "apiServer.flags.ofrep.bearerToken.existingSecret"
+CONSOLE_PUBLIC_URL: "apiServer.console.publicUrl"
+CONSOLE_OIDC_CLIENT_ID: "apiServer.console.oidc.clientId"
+CONSOLE_OIDC_CLIENT_SECRET: "apiServer.console.oidc.clientSecret.existingSecret (credentials stay in Secrets)"
+CONSOLE_OIDC_CLIENT_SECRET_FILE: "apiServer.console.oidc.clientSecret.existingSecret"
 {{- end -}}
 
 {{- define "gsp-platform.podSecurityContext" -}}
