@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments, stringify } from 'yaml';
 import { FLAGS } from '@gsp/flags-client';
-import { containerEnv, deployments, helmIn, load, loaders, podSpec, template, valuesArgs, chartDir } from './render.js';
+import {
+  containerEnv,
+  deployments,
+  helmIn,
+  load,
+  loaders,
+  podName,
+  podSpec,
+  template,
+  valuesArgs,
+  chartDir,
+} from './render.js';
 import type { Env, Manifest } from './render.js';
 import { full, secrets } from './values.js';
 
@@ -222,6 +233,247 @@ t.test("platform: the proxy finds the API server through the chart's own Service
     ],
     'metrics are not exposed outside the cluster',
   );
+});
+
+interface Spec<T> {
+  spec: T;
+}
+type ProxyDeployment = Spec<{
+  replicas: number;
+  minReadySeconds: number;
+  strategy: { type: string; rollingUpdate?: { maxSurge: number; maxUnavailable: number } };
+  selector: { matchLabels: Record<string, string> };
+  template: { metadata: { labels: Record<string, string> } };
+}>;
+type Service = Spec<{
+  type: string;
+  sessionAffinity?: string;
+  selector: Record<string, string>;
+  ports: { name: string; port: number; targetPort: string }[];
+}>;
+type Budget = Spec<{
+  maxUnavailable?: number;
+  minAvailable?: number;
+  selector: { matchLabels: Record<string, string> };
+}>;
+
+const named = <T>(docs: Manifest[], kind: string, name: string): T | undefined =>
+  docs.find((d) => d.kind === kind && d.metadata.name === name) as T | undefined;
+
+t.test(
+  'platform: with clusterProxy.replicaCount 3, three proxies that every agent covers, one at a time out of service',
+  async (t) => {
+    const values = { ...full.platform, clusterProxy: { ...platformProxy, replicaCount: 3 } };
+    const docs = await template(helm, 'platform', values);
+    const deployment = named<Manifest & ProxyDeployment>(docs, 'Deployment', 'gsp-platform-cluster-proxy')!;
+    const labels = deployment.spec.template.metadata.labels;
+    t.equal(deployment.spec.replicas, 3, 'three replicas');
+    t.same(
+      deployment.spec.strategy,
+      { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      'a rolling update starts a new replica before it stops an old one',
+    );
+    t.equal(deployment.spec.minReadySeconds, 10, 'and leaves the agents time to dial the new one');
+
+    const service = named<Service>(docs, 'Service', 'gsp-platform-cluster-proxy')!;
+    t.equal(service.spec.type, 'LoadBalancer');
+    t.same(
+      service.spec.ports.map((p) => [p.name, p.port, p.targetPort]),
+      [
+        ['kubectl', 443, 'kubectl'],
+        ['tunnel', 8444, 'tunnel'],
+      ],
+      'one load-balanced address for kubectl and for the agents',
+    );
+    t.same(service.spec.selector, labels, 'that reaches every replica');
+    t.not(service.spec.sessionAffinity, 'ClientIP', "an agent's repeated dials are spread over the replicas");
+
+    const budget = named<Manifest & Budget>(docs, 'PodDisruptionBudget', 'gsp-platform-cluster-proxy')!;
+    t.equal((budget as unknown as { apiVersion: string }).apiVersion, 'policy/v1');
+    t.same(budget.spec.maxUnavailable, 1, 'a node drain evicts one replica at a time');
+    t.same(budget.spec.selector.matchLabels, labels);
+
+    const spec = podSpec(deployment);
+    t.same(
+      spec.topologySpreadConstraints,
+      [
+        {
+          maxSkew: 1,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: labels },
+        },
+      ],
+      'spread over nodes, as a preference',
+    );
+    const proxy = spec.containers[0]!;
+    t.same(
+      proxy.readinessProbe?.httpGet,
+      { scheme: 'HTTPS', path: '/readyz', port: 'kubectl' },
+      'unready once it drains',
+    );
+    t.same(proxy.lifecycle, { preStop: { sleep: { seconds: 5 } } }, 'serves on 5 s while its endpoint is removed');
+    const { env } = eachContainer(docs).find((c) => c.name === 'cluster-proxy')!;
+    t.equal(env.DRAIN_GRACE, '25s', 'then gives in-flight requests and streams 25 s');
+    t.equal(spec.terminationGracePeriodSeconds, 5 + 25 + 5, 'before the kubelet kills it: preStop, drain, a margin');
+    t.equal(env.TUNNEL_WAIT, '5s');
+    t.same(
+      proxy.env?.find((v) => v.name === 'PROXY_REPLICA_ID')?.valueFrom,
+      { fieldRef: { fieldPath: 'metadata.name' } },
+      'each replica is named by its pod',
+    );
+    const config = loaders['cluster-proxy']!(env) as { replicaId: string };
+    t.equal(config.replicaId, podName(proxy), 'which the proxy takes as its replica id');
+    t.same(
+      docs.filter((d) => /Role|ServiceAccount|Lease/.test(d.kind)).map((d) => d.kind),
+      [],
+      'replicas count each other in PostgreSQL: no ServiceAccount, Role or Lease',
+    );
+    t.equal((spec as unknown as { automountServiceAccountToken: boolean }).automountServiceAccountToken, false);
+  },
+);
+
+t.test('platform: drain, spread and a single proxy are values', async (t) => {
+  const proxyWith = (patch: Record<string, unknown>): Record<string, unknown> =>
+    without(full.platform!, { clusterProxy: { ...platformProxy, ...patch } });
+  const single = await template(helm, 'platform', proxyWith({ replicaCount: 1 }));
+  t.equal(named<ProxyDeployment>(single, 'Deployment', 'gsp-platform-cluster-proxy')!.spec.replicas, 1);
+  t.notOk(named(single, 'PodDisruptionBudget', 'gsp-platform-cluster-proxy'), 'no budget for a single replica');
+
+  const tuned = await template(
+    helm,
+    'platform',
+    proxyWith({
+      drain: { graceSeconds: 40, preStopSeconds: 10 },
+      tunnelWait: '3s',
+      topologySpread: { hostname: 'DoNotSchedule', zone: 'ScheduleAnyway' },
+    }),
+  );
+  const spec = podSpec(named<Manifest>(tuned, 'Deployment', 'gsp-platform-cluster-proxy')!);
+  const { env } = eachContainer(tuned).find((c) => c.name === 'cluster-proxy')!;
+  t.equal(env.DRAIN_GRACE, '40s');
+  t.equal(env.TUNNEL_WAIT, '3s');
+  t.same(spec.containers[0]!.lifecycle, { preStop: { sleep: { seconds: 10 } } });
+  t.equal(spec.terminationGracePeriodSeconds, 55, 'the grace period follows: 10 + 40 + 5');
+  t.same(
+    spec.topologySpreadConstraints?.map((c) => [c.topologyKey, c.whenUnsatisfiable]),
+    [
+      ['kubernetes.io/hostname', 'DoNotSchedule'],
+      ['topology.kubernetes.io/zone', 'ScheduleAnyway'],
+    ],
+  );
+
+  const plain = podSpec(
+    named<Manifest>(
+      await template(helm, 'platform', proxyWith({ drain: { preStopSeconds: 0 }, topologySpread: { hostname: '' } })),
+      'Deployment',
+      'gsp-platform-cluster-proxy',
+    )!,
+  );
+  t.equal(plain.containers[0]!.lifecycle, undefined, 'no preStop hook of 0 s');
+  t.equal(plain.terminationGracePeriodSeconds, 30);
+  t.equal(plain.topologySpreadConstraints, undefined, 'no spread when none is asked for');
+});
+
+t.test('platform: a proxy count below 1 is refused, by the schema and by the template behind it', async (t) => {
+  for (const replicaCount of [0, -1]) {
+    const values = without(full.platform!, { clusterProxy: { ...platformProxy, replicaCount } });
+    const checked = await helm.run(['template', 'gsp', chartDir('platform'), ...valuesArgs(values)]);
+    t.not(checked.code, 0);
+    t.match(checked.stderr, /at '\/clusterProxy\/replicaCount': minimum/);
+    const unchecked = await helm.run([
+      'template',
+      'gsp',
+      chartDir('platform'),
+      '--skip-schema-validation',
+      ...valuesArgs(values),
+    ]);
+    t.not(unchecked.code, 0);
+    t.match(
+      unchecked.stderr,
+      `clusterProxy.replicaCount must be at least 1, got ${replicaCount}: with no proxy running kubectl cannot reach any cluster`,
+    );
+  }
+});
+
+t.test(
+  "platform: the console's sign-in, the trusted proxies and the agents' tunnel address reach the API server",
+  async (t) => {
+    const docs = await template(helm, 'platform', full.platform!);
+    const { env } = eachContainer(docs).find((c) => c.name === 'api-server')!;
+    const config = loaders['api-server']!(env) as {
+      consoleAuth: { clientId: string; clientSecret: string; publicUrl: string; redirectUri: string } | undefined;
+      trustProxy: unknown;
+      proxyTunnelPublicUrl: string;
+    };
+    t.match(
+      config.consoleAuth,
+      {
+        clientId: 'gsp-console',
+        clientSecret: secrets['gsp-console']!['client-secret'],
+        publicUrl: 'https://platform.example.com/console/',
+        redirectUri: 'https://platform.example.com/console/auth/callback',
+      },
+      "the console signs in with its client, the secret read from the operator's Secret",
+    );
+    t.equal(env.CONSOLE_OIDC_CLIENT_SECRET, undefined, 'the secret is a mounted file, never a variable');
+    t.equal(config.trustProxy, '10.0.0.0/8');
+    t.equal(
+      config.proxyTunnelPublicUrl,
+      'https://kubectl.example.com:8444',
+      "by default the proxy's host, tunnel port",
+    );
+
+    const given = without(full.platform!, {
+      clusterProxy: { ...platformProxy, tunnelPublicUrl: 'https://tunnel.example.com:443' },
+    });
+    const api = eachContainer(await template(helm, 'platform', given)).find((c) => c.name === 'api-server')!;
+    t.equal(api.env.PROXY_TUNNEL_PUBLIC_URL, 'https://tunnel.example.com:443');
+
+    const { console: _console, ...noConsole } = platformApi;
+    const off = eachContainer(await template(helm, 'platform', without(full.platform!, { apiServer: noConsole }))).find(
+      (c) => c.name === 'api-server',
+    )!;
+    t.same(
+      Object.keys(off.env).filter((name) => name.startsWith('CONSOLE_')),
+      [],
+      'no console values: no console sign-in',
+    );
+    t.equal((loaders['api-server']!(off.env) as { consoleAuth: unknown }).consoleAuth, undefined);
+  },
+);
+
+t.test('platform: a half-configured console is refused, naming what to set', async (t) => {
+  const withConsole = (console: Record<string, unknown>, auth?: Record<string, unknown>): Record<string, unknown> =>
+    without(full.platform!, { apiServer: { ...platformApi, console, ...(auth ? { auth } : {}) } });
+  const together = /apiServer\.console: set publicUrl, oidc\.clientId and oidc\.clientSecret\.existingSecret together/;
+  const refusals: [Record<string, unknown>, RegExp][] = [
+    [withConsole({ publicUrl: 'https://platform.example.com/console/' }), together],
+    [withConsole({ oidc: { clientId: 'gsp-console' } }), together],
+    [withConsole({ oidc: { clientId: 'gsp-console', clientSecret: { existingSecret: 'gsp-console' } } }), together],
+    [
+      withConsole(
+        {
+          publicUrl: 'https://platform.example.com/console/',
+          oidc: { clientId: 'gsp-console', clientSecret: { existingSecret: 'gsp-console' } },
+        },
+        { jwtSecret: { existingSecret: 'gsp-jwt' } },
+      ),
+      /apiServer\.console needs apiServer\.auth\.oidc\.issuerUrl/,
+    ],
+    [withConsole({ publicUrl: 'https://platform.example.com/console/?x=1' }), /at '\/apiServer\/console\/publicUrl'/],
+    [
+      without(full.platform!, {
+        apiServer: { ...platformApi, extraEnv: [{ name: 'CONSOLE_OIDC_CLIENT_SECRET', value: 'in-plain-sight' }] },
+      }),
+      /extraEnv: CONSOLE_OIDC_CLIENT_SECRET may not be set here; set apiServer\.console\.oidc\.clientSecret\.existingSecret/,
+    ],
+  ];
+  for (const [values, message] of refusals) {
+    const result = await helm.run(['template', 'gsp', chartDir('platform'), ...valuesArgs(values)]);
+    t.not(result.code, 0, `refuses: ${message.source}`);
+    t.match(result.stderr, message);
+  }
 });
 
 const without = (values: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => ({
@@ -466,11 +718,6 @@ t.test(
 
 t.test('each chart refuses an unsafe installation with a message saying what to change', async (t) => {
   const refusals: [string, Record<string, unknown>, RegExp][] = [
-    [
-      'platform',
-      without(full.platform!, { clusterProxy: { ...platformProxy, replicaCount: 2 } }),
-      /replicaCount must be 1/,
-    ],
     ['platform', without(full.platform!, { cliAccess: { pinned: 'yes' } }), /cliAccess\.pinned must be/],
     ['control-plane', without(full['control-plane']!, { auth: { modes: ['none'] } }), /development only/],
     [

@@ -110,17 +110,28 @@ export interface Container {
   securityContext?: Record<string, unknown>;
   readinessProbe?: { httpGet?: { path: string; port: string | number; scheme?: string } };
   livenessProbe?: { httpGet?: { path: string; port: string | number; scheme?: string } };
+  lifecycle?: { preStop?: { sleep?: { seconds: number } } };
   ports?: { name: string; containerPort: number }[];
 }
 export interface PodSpec {
   containers: Container[];
   volumes?: Volume[];
   securityContext?: Record<string, unknown>;
+  terminationGracePeriodSeconds?: number;
+  topologySpreadConstraints?: {
+    maxSkew: number;
+    topologyKey: string;
+    whenUnsatisfiable: string;
+    labelSelector?: { matchLabels?: Record<string, string> };
+  }[];
 }
 
 export const deployments = (docs: Manifest[]): Manifest[] => docs.filter((d) => d.kind === 'Deployment');
 export const podSpec = (deployment: Manifest): PodSpec =>
   (deployment as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+
+/** The name the kubelet would give the test's pod of `container`: a Deployment's pods are <name>-<hash>-<suffix>. */
+export const podName = (container: Container): string => `${container.name}-5d8f7c6b9-x2k8q`;
 
 /**
  * The environment one container would see, with every file it is told about (a path under
@@ -170,6 +181,7 @@ export function containerEnv(
     else if (variable.valueFrom?.secretKeyRef)
       value = secretValue(variable.valueFrom.secretKeyRef.name, variable.valueFrom.secretKeyRef.key);
     else if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') value = 'gsp';
+    else if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.name') value = podName(container);
     else throw new Error(`${variable.name} has no value the test understands`);
     for (const [mountPath, target] of mounts) {
       if (value.startsWith(`${mountPath}/`)) value = target + value.slice(mountPath.length);

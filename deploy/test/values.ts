@@ -20,6 +20,7 @@ export const secrets: Record<string, Record<string, string>> = {
   'agent-token': { token: 'agent-token-5c4d3e2f' },
   'proxy-ca': { 'ca.crt': certificate.cert },
   'gsp-ofrep': { token: 'ofrep-token-7e6d5c4b' },
+  'gsp-console': { 'client-secret': 'console-client-secret-3b2a1f0e' },
 };
 
 /** A full installation of each chart, every option that takes a Secret or a file turned on. */
@@ -40,8 +41,14 @@ export const full: Record<string, Record<string, unknown>> = {
         provider: 'ofrep',
         ofrep: { url: 'http://flipt.flipt.svc:8080', bearerToken: { existingSecret: 'gsp-ofrep' } },
       },
+      console: {
+        publicUrl: 'https://platform.example.com/console/',
+        oidc: { clientId: 'gsp-console', clientSecret: { existingSecret: 'gsp-console' } },
+      },
+      trustProxy: '10.0.0.0/8',
     },
     clusterProxy: {
+      replicaCount: 3,
       publicUrl: 'https://kubectl.example.com',
       tls: { existingSecret: 'gsp-proxy-tls', embedCa: true },
       tunnelTls: { existingSecret: 'gsp-tunnel-tls' },
