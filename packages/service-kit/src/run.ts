@@ -5,6 +5,14 @@ import type { MetricsSource } from './metrics.js';
 
 export interface RunningService {
   close(): Promise<void>;
+  /**
+   * The graceful stop SIGTERM asks for, when the service has one (Kubernetes sends SIGTERM before
+   * it removes a pod): finish what is in flight, then close. SIGINT, or a second signal meanwhile,
+   * still calls `close`.
+   */
+  drain?(): Promise<void>;
+  /** How long `drain` may take before the process exits with 1 (default: 10 s, as `close`). */
+  drainDeadlineMs?: number;
   log?: { info(obj: object, msg: string): void };
 }
 
@@ -23,7 +31,8 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * The life of a service process: load the configuration and start (a ConfigError, or a port of
  * `options.ports` that is busy or not permitted, is printed as `<name>: invalid configuration:
  * <message>`, without a stack, and exits with 1), and on SIGINT or SIGTERM close and exit with 0
- * (1 when closing fails or outlasts 10 s).
+ * (1 when closing fails or outlasts 10 s). A service with `drain` drains on SIGTERM instead (exit 1
+ * when it fails or outlasts `drainDeadlineMs`), and a second signal closes it at once.
  */
 export async function runService<C>(
   name: string,
@@ -46,19 +55,20 @@ export async function runService<C>(
     }
     throw err;
   }
-  let closing = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      if (closing) return;
-      closing = true;
-      service.log?.info({ signal }, 'shutting down');
-      setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
-      service.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
+  let stopping: 'drain' | 'close' | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping === 'close') return;
+    const drain = signal === 'SIGTERM' && stopping === undefined ? service.drain?.bind(service) : undefined;
+    stopping = drain ? 'drain' : 'close';
+    service.log?.info({ signal }, drain ? 'draining' : 'shutting down');
+    const deadline = drain ? (service.drainDeadlineMs ?? SHUTDOWN_DEADLINE_MS) : SHUTDOWN_DEADLINE_MS;
+    setTimeout(() => process.exit(1), deadline).unref();
+    (drain ? drain() : service.close()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, stop);
 }
 
 /** What `runHttpService` needs of a service's configuration. */
