@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeLabel, RETRY_AT_HEADER, useNodeTextEncoding, TUNNEL_PING_INTERVAL_MS } from '@gsp/tunnel-proto';
 import type { KubeTarget } from './kube.js';
-import { runTunnel, tunnelClient } from './tunnel/tunnel.js';
+import { AgentTunnel } from './tunnel/tunnel.js';
+import type { DialOptions } from './tunnel/tunnel.js';
 
 export interface Logger {
   info(obj: object, msg: string): void;
@@ -16,7 +16,10 @@ export interface AgentEvents {
   response?(status: number): void;
   /** A request from the tunnel got no answer: the API server could not be reached, or refused the request. */
   failure?(): void;
-  /** A tunnel connection (or an attempt) ended: `ok` when the proxy closed it, else the Connect code. */
+  /**
+   * A tunnel connection (or an attempt) ended: `ok` when the proxy closed it, else the Connect code
+   * (`already_exists`: the dial reached a replica the agent already holds).
+   */
   ended?(code: string): void;
   /** The proxy asked to pause a stream: its kubectl client reads slower than the API server answers. */
   pause?(): void;
@@ -36,6 +39,10 @@ export interface AgentOptions {
   pingIntervalMs?: number;
   /** Give up a dial (TCP and TLS) that has not completed within this long, and a tunnel the proxy has not accepted within twice this long. Default 10 s. */
   connectTimeoutMs?: number;
+  /** While it holds as many replicas as announced, the agent checks again this often. Default 1 s. */
+  syncIntervalMs?: number;
+  /** On stop, a tunnel whose requests have not finished within this long is closed anyway. Default 10 s. */
+  drainGraceMs?: number;
   events?: AgentEvents;
   log: Logger;
 }
@@ -69,115 +76,262 @@ export function backoffDelay(
 }
 
 export interface TunnelAgent {
+  /** At least one tunnel is up (a draining replica's included: it still serves). */
   readonly connected: boolean;
+  /** The replicas the agent holds a serving tunnel to (not draining), sorted. */
+  readonly replicas: readonly string[];
+  /** Tunnels open now, draining ones included. */
+  readonly tunnels: number;
+  /** How many distinct replicas the agent aims to hold: the latest announced count, 1 for a proxy that announces none. */
+  readonly target: number;
   /** Connection attempts so far (for tests and metrics). */
   readonly attempts: number;
   /** Why the last attempt or connection ended, e.g. the proxy's `unavailable` with the policy message. */
   readonly lastError: ConnectError | undefined;
+  /** Stops dialling, sends `drain` on every tunnel and closes each once its requests are done (or after the grace). */
   stop(): Promise<void>;
 }
 
-/** Dials the proxy and serves its requests, reconnecting forever with full-jitter backoff. */
+/** One tunnel the agent holds, from the proxy's hello to its end. */
+interface Held {
+  tunnel: AgentTunnel;
+  replicaId: string;
+  connectedAt: number;
+  /** The replica said it is shutting down: not counted, kept until the proxy closes it. */
+  draining: boolean;
+}
+
+/**
+ * After sending `drain`, an idle tunnel stays open this long before the agent closes it: a request
+ * the proxy opened before it read the drain may still be on its way (the protocol has no answer to
+ * a drain).
+ */
+const DRAIN_SETTLE_MS = 250;
+
+/**
+ * Keeps one tunnel to each distinct proxy replica, dialling the one (load-balanced) tunnel URL
+ * until it holds as many as the replicas announce (Konnectivity's agent): a dial that reaches a
+ * replica already held is refused by it (`already_exists`) and dialled again within the sync
+ * interval; failures back off with full jitter.
+ */
 export function startAgent(opts: AgentOptions): TunnelAgent {
   useNodeTextEncoding();
   const events = opts.events ?? {};
-  const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
-  const client = tunnelClient({
+  const syncIntervalMs = opts.syncIntervalMs ?? 1000;
+  const drainGraceMs = opts.drainGraceMs ?? 10_000;
+  const dial: DialOptions = {
     proxyTunnelUrl: opts.proxyTunnelUrl,
     proxyCa: opts.proxyCa,
     pingIntervalMs: opts.pingIntervalMs ?? TUNNEL_PING_INTERVAL_MS,
-    connectTimeoutMs,
-  });
+    connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+  };
   const stopping = new AbortController();
-  let connected = false;
+  /** The tunnels held, by replica id (an old proxy's, which names none, under ''). */
+  const held = new Map<string, Held>();
+  /** The latest count a replica announced; 0 (an old proxy, or none yet): keep one tunnel. */
+  let announced = 0;
   let attempts = 0;
   let lastError: ConnectError | undefined;
+  /** Consecutive failures, for the backoff. */
+  let attempt = 0;
+  /** No dial before this moment (a backoff, or a switch's `gsp-retry-at`). */
+  let notBefore = 0;
+  /** Cuts the loop's current wait short: a tunnel ended or drains, or the count grew. */
+  let wake: () => void = () => undefined;
+  /** The dial under way, closed if the agent stops before the proxy accepts it. */
+  let dialling: AgentTunnel | undefined;
 
-  /** One connection; resolves with when it came up (undefined: never), once the proxy closed it. */
-  async function runOnce(): Promise<number | undefined> {
-    let connectedAt: number | undefined;
-    // A proxy that takes the connection but never accepts the tunnel (stalled, or a balancer holding
-    // it) is given up like a stalled dial, not only at the first missed ping (1.5 ping intervals).
-    // Twice the dial's bound, so a dial that stalls is always reported as the dial.
-    const handshakeMs = 2 * connectTimeoutMs;
-    const handshake = new AbortController();
-    const timer = setTimeout(
-      () =>
-        handshake.abort(
-          new ConnectError(`the proxy did not accept the tunnel within ${handshakeMs} ms`, Code.DeadlineExceeded),
-        ),
-      handshakeMs,
-    );
-    try {
-      await runTunnel({
-        client,
-        clusterId: opts.clusterId,
-        agentToken: opts.agentToken,
-        signal: AbortSignal.any([stopping.signal, handshake.signal]),
-        kube: opts.kube,
-        events,
-        onHello(clusterId) {
-          clearTimeout(timer);
-          connected = true;
-          connectedAt = Date.now();
-          opts.log.info({ clusterId }, 'tunnel connected');
-        },
-      });
-      return connectedAt;
-    } finally {
-      clearTimeout(timer);
-      connected = false;
+  const target = (): number => Math.max(1, announced);
+  const serving = (): number => [...held.values()].filter((h) => !h.draining).length;
+
+  /** A tunnel has stayed up for AGENT_BACKOFF_RESET: the failures before it are forgiven. */
+  function settleBackoff(lastedSince?: number): void {
+    const now = Date.now();
+    const stable = (since: number) => now - since >= opts.backoffResetMs;
+    if ((lastedSince !== undefined && stable(lastedSince)) || [...held.values()].some((h) => stable(h.connectedAt)))
+      attempt = 0;
+  }
+
+  /** Schedules the next dial after a failure or a lost tunnel, as `err` (if any) allows. */
+  function backOff(err: ConnectError | undefined): void {
+    let wait =
+      err !== undefined && (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied)
+        ? opts.backoffMaxMs
+        : backoffDelay(attempt, opts.backoffInitialMs, opts.backoffMaxMs);
+    // Refused by a switch that expires: back no later than that moment.
+    const retryAt = err === undefined ? undefined : retryAtDelay(err, Date.now());
+    if (retryAt !== undefined && retryAt < wait) wait = retryAt;
+    attempt++;
+    notBefore = Math.max(notBefore, Date.now() + wait);
+  }
+
+  function logFailure(e: ConnectError): void {
+    if (e.code === Code.Unauthenticated || e.code === Code.PermissionDenied)
+      opts.log.error(
+        { code: Code[e.code], reason: e.rawMessage },
+        'the proxy rejected the agent token; check AGENT_TOKEN and CLUSTER_ID (retrying at the backoff ceiling)',
+      );
+    else opts.log.warn({ code: Code[e.code], reason: e.rawMessage }, 'tunnel unavailable; reconnecting with backoff');
+  }
+
+  function announce(count: number): void {
+    const before = target();
+    announced = count;
+    if (target() > before) wake();
+  }
+
+  /** A held tunnel ended: the replica no longer counts, and the next dial waits for the backoff. */
+  function ended(entry: Held, err: unknown): void {
+    if (held.get(entry.replicaId) === entry) held.delete(entry.replicaId);
+    if (stopping.signal.aborted) return;
+    const replica = { replicaId: entry.replicaId };
+    let e: ConnectError | undefined;
+    if (err === undefined) {
+      opts.log.warn(replica, 'tunnel closed by the proxy; reconnecting');
+      events.ended?.('ok');
+    } else {
+      e = ConnectError.from(err);
+      events.ended?.(codeLabel(Code[e.code]));
+      lastError = e;
+      logFailure(e);
     }
+    settleBackoff(entry.connectedAt);
+    backOff(e);
+    wake();
+  }
+
+  /** One dial: `unique` (now held), `duplicate` (a replica already held), or `failed`. */
+  async function dialOnce(): Promise<'unique' | 'duplicate' | 'failed'> {
+    attempts++;
+    const entry: Held = { tunnel: undefined as unknown as AgentTunnel, replicaId: '', connectedAt: 0, draining: false };
+    entry.tunnel = new AgentTunnel({
+      dial,
+      clusterId: opts.clusterId,
+      agentToken: opts.agentToken,
+      held: held.keys(),
+      kube: opts.kube,
+      events,
+      onReplicas: announce,
+      onDrain() {
+        if (entry.draining) return;
+        entry.draining = true;
+        opts.log.info({ replicaId: entry.replicaId }, 'the proxy replica is draining; dialling for another');
+        wake();
+      },
+    });
+    dialling = entry.tunnel;
+    const hello = await entry.tunnel.hello;
+    dialling = undefined;
+    if (hello !== undefined && stopping.signal.aborted) {
+      entry.tunnel.close();
+      await entry.tunnel.done.catch(() => undefined);
+      return 'failed';
+    }
+    if (hello !== undefined) {
+      entry.replicaId = hello.replicaId;
+      entry.connectedAt = Date.now();
+      // The replica refuses a tunnel it is told the agent holds; one that did not (it cannot read the
+      // list) replaced the old tunnel with this one, and closes the old.
+      if (held.has(hello.replicaId)) opts.log.warn({ replicaId: hello.replicaId }, 'a second tunnel to one replica');
+      held.set(hello.replicaId, entry);
+      announce(hello.replicaCount);
+      entry.tunnel.done.then(
+        () => ended(entry, undefined),
+        (err: unknown) => ended(entry, err),
+      );
+      opts.log.info(
+        { clusterId: hello.clusterId, replicaId: hello.replicaId, tunnels: serving(), replicas: target() },
+        'tunnel connected',
+      );
+      return 'unique';
+    }
+    let e: ConnectError | undefined;
+    try {
+      await entry.tunnel.done;
+      opts.log.warn({}, 'tunnel closed by the proxy before it was accepted; reconnecting');
+      events.ended?.('ok');
+    } catch (err) {
+      if (stopping.signal.aborted) return 'failed';
+      e = ConnectError.from(err);
+      events.ended?.(codeLabel(Code[e.code]));
+      if (e.code === Code.AlreadyExists) return 'duplicate';
+      lastError = e;
+      logFailure(e);
+    }
+    settleBackoff();
+    backOff(e);
+    return 'failed';
+  }
+
+  /** Waits `ms`, or less if woken or stopped. */
+  function pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stopping.signal.removeEventListener('abort', done);
+        wake = () => undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stopping.signal.addEventListener('abort', done, { once: true });
+      wake = done;
+    });
   }
 
   const loop = (async () => {
-    let attempt = 0;
     while (!stopping.signal.aborted) {
-      attempts++;
-      let wait: number;
-      /** Why this attempt or connection ended, when the proxy said so. */
-      let refusal: ConnectError | undefined;
-      const before = Date.now();
-      let connectedAt: number | undefined;
-      try {
-        connectedAt = await runOnce();
-        opts.log.warn({}, 'tunnel closed by the proxy; reconnecting');
-        events.ended?.('ok');
-        wait = -1;
-      } catch (err) {
-        if (stopping.signal.aborted) break;
-        const e = ConnectError.from(err);
-        events.ended?.(codeLabel(Code[e.code]));
-        lastError = e;
-        refusal = e;
-        if (e.code === Code.Unauthenticated || e.code === Code.PermissionDenied) {
-          opts.log.error(
-            { code: Code[e.code], reason: e.rawMessage },
-            'the proxy rejected the agent token; check AGENT_TOKEN and CLUSTER_ID (retrying at the backoff ceiling)',
-          );
-          wait = opts.backoffMaxMs;
-        } else {
-          opts.log.warn({ code: Code[e.code], reason: e.rawMessage }, 'tunnel unavailable; reconnecting with backoff');
-          wait = -1;
-        }
+      if (serving() >= target()) {
+        await pause(syncIntervalMs);
+        continue;
       }
-      if (Date.now() - (connectedAt ?? before) >= opts.backoffResetMs && connectedAt !== undefined) attempt = 0;
-      if (wait < 0) wait = backoffDelay(attempt, opts.backoffInitialMs, opts.backoffMaxMs);
-      // Refused by a switch that expires: back no later than that moment.
-      const retryAt = refusal === undefined ? undefined : retryAtDelay(refusal, Date.now());
-      if (retryAt !== undefined && retryAt < wait) wait = retryAt;
-      attempt++;
-      try {
-        await sleep(wait, undefined, { signal: stopping.signal });
-      } catch {
-        break;
+      const wait = notBefore - Date.now();
+      if (wait > 0) {
+        await pause(wait);
+        continue;
       }
+      const outcome = await dialOnce();
+      // A new replica: the next at once while below the count. A duplicate: again soon, at a
+      // random moment within the sync interval, so the balancer spreads the dials.
+      if (outcome === 'duplicate') await pause(Math.floor(Math.random() * syncIntervalMs));
     }
   })();
 
+  /** Drains one tunnel: closed once its requests are done, at the latest after the grace. */
+  async function drainTunnel(entry: Held): Promise<void> {
+    entry.tunnel.drain();
+    const settled = entry.tunnel.done.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainGraceMs)));
+    const idle = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_SETTLE_MS, drainGraceMs)));
+      await entry.tunnel.whenIdle();
+    })();
+    await Promise.race([idle, grace, settled]);
+    clearTimeout(timer);
+    const abandoned = entry.tunnel.inFlight;
+    if (abandoned > 0)
+      opts.log.warn({ replicaId: entry.replicaId, abandoned }, 'requests still in flight after AGENT_DRAIN_GRACE');
+    entry.tunnel.close();
+    await settled;
+  }
+
+  let stopped: Promise<void> | undefined;
+
   return {
     get connected() {
-      return connected;
+      return held.size > 0;
+    },
+    get replicas() {
+      return [...held.values()]
+        .filter((h) => !h.draining)
+        .map((h) => h.replicaId)
+        .sort();
+    },
+    get tunnels() {
+      return held.size;
+    },
+    get target() {
+      return target();
     },
     get attempts() {
       return attempts;
@@ -185,9 +339,16 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     get lastError() {
       return lastError;
     },
-    async stop() {
-      stopping.abort();
-      await loop;
+    stop() {
+      stopped ??= (async () => {
+        stopping.abort();
+        dialling?.close();
+        await loop;
+        const entries = [...held.values()];
+        if (entries.length > 0) opts.log.info({ tunnels: entries.length }, 'draining the tunnels');
+        await Promise.all(entries.map(drainTunnel));
+      })();
+      return stopped;
     },
   };
 }

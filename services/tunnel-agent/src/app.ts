@@ -22,7 +22,7 @@ import { AGENT_PORT_DOCUMENT, NOT_READY, READY } from './openapi.js';
 const CLUSTER_ID_MAX_LENGTH = 64;
 
 export interface AgentApp {
-  /** PORT: `/healthz` (the process runs), `/readyz` (the tunnel is connected) and `/openapi.json`. */
+  /** PORT: `/healthz` (the process runs), `/readyz` (a tunnel is connected) and `/openapi.json`. */
   app: FastifyInstance;
   agent: TunnelAgent;
   metrics: AgentMetrics;
@@ -49,7 +49,7 @@ export async function buildAgentApp(
   await app.register(problems, { ownCodePrefix: 'AGENT_' });
   const kube = await kubeTarget(config.kube, config.kubeRequestTimeoutMs);
   // The gauge reads the agent at scrape time, after it exists.
-  const metrics = createMetrics(() => agent.connected);
+  const metrics = createMetrics(() => agent);
   const agent = startAgent({ ...config, kube, log: app.log, events: metricEvents(metrics) });
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   app.route(HEALTH_ROUTE);
@@ -58,7 +58,8 @@ export async function buildAgentApp(
     url: '/readyz',
     schema: { response: { 200: READY, 503: NOT_READY } },
     handler: async (request, reply) => {
-      if (agent.connected) return { connected: true, attempts: agent.attempts };
+      if (agent.connected)
+        return { connected: true, attempts: agent.attempts, tunnels: agent.tunnels, replicas: agent.target };
       // The operator reading a failed probe learns why from the body: the proxy's refusal, or the dial's error.
       const why =
         agent.lastError === undefined ? 'no attempt has failed yet' : `its last failure: ${agent.lastError.rawMessage}`;

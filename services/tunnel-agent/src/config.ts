@@ -33,6 +33,10 @@ export interface TunnelAgentConfig {
   backoffMaxMs: number;
   /** A connection that stayed up this long resets the backoff. */
   backoffResetMs: number;
+  /** While it holds a tunnel to as many replicas as announced, the agent checks again this often. */
+  syncIntervalMs: number;
+  /** On stop, a tunnel whose requests have not finished within this long is closed anyway. */
+  drainGraceMs: number;
   /** How often the tunnel is pinged; no answer within half of it ends the connection and the agent redials. */
   pingIntervalMs: number;
   /** A dial to the proxy (TCP and TLS) not complete within this long is abandoned and retried. */
@@ -77,7 +81,8 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
   const clientKeyFile = nonEmpty(env, 'KUBE_CLIENT_KEY_FILE');
   if ((clientCertFile === undefined) !== (clientKeyFile === undefined))
     throw new ConfigError('KUBE_CLIENT_KEY_FILE', 'KUBE_CLIENT_CERT_FILE and KUBE_CLIENT_KEY_FILE go together');
-  const backoffMaxMs = durationVar(env, 'AGENT_BACKOFF_MAX', 30_000);
+  // Konnectivity's agent caps its backoff at 10 s (--sync-interval-cap).
+  const backoffMaxMs = durationVar(env, 'AGENT_BACKOFF_MAX', 10_000);
   const backoffInitialMs = durationVar(env, 'AGENT_BACKOFF_INITIAL', 1000);
   if (backoffInitialMs > backoffMaxMs)
     throw new ConfigError('AGENT_BACKOFF_INITIAL', `must be at most AGENT_BACKOFF_MAX (${backoffMaxMs} ms)`);
@@ -102,6 +107,8 @@ export function loadConfig(env: Env = process.env): TunnelAgentConfig {
     backoffInitialMs,
     backoffMaxMs,
     backoffResetMs: durationVar(env, 'AGENT_BACKOFF_RESET', 60_000),
+    syncIntervalMs: durationVar(env, 'AGENT_SYNC_INTERVAL', 1000, 10),
+    drainGraceMs: durationVar(env, 'AGENT_DRAIN_GRACE', 10_000, 0),
     pingIntervalMs,
     connectTimeoutMs: durationVar(env, 'AGENT_CONNECT_TIMEOUT', 10_000, 100),
     kubeRequestTimeoutMs: durationVar(env, 'KUBE_REQUEST_TIMEOUT', KUBE_REQUEST_TIMEOUT_MS, 100),

@@ -1,4 +1,4 @@
-import type { BatchQueue, ProxyFrame } from '@gsp/tunnel-proto';
+import type { BatchQueue, Hello, ProxyFrame } from '@gsp/tunnel-proto';
 import type { AgentEvents } from './agent.js';
 import { forward } from './forward.js';
 import type { AgentFrameInit, Upstream } from './forward.js';
@@ -9,8 +9,12 @@ export interface ProxyFrontOptions {
   /** The tunnel's outgoing frames, where every stream answers. */
   out: BatchQueue<AgentFrameInit>;
   events: AgentEvents;
-  /** The proxy's `hello`: the tunnel is up, for the cluster it names. */
-  onHello(clusterId: string): void;
+  /** The proxy's `hello`: the tunnel is up, at the replica it names. */
+  onHello(hello: Hello): void;
+  /** The replica's count of serving replicas changed. */
+  onReplicas(count: number): void;
+  /** The replica is shutting down: it sends no new requests on this tunnel. */
+  onDrain(): void;
 }
 
 /**
@@ -19,19 +23,44 @@ export interface ProxyFrontOptions {
  */
 export class ProxyFront {
   private readonly upstreams = new Map<number, Upstream>();
+  private idle: (() => void)[] = [];
 
   constructor(private readonly options: ProxyFrontOptions) {}
+
+  /** Requests the proxy opened that have not ended yet. */
+  get inFlight(): number {
+    return this.upstreams.size;
+  }
+
+  /** Resolves once no request is in flight (at once if none is). */
+  whenIdle(): Promise<void> {
+    if (this.upstreams.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private forget(streamId: number): void {
+    if (!this.upstreams.delete(streamId) || this.upstreams.size > 0) return;
+    const waiting = this.idle;
+    this.idle = [];
+    for (const resolve of waiting) resolve();
+  }
 
   handle(frame: ProxyFrame): void {
     const { streamId } = frame;
     const { upstreams } = this;
     switch (frame.kind.case) {
       case 'hello':
-        this.options.onHello(frame.kind.value.clusterId);
+        this.options.onHello(frame.kind.value);
+        break;
+      case 'replicas':
+        this.options.onReplicas(frame.kind.value.count);
+        break;
+      case 'drain':
+        this.options.onDrain();
         break;
       case 'open': {
         const { kube, out, events } = this.options;
-        const forget = () => upstreams.delete(streamId);
+        const forget = () => this.forget(streamId);
         upstreams.set(streamId, forward({ streamId, open: frame.kind.value, kube, out, events, forget }));
         break;
       }
@@ -43,7 +72,7 @@ export class ProxyFront {
         break;
       case 'cancel':
         upstreams.get(streamId)?.abort();
-        upstreams.delete(streamId);
+        this.forget(streamId);
         break;
       case 'pause':
         this.options.events.pause?.();
@@ -59,6 +88,9 @@ export class ProxyFront {
 
   /** The connection ended: every request still open is abandoned. */
   abortAll(): void {
-    for (const u of this.upstreams.values()) u.abort();
+    for (const [streamId, u] of this.upstreams) {
+      u.abort();
+      this.forget(streamId);
+    }
   }
 }

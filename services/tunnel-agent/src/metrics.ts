@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AgentEvents } from './agent.js';
+import type { AgentEvents, TunnelAgent } from './agent.js';
 
 /** What an operator watches on the agent, on a registry of its own. */
 export interface AgentMetrics {
@@ -14,16 +14,38 @@ export interface AgentMetrics {
   pauses: Counter;
 }
 
-export function createMetrics(connected: () => boolean): AgentMetrics {
+/** `agent` is read at scrape time. */
+export function createMetrics(
+  agent: () => Pick<TunnelAgent, 'connected' | 'tunnels' | 'replicas' | 'target'>,
+): AgentMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   new Gauge({
     name: 'gsp_agent_connected',
-    help: '1 while the tunnel to the cluster proxy is up',
+    help: '1 while at least one tunnel to the cluster proxy is up',
     registers,
     collect() {
-      this.set(connected() ? 1 : 0);
+      this.set(agent().connected ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'gsp_agent_tunnels',
+    help: 'Tunnels open to proxy replicas, by state (draining: the replica is shutting down)',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const { tunnels, replicas } = agent();
+      this.set({ state: 'serving' }, replicas.length);
+      this.set({ state: 'draining' }, tunnels - replicas.length);
+    },
+  });
+  new Gauge({
+    name: 'gsp_agent_tunnels_target',
+    help: 'How many distinct proxy replicas the agent aims to hold a tunnel to (the count they announce)',
+    registers,
+    collect() {
+      this.set(agent().target);
     },
   });
   return {

@@ -9,8 +9,17 @@ const attempts = { type: 'integer', description: 'Connection attempts since the 
 
 export const READY = {
   type: 'object',
-  required: ['connected', 'attempts'],
-  properties: { connected: { const: true }, attempts },
+  required: ['connected', 'attempts', 'tunnels', 'replicas'],
+  properties: {
+    connected: { const: true },
+    attempts,
+    tunnels: { type: 'integer', description: 'Tunnels open now, one per proxy replica (draining ones included).' },
+    replicas: {
+      type: 'integer',
+      description:
+        'How many proxy replicas serve, as they announce: the agent dials until it holds one tunnel to each.',
+    },
+  },
 } as const;
 
 /** Not ready: a problem, with the state of the tunnel as extension members. */
@@ -35,7 +44,7 @@ export const AGENT_PORT_DOCUMENT = {
   paths: probeOperations({
     healthz: 'The process runs (liveness)',
     readyz: {
-      summary: 'The tunnel to the cluster proxy is connected (readiness)',
+      summary: 'A tunnel to the cluster proxy is connected (readiness)',
       responses: {
         '200': jsonResponse(READY, 'Connected.'),
         '503': problemResponse(

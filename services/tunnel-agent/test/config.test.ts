@@ -15,7 +15,10 @@ const BASE = {
 t.test('the documented defaults', async (t) => {
   const config = loadConfig(BASE);
   t.equal(config.backoffInitialMs, 1000);
-  t.equal(config.backoffMaxMs, 30_000);
+  t.equal(config.backoffMaxMs, 10_000);
+  t.equal(config.syncIntervalMs, 1000);
+  t.equal(config.drainGraceMs, 10_000);
+  t.equal(loadConfig({ ...BASE, AGENT_DRAIN_GRACE: '0s' }).drainGraceMs, 0, 'no grace: closed at once');
   t.equal(config.backoffResetMs, 60_000);
   t.equal(config.pingIntervalMs, 30_000);
   t.equal(config.connectTimeoutMs, 10_000);
@@ -57,6 +60,8 @@ t.test('each misconfiguration is refused, naming the variable', async (t) => {
     [{ ...BASE, METRICS_PORT: 'prometheus' }, 'METRICS_PORT'],
     [{ ...BASE, KUBE_INSECURE_SKIP_TLS_VERIFY: 'yes' }, 'KUBE_INSECURE_SKIP_TLS_VERIFY'],
     [{ ...BASE, AGENT_PING_INTERVAL: '10ms' }, 'AGENT_PING_INTERVAL'],
+    [{ ...BASE, AGENT_SYNC_INTERVAL: '1ms' }, 'AGENT_SYNC_INTERVAL'],
+    [{ ...BASE, AGENT_DRAIN_GRACE: 'later' }, 'AGENT_DRAIN_GRACE'],
     [{ ...BASE, PROXY_CA_FILE: '/ca.crt' }, 'PROXY_CA_FILE'],
     [{ ...BASE, PROXY_TUNNEL_URL: 'https://proxy:8444', PROXY_CA_FILE: '/nonexistent/ca.crt' }, 'PROXY_CA_FILE'],
     [{ ...BASE, AGENT_PING_INTERVAL: 'often' }, 'AGENT_PING_INTERVAL'],

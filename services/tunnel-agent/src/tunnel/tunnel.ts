@@ -1,12 +1,18 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { ClientHttp2Stream, Http2Session } from 'node:http2';
-import { createClient } from '@connectrpc/connect';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import type { Client } from '@connectrpc/connect';
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { BatchQueue, frameDataBytes, TunnelService, TUNNEL_WINDOW_BYTES } from '@gsp/tunnel-proto';
-import type { AgentMessageSchema } from '@gsp/tunnel-proto';
+import {
+  BatchQueue,
+  frameDataBytes,
+  HELD_REPLICAS_HEADER,
+  TunnelService,
+  TUNNEL_WINDOW_BYTES,
+} from '@gsp/tunnel-proto';
+import type { AgentMessageSchema, Hello } from '@gsp/tunnel-proto';
 import { ProxyFront } from '../front.js';
 import type { ProxyFrontOptions } from '../front.js';
 import type { AgentFrameInit } from '../forward.js';
@@ -75,8 +81,12 @@ class WideWindowSessionManager extends Http2SessionManager {
   }
 }
 
-/** The Connect client of the proxy's tunnel service, over one kept-alive HTTP/2 connection at a time. */
-export function tunnelClient(options: DialOptions): TunnelClient {
+/**
+ * A Connect client of the proxy's tunnel service on a connection of its own: each tunnel is one
+ * TCP connection, so that the balancer in front of the replicas routes each dial anew (a shared
+ * HTTP/2 session would carry every tunnel to the one replica it reached). `close` drops it.
+ */
+function tunnelClient(options: DialOptions): { client: TunnelClient; close(): void } {
   const sessionManager = new WideWindowSessionManager(options.proxyTunnelUrl, pingOptions(options.pingIntervalMs), {
     createConnection: dialer(options),
     settings: { initialWindowSize: TUNNEL_WINDOW_BYTES },
@@ -87,7 +97,7 @@ export function tunnelClient(options: DialOptions): TunnelClient {
     sessionManager,
     acceptCompression: [],
   });
-  return createClient(TunnelService, transport);
+  return { client: createClient(TunnelService, transport), close: () => sessionManager.abort() };
 }
 
 /** One `AgentMessage` per batch of queued frames. */
@@ -95,29 +105,98 @@ async function* messages(out: BatchQueue<AgentFrameInit>): AsyncIterable<Message
   for await (const frames of out) yield { frames };
 }
 
-export interface TunnelOptions extends Omit<ProxyFrontOptions, 'out'> {
-  client: TunnelClient;
+/** A replica id as the held list can carry it: visible ASCII, no comma (the list's separator). */
+const LISTABLE = /^[\x21-\x2b\x2d-\x7e]+$/;
+/** At most this many ids in the held list (the proxy reads no more). */
+export const HELD_REPLICAS_MAX = 64;
+
+/** The `x-gsp-held-replicas` value: the ids the list can carry, at most HELD_REPLICAS_MAX. */
+export function heldReplicasValue(ids: Iterable<string>): string {
+  return [...ids]
+    .filter((id) => LISTABLE.test(id))
+    .slice(0, HELD_REPLICAS_MAX)
+    .join(',');
+}
+
+export interface TunnelOptions extends Omit<ProxyFrontOptions, 'out' | 'onHello'> {
+  dial: DialOptions;
   clusterId: string;
   agentToken: string;
-  /** Aborted when the agent stops. */
-  signal: AbortSignal;
+  /** The replicas the agent holds a tunnel to now: a replica named here refuses this one as a duplicate. */
+  held: Iterable<string>;
 }
 
 /**
- * One tunnel connection, from the Connect stream's opening to its end: resolves when the proxy
- * closes it, throws when it fails or is refused. Every request still open then is abandoned.
+ * One tunnel connection, from the dial to its end. `hello` resolves when the proxy accepts it
+ * (undefined if it ended first: `done` says why); `done` resolves when the proxy closes it and
+ * rejects when it fails or is refused. Every request still open then is abandoned.
  */
-export async function runTunnel(options: TunnelOptions): Promise<void> {
-  const out = new BatchQueue<AgentFrameInit>({ sizeOf: frameDataBytes });
-  const front = new ProxyFront({ ...options, out });
-  try {
-    const incoming = options.client.connect(messages(out), {
-      signal: options.signal,
-      headers: { authorization: `Bearer ${options.agentToken}`, 'x-gsp-cluster-id': options.clusterId },
-    });
-    for await (const message of incoming) for (const frame of message.frames) front.handle(frame);
-  } finally {
-    out.end();
-    front.abortAll();
+export class AgentTunnel {
+  readonly hello: Promise<Hello | undefined>;
+  readonly done: Promise<void>;
+  private readonly out = new BatchQueue<AgentFrameInit>({ sizeOf: frameDataBytes });
+  private readonly front: ProxyFront;
+  private readonly closing = new AbortController();
+
+  constructor(options: TunnelOptions) {
+    let accepted: (hello: Hello | undefined) => void = () => undefined;
+    this.hello = new Promise((resolve) => (accepted = resolve));
+    this.front = new ProxyFront({ ...options, out: this.out, onHello: (hello) => accepted(hello) });
+    this.done = this.run(options).finally(() => accepted(undefined));
+  }
+
+  /** Requests the proxy opened on this tunnel that have not ended yet. */
+  get inFlight(): number {
+    return this.front.inFlight;
+  }
+
+  /** Resolves once no request is in flight on this tunnel. */
+  whenIdle(): Promise<void> {
+    return this.front.whenIdle();
+  }
+
+  /** Tells the proxy the agent is stopping: it sends no new requests here, those in flight finish. */
+  drain(): void {
+    this.out.push({ streamId: 0, kind: { case: 'drain', value: {} } });
+  }
+
+  /** Ends the tunnel from the agent's side (`done` then rejects with `canceled`). */
+  close(): void {
+    this.closing.abort(new ConnectError('the agent closed the tunnel', Code.Canceled));
+  }
+
+  private async run(options: TunnelOptions): Promise<void> {
+    const { client, close } = tunnelClient(options.dial);
+    // A proxy that takes the connection but never accepts the tunnel (stalled, or a balancer holding
+    // it) is given up like a stalled dial, not only at the first missed ping (1.5 ping intervals).
+    // Twice the dial's bound, so a dial that stalls is always reported as the dial.
+    const handshakeMs = 2 * options.dial.connectTimeoutMs;
+    const handshake = new AbortController();
+    const timer = setTimeout(
+      () =>
+        handshake.abort(
+          new ConnectError(`the proxy did not accept the tunnel within ${handshakeMs} ms`, Code.DeadlineExceeded),
+        ),
+      handshakeMs,
+    );
+    void this.hello.then(() => clearTimeout(timer));
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${options.agentToken}`,
+      'x-gsp-cluster-id': options.clusterId,
+    };
+    const held = heldReplicasValue(options.held);
+    if (held !== '') headers[HELD_REPLICAS_HEADER] = held;
+    try {
+      const incoming = client.connect(messages(this.out), {
+        signal: AbortSignal.any([handshake.signal, this.closing.signal]),
+        headers,
+      });
+      for await (const message of incoming) for (const frame of message.frames) this.front.handle(frame);
+    } finally {
+      clearTimeout(timer);
+      this.out.end();
+      this.front.abortAll();
+      close();
+    }
   }
 }
