@@ -1,0 +1,140 @@
+import t from 'tap';
+import { kubectl, kubectlProcess } from '../stack.js';
+import { gameServer, within } from '../workload.js';
+import { startReplicaStack, until } from './harness.js';
+import type { Replica } from './harness.js';
+import { startLoad, summary } from './load.js';
+
+// Issue 24, acceptance 1: three replicas behind a round-robin balancer, one agent holding a tunnel to
+// each; every call over the balancer succeeds, through a SIGTERM and through a rolling restart.
+t.setTimeout(110_000);
+
+const DRAIN_GRACE_MS = 5000;
+const stack = await startReplicaStack(t, {
+  replicas: 3,
+  proxyEnv: { DRAIN_GRACE: `${DRAIN_GRACE_MS}ms` },
+});
+const ids = stack.replicas.map((r) => r.id);
+const namespaces = stack.clusterUrl('/api/v1/namespaces');
+const load = (total?: number) =>
+  startLoad({
+    url: namespaces,
+    ca: stack.ca,
+    token: stack.token,
+    concurrency: 6,
+    kubeconfig: stack.kubeconfig,
+    ...(total === undefined ? {} : { total }),
+  });
+const failuresOf = (r: { failures: { what: string; startedMs: number; endedMs: number }[] }) =>
+  r.failures.slice(0, 5).map((f) => `${f.startedMs}-${f.endedMs} ms: ${f.what}`);
+
+t.test('the agent holds one tunnel to each of three replicas, and 300 calls over the balancer succeed', async (t) => {
+  const covered = await stack.untilHeldBy(ids, 20_000);
+  t.comment(`the agent held a tunnel to each of ${ids.join(', ')} ${covered} ms after the stack was up`);
+  t.same(await stack.counted(), ids, 'proxy_replicas counts the three replicas');
+  t.same(await stack.tunnelGauges(), { r1: 1, r2: 1, r3: 1 }, 'each replica reports one live tunnel');
+
+  for (const replica of stack.replicas) {
+    const res = await kubectl(stack.kubeconfigFor(replica), ['get', 'namespaces', '-o', 'name']);
+    t.equal(res.code, 0, `kubectl straight to ${replica.id} works: any replica serves the cluster`);
+  }
+
+  const before = stack.kubectlBalancer.counts();
+  const result = await load(300).done;
+  t.comment(summary(result));
+  t.equal(result.failures.length, 0, 'no call failed', { failures: failuresOf(result) });
+  t.equal(result.ok, 300, '300 calls succeeded');
+  t.ok(result.kubectlOk >= 10, `real kubectl made ${result.kubectlOk} of them`);
+  const after = stack.kubectlBalancer.counts();
+  const spread = Object.fromEntries(ids.map((id) => [id, (after[id] ?? 0) - (before[id] ?? 0)]));
+  t.comment(`connections per replica through the balancer: ${JSON.stringify(spread)}`);
+  t.ok(
+    ids.every((id) => (spread[id] ?? 0) > 0),
+    'the balancer spread the connections over every replica',
+  );
+});
+
+t.test('SIGTERM on one replica under load: no call fails, a watch through another keeps running', async (t) => {
+  const [victim, watched] = stack.replicas as [Replica, Replica, Replica];
+  await stack.untilHeldBy(ids, 10_000);
+  const watch = kubectlProcess(
+    stack.kubeconfigFor(watched),
+    ['get', 'gameservers', '-n', 'default', '-w', '--output-watch-events'],
+    undefined,
+    80_000,
+  );
+  t.teardown(() => watch.kill());
+  t.equal((await kubectl(stack.kubeconfig, ['apply', '-f', '-'], gameServer('arena-1'))).code, 0);
+  await until('the watch to stream', () => (/ADDED\s+arena-1/.test(watch.stdout()) ? true : undefined), 10_000);
+
+  const running = load();
+  await until('the load to run', () => (running.result.ok >= 30 ? true : undefined), 15_000);
+  const exit = victim.signal('SIGTERM');
+  const signalled = Date.now();
+  const unready = await until(
+    'the replica to turn unready',
+    async () => ((await victim.ready()) ? undefined : true),
+    2000,
+    10,
+  )
+    .then(() => Date.now() - signalled)
+    .catch(() => -1);
+  t.ok(unready >= 0, `its /readyz failed ${unready} ms after SIGTERM`);
+  const uncounted = await until(
+    'the replica to leave the count',
+    async () => ((await stack.counted())?.includes(victim.id) === false ? true : undefined),
+    3000,
+    10,
+  )
+    .then(() => Date.now() - signalled)
+    .catch(() => -1);
+  t.ok(uncounted >= 0, `proxy_replicas stopped counting it ${uncounted} ms after SIGTERM`);
+
+  const exited = await within(DRAIN_GRACE_MS + 5000, exit);
+  t.ok(exited, 'the replica exited');
+  t.equal(exited?.code, 0, 'with status 0');
+  t.ok((exited?.ms ?? Infinity) < DRAIN_GRACE_MS + 2000, `within the drain grace (${exited?.ms} ms after SIGTERM)`);
+  const okAtExit = running.result.ok;
+
+  t.equal((await kubectl(stack.kubeconfig, ['label', 'gameserver', 'arena-1', 'round=2'])).code, 0);
+  await until(
+    'the watch to stream the change',
+    () => (/MODIFIED\s+arena-1/.test(watch.stdout()) ? true : undefined),
+    5000,
+  )
+    .then(() => t.pass('the watch through another replica still streams'))
+    .catch(() => t.fail('the watch through another replica still streams', { stdout: watch.stdout() }));
+  t.notOk(await within(10, watch.done), 'and kubectl get -w still runs');
+
+  const restarted = Date.now();
+  await victim.start();
+  const coverage = await stack.untilHeldBy(ids, 15_000, restarted);
+  t.comment(`restarted ${victim.id}: ready and held by the agent again ${coverage} ms after the restart began`);
+  await until('more calls after the restart', () => (running.result.ok >= okAtExit + 30 ? true : undefined), 15_000);
+  const result = await running.stop();
+  t.comment(summary(result));
+  t.equal(result.failures.length, 0, 'no call failed during the drain', { failures: failuresOf(result) });
+  watch.kill();
+});
+
+t.test('a rolling restart of the three replicas under load: zero failed calls', async (t) => {
+  await stack.untilHeldBy(ids, 10_000);
+  const running = load();
+  await until('the load to run', () => (running.result.ok >= 30 ? true : undefined), 15_000);
+  for (const replica of stack.replicas) {
+    const stopped = await replica.stop('SIGTERM');
+    const began = Date.now();
+    await replica.start();
+    const started = Date.now() - began;
+    const coverage = await stack.untilHeldBy(ids, 15_000, began);
+    t.comment(
+      `${replica.id}: drained and exited in ${stopped.ms} ms (status ${stopped.code}); ready after ${started} ms; ` +
+        `held by the agent again after ${coverage} ms; ${running.result.ok} calls so far`,
+    );
+    t.equal(stopped.code, 0, `${replica.id} exited with 0`);
+  }
+  const result = await running.stop();
+  t.comment(summary(result));
+  t.equal(result.failures.length, 0, 'no call failed during the rolling restart', { failures: failuresOf(result) });
+  t.ok(result.ok > 100, `${result.ok} calls succeeded`);
+});
