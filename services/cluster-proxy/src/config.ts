@@ -40,8 +40,12 @@ export interface ClusterProxyConfig {
   pingIntervalMs: number;
   /** `PRESENCE_LEASE`: how long a tunnel's presence row lives without a heartbeat (sent every third of it). */
   presenceLeaseMs: number;
-  /** `PROXY_REPLICA_ID`: names this replica's presence rows. */
+  /** `PROXY_REPLICA_ID`: names this replica's presence rows and its `proxy_replicas` row, and is told to agents. */
   replicaId: string;
+  /** `TUNNEL_WAIT`: how long a kubectl request waits for its cluster's tunnel (the agent may be redialling). */
+  tunnelWaitMs: number;
+  /** `DRAIN_GRACE`: how long a draining replica (SIGTERM) lets requests and streams in flight finish. */
+  drainGraceMs: number;
   logLevel: string;
   /** How long kubectl may take to send a request: HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT. */
   http: HttpTimeouts;
@@ -126,6 +130,8 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
     pingIntervalMs,
     presenceLeaseMs: durationVar(env, 'PRESENCE_LEASE', 15_000, 300),
     replicaId: replicaId(env),
+    tunnelWaitMs: durationVar(env, 'TUNNEL_WAIT', 5000, 0),
+    drainGraceMs: durationVar(env, 'DRAIN_GRACE', 25_000, 0),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     http: httpTimeouts(env),
   };

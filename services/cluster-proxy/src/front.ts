@@ -19,7 +19,7 @@ import { AccessDenied, KeysUnavailable } from './access.js';
 import type { SwitchDecision } from './access.js';
 import { forwardRequest, forwardUpgrade, status } from './forward.js';
 import type { ProxyMetrics } from './metrics.js';
-import { KUBECTL_PORT_DOCUMENT, READY } from './openapi.js';
+import { DRAINING, KUBECTL_PORT_DOCUMENT, READY } from './openapi.js';
 import type { Right, Rights } from './rights.js';
 import type { Tunnel, TunnelRegistry } from './tunnel/tunnel.js';
 
@@ -56,7 +56,19 @@ export interface KubectlAccess {
   rights: Rights;
   registry: TunnelRegistry;
   metrics: ProxyMetrics;
+  /** `TUNNEL_WAIT`: how long a request waits for its cluster's tunnel before it is refused. */
+  tunnelWaitMs: number;
+  /** Whether any replica holds a tunnel of the cluster now (agent presence). */
+  agentConnected(clusterId: string): Promise<boolean>;
 }
+
+/**
+ * An agent the switch turned away here within this long is reconnecting now that the switch is
+ * on, not missing: longer than an agent's backoff ceiling (AGENT_BACKOFF_MAX, 30 s by default).
+ */
+const SWITCH_BACK_ON_MS = 60_000;
+/** What a refusal while the agent reconnects (or this replica drains) asks kubectl to wait; client-go retries after it. */
+const RETRY_AFTER_SECONDS = 1;
 
 /** Who asks for which cluster's tunnel, once admitted. */
 interface Admitted {
@@ -66,8 +78,46 @@ interface Admitted {
   user: string;
 }
 
+/**
+ * The cluster's tunnel, waiting up to TUNNEL_WAIT for one (the agent may be redialling after a
+ * replica restart or the switch coming back on). None: 503 with Retry-After when the agent is
+ * reconnecting (another replica holds its tunnel, or the switch turned it away here lately) or
+ * when this replica drains; otherwise 502 with the advice to check the agent.
+ */
+async function tunnelFor(req: IncomingMessage, clusterId: string, options: KubectlAccess, draining: () => boolean) {
+  const now = options.registry.get(clusterId);
+  if (now) return now;
+  const gone = new AbortController();
+  const abort = () => gone.abort();
+  req.socket.once('close', abort);
+  const tunnel = await options.registry
+    .waitFor(clusterId, draining() ? 0 : options.tunnelWaitMs, gone.signal)
+    .finally(() => req.socket.off('close', abort));
+  if (tunnel) return tunnel;
+  const retry = { 'retry-after': String(RETRY_AFTER_SECONDS) };
+  if (draining())
+    throw new ProxyRefusal(
+      503,
+      `this cluster proxy replica is shutting down and the agent of cluster ${clusterId} is connected elsewhere; retry in a moment`,
+      'ServiceUnavailable',
+      retry,
+    );
+  if (options.registry.switchedOffWithin(clusterId, SWITCH_BACK_ON_MS) || (await options.agentConnected(clusterId)))
+    throw new ProxyRefusal(
+      503,
+      `the agent of cluster ${clusterId} is reconnecting to the proxy; retry in a moment`,
+      'ServiceUnavailable',
+      retry,
+    );
+  throw new ProxyRefusal(
+    502,
+    `cluster ${clusterId} has no connected tunnel agent; check that the agent runs and can reach the proxy`,
+    'BadGateway',
+  );
+}
+
 /** Authenticates the caller and applies the switch; returns the tunnel, the API path and the user. */
-async function admit(req: IncomingMessage, options: KubectlAccess): Promise<Admitted> {
+async function admit(req: IncomingMessage, options: KubectlAccess, draining: () => boolean): Promise<Admitted> {
   const match = CLUSTER_PATH.exec(req.url ?? '');
   if (!match?.[1])
     throw new ProxyRefusal(404, 'use the server URL /clusters/{id} from the downloaded kubeconfig', 'NotFound');
@@ -109,13 +159,7 @@ async function admit(req: IncomingMessage, options: KubectlAccess): Promise<Admi
   if (!decision.allowed) throw new ProxyRefusal(410, decision.message, 'Gone');
   const right = await pending;
   if (!right.allowed) throw new ProxyRefusal(right.status, right.message, REASONS[right.status]);
-  const tunnel = options.registry.get(clusterId);
-  if (!tunnel)
-    throw new ProxyRefusal(
-      502,
-      `cluster ${clusterId} has no connected tunnel agent; check that the agent runs and can reach the proxy`,
-      'BadGateway',
-    );
+  const tunnel = await tunnelFor(req, clusterId, options, draining);
   return { tunnel, path: `${match[2] ?? '/'}${match[3] ?? ''}`, user };
 }
 
@@ -154,6 +198,16 @@ export interface KubectlFront {
   app: FastifyInstance<HttpsServer>;
   /** Serves kubectl's requests, and the probes, with `access`: until then only Fastify's 404s answer. */
   serve(access: KubectlAccess): void;
+  /**
+   * The replica drains: /readyz answers 503, no new connection is accepted, idle keep-alive
+   * connections are closed, and every answer from now on (and those not yet begun) carries
+   * `Connection: close`, so each connection ends after its request in flight.
+   */
+  drain(): void;
+  /** kubectl requests and upgraded streams in flight (a request waiting for a tunnel included). */
+  readonly inFlight: number;
+  /** Resolves when nothing is in flight. */
+  idle(): Promise<void>;
 }
 
 /**
@@ -163,6 +217,26 @@ export interface KubectlFront {
  */
 export async function createKubectlFront(options: KubectlFrontOptions): Promise<KubectlFront> {
   let serveCluster: (req: IncomingMessage, res: ServerResponse) => void = () => undefined;
+  let draining = false;
+  const isDraining = () => draining;
+  /** What is in flight: answers not yet closed, and upgraded sockets. */
+  const answers = new Set<ServerResponse>();
+  const upgrades = new Set<Duplex>();
+  let whenIdle: (() => void) | undefined;
+  const settled = () => {
+    if (!draining) return;
+    // The connection of an answer that ended may be idle now; during a drain, idle ones close.
+    setImmediate(() => app.server.closeIdleConnections());
+    if (answers.size + upgrades.size === 0) whenIdle?.();
+  };
+  const track = (res: ServerResponse) => {
+    answers.add(res);
+    if (draining) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      answers.delete(res);
+      settled();
+    });
+  };
   const app = Fastify({
     logger: options.logger,
     https: options.https,
@@ -170,8 +244,14 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
     routerOptions: { maxParamLength: maxParamLengthFor(SUBJECT_MAX_LENGTH) },
     serverFactory: (handler) => {
       const server = createHttpsServer(options.https, (req, res) => {
-        if (req.url?.startsWith('/clusters/')) serveCluster(req, res);
-        else handler(req, res);
+        if (req.url?.startsWith('/clusters/')) {
+          track(res);
+          serveCluster(req, res);
+        } else {
+          // Probes and the document are not waited for, but their connections end too while draining.
+          if (draining) res.shouldKeepAlive = false;
+          handler(req, res);
+        }
       });
       // They bound receiving a request only: watches and logs stream on, and an upgraded exec leaves the parser.
       applyHttpTimeouts(server, options.http);
@@ -193,7 +273,7 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
      * about a tenth of the proxy's CPU for nothing.
      */
     serveCluster = (req, res) => {
-      admit(req, access).then(
+      admit(req, access, isDraining).then(
         ({ tunnel, path, user }) => forwardRequest(tunnel, req, res, path, user, metrics),
         (err: unknown) => {
           metrics.requests.inc({ kind: 'request', code: err instanceof ProxyRefusal ? err.statusCode : 500 });
@@ -215,14 +295,24 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
     app.route({
       method: 'GET',
       url: '/readyz',
-      schema: { response: { 200: READY } },
-      handler: async () => ({ status: 'ok', tunnels: registry.all().length }),
+      schema: { response: { 200: READY, 503: DRAINING } },
+      handler: async (_request, reply) => {
+        const tunnels = registry.all().length;
+        // The balancer (a Kubernetes Service) stops sending new connections here; those open finish.
+        if (draining) return reply.code(503).send({ status: 'draining', tunnels });
+        return { status: 'ok', tunnels };
+      },
     });
     app.route({ method: 'GET', url: '/openapi.json', handler: async () => KUBECTL_PORT_DOCUMENT });
     app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => undefined);
       if (!req.url?.startsWith('/clusters/')) return upgradeNotFound(req, socket);
-      admit(req, access).then(
+      upgrades.add(socket);
+      socket.once('close', () => {
+        upgrades.delete(socket);
+        settled();
+      });
+      admit(req, access, isDraining).then(
         ({ tunnel, path, user }) => forwardUpgrade(tunnel, req, socket, head, path, user, metrics),
         (err: unknown) => {
           const refusal =
@@ -235,5 +325,29 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
     });
   }
 
-  return { app, serve };
+  return {
+    app,
+    serve,
+    drain() {
+      if (draining) return;
+      draining = true;
+      // No new connection: the balancer sends it to another replica. Node also closes idle keep-alive connections.
+      app.server.close();
+      app.server.closeIdleConnections();
+      for (const res of answers) if (!res.headersSent) res.shouldKeepAlive = false;
+    },
+    get inFlight() {
+      return answers.size + upgrades.size;
+    },
+    idle() {
+      if (answers.size + upgrades.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const previous = whenIdle;
+        whenIdle = () => {
+          previous?.();
+          resolve();
+        };
+      });
+    },
+  };
 }

@@ -15,7 +15,17 @@ export interface ProxyMetrics {
   streamPauses: Counter;
 }
 
-export function createMetrics(liveTunnels: () => number): ProxyMetrics {
+/** What the replica gauges read when scraped. */
+export interface ReplicaGauges {
+  /** The replicas serving, as this replica counts them. */
+  count(): number;
+  /** Whether this replica is draining (SIGTERM). */
+  draining(): boolean;
+}
+
+const ALONE: ReplicaGauges = { count: () => 1, draining: () => false };
+
+export function createMetrics(liveTunnels: () => number, replicas: ReplicaGauges = ALONE): ProxyMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -25,6 +35,22 @@ export function createMetrics(liveTunnels: () => number): ProxyMetrics {
     registers,
     collect() {
       this.set(liveTunnels());
+    },
+  });
+  new Gauge({
+    name: 'gsp_proxy_replicas',
+    help: 'Cluster proxy replicas serving (live and not draining), as this replica counts them and tells its agents',
+    registers,
+    collect() {
+      this.set(replicas.count());
+    },
+  });
+  new Gauge({
+    name: 'gsp_proxy_draining',
+    help: '1 while this replica drains (after SIGTERM: unready, refusing new tunnels, finishing what is in flight)',
+    registers,
+    collect() {
+      this.set(replicas.draining() ? 1 : 0);
     },
   });
   return {

@@ -26,6 +26,15 @@ export const READY = {
   properties: { status: { const: 'ok' }, tunnels: { type: 'integer', description: 'connected tunnel agents' } },
 } as const;
 
+export const DRAINING = {
+  type: 'object',
+  required: ['status', 'tunnels'],
+  properties: {
+    status: { const: 'draining' },
+    tunnels: { type: 'integer', description: 'tunnels still open while requests in flight finish' },
+  },
+} as const;
+
 const refusal = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Status' } } },
@@ -112,7 +121,9 @@ const clusterOperation = (method: string, body: boolean) => ({
       'The cluster has no connected tunnel agent, its tunnel closed under the request, or its agent could not reach the Kubernetes API.',
     ),
     '503': refusal(
-      "Access cannot be checked right now (the platform's store is unavailable), or the agent's token was rotated.",
+      "Access cannot be checked right now (the platform's store is unavailable), or the agent's token was rotated; " +
+        'or no tunnel came within TUNNEL_WAIT while the agent is reconnecting (it is connected to another replica, ' +
+        'or the switch just came back on), or this replica is shutting down: `Retry-After` says when to retry.',
     ),
     '504': refusal("The cluster's Kubernetes API did not answer within its agent's KUBE_REQUEST_TIMEOUT."),
   },
@@ -151,7 +162,10 @@ export const KUBECTL_PORT_DOCUMENT = {
     ...probeOperations({
       readyz: {
         summary: 'The proxy serves, and how many agents are connected',
-        responses: { '200': jsonResponse(READY, 'Ready.') },
+        responses: {
+          '200': jsonResponse(READY, 'Ready.'),
+          '503': jsonResponse(DRAINING, 'Draining (SIGTERM): send new connections to another replica.'),
+        },
       },
     }),
   },

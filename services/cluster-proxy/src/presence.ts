@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { dropProxyTunnels, dropTunnel, recordTunnel, renewLeases } from '@gsp/platform-contract';
+import { dropProxyTunnels, dropTunnel, readPresence, recordTunnel, renewLeases } from '@gsp/platform-contract';
 import type { HeldTunnel } from '@gsp/platform-contract';
+import type { Replicas } from './replicas.js';
 
 export interface PresenceOptions {
   pool: pg.Pool;
@@ -8,6 +9,8 @@ export interface PresenceOptions {
   replicaId: string;
   /** `PRESENCE_LEASE`: a row lives this long without a heartbeat; the heartbeat runs every third of it. */
   leaseMs: number;
+  /** This replica's row in `proxy_replicas`, renewed by the same heartbeat. */
+  replicas?: Replicas;
   log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
 
@@ -57,11 +60,25 @@ export class Presence implements TunnelPresence {
     void this.enqueue(tunnel.clusterId, 'drop', () => dropTunnel(this.options.pool, tunnel));
   }
 
-  /** Extends this replica's leases and repairs what earlier writes missed; one at a time. */
+  /**
+   * Extends this replica's leases and repairs what earlier writes missed, and renews its
+   * `proxy_replicas` row (reading how many replicas serve); one at a time.
+   */
   heartbeat(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.beating ??= this.renew().finally(() => (this.beating = undefined));
+    this.beating ??= Promise.all([this.renew(), this.renewReplica()])
+      .then(() => undefined)
+      .finally(() => (this.beating = undefined));
     return this.beating;
+  }
+
+  /** Whether any replica holds a live tunnel of `clusterId` (false when the database cannot say). */
+  async agentConnected(clusterId: string): Promise<boolean> {
+    try {
+      return (await readPresence(this.options.pool, [clusterId])).get(clusterId)?.connected === true;
+    } catch {
+      return false;
+    }
   }
 
   /** Resolves once every write queued so far has been tried. */
@@ -80,6 +97,22 @@ export class Presence implements TunnelPresence {
       await dropProxyTunnels(this.options.pool, this.options.replicaId);
     } catch (err) {
       this.warn(err, "could not remove this replica's agent presence rows at shutdown; their leases will run out");
+    }
+    try {
+      await this.options.replicas?.close();
+    } catch (err) {
+      this.warn(err, "could not remove this replica's proxy_replicas row at shutdown; its lease will run out");
+    }
+  }
+
+  private async renewReplica(): Promise<void> {
+    try {
+      await this.options.replicas?.renew();
+    } catch (err) {
+      this.warn(
+        err,
+        'could not renew this replica in proxy_replicas; will retry (the replica count stays as last read)',
+      );
     }
   }
 

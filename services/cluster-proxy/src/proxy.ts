@@ -13,6 +13,7 @@ import { createKubectlFront } from './front.js';
 import { createMetrics } from './metrics.js';
 import type { ProxyMetrics } from './metrics.js';
 import { Presence } from './presence.js';
+import { Replicas } from './replicas.js';
 import { watchRevocations } from './revocation.js';
 import { Rights } from './rights.js';
 import { createTunnelServer } from './tunnel/server.js';
@@ -28,9 +29,18 @@ export interface ClusterProxy {
   rights: Rights;
   /** This replica's tunnels as the API server sees them (`agent_tunnels`). */
   presence: Presence;
+  /** This replica's row in `proxy_replicas`, and how many replicas serve. */
+  replicas: Replicas;
   /** Re-checks every live tunnel and stream now and closes those whose switch is off or whose right ended. */
   sweep(): Promise<void>;
   listen(): Promise<{ url: string; tunnelUrl: string; metricsUrl: string }>;
+  /**
+   * The graceful stop (SIGTERM): unready at once, counted out of the replicas, new tunnels
+   * refused, `drain` sent to every agent, no new kubectl connection; resolves once closed, when
+   * nothing is in flight any more or DRAIN_GRACE has passed.
+   */
+  drain(): Promise<void>;
+  /** The fast stop: what is in flight is cut now. */
   close(): Promise<void>;
 }
 
@@ -47,13 +57,17 @@ export async function buildClusterProxy(
 ): Promise<ClusterProxy> {
   useNodeTextEncoding();
   const registry = new TunnelRegistry();
-  const metrics = createMetrics(() => registry.all().length);
   // query_timeout also drops the connection of a query that never answers (a stalled link), so the pool recovers.
   const pool = new pg.Pool({
     connectionString: config.databaseUrl,
     connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
     query_timeout: DATABASE_TIMEOUT_MS,
     max: 5,
+  });
+  const replicas = new Replicas({ pool, replicaId: config.replicaId, leaseMs: config.presenceLeaseMs });
+  const metrics = createMetrics(() => registry.all().length, {
+    count: () => replicas.count,
+    draining: () => replicas.isDraining,
   });
   // kubectl sends bearer tokens only over TLS, so PORT always speaks HTTPS.
   const https = config.tls ?? generateSelfSignedCertificate('gsp-cluster-proxy');
@@ -85,12 +99,26 @@ export async function buildClusterProxy(
     apiServerUrl: config.apiServerUrl,
     clockToleranceMs: config.clockToleranceMs,
   });
-  front.serve({ verifyToken, cliAccess, rights, registry, metrics });
   const presence = new Presence({
     pool,
     replicaId: config.replicaId,
     leaseMs: config.presenceLeaseMs,
+    replicas,
     log: app.log,
+  });
+  front.serve({
+    verifyToken,
+    cliAccess,
+    rights,
+    registry,
+    metrics,
+    tunnelWaitMs: config.tunnelWaitMs,
+    agentConnected: (clusterId) => presence.agentConnected(clusterId),
+  });
+  // Agents dial until they hold a tunnel to this many replicas: a scale-up reaches them at the next heartbeat.
+  replicas.onChange((count) => {
+    app.log.info({ replicas: count }, 'the number of serving proxy replicas changed');
+    for (const tunnel of registry.all()) tunnel.control({ case: 'replicas', value: { count } });
   });
   const tunnels = createTunnelServer({
     tls: config.tunnelTls,
@@ -101,6 +129,8 @@ export async function buildClusterProxy(
     log: app.log,
     metrics,
     presence,
+    replicaId: config.replicaId,
+    replicas,
   });
   const revocations = watchRevocations({
     registry,
@@ -113,6 +143,7 @@ export async function buildClusterProxy(
   });
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   let closing: Promise<void> | undefined;
+  let draining: Promise<void> | undefined;
 
   async function shutDown(): Promise<void> {
     revocations.stop();
@@ -130,6 +161,35 @@ export async function buildClusterProxy(
     await pool.end();
   }
 
+  async function drainThenClose(): Promise<void> {
+    const started = performance.now();
+    const counted = replicas.drain().catch((err: unknown) => {
+      app.log.warn(
+        { err: { message: (err as Error).message } },
+        'could not mark this replica draining in proxy_replicas',
+      );
+    });
+    front.drain();
+    registry.stopWaiting();
+    for (const tunnel of registry.all()) tunnel.control({ case: 'drain', value: {} });
+    app.log.info(
+      { inFlight: front.inFlight, tunnels: registry.all().length, graceMs: config.drainGraceMs },
+      'draining: unready, refusing new tunnels and connections, finishing what is in flight',
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), config.drainGraceMs);
+    });
+    const cut = await Promise.race([front.idle().then(() => false), graceOver]);
+    clearTimeout(timer);
+    await counted;
+    app.log.info(
+      { ms: Math.round(performance.now() - started), cutInFlight: cut ? front.inFlight : 0 },
+      cut ? 'drain grace over: cutting what is still in flight' : 'drained: nothing in flight',
+    );
+    await (closing ??= shutDown());
+  }
+
   return {
     app,
     tunnelServer: tunnels.server,
@@ -138,13 +198,21 @@ export async function buildClusterProxy(
     flags,
     rights,
     presence,
+    replicas,
     sweep: revocations.sweep,
     async listen() {
       presence.start();
+      // Registered (and the replica count read) before agents can connect, so the first hello tells it.
+      await presence.heartbeat();
       const url = await app.listen({ port: config.port, host: config.host });
       const tunnelUrl = await tunnels.listen(config.tunnelPort, config.host);
       metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host, { http: config.http });
       return { url, tunnelUrl, metricsUrl: metricsServer.url };
+    },
+    drain() {
+      if (closing && !draining) return closing;
+      draining ??= drainThenClose();
+      return draining;
     },
     close() {
       // Once: a test (or a second signal) may ask again while the first close runs.

@@ -58,6 +58,7 @@ export function watchRevocations(options: RevocationOptions): RevocationWatch {
     if (!decision.allowed && !tunnel.closed) {
       log.info({ clusterId: tunnel.clusterId }, 'closing tunnel: CLI access turned off');
       metrics.tunnelsClosedBySwitch.inc();
+      registry.switchedOff(tunnel.clusterId);
       tunnel.close({ code: 410, message: decision.message }, tunnelRefusal(decision));
       return;
     }

@@ -12,7 +12,13 @@ await runService(
       { url, tunnelUrl, metricsUrl },
       'cluster proxy listening (kubectl on PORT, agents on TUNNEL_PORT, Prometheus on METRICS_PORT)',
     );
-    return { close: () => proxy.close(), log: proxy.app.log };
+    return {
+      close: () => proxy.close(),
+      // SIGTERM: unready, agents told, in-flight requests finish within DRAIN_GRACE, then the close.
+      drain: () => proxy.drain(),
+      drainDeadlineMs: config.drainGraceMs + 10_000,
+      log: proxy.app.log,
+    };
   },
   { ports: (config) => ({ PORT: config.port, TUNNEL_PORT: config.tunnelPort, METRICS_PORT: config.metricsPort }) },
 );

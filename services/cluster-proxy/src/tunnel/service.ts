@@ -22,6 +22,24 @@ export interface TunnelServiceOptions {
   metrics: ProxyMetrics;
   /** Where the tunnels this replica holds are recorded for the API server (never awaited: it cannot fail a tunnel). */
   presence: TunnelPresence;
+  /** `PROXY_REPLICA_ID`, told in `hello`. */
+  replicaId: string;
+  /** How many replicas serve now (told in `hello`), and whether this one is draining (it then refuses tunnels). */
+  replicas: { readonly count: number; readonly isDraining: boolean };
+}
+
+/**
+ * The replica ids the agent already holds a tunnel to (comma-separated, at most
+ * HELD_REPLICAS_MAX): a replica named there refuses the tunnel as a duplicate before registering
+ * it, so the agent never has to close a registered tunnel as one.
+ */
+export const HELD_REPLICAS_HEADER = 'x-gsp-held-replicas';
+export const HELD_REPLICAS_MAX = 64;
+
+/** Whether the agent's `x-gsp-held-replicas` names `replicaId`. */
+export function holdsReplica(header: string | null, replicaId: string): boolean {
+  if (!header) return false;
+  return header.split(',', HELD_REPLICAS_MAX).some((id) => id.trim() === replicaId);
 }
 
 /** The cluster the agent's token opens, and the token's hash (a rotation makes the tunnel stale). */
@@ -42,6 +60,16 @@ async function authenticate(pool: pg.Pool, ctx: HandlerContext): Promise<{ clust
   return { clusterId: cluster.id, tokenHash: hashAgentToken(token) };
 }
 
+/** A draining replica takes no new tunnel: `unavailable`, so the agent dials again and reaches another. */
+function refuseIfDraining(opts: TunnelServiceOptions): void {
+  if (!opts.replicas.isDraining) return;
+  opts.metrics.tunnelConnections.inc({ result: 'draining' });
+  throw new ConnectError(
+    `the proxy replica ${opts.replicaId} is draining (shutting down); connect again to reach another replica`,
+    Code.Unavailable,
+  );
+}
+
 export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter) => void {
   return (router) => {
     router.service(TunnelService, {
@@ -49,6 +77,7 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         requests: AsyncIterable<AgentMessage>,
         ctx: HandlerContext,
       ): AsyncIterable<MessageInitShape<typeof ProxyMessageSchema>> {
+        refuseIfDraining(opts);
         let clusterId: string;
         let tokenHash: string;
         try {
@@ -62,11 +91,24 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         const decision = await opts.cliAccess(clusterId);
         if (!decision.allowed) {
           opts.metrics.tunnelConnections.inc({ result: 'switch_off' });
+          // The agent is alive and will be back when the switch is on: kubectl is then told to retry, not to check it.
+          opts.registry.switchedOff(clusterId);
           throw tunnelRefusal(decision);
         }
+        if (holdsReplica(ctx.requestHeader.get(HELD_REPLICAS_HEADER), opts.replicaId)) {
+          opts.metrics.tunnelConnections.inc({ result: 'duplicate' });
+          throw new ConnectError(`the agent already holds a tunnel to replica ${opts.replicaId}`, Code.AlreadyExists);
+        }
+        // Again: the drain may have begun while the token and the switch were read.
+        refuseIfDraining(opts);
         opts.metrics.tunnelConnections.inc({ result: 'accepted' });
 
         const tunnel = new Tunnel(clusterId, tokenHash);
+        // The agent is stopping: its other tunnels (or its next one) take new requests; these streams finish here.
+        tunnel.onAgentDrain = () => {
+          opts.registry.retire(tunnel);
+          opts.log.info({ clusterId }, 'the agent is draining its tunnel');
+        };
         const held = { tunnelId: randomUUID(), clusterId };
         // Recorded before `add` closes the tunnel this one replaces, so its drop is written after.
         opts.presence.connected(held);
@@ -85,7 +127,8 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
           }
         })();
         try {
-          yield { frames: [{ streamId: 0, kind: { case: 'hello', value: { clusterId } } }] };
+          const hello = { clusterId, replicaId: opts.replicaId, replicaCount: opts.replicas.count };
+          yield { frames: [{ streamId: 0, kind: { case: 'hello', value: hello } }] };
           for await (const frames of tunnel.outgoing) yield { frames };
         } finally {
           ctx.signal.removeEventListener('abort', onAbort);

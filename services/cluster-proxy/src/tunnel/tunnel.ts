@@ -50,6 +50,10 @@ export class Tunnel {
   private nextId = 1;
   private closedWith: StreamCut | undefined;
   readonly connectedAt = Date.now();
+  /** The agent said it is stopping (`drain`): no new requests here; those in flight finish. */
+  agentDraining = false;
+  /** Called once when the agent says it is stopping. */
+  onAgentDrain: (() => void) | undefined;
 
   /** `agentTokenHash`: the token the agent authenticated with; a rotation makes it stale. */
   constructor(
@@ -124,8 +128,20 @@ export class Tunnel {
     };
   }
 
+  /** A frame about the tunnel itself (stream 0): the replica count, or that this replica drains. */
+  control(kind: ProxyFrameInit['kind']): void {
+    if (this.closedWith === undefined) this.outgoing.push({ streamId: 0, kind });
+  }
+
   /** A frame from the agent. */
   dispatch(frame: AgentFrame): void {
+    if (frame.streamId === 0) {
+      if (frame.kind.case === 'drain' && !this.agentDraining) {
+        this.agentDraining = true;
+        this.onAgentDrain?.();
+      }
+      return;
+    }
     const handlers = this.streams.get(frame.streamId);
     if (!handlers) return;
     switch (frame.kind.case) {
@@ -172,25 +188,90 @@ export class Tunnel {
   }
 }
 
-/** The live tunnels by cluster id; a new connection from the same cluster replaces the old one. */
+/** Someone waiting for a cluster's tunnel (`waitFor`). */
+type Waiter = (tunnel: Tunnel | undefined) => void;
+
+/**
+ * The live tunnels by cluster id; a new connection from the same cluster replaces the old one. A
+ * tunnel whose agent is stopping (`retire`) takes no new requests but stays live (in `all`) until
+ * its streams end, so revocation and shutdown still reach it.
+ */
 export class TunnelRegistry {
   private readonly tunnels = new Map<string, Tunnel>();
+  private readonly retired = new Set<Tunnel>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  /** When the switch last turned each cluster's agent away here (ms since the epoch). */
+  private readonly offAt = new Map<string, number>();
 
   get(clusterId: string): Tunnel | undefined {
     return this.tunnels.get(clusterId);
+  }
+
+  /**
+   * The cluster's tunnel, waiting up to `ms` for one to be registered (the agent may be
+   * redialling); undefined when none came, `signal` aborted, or `stopWaiting` was called.
+   */
+  waitFor(clusterId: string, ms: number, signal?: AbortSignal): Promise<Tunnel | undefined> {
+    const now = this.tunnels.get(clusterId);
+    if (now || ms <= 0 || signal?.aborted) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const waiters = this.waiters.get(clusterId) ?? new Set<Waiter>();
+      this.waiters.set(clusterId, waiters);
+      const done: Waiter = (tunnel) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.waiters.get(clusterId) === waiters) this.waiters.delete(clusterId);
+        resolve(tunnel);
+      };
+      const aborted = () => done(undefined);
+      const timer = setTimeout(aborted, ms);
+      signal?.addEventListener('abort', aborted, { once: true });
+      waiters.add(done);
+    });
+  }
+
+  /** Ends every wait with no tunnel (the replica is draining: no new tunnel will come). */
+  stopWaiting(): void {
+    for (const waiters of [...this.waiters.values()]) for (const done of [...waiters]) done(undefined);
   }
 
   add(tunnel: Tunnel): void {
     const previous = this.tunnels.get(tunnel.clusterId);
     this.tunnels.set(tunnel.clusterId, tunnel);
     previous?.close({ code: 502, message: `the agent of cluster ${tunnel.clusterId} reconnected; retry` });
+    const waiters = this.waiters.get(tunnel.clusterId);
+    if (waiters) for (const done of [...waiters]) done(tunnel);
+  }
+
+  /** The agent is stopping: new requests no longer go to `tunnel`; it stays live until it closes. */
+  retire(tunnel: Tunnel): void {
+    if (this.tunnels.get(tunnel.clusterId) !== tunnel) return;
+    this.tunnels.delete(tunnel.clusterId);
+    this.retired.add(tunnel);
   }
 
   remove(tunnel: Tunnel): void {
     if (this.tunnels.get(tunnel.clusterId) === tunnel) this.tunnels.delete(tunnel.clusterId);
+    this.retired.delete(tunnel);
   }
 
+  /** The switch turned `clusterId`'s agent away here (a live tunnel closed, or a dial refused): it will be back. */
+  switchedOff(clusterId: string): void {
+    this.offAt.set(clusterId, Date.now());
+  }
+
+  /** Whether the switch turned `clusterId`'s agent away here within the last `ms`. */
+  switchedOffWithin(clusterId: string, ms: number): boolean {
+    const at = this.offAt.get(clusterId);
+    if (at === undefined) return false;
+    if (Date.now() - at <= ms) return true;
+    this.offAt.delete(clusterId);
+    return false;
+  }
+
+  /** Every live tunnel, retired ones included. */
   all(): Tunnel[] {
-    return [...this.tunnels.values()];
+    return [...this.tunnels.values(), ...this.retired];
   }
 }
