@@ -143,7 +143,42 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
     await kubectl(['get', 'configmap', 'gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']),
     /fleet-operator/,
   );
-  t.match(await kubectl(['get', 'pdb', '-n', 'gsp', '-o', 'name']), /gsp-platform-api-server/);
+  t.same((await kubectl(['get', 'pdb', '-n', 'gsp', '-o', 'name'])).trim().split('\n').sort(), [
+    'poddisruptionbudget.policy/gsp-control-plane',
+    'poddisruptionbudget.policy/gsp-platform-api-server',
+    'poddisruptionbudget.policy/gsp-platform-cluster-proxy',
+  ]);
+
+  // The proxy as the API server stored it: three replicas, one at a time out of service, each drained gently.
+  const proxy = JSON.parse(
+    await kubectl(['get', 'deployment', 'gsp-platform-cluster-proxy', '-n', 'gsp', '-o', 'json']),
+  ) as {
+    spec: {
+      replicas: number;
+      template: {
+        spec: {
+          terminationGracePeriodSeconds: number;
+          topologySpreadConstraints: { topologyKey: string }[];
+          containers: { lifecycle: unknown; env: { name: string; valueFrom?: unknown }[] }[];
+        };
+      };
+    };
+  };
+  const pod = proxy.spec.template.spec;
+  t.equal(proxy.spec.replicas, 3);
+  t.same(
+    pod.topologySpreadConstraints.map((c) => c.topologyKey),
+    ['kubernetes.io/hostname'],
+  );
+  t.same(pod.containers[0]!.lifecycle, { preStop: { sleep: { seconds: 5 } } });
+  t.equal(pod.terminationGracePeriodSeconds, 35);
+  t.same(pod.containers[0]!.env.find((e) => e.name === 'PROXY_REPLICA_ID')?.valueFrom, {
+    fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' },
+  });
+  const proxyBudget = JSON.parse(
+    await kubectl(['get', 'pdb', 'gsp-platform-cluster-proxy', '-n', 'gsp', '-o', 'jsonpath={.spec.maxUnavailable}']),
+  ) as number;
+  t.equal(proxyBudget, 1);
 
   // Turning the pin around is one upgrade, and it reaches both processes.
   const pins = async (): Promise<(string | undefined)[]> =>

@@ -86,6 +86,7 @@ const admitPod: Admit = (obj) => {
   const problems = podSpecProblems(spec, 'spec');
   spec.restartPolicy ??= 'Always';
   spec.terminationGracePeriodSeconds ??= 30;
+  defaultContainers(spec);
   obj.status ??= { phase: 'Pending', qosClass: 'BestEffort' };
   return problems;
 };
@@ -261,12 +262,17 @@ function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
   const containers = list(podSpec.containers);
   const names = new Set<unknown>();
   if (containers.length === 0) missing(`${at}.containers`);
+  // A pod of the API's default grace period (the defaults come first on a real server).
+  const gracePeriod =
+    typeof podSpec.terminationGracePeriodSeconds === 'number' ? podSpec.terminationGracePeriodSeconds : 30;
   containers.forEach((raw, i) => {
     const container = dict(raw);
     commonProblems(container, `${at}.containers[${i}]`);
     const name = container.name ?? '';
     if (names.has(name)) duplicate(`${at}.containers[${i}].name`, name);
     else names.add(name);
+    if (isDict(container.lifecycle))
+      problems.push(...lifecycleProblems(container.lifecycle, gracePeriod, `${at}.containers[${i}].lifecycle`));
   });
   list(podSpec.initContainers).forEach((raw, i) => {
     const container = dict(raw);
@@ -275,7 +281,84 @@ function podSpecProblems(podSpec: Dict, at: string): FieldProblem[] {
     if (names.has(name)) duplicate(`${at}.initContainers[${i}].name`, name);
     else if (name !== '') names.add(name);
   });
+  problems.push(...spreadProblems(list(podSpec.topologySpreadConstraints), `${at}.topologySpreadConstraints`));
   return problems;
+}
+
+const HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'sleep'];
+
+/**
+ * validateLifecycle: each hook has exactly one handler, and a `sleep` (PodLifecycleSleepAction,
+ * on by default since 1.30 and GA in 1.34, zero allowed since 1.33) lasts 0 s to the pod's grace period.
+ */
+function lifecycleProblems(lifecycle: Dict, gracePeriod: number, at: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const hook of ['postStart', 'preStop']) {
+    if (!isDict(lifecycle[hook])) continue;
+    const handler = lifecycle[hook];
+    const given = HANDLERS.filter((key) => isDict(handler[key]));
+    if (given.length === 0) problems.push(required(`${at}.${hook}`, 'must specify a handler type'));
+    for (const key of given.slice(1))
+      problems.push({
+        field: `${at}.${hook}.${key}`,
+        value: undefined,
+        detail: 'may not specify more than 1 handler type',
+        reason: 'FieldValueForbidden',
+      });
+    const seconds = dict(handler.sleep).seconds;
+    if (given.includes('sleep') && (typeof seconds !== 'number' || seconds < 0 || seconds > gracePeriod))
+      problems.push({
+        field: `${at}.${hook}.sleep.seconds`,
+        value: seconds,
+        detail: `must be non-negative and less than terminationGracePeriodSeconds (${gracePeriod})`,
+      });
+  }
+  return problems;
+}
+
+/** validateTopologySpreadConstraints: a positive skew, a key, a known action, each {key, action} once. */
+function spreadProblems(constraints: unknown[], at: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  constraints.forEach((raw, i) => {
+    const constraint = dict(raw);
+    const path = `${at}[${i}]`;
+    const maxSkew = constraint.maxSkew;
+    if (typeof maxSkew !== 'number' || maxSkew <= 0)
+      problems.push({ field: `${path}.maxSkew`, value: maxSkew ?? 0, detail: 'must be greater than zero' });
+    if (typeof constraint.topologyKey !== 'string' || constraint.topologyKey === '')
+      problems.push(required(`${path}.topologyKey`, 'can not be empty'));
+    if (constraint.whenUnsatisfiable !== 'DoNotSchedule' && constraint.whenUnsatisfiable !== 'ScheduleAnyway')
+      problems.push({
+        field: `${path}.whenUnsatisfiable`,
+        value: constraint.whenUnsatisfiable ?? '',
+        detail: '"DoNotSchedule", "ScheduleAnyway"',
+        reason: 'FieldValueNotSupported',
+      });
+    const repeated = constraints.slice(i + 1).some((other) => {
+      const { topologyKey, whenUnsatisfiable } = dict(other);
+      return topologyKey === constraint.topologyKey && whenUnsatisfiable === constraint.whenUnsatisfiable;
+    });
+    if (repeated)
+      problems.push({
+        field: `${path}.{topologyKey, whenUnsatisfiable}`,
+        value: `{${String(constraint.topologyKey)}, ${String(constraint.whenUnsatisfiable)}}`,
+        detail: '',
+        reason: 'FieldValueDuplicate',
+      });
+  });
+  return problems;
+}
+
+/** SetDefaults_ObjectFieldSelector: a `fieldRef` without an `apiVersion` reads the v1 pod. */
+function defaultContainers(podSpec: Dict): void {
+  for (const kind of ['initContainers', 'containers']) {
+    for (const container of list(podSpec[kind])) {
+      for (const variable of list(dict(container).env)) {
+        const fieldRef = dict(dict(variable).valueFrom).fieldRef;
+        if (isDict(fieldRef)) fieldRef.apiVersion ??= 'v1';
+      }
+    }
+  }
 }
 
 /**
@@ -337,6 +420,7 @@ const admitDeployment: Admit = (obj, old) => {
     podSpec.terminationGracePeriodSeconds ??= 30;
     podSpec.dnsPolicy ??= 'ClusterFirst';
     podSpec.schedulerName ??= 'default-scheduler';
+    defaultContainers(podSpec);
   }
   // The status belongs to the deployment controller; a new object starts without one.
   if (!old) obj.status = {};

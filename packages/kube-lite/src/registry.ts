@@ -262,7 +262,11 @@ export function selectorString(selector: unknown): string {
 
 /** The associative lists of a core/v1 PodSpec at `at`, as its OpenAPI schema declares them. */
 function podSpecListMapKeys(at: string): Record<string, readonly string[]> {
-  const keys: Record<string, readonly string[]> = { [`${at}.volumes`]: ['name'] };
+  const keys: Record<string, readonly string[]> = {
+    [`${at}.volumes`]: ['name'],
+    // Its strategic-merge key is topologyKey alone (patchMergeKey), as the first field here.
+    [`${at}.topologySpreadConstraints`]: ['topologyKey', 'whenUnsatisfiable'],
+  };
   for (const list of ['containers', 'initContainers']) {
     keys[`${at}.${list}`] = ['name'];
     keys[`${at}.${list}.env`] = ['name'];

@@ -104,7 +104,9 @@ export function invalid(
         ? `Unsupported value: ${JSON.stringify(c.value)}: supported values: ${c.detail}`
         : c.reason === 'FieldValueDuplicate'
           ? `Duplicate value: ${JSON.stringify(c.value)}${c.detail ? `: ${c.detail}` : ''}`
-          : `Invalid value: ${JSON.stringify(c.value)}: ${c.detail}`;
+          : c.reason === 'FieldValueForbidden'
+            ? `Forbidden${c.detail ? `: ${c.detail}` : ''}`
+            : `Invalid value: ${JSON.stringify(c.value)}: ${c.detail}`;
   const parts = causes.map((c) => `${c.field}: ${describe(c)}`);
   const message = `${qualifiedKind} "${name}" is invalid: ${parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`}`;
   const d: StatusDetails = { name };

@@ -332,6 +332,99 @@ spec: {minAvailable: 1, maxUnavailable: 1}
   );
 });
 
+t.test(
+  "a replicated Deployment's spread, preStop sleep and pod-name variable are defaulted and validated as the API server does",
+  async (t) => {
+    const kube = await startForTest(t);
+    const deployment = (pod: string, name = 'proxy'): string => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: proxy}}
+  template:
+    metadata: {labels: {app: proxy}}
+    spec:
+${pod.replace(/^/gm, '      ')}
+`;
+    const good = `terminationGracePeriodSeconds: 35
+topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: proxy}}}
+  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}
+containers:
+  - name: proxy
+    image: x
+    env: [{name: PROXY_REPLICA_ID, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+    lifecycle: {preStop: {sleep: {seconds: 5}}}`;
+    t.match(await kubectlOk(t, kube, ['apply', '-f', '-'], deployment(good)), 'deployment.apps/proxy created');
+    const stored = JSON.parse(await kubectlOk(t, kube, ['get', 'deploy', 'proxy', '-o', 'json'])) as {
+      spec: { template: { spec: Record<string, unknown> & { containers: Record<string, unknown>[] } } };
+    };
+    const pod = stored.spec.template.spec;
+    t.same(
+      pod.containers[0]!.env,
+      [{ name: 'PROXY_REPLICA_ID', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } }],
+      'a fieldRef reads the v1 pod unless it says otherwise',
+    );
+    t.same(pod.containers[0]!.lifecycle, { preStop: { sleep: { seconds: 5 } } });
+    t.equal((pod.topologySpreadConstraints as unknown[]).length, 2);
+
+    // kubectl apply patches the list entry by entry, on its merge key (topologyKey).
+    await kubectlOk(t, kube, ['apply', '-f', '-'], deployment(good.replace('DoNotSchedule', 'ScheduleAnyway')));
+    t.same(
+      JSON.parse(
+        await kubectlOk(t, kube, [
+          'get',
+          'deploy',
+          'proxy',
+          '-o',
+          'jsonpath={.spec.template.spec.topologySpreadConstraints}',
+        ]),
+      ),
+      [
+        {
+          maxSkew: 1,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: { app: 'proxy' } },
+        },
+        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+      ],
+    );
+
+    const refused = async (spec: string): Promise<string> => {
+      const run = await kubectl(kube, ['apply', '-f', '-'], deployment(spec, 'refused'));
+      t.equal(run.code, 1);
+      return run.stderr;
+    };
+    const longSleep = await refused(good.replace('seconds: 5', 'seconds: 40'));
+    t.match(
+      longSleep,
+      'The Deployment "refused" is invalid: spec.template.spec.containers[0].lifecycle.preStop.sleep.seconds: Invalid value: 40: must be non-negative and less than terminationGracePeriodSeconds (35)',
+      'a preStop sleep cannot outlast the grace period',
+    );
+    const twoHandlers = await refused(
+      good.replace('{sleep: {seconds: 5}}', '{sleep: {seconds: 5}, exec: {command: [sleep, "5"]}}'),
+    );
+    t.match(
+      twoHandlers,
+      'spec.template.spec.containers[0].lifecycle.preStop.sleep: Forbidden: may not specify more than 1 handler type',
+    );
+    const spread = await refused(`topologySpreadConstraints:
+  - {maxSkew: 0, topologyKey: "", whenUnsatisfiable: Sometimes}
+  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway}
+  - {maxSkew: 2, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway}
+containers: [{name: proxy, image: x}]`);
+    for (const line of [
+      'spec.template.spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+      'spec.template.spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty',
+      'spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"',
+      'spec.template.spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: Duplicate value: "{kubernetes.io/hostname, ScheduleAnyway}"',
+    ])
+      t.match(spread, line);
+  },
+);
+
 /** Protobuf encoding, just enough to build request bodies by hand. */
 function varint(n: number): Buffer {
   const out: number[] = [];
