@@ -73,7 +73,23 @@ export interface Stack {
   startAgent(
     cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> },
     token?: string,
+    tunnelUrl?: string,
   ): Promise<TunnelAgent>;
+  /**
+   * Another proxy replica on the same database and API server (its own ports, the stack's
+   * certificate), closed with the test unless the test closes it first.
+   */
+  startReplica(env?: Record<string, string>): Promise<Replica>;
+}
+
+/** A proxy replica started beside the stack's own. */
+export interface Replica {
+  proxy: ClusterProxy;
+  url: string;
+  tunnelUrl: string;
+  metricsUrl: string;
+  /** A request to this replica for `clusterId`, trusting its certificate (not yet ended). */
+  request(clusterId: string, path: string, token: string, method?: string): ClientRequest;
 }
 
 export interface StackOptions {
@@ -143,6 +159,7 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
   const launch = async (
     cluster: { id: string; agentToken: string; kube: Pick<KubeLite, 'url'> },
     token = cluster.agentToken,
+    agentTunnelUrl = tunnelUrl,
   ): Promise<TunnelAgent> => {
     const kubeUrl = options.agentKubeUrl ? await options.agentKubeUrl(cluster.kube.url) : cluster.kube.url;
     const credentials = {
@@ -154,7 +171,7 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
     };
     const kube = await kubeTarget({ url: kubeUrl, ...credentials }, options.kubeRequestTimeoutMs);
     const agent = startAgent({
-      proxyTunnelUrl: tunnelUrl,
+      proxyTunnelUrl: agentTunnelUrl,
       clusterId: cluster.id,
       agentToken: token,
       kube,
@@ -185,6 +202,37 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
       agent: false,
       headers: { authorization: `Bearer ${token}` },
     });
+
+  const startReplica = async (env: Record<string, string> = {}): Promise<Replica> => {
+    const replica = await buildClusterProxy(
+      loadConfig({
+        DATABASE_URL: proxyDb,
+        API_SERVER_URL: apiUrl,
+        PORT: '0',
+        TUNNEL_PORT: '0',
+        METRICS_PORT: '0',
+        TLS_CERT_FILE: join(dir, 'proxy.crt'),
+        TLS_KEY_FILE: join(dir, 'proxy.key'),
+        HOST: '127.0.0.1',
+        ...options.proxyEnv,
+        ...env,
+      }),
+      debug ? { level: 'debug' } : false,
+    );
+    const urls = await replica.listen();
+    t.teardown(() => replica.close());
+    return {
+      proxy: replica,
+      ...urls,
+      request: (clusterId, path, token, method = 'GET') =>
+        https.request(`${urls.url}/clusters/${clusterId}${path}`, {
+          method,
+          ca: certificate.cert,
+          agent: false,
+          headers: { authorization: `Bearer ${token}` },
+        }),
+    };
+  };
 
   const clusters: StackCluster[] = [];
   for (let i = 0; i < (options.clusters ?? 1); i++) {
@@ -220,6 +268,7 @@ export async function startStack(t: Test, options: StackOptions = {}): Promise<S
     metricsUrl,
     clusters,
     startAgent: launch,
+    startReplica,
     proxyToken,
     proxyRequest,
     async addCluster(name, kubeUrl) {
