@@ -339,10 +339,10 @@ export function bodyOf(res: http.IncomingMessage): () => string {
 export function startRedisStack(t: Test, extra: StackOptions = {}): Promise<Stack> {
   const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
   return startStack(t, {
-    apiEnv: redis,
-    proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s' },
     backoffMaxMs: 200,
     ...extra,
+    apiEnv: { ...redis, ...extra.apiEnv },
+    proxyEnv: { ...redis, SERVICE_CACHE_FLAGS_TTL: '60s', ...extra.proxyEnv },
   });
 }
 
