@@ -344,17 +344,22 @@ t.test('platform: drain, spread and a single proxy are values', async (t) => {
     helm,
     'platform',
     proxyWith({
-      drain: { graceSeconds: 40, preStopSeconds: 10 },
+      drain: { graceSeconds: 90, preStopSeconds: 10 },
       tunnelWait: '3s',
       topologySpread: { hostname: 'DoNotSchedule', zone: 'ScheduleAnyway' },
     }),
   );
   const spec = podSpec(named<Manifest>(tuned, 'Deployment', 'gsp-platform-cluster-proxy')!);
   const { env } = eachContainer(tuned).find((c) => c.name === 'cluster-proxy')!;
-  t.equal(env.DRAIN_GRACE, '40s');
+  t.equal(env.DRAIN_GRACE, '90s');
   t.equal(env.TUNNEL_WAIT, '3s');
   t.same(spec.containers[0]!.lifecycle, { preStop: { sleep: { seconds: 10 } } });
-  t.equal(spec.terminationGracePeriodSeconds, 55, 'the grace period follows: 10 + 40 + 5');
+  t.equal(spec.terminationGracePeriodSeconds, 105, 'the grace period follows: 10 + 90 + 5');
+  const liveness = spec.containers[0]!.livenessProbe!;
+  t.ok(
+    liveness.periodSeconds! * liveness.failureThreshold! > 105,
+    'and the liveness probe, failing on the closed port, cannot restart the replica mid-drain',
+  );
   t.same(
     spec.topologySpreadConstraints?.map((c) => [c.topologyKey, c.whenUnsatisfiable]),
     [

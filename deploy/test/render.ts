@@ -109,7 +109,11 @@ export interface Container {
   volumeMounts?: { name: string; mountPath: string }[];
   securityContext?: Record<string, unknown>;
   readinessProbe?: { httpGet?: { path: string; port: string | number; scheme?: string } };
-  livenessProbe?: { httpGet?: { path: string; port: string | number; scheme?: string } };
+  livenessProbe?: {
+    httpGet?: { path: string; port: string | number; scheme?: string };
+    periodSeconds?: number;
+    failureThreshold?: number;
+  };
   lifecycle?: { preStop?: { sleep?: { seconds: number } } };
   ports?: { name: string; containerPort: number }[];
 }
