@@ -33,10 +33,14 @@ export interface LoadOptions {
   token: string;
   /** Raw HTTPS requests in flight at once over kept-alive connections. */
   concurrency: number;
-  /** A kubeconfig for real `kubectl get namespaces` calls, run one after another beside the raw requests. */
+  /** A kubeconfig for real `kubectl get namespaces` calls, beside the raw requests. */
   kubeconfig?: string;
-  /** Stop after this many calls in all (raw and kubectl); without it, run until `stop`. */
+  /** kubectl processes running at once (default 1). */
+  kubectlConcurrency?: number;
+  /** Stop after this many raw requests; without it, run until `stop`. */
   total?: number;
+  /** Stop after this many kubectl calls; without it, run until `stop` (or, with `total`, none). */
+  kubectlTotal?: number;
 }
 
 export interface Load {
@@ -83,8 +87,11 @@ export function startLoad(options: LoadOptions): Load {
   const result: LoadResult = { ok: 0, kubectlOk: 0, failures: [], retried: 0, latencies: [], startedAt };
   const agent = new https.Agent({ keepAlive: true, maxSockets: options.concurrency, ca: options.ca });
   let started = 0;
+  let kubectlStarted = 0;
   let stopped = false;
   const more = (): boolean => !stopped && (options.total === undefined || started < options.total);
+  const kubectlLimit = options.kubectlTotal ?? (options.total === undefined ? Infinity : 0);
+  const moreKubectl = (): boolean => !stopped && kubectlStarted < kubectlLimit;
   const fail = (t0: number, what: string): void => {
     result.failures.push({ startedMs: t0 - startedAt, endedMs: Date.now() - startedAt, what });
   };
@@ -113,8 +120,8 @@ export function startLoad(options: LoadOptions): Load {
     }
   };
   const real = async (kubeconfig: string): Promise<void> => {
-    while (more()) {
-      started++;
+    while (moreKubectl()) {
+      kubectlStarted++;
       const t0 = Date.now();
       const res = await kubectl(kubeconfig, ['get', 'namespaces', '-o', 'name']);
       if (res.code === 0 && res.stdout.includes('namespace/default')) {
@@ -125,7 +132,9 @@ export function startLoad(options: LoadOptions): Load {
   };
 
   const workers = Array.from({ length: options.concurrency }, raw);
-  if (options.kubeconfig) workers.push(real(options.kubeconfig));
+  const kubeconfig = options.kubeconfig;
+  if (kubeconfig !== undefined)
+    for (let i = 0; i < (options.kubectlConcurrency ?? 1); i++) workers.push(real(kubeconfig));
   const done = Promise.all(workers).then(() => {
     agent.destroy();
     return result;
