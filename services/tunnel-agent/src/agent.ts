@@ -99,6 +99,8 @@ interface Held {
   connectedAt: number;
   /** The replica said it is shutting down: not counted, kept until the proxy closes it. */
   draining: boolean;
+  /** How many replicas serve, as this replica last announced (0: it does not say). */
+  announced: number;
 }
 
 /**
@@ -107,6 +109,8 @@ interface Held {
  * a drain).
  */
 const DRAIN_SETTLE_MS = 250;
+
+const REPLICAS_CHANGED = 'the number of proxy replicas to hold a tunnel to changed';
 
 /**
  * Keeps one tunnel to each distinct proxy replica, dialling the one (load-balanced) tunnel URL
@@ -128,8 +132,8 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   const stopping = new AbortController();
   /** The tunnels held, by replica id (an old proxy's, which names none, under ''). */
   const held = new Map<string, Held>();
-  /** The latest count a replica announced; 0 (an old proxy, or none yet): keep one tunnel. */
-  let announced = 0;
+  /** The target while no tunnel is held: the last one computed. */
+  let lastTarget = 1;
   let attempts = 0;
   let lastError: ConnectError | undefined;
   /** Consecutive failures, for the backoff. */
@@ -141,7 +145,16 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   /** The dial under way, closed if the agent stops before the proxy accepts it. */
   let dialling: AgentTunnel | undefined;
 
-  const target = (): number => Math.max(1, announced);
+  /**
+   * The highest count among the serving replicas held, each as it last announced: a replica that has
+   * not yet counted a newcomer does not pull the target down. 0 (an old proxy): keep one tunnel.
+   */
+  const target = (): number => {
+    let highest = 0;
+    for (const h of held.values()) if (!h.draining) highest = Math.max(highest, h.announced);
+    if (held.size > 0) lastTarget = Math.max(1, highest);
+    return lastTarget;
+  };
   const serving = (): number => [...held.values()].filter((h) => !h.draining).length;
 
   /** A tunnel has stayed up for AGENT_BACKOFF_RESET: the failures before it are forgiven. */
@@ -174,9 +187,11 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     else opts.log.warn({ code: Code[e.code], reason: e.rawMessage }, 'tunnel unavailable; reconnecting with backoff');
   }
 
-  function announce(count: number): void {
+  function announce(entry: Held, count: number): void {
     const before = target();
-    announced = count;
+    entry.announced = count;
+    if (target() === before) return;
+    opts.log.info({ replicaId: entry.replicaId, replicas: target() }, REPLICAS_CHANGED);
     if (target() > before) wake();
   }
 
@@ -203,7 +218,13 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
   /** One dial: `unique` (now held), `duplicate` (a replica already held), or `failed`. */
   async function dialOnce(): Promise<'unique' | 'duplicate' | 'failed'> {
     attempts++;
-    const entry: Held = { tunnel: undefined as unknown as AgentTunnel, replicaId: '', connectedAt: 0, draining: false };
+    const entry: Held = {
+      tunnel: undefined as unknown as AgentTunnel,
+      replicaId: '',
+      connectedAt: 0,
+      draining: false,
+      announced: 0,
+    };
     entry.tunnel = new AgentTunnel({
       dial,
       clusterId: opts.clusterId,
@@ -211,7 +232,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
       held: held.keys(),
       kube: opts.kube,
       events,
-      onReplicas: announce,
+      onReplicas: (count) => announce(entry, count),
       onDrain() {
         if (entry.draining) return;
         entry.draining = true;
@@ -233,8 +254,10 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
       // The replica refuses a tunnel it is told the agent holds; one that did not (it cannot read the
       // list) replaced the old tunnel with this one, and closes the old.
       if (held.has(hello.replicaId)) opts.log.warn({ replicaId: hello.replicaId }, 'a second tunnel to one replica');
+      const before = target();
+      entry.announced = hello.replicaCount;
       held.set(hello.replicaId, entry);
-      announce(hello.replicaCount);
+      if (target() !== before) opts.log.info({ replicaId: entry.replicaId, replicas: target() }, REPLICAS_CHANGED);
       entry.tunnel.done.then(
         () => ended(entry, undefined),
         (err: unknown) => ended(entry, err),

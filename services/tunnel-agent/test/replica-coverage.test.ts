@@ -1,0 +1,47 @@
+import t from 'tap';
+import { startReplicas, until, untilHolding } from './replicas.js';
+import type { Replica } from './replicas.js';
+
+t.test('with three proxy replicas the agent holds one tunnel to each, and any replica serves kubectl', async (t) => {
+  const setup = await startReplicas(t, 3);
+  const started = Date.now();
+  const agent = setup.agent();
+  const ms = await untilHolding(agent, ['r1', 'r2', 'r3'], started);
+  t.comment(`full coverage of 3 replicas ${ms} ms after the agent started`);
+  t.equal(agent.target, 3, 'the replicas announced three');
+  t.equal(agent.tunnels, 3, 'three tunnels, no more');
+  for (const replica of setup.replicas) {
+    const answer = await setup.kubectlGet(replica, '/api');
+    t.equal(answer.status, 200, `kubectl through ${replica.id} is answered by the cluster`);
+    t.equal(await replica.metric('gsp_proxy_tunnels'), 1, `${replica.id} holds one tunnel of the agent`);
+  }
+});
+
+t.test('a dial that reaches a replica the agent holds is refused there before it registers', async (t) => {
+  const setup = await startReplicas(t, 3);
+  const [r1, r2, r3] = setup.replicas as [Replica, Replica, Replica];
+  // The balancer sends every dial to r1 for now: after the first, each is a duplicate.
+  setup.balancer.setUp('r2', false);
+  setup.balancer.setUp('r3', false);
+  const agent = setup.agent();
+  await untilHolding(agent, ['r1']);
+  const duplicates = async () => (await r1.metric('gsp_proxy_tunnel_connections_total', 'result="duplicate"')) ?? 0;
+  await t.resolves(
+    until('three duplicates refused', async () => ((await duplicates()) >= 3 ? true : undefined), 10_000, 50),
+    'the agent dials again and again for the replicas it misses, each dial refused by r1 as a duplicate',
+  );
+  t.equal(
+    await r1.metric('gsp_proxy_tunnel_connections_total', 'result="accepted"'),
+    1,
+    "r1 registered the agent's tunnel once: no duplicate replaced it",
+  );
+  t.equal(await r1.metric('gsp_proxy_tunnels'), 1, 'r1 holds one tunnel');
+  t.equal(agent.lastError, undefined, 'a duplicate is not a failure');
+  t.equal((await setup.kubectlGet(r1, '/api')).status, 200, 'kubectl through r1 works throughout');
+  setup.balancer.setUp('r2', true);
+  setup.balancer.setUp('r3', true);
+  const ms = await untilHolding(agent, ['r1', 'r2', 'r3']);
+  t.comment(`full coverage ${ms} ms after the balancer reached the other replicas`);
+  t.equal(await r2.metric('gsp_proxy_tunnels'), 1);
+  t.equal(await r3.metric('gsp_proxy_tunnels'), 1);
+});
