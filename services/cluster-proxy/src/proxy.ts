@@ -145,12 +145,16 @@ export async function buildClusterProxy(
   let closing: Promise<void> | undefined;
   let draining: Promise<void> | undefined;
 
-  async function shutDown(): Promise<void> {
+  /** `drained`: the agents were told (`drain`), so their tunnels end cleanly instead of failing `unavailable`. */
+  async function shutDown(drained = false): Promise<void> {
     revocations.stop();
     await metricsServer?.close();
     const shutdown = 'the proxy is shutting down';
     for (const tunnel of registry.all()) {
-      tunnel.close({ code: 503, message: shutdown }, new ConnectError(shutdown, Code.Unavailable));
+      tunnel.close(
+        { code: 503, message: shutdown },
+        drained ? undefined : new ConnectError(shutdown, Code.Unavailable),
+      );
     }
     await tunnels.close();
     // After the tunnels: their drops are queued by then, and the rest of this replica's rows go with them.
@@ -187,7 +191,7 @@ export async function buildClusterProxy(
       { ms: Math.round(performance.now() - started), cutInFlight: cut ? front.inFlight : 0 },
       cut ? 'drain grace over: cutting what is still in flight' : 'drained: nothing in flight',
     );
-    await (closing ??= shutDown());
+    await (closing ??= shutDown(true));
   }
 
   return {

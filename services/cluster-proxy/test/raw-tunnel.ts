@@ -44,8 +44,10 @@ export function rawTunnel(t: Test, tunnelUrl: string, options: RawTunnelOptions)
   const abort = new AbortController();
   const pending: AgentMessageInit[] = [];
   let wake: (() => void) | undefined;
+  /** The proxy ended the tunnel: our side ends too, as an agent's does. */
+  let over = false;
   async function* outgoing(): AsyncIterable<AgentMessageInit> {
-    while (!abort.signal.aborted) {
+    while (!abort.signal.aborted && !over) {
       const next = pending.shift();
       if (next) yield next;
       else await new Promise<void>((resolve) => (wake = resolve));
@@ -76,6 +78,8 @@ export function rawTunnel(t: Test, tunnelUrl: string, options: RawTunnelOptions)
           if (frame.kind.case === 'hello') resolveHello(frame.kind.value);
         }
       rejectHello(new Error('the tunnel ended before hello'));
+      over = true;
+      wake?.();
       return undefined;
     } catch (err) {
       const error = ConnectError.from(err);
