@@ -42,6 +42,15 @@ export const TUNNEL_PORT_DOCUMENT = {
             description:
               'The cluster the agent believes it serves; a token of another cluster is refused (permission_denied).',
           },
+          {
+            name: 'x-gsp-held-replicas',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', examples: ['gsp-proxy-0,gsp-proxy-1'] },
+            description:
+              'The proxy replica ids (as `hello` names them) the agent already holds a tunnel to, comma-separated, at most 64: ' +
+              'a replica named there refuses the tunnel as a duplicate (already_exists) before registering it.',
+          },
         ],
         requestBody: {
           required: true,
@@ -54,9 +63,11 @@ export const TUNNEL_PORT_DOCUMENT = {
         responses: {
           '200': {
             description:
-              'Enveloped `ProxyMessage`s, the first a `hello`. A refusal ends the stream in its end-of-stream message, as the Connect ' +
-              "protocol carries errors: `unauthenticated` (no or an unknown agent token), `permission_denied` (another cluster's token), " +
-              '`unavailable` (CLI access is off for the cluster, or the proxy is shutting down).',
+              'Enveloped `ProxyMessage`s, the first a `hello` (the cluster, this replica and how many replicas serve). A refusal ' +
+              'ends the stream in its end-of-stream message, as the Connect protocol carries errors: `unauthenticated` (no or an ' +
+              "unknown agent token), `permission_denied` (another cluster's token), `already_exists` (the agent already holds a " +
+              'tunnel to this replica, see x-gsp-held-replicas), `unavailable` (CLI access is off for the cluster, or this ' +
+              'replica is draining or shutting down).',
             content: {
               'application/connect+proto': { schema: { type: 'string', format: 'binary' } },
               'application/connect+json': { schema: { type: 'string' } },
