@@ -21,7 +21,7 @@ const load = (total?: { raw: number; kubectl: number }) =>
     url: namespaces,
     ca: stack.ca,
     token: stack.token,
-    concurrency: 6,
+    concurrency: 4,
     kubeconfig: stack.kubeconfig,
     ...(total === undefined ? {} : { total: total.raw, kubectlTotal: total.kubectl, kubectlConcurrency: 3 }),
   });

@@ -22,6 +22,8 @@ export interface LoadResult {
   retried: number;
   /** Milliseconds, per successful raw request. */
   latencies: number[];
+  /** When each successful raw request started, ms since the load began (same order as `latencies`). */
+  starts: number[];
   /** When the load began (epoch ms). */
   startedAt: number;
 }
@@ -84,7 +86,7 @@ function get(url: string, agent: https.Agent, ca: string, token: string): Promis
 /** Keeps `concurrency` GETs (and optionally one real kubectl) going until `total` or `stop`. */
 export function startLoad(options: LoadOptions): Load {
   const startedAt = Date.now();
-  const result: LoadResult = { ok: 0, kubectlOk: 0, failures: [], retried: 0, latencies: [], startedAt };
+  const result: LoadResult = { ok: 0, kubectlOk: 0, failures: [], retried: 0, latencies: [], starts: [], startedAt };
   const agent = new https.Agent({ keepAlive: true, maxSockets: options.concurrency, ca: options.ca });
   let started = 0;
   let kubectlStarted = 0;
@@ -106,6 +108,7 @@ export function startLoad(options: LoadOptions): Load {
           if (res.status === 200 && res.body.includes('"NamespaceList"')) {
             result.ok++;
             result.latencies.push(Date.now() - t0);
+            result.starts.push(t0 - startedAt);
           } else fail(t0, `HTTP ${res.status}: ${res.body.slice(0, 300)}`);
           break;
         } catch (err) {
@@ -152,9 +155,15 @@ export function startLoad(options: LoadOptions): Load {
 /** A one-line summary for a test comment. */
 export function summary(r: LoadResult): string {
   const sorted = [...r.latencies].sort((a, b) => a - b);
+  const slowest = r.latencies
+    .map((ms, i) => [ms, r.starts[i] ?? 0] as const)
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, 3)
+    .map(([ms, at]) => `${ms} ms from ${at} ms`)
+    .join(', ');
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
   return (
     `${r.ok} ok (${r.kubectlOk} by kubectl), ${r.failures.length} failed, ${r.retried} retried on a closed ` +
-    `keep-alive; latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${sorted.at(-1) ?? 0} ms over ${Date.now() - r.startedAt} ms`
+    `keep-alive; latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${sorted.at(-1) ?? 0} ms over ${Date.now() - r.startedAt} ms; slowest: ${slowest}`
   );
 }
