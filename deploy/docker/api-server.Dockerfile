@@ -6,8 +6,10 @@ COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY packages ./packages
 COPY services ./services
 # Install scripts are not needed: the only native pieces ship prebuilt inside their packages.
+# The web console is built here too: the API server serves packages/web-console/dist under /console/.
 RUN npm ci --ignore-scripts \
  && npx tsc -b services/api-server \
+ && npm run build -w packages/web-console \
  && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-slim AS runtime

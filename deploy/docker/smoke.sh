@@ -11,6 +11,7 @@ git archive HEAD | tar -x -C "$work"
 cd "$work"
 npm ci --ignore-scripts --no-audit --no-fund >/dev/null
 npx tsc -b services/api-server services/control-plane services/cluster-proxy services/tunnel-agent packages/kube-lite
+npm run build -w packages/web-console >/dev/null
 npm prune --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null
 status=0
 for service in api-server control-plane cluster-proxy tunnel-agent; do
@@ -25,6 +26,8 @@ for service in api-server control-plane cluster-proxy tunnel-agent; do
     echo "FAIL $service (exit $code):"; echo "$out" | head -20; status=1
   fi
 done
+# The API server serves the console's build, which must survive the prune.
+if [[ -f packages/web-console/dist/index.html ]]; then echo "ok   web console: built for the API server"; else echo "FAIL web console: no packages/web-console/dist/index.html"; status=1; fi
 # kube-lite has nothing to configure: it must start and answer.
 node packages/kube-lite/dist/src/cli.js --port 0 >"$work/kube-lite.log" 2>&1 &
 pid=$!

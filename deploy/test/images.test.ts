@@ -70,6 +70,14 @@ t.test(
   },
 );
 
+t.test("the API server's image carries the built web console it serves under /console/", async (t) => {
+  const image = readDockerfile(dockerfile('api-server'));
+  const run = image.run.split('&&').map((step) => step.trim());
+  const build = run.indexOf('npm run build -w packages/web-console');
+  t.ok(build >= 0, 'the build stage builds the console (without it /console/ answers 503)');
+  t.ok(build < run.findIndex((step) => step.startsWith('npm prune')), 'before the prune removes vite');
+});
+
 /** `${VAR}`, `${VAR:-default}` and `${VAR:?message}`, as docker compose interpolates them. */
 function interpolate(text: string, env: Env): string {
   return text.replace(
