@@ -4,7 +4,7 @@ import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
 import { clusterOfAgentToken, hashAgentToken } from '@gsp/platform-contract';
 import { bearerToken } from '@gsp/service-kit';
-import { codeLabel, TunnelService } from '@gsp/tunnel-proto';
+import { codeLabel, HELD_REPLICAS_HEADER, TunnelService } from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { tunnelRefusal } from '../access.js';
@@ -28,16 +28,11 @@ export interface TunnelServiceOptions {
   replicas: { readonly count: number; readonly isDraining: boolean };
 }
 
-/**
- * The replica ids the agent already holds a tunnel to (comma-separated, at most
- * HELD_REPLICAS_MAX): a replica named there refuses the tunnel as a duplicate before registering
- * it, so the agent never has to close a registered tunnel as one.
- */
-export const HELD_REPLICAS_HEADER = 'x-gsp-held-replicas';
-export const HELD_REPLICAS_MAX = 64;
+/** The most ids of `x-gsp-held-replicas` looked at (an agent sends at most this many). */
+const HELD_REPLICAS_MAX = 64;
 
 /** Whether the agent's `x-gsp-held-replicas` names `replicaId`. */
-export function holdsReplica(header: string | null, replicaId: string): boolean {
+function holdsReplica(header: string | null, replicaId: string): boolean {
   if (!header) return false;
   return header.split(',', HELD_REPLICAS_MAX).some((id) => id.trim() === replicaId);
 }
