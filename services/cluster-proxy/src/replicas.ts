@@ -20,6 +20,8 @@ export class Replicas {
   private draining = false;
   private registered = false;
   private closed = false;
+  /** The last write: writes run one after another, so a heartbeat begun before a drain cannot undo it. */
+  private writing: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(count: number) => void>();
 
   constructor(private readonly options: ReplicasOptions) {}
@@ -39,7 +41,13 @@ export class Replicas {
   }
 
   /** Writes this replica's row (registering it at the first call), deletes lapsed rows, and reads the count. */
-  async renew(): Promise<void> {
+  renew(): Promise<void> {
+    const next = this.writing.catch(() => undefined).then(() => this.write());
+    this.writing = next;
+    return next;
+  }
+
+  private async write(): Promise<void> {
     if (this.closed) return;
     const fresh = !this.registered;
     const { rows } = await this.options.pool.query<{ others: number }>(
@@ -79,6 +87,7 @@ export class Replicas {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.writing.catch(() => undefined);
     await this.options.pool.query('DELETE FROM proxy_replicas WHERE replica_id = $1', [this.options.replicaId]);
   }
 }
