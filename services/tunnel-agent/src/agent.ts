@@ -244,8 +244,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     const hello = await entry.tunnel.hello;
     dialling = undefined;
     if (hello !== undefined && stopping.signal.aborted) {
-      entry.tunnel.close();
-      await entry.tunnel.done.catch(() => undefined);
+      await entry.tunnel.close();
       return 'failed';
     }
     if (hello !== undefined) {
@@ -334,8 +333,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     const abandoned = entry.tunnel.inFlight;
     if (abandoned > 0)
       opts.log.warn({ replicaId: entry.replicaId, abandoned }, 'requests still in flight after AGENT_DRAIN_GRACE');
-    entry.tunnel.close();
-    await settled;
+    await entry.tunnel.close();
   }
 
   let stopped: Promise<void> | undefined;
@@ -365,7 +363,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     stop() {
       stopped ??= (async () => {
         stopping.abort();
-        dialling?.close();
+        dialling?.abort();
         await loop;
         const entries = [...held.values()];
         if (entries.length > 0) opts.log.info({ tunnels: entries.length }, 'draining the tunnels');

@@ -45,3 +45,35 @@ t.test('a dial that reaches a replica the agent holds is refused there before it
   t.equal(await r2.metric('gsp_proxy_tunnels'), 1);
   t.equal(await r3.metric('gsp_proxy_tunnels'), 1);
 });
+
+t.test('a replica that stops is let go, and the agent holds it again when it comes back', async (t) => {
+  const setup = await startReplicas(t, 3);
+  const [, r2] = setup.replicas as [Replica, Replica, Replica];
+  const agent = setup.agent();
+  await untilHolding(agent, ['r1', 'r2', 'r3']);
+  setup.balancer.setUp('r2', false);
+  t.equal(await r2.stop('SIGTERM'), 0, 'r2 stops cleanly');
+  await untilHolding(agent, ['r1', 'r3']);
+  await until('the agent to close nothing but its tunnel to r2', () => (agent.tunnels === 2 ? true : undefined));
+  t.equal(agent.tunnels, 2, 'the tunnel to r2 is gone');
+  const restartedAt = Date.now();
+  await r2.start();
+  setup.balancer.setUp('r2', true);
+  const ready = Date.now() - restartedAt;
+  const ms = await untilHolding(agent, ['r1', 'r2', 'r3'], restartedAt);
+  t.comment(`full coverage again ${ms} ms after r2 was restarted (${ms - ready} ms after it was ready)`);
+  t.equal((await setup.kubectlGet(r2, '/api')).status, 200, 'kubectl through the restarted r2 works');
+});
+
+t.test('a fourth replica is dialled when the replicas announce it, without restarting the agent', async (t) => {
+  const setup = await startReplicas(t, 3);
+  const agent = setup.agent();
+  await untilHolding(agent, ['r1', 'r2', 'r3']);
+  const startedAt = Date.now();
+  const r4 = await setup.addReplica();
+  const ready = Date.now() - startedAt;
+  const ms = await untilHolding(agent, ['r1', 'r2', 'r3', 'r4'], startedAt);
+  t.comment(`four tunnels ${ms} ms after r4 was started (${ms - ready} ms after it was ready)`);
+  t.equal(agent.target, 4, 'the replicas announced four');
+  t.equal((await setup.kubectlGet(r4, '/api')).status, 200, 'kubectl through r4 works');
+});

@@ -107,6 +107,9 @@ async function* messages(out: BatchQueue<AgentFrameInit>): AsyncIterable<Message
 
 /** A replica id as the held list can carry it: visible ASCII, no comma (the list's separator). */
 const LISTABLE = /^[\x21-\x2b\x2d-\x7e]+$/;
+/** How long the proxy has to close its side once the agent ended its own. */
+const CLOSE_WAIT_MS = 1000;
+
 /** At most this many ids in the held list (the proxy reads no more). */
 export const HELD_REPLICAS_MAX = 64;
 
@@ -160,8 +163,19 @@ export class AgentTunnel {
     this.out.push({ streamId: 0, kind: { case: 'drain', value: {} } });
   }
 
-  /** Ends the tunnel from the agent's side (`done` then rejects with `canceled`). */
-  close(): void {
+  /**
+   * Ends the tunnel from the agent's side: what is queued goes out first (the last answers), then
+   * the agent's half of the stream ends and the proxy closes its own; cut if it has not within 1 s.
+   */
+  async close(): Promise<void> {
+    this.out.end();
+    const timer = setTimeout(() => this.abort(), CLOSE_WAIT_MS);
+    await this.done.catch(() => undefined);
+    clearTimeout(timer);
+  }
+
+  /** Cuts the tunnel at once (`done` then rejects with `canceled`). */
+  abort(): void {
     this.closing.abort(new ConnectError('the agent closed the tunnel', Code.Canceled));
   }
 
