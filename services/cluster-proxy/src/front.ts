@@ -94,6 +94,8 @@ async function tunnelFor(req: IncomingMessage, clusterId: string, options: Kubec
     .waitFor(clusterId, draining() ? 0 : options.tunnelWaitMs, gone.signal)
     .finally(() => req.socket.off('close', abort));
   if (tunnel) return tunnel;
+  // The client went away while waiting: nobody reads the answer, so the database is not asked.
+  if (gone.signal.aborted) throw new ProxyRefusal(499, 'the client closed the request', 'ClientClosedRequest');
   const retry = { 'retry-after': String(RETRY_AFTER_SECONDS) };
   if (draining())
     throw new ProxyRefusal(
