@@ -88,8 +88,12 @@ export interface TunnelAgent {
   readonly attempts: number;
   /** Why the last attempt or connection ended, e.g. the proxy's `unavailable` with the policy message. */
   readonly lastError: ConnectError | undefined;
-  /** Stops dialling, sends `drain` on every tunnel and closes each once its requests are done (or after the grace). */
-  stop(): Promise<void>;
+  /**
+   * Stops dialling, sends `drain` on every tunnel and closes each once its requests are done, or
+   * after `graceMs` (AGENT_DRAIN_GRACE by default; 0: at once). A shorter grace asked while a stop
+   * runs cuts it short.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** One tunnel the agent holds, from the proxy's hello to its end. */
@@ -318,18 +322,21 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     }
   })();
 
-  /** Drains one tunnel: closed once its requests are done, at the latest after the grace. */
+  /** Ends the drain's grace: at its deadline, or sooner when a shorter stop is asked. */
+  let graceOver: () => void = () => undefined;
+  const grace = new Promise<void>((resolve) => (graceOver = resolve));
+  let graceTimer: NodeJS.Timeout | undefined;
+  let graceEnds = Infinity;
+
+  /** Drains one tunnel: closed once its requests are done, at the latest when the grace is over. */
   async function drainTunnel(entry: Held): Promise<void> {
     entry.tunnel.drain();
     const settled = entry.tunnel.done.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainGraceMs)));
     const idle = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_SETTLE_MS, drainGraceMs)));
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_SETTLE_MS));
       await entry.tunnel.whenIdle();
     })();
     await Promise.race([idle, grace, settled]);
-    clearTimeout(timer);
     const abandoned = entry.tunnel.inFlight;
     if (abandoned > 0)
       opts.log.warn({ replicaId: entry.replicaId, abandoned }, 'requests still in flight after AGENT_DRAIN_GRACE');
@@ -360,7 +367,12 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     get lastError() {
       return lastError;
     },
-    stop() {
+    stop(graceMs = drainGraceMs) {
+      if (Date.now() + graceMs < graceEnds) {
+        graceEnds = Date.now() + graceMs;
+        clearTimeout(graceTimer);
+        graceTimer = setTimeout(graceOver, graceMs);
+      }
       stopped ??= (async () => {
         stopping.abort();
         dialling?.abort();
@@ -368,6 +380,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
         const entries = [...held.values()];
         if (entries.length > 0) opts.log.info({ tunnels: entries.length }, 'draining the tunnels');
         await Promise.all(entries.map(drainTunnel));
+        clearTimeout(graceTimer);
       })();
       return stopped;
     },

@@ -28,6 +28,9 @@ export interface AgentApp {
   metrics: AgentMetrics;
   /** Listens on PORT, and serves `GET /metrics` on METRICS_PORT. */
   listen(): Promise<{ url: string; metricsUrl: string }>;
+  /** The graceful stop (SIGTERM): the tunnels drain (within AGENT_DRAIN_GRACE), then everything closes. */
+  drain(): Promise<void>;
+  /** The fast stop: requests in flight are cut. */
   close(): Promise<void>;
 }
 
@@ -76,6 +79,10 @@ export async function buildAgentApp(
     },
   });
   app.route({ method: 'GET', url: '/openapi.json', handler: async () => AGENT_PORT_DOCUMENT });
+  const close = async (): Promise<void> => {
+    await Promise.all([agent.stop(0), app.close(), metricsServer?.close()]);
+    await kube.close();
+  };
   return {
     app,
     agent,
@@ -85,9 +92,10 @@ export async function buildAgentApp(
       metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host, { http: config.http });
       return { url, metricsUrl: metricsServer.url };
     },
-    async close() {
-      await Promise.all([agent.stop(), app.close(), metricsServer?.close()]);
-      await kube.close();
+    async drain() {
+      await agent.stop();
+      await close();
     },
+    close,
   };
 }

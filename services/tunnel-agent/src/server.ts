@@ -9,7 +9,13 @@ await runService(
     const agent = await buildAgentApp(config);
     const { url, metricsUrl } = await agent.listen();
     agent.app.log.info({ url, metricsUrl }, 'tunnel agent listening (probes on PORT, Prometheus on METRICS_PORT)');
-    return { close: () => agent.close(), log: agent.app.log };
+    return {
+      close: () => agent.close(),
+      // SIGTERM: every tunnel is drained (the proxy sends no new request on it), its requests finish.
+      drain: () => agent.drain(),
+      drainDeadlineMs: config.drainGraceMs + 5000,
+      log: agent.app.log,
+    };
   },
   { ports: (config) => ({ PORT: config.port, METRICS_PORT: config.metricsPort }) },
 );
