@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import https from 'node:https';
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { Code } from '@connectrpc/connect';
 import { rawTunnel } from './raw-tunnel.js';
-import { bodyOf, startStack, until } from './stack.js';
+import { bodyOf, fakeApiServer, responseTo, startStack, until } from './stack.js';
 import type { Stack } from './stack.js';
 
 /** A GET sent now; resolves with its answer once complete. */
@@ -189,4 +189,36 @@ t.test('SIGTERM drains the proxy process: its agent is told, the request in flig
   t.equal(await exited, 0, 'the process exits 0 once nothing is in flight');
   t.equal(await tunnel.ended, undefined, 'its tunnel closed cleanly');
   t.comment(`SIGTERM: drain frame after ${told} ms, exit ${Math.round(performance.now() - started)} ms after SIGTERM`);
+});
+
+t.test('a watch through a draining replica runs on until DRAIN_GRACE, then ends as a cut watch does', async (t) => {
+  const stack = await startStack(t, { clusters: 0, proxyEnv: { DRAIN_GRACE: '500ms' } });
+  const watches = new Set<ServerResponse>();
+  const event = (name: string) =>
+    `${JSON.stringify({ type: 'ADDED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name } } })}\n`;
+  const kubeUrl = await fakeApiServer(t, (_req, res) => {
+    watches.add(res);
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    res.write(event('before'));
+  });
+  t.teardown(() => {
+    for (const res of watches) res.destroy();
+  });
+  const { id, token } = await stack.addCluster('watched', kubeUrl);
+  const res = await responseTo(stack.proxyRequest(id, '/api/v1/namespaces/default/pods?watch=true', token));
+  const body = bodyOf(res);
+  const ended = new Promise<boolean>((resolve) => res.on('close', () => resolve(res.complete)));
+  await until('the first event', () => (body().includes('before') ? true : undefined));
+
+  const started = performance.now();
+  const drained = stack.proxy.drain();
+  for (const watch of watches) watch.write(event('during'));
+  await until('an event sent during the drain', () => (body().includes('during') ? true : undefined));
+  t.pass('the watch still streams while the replica drains');
+  t.ok(await ended, 'then it ends whole, as kube-apiserver ends a watch');
+  const ms = Math.round(performance.now() - started);
+  const last = JSON.parse(body().trim().split('\n').at(-1)!);
+  t.match(last, { type: 'ERROR', object: { kind: 'Status', code: 503, message: 'the proxy is shutting down' } });
+  t.ok(ms >= 500, `cut ${ms} ms after the drain began (DRAIN_GRACE 500 ms)`);
+  await drained;
 });
