@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'undici';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -16,6 +17,8 @@ export interface Service {
   child: ChildProcess;
   /** User + system CPU time of the process so far, in microseconds (from /proc). */
   cpuMicros(): number;
+  /** Resident set size of the process now, in bytes (VmRSS from /proc). */
+  rss(): number;
   /** The last few KiB the process printed. */
   output(): string;
   stop(): Promise<void>;
@@ -33,8 +36,17 @@ const fromSource = process.env.BENCH_FROM === 'src';
 /** `services/x/src/server.ts` as tsc emits it: `services/x/dist/src/server.js`. */
 const emitted = (entry: string): string => entry.replace(/^((?:services|packages)\/[^/]+)\/(.*)\.ts$/, '$1/dist/$2.js');
 
-/** Starts `entry` (a TypeScript path below the repository root) with `env`; its output is kept for a failure report. */
-export function startService(name: string, entry: string, env: Record<string, string>, args: string[] = []): Service {
+/**
+ * Starts `entry` (a TypeScript path below the repository root) with `env`; its output is kept for a
+ * failure report. `nodeArgs` go to node before the program (e.g. `--expose-gc`).
+ */
+export function startService(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): Service {
   // BENCH_CPU_PROF=<dir> writes V8 CPU profiles of every service into <dir>/<name>/ when it stops
   // (one per thread: the main thread's is the largest).
   const profile = process.env.BENCH_CPU_PROF
@@ -43,7 +55,7 @@ export function startService(name: string, entry: string, env: Record<string, st
   const program = fromSource
     ? ['--conditions=@gsp/source', '--import', 'tsx', `${root}${entry}`]
     : [`${root}${emitted(entry)}`];
-  const child = spawn(process.execPath, [...profile, ...program, ...args], {
+  const child = spawn(process.execPath, [...profile, ...nodeArgs, ...program, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -64,9 +76,14 @@ export function startService(name: string, entry: string, env: Record<string, st
     child,
     cpuMicros() {
       // /proc/<pid>/stat: the 14th and 15th fields (after the parenthesised command) are utime and stime.
+      if (child.exitCode !== null || child.signalCode !== null) return 0;
       const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
+    },
+    rss() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) * 1024;
     },
     output: () => output,
     async stop() {
@@ -125,5 +142,54 @@ export async function until<T>(
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface Weight {
+  rss: number;
+  heapUsed: number;
+}
+
+/**
+ * Weighs a service started with `--inspect-port=127.0.0.1:<inspectPort>`: SIGUSR1 opens its
+ * inspector (Node's own signal for that), a full garbage collection runs, and the process reports
+ * its `process.memoryUsage()`. The heap is then the live objects only, not whatever garbage the
+ * last collection left.
+ */
+export async function weigh(service: Service, inspectPort: number): Promise<Weight> {
+  service.child.kill('SIGUSR1');
+  const target = await until(`the inspector of ${service.name}`, async () => {
+    const list = JSON.parse((await request(`http://127.0.0.1:${inspectPort}/json/list`)).body) as {
+      webSocketDebuggerUrl?: string;
+    }[];
+    return list[0]?.webSocketDebuggerUrl;
+  });
+  const socket = new WebSocket(target);
+  await new Promise<void>((resolve, reject) => {
+    socket.onopen = () => resolve();
+    socket.onerror = () => reject(new Error(`the inspector of ${service.name} refused the connection`));
+  });
+  const pending = new Map<number, (result: unknown) => void>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+    if (message.id !== undefined) pending.get(message.id)?.(message.result);
+  };
+  let id = 0;
+  const call = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve) => {
+      pending.set(++id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    await call('HeapProfiler.collectGarbage');
+    const answer = (await call('Runtime.evaluate', {
+      expression: 'JSON.stringify(process.memoryUsage())',
+      returnByValue: true,
+    })) as { result: { value: string } };
+    const usage = JSON.parse(answer.result.value) as NodeJS.MemoryUsage;
+    return { rss: usage.rss, heapUsed: usage.heapUsed };
+  } finally {
+    socket.close();
   }
 }

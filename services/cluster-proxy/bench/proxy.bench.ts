@@ -3,6 +3,15 @@
  *
  * 1. Throughput and latency of `GET /api/v1/namespaces/default` through proxy and tunnel,
  *    against the same GET sent straight to the cluster, side by side in one run.
+ *    The target: proxy and tunnel at least 0.9 of two bare Node HTTPS hops in a row (the path's
+ *    physical shape), as the median of the rounds' ratios, and the proxy's plus the agent's CPU per
+ *    request at most 1.1 times the two bare forwarders'.
+ * 1c. Three proxy replicas (PROXY_REPLICA_ID bench-1..3, one database and Redis) behind TCP
+ *    round-robin balancers (`balancer.ts`, as a Kubernetes Service): the agent dials the tunnel
+ *    balancer until it holds a tunnel to each; the GET goes through a kubectl balancer to one
+ *    replica and through another to all three, in alternating rounds beside two bare hops.
+ * 1d. What an agent connection weighs: BENCH_AGENTS agents in one process (`agents.ts`) each hold a
+ *    tunnel to every replica; each replica's RSS and heap before and after, and the agents' own.
  * 2. A BENCH_LIST_MIB list through a tunnel whose agent is BENCH_RTT_MS away (a relay delays
  *    each direction), against the same list through the agent next door.
  * 3. Over BENCH_TOGGLES toggles of the switch with Redis: the time from the PUT's response to
@@ -37,11 +46,13 @@ import pg from 'pg';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import { freePort } from '../test/stack.js';
 import { Rights } from '../src/rights.js';
-import { request, startService, until } from './processes.js';
-import type { Service } from './processes.js';
+import { mainProfile, printSummary, summarize } from './profile.js';
+import { request, startService, until, weigh } from './processes.js';
+import type { Service, Weight } from './processes.js';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 100);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOGGLES = Number(process.env.BENCH_TOGGLES ?? 100);
 const LIST_MIB = Number(process.env.BENCH_LIST_MIB ?? 16);
@@ -59,7 +70,16 @@ const median = (values: number[]): number => {
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (n: number) => `${n.toFixed(1)} ms`.padStart(9);
-
+/** A free port for each name. */
+const freePorts = async <K extends string>(...names: K[]): Promise<Record<K, number>> =>
+  Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()]))) as Record<K, number>;
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+/** A gauge of a service's Prometheus text (`/metrics` on its METRICS_PORT). */
+const gauge = async (metricsPort: number, name: string): Promise<number> => {
+  const text = (await request(`http://127.0.0.1:${metricsPort}/metrics`)).body;
+  return Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+};
 const dir = mkdtempSync(join(tmpdir(), 'gsp-proxy-bench-'));
 const schema = `bench_${randomBytes(5).toString('hex')}`;
 const services: Service[] = [];
@@ -82,6 +102,14 @@ try {
   const kubeToken = randomBytes(24).toString('base64url');
   const [kubePort, apiPort, proxyPort, tunnelPort, agentPort, forwarderPort, outerPort, farAgentPort] =
     await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const { proxyMetricsPort, agentMetricsPort, proxyInspectPort, agentInspectPort } = await freePorts(
+    'proxyMetricsPort',
+    'agentMetricsPort',
+    'proxyInspectPort',
+    'agentInspectPort',
+  );
+  // Each replica and agent can be weighed (`weigh`: SIGUSR1 opens its inspector on this port).
+  const inspectable = (port: number) => [`--inspect-port=127.0.0.1:${port}`];
   const kubeUrl = `https://127.0.0.1:${kubePort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const proxyUrl = `https://127.0.0.1:${proxyPort}`;
@@ -139,32 +167,60 @@ try {
     agentToken: string;
   };
 
-  const proxy = startService('cluster-proxy', 'services/cluster-proxy/src/server.ts', {
-    ...redis,
-    PORT: String(proxyPort),
-    TUNNEL_PORT: String(tunnelPort),
-    METRICS_PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl,
-    API_SERVER_URL: apiUrl,
-    TLS_CERT_FILE: join(dir, 'proxy.crt'),
-    TLS_KEY_FILE: join(dir, 'proxy.key'),
-    SERVICE_CACHE_FLAGS_TTL: '60s',
+  // Every replica counts the others from proxy_replicas, renewed every third of PRESENCE_LEASE.
+  const startReplica = (
+    name: string,
+    id: string,
+    ports: { port: number; tunnel: number; metrics: number; inspect: number },
+  ) =>
+    startService(
+      name,
+      'services/cluster-proxy/src/server.ts',
+      {
+        ...redis,
+        PORT: String(ports.port),
+        TUNNEL_PORT: String(ports.tunnel),
+        METRICS_PORT: String(ports.metrics),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        API_SERVER_URL: apiUrl,
+        TLS_CERT_FILE: join(dir, 'proxy.crt'),
+        TLS_KEY_FILE: join(dir, 'proxy.key'),
+        SERVICE_CACHE_FLAGS_TTL: '60s',
+        PROXY_REPLICA_ID: id,
+        PRESENCE_LEASE: '3s',
+        DRAIN_GRACE: '1s',
+      },
+      [],
+      inspectable(ports.inspect),
+    );
+  const proxy = startReplica('cluster-proxy', 'bench-1', {
+    port: proxyPort,
+    tunnel: tunnelPort,
+    metrics: proxyMetricsPort,
+    inspect: proxyInspectPort,
   });
   services.push(proxy);
-  const agent = startService('tunnel-agent', 'services/tunnel-agent/src/server.ts', {
-    PORT: String(agentPort),
-    METRICS_PORT: '0',
-    HOST: '127.0.0.1',
-    PROXY_TUNNEL_URL: `http://127.0.0.1:${tunnelPort}`,
-    CLUSTER_ID: cluster.id,
-    AGENT_TOKEN: cluster.agentToken,
-    KUBE_API_URL: kubeUrl,
-    KUBE_TOKEN: kubeToken,
-    KUBE_INSECURE_SKIP_TLS_VERIFY: 'true',
-    AGENT_BACKOFF_INITIAL: '10ms',
-    AGENT_BACKOFF_MAX: '50ms',
-  });
+  // Until 1c this agent dials the one replica straight, as the earlier bench did: the target's path.
+  const agent = startService(
+    'tunnel-agent',
+    'services/tunnel-agent/src/server.ts',
+    {
+      PORT: String(agentPort),
+      METRICS_PORT: String(agentMetricsPort),
+      HOST: '127.0.0.1',
+      PROXY_TUNNEL_URL: `http://127.0.0.1:${tunnelPort}`,
+      CLUSTER_ID: cluster.id,
+      AGENT_TOKEN: cluster.agentToken,
+      KUBE_API_URL: kubeUrl,
+      KUBE_TOKEN: kubeToken,
+      KUBE_INSECURE_SKIP_TLS_VERIFY: 'true',
+      AGENT_BACKOFF_INITIAL: '10ms',
+      AGENT_BACKOFF_MAX: '50ms',
+    },
+    [],
+    inspectable(agentInspectPort),
+  );
   services.push(agent);
   const forwarder = startService('forwarder', 'services/cluster-proxy/bench/forwarder.ts', {
     FORWARD_PORT: String(forwarderPort),
@@ -186,6 +242,7 @@ try {
   await until('the agent to connect', async () =>
     (await request(`http://127.0.0.1:${agentPort}/readyz`)).status === 200 ? true : undefined,
   );
+  const agentIdle1 = await weigh(agent, agentInspectPort);
 
   const kubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${cluster.id}/kubeconfig`);
   const token = /token: "?([^"\s]+)"?/.exec(kubeconfig)?.[1] ?? '';
@@ -265,7 +322,26 @@ try {
     `throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
   );
   console.log(
-    `  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}, proxy and tunnel / two bare hops ${median(proxiedRuns.map((r, i) => r.rps / (twoHopRuns[i] as Run).rps)).toFixed(2)}`,
+    `  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}`,
+  );
+  // The restated target: against the path's physical shape, two bare Node HTTPS hops, round by round.
+  const sumCpu = (run: Run, names: string[]) => names.reduce((sum, n) => sum + (run.cpu[n] ?? 0), 0);
+  const hopRatios = proxiedRuns.map((r, i) => r.rps / (twoHopRuns[i] as Run).rps);
+  const pathCpu = proxiedRuns.map((r) => sumCpu(r, ['cluster-proxy', 'tunnel-agent']));
+  const hopsCpu = twoHopRuns.map((r) => sumCpu(r, ['forwarder', 'outer forwarder']));
+  const hopRatio = median(hopRatios);
+  const cpuRatio = median(pathCpu) / median(hopsCpu);
+  console.log(
+    `proxy and tunnel / two bare hops, req/s by round: ${hopRatios.map((x) => x.toFixed(2)).join(', ')}; ` +
+      `median ${hopRatio.toFixed(2)} (target >= 0.9: ${hopRatio >= 0.9 ? 'met' : 'NOT met'})`,
+  );
+  console.log(
+    `proxy + agent CPU per request by round: ${pathCpu.map((x) => x.toFixed(0)).join(', ')} µs; ` +
+      `two forwarders': ${hopsCpu.map((x) => x.toFixed(0)).join(', ')} µs`,
+  );
+  console.log(
+    `  medians ${median(pathCpu).toFixed(0)} µs against ${median(hopsCpu).toFixed(0)} µs: ${cpuRatio.toFixed(2)}× ` +
+      `(by round ${pathCpu.map((x, i) => (x / (hopsCpu[i] as number)).toFixed(2)).join(', ')}; target <= 1.1×: ${cpuRatio <= 1.1 ? 'met' : 'NOT met'})`,
   );
 
   // --- 1b. The rights check on the hot path: both caches warm, as for every request but the first.
@@ -293,11 +369,244 @@ try {
       `(the throughput it costs on a CPU-bound host; target <= 5%: ${share <= 0.05 ? 'met' : 'NOT met'})`,
   );
 
+  // --- 1c. Three replicas behind round-robin balancers, as behind a Kubernetes Service.
+  const {
+    port2,
+    tunnel2,
+    metrics2,
+    inspect2,
+    port3,
+    tunnel3,
+    metrics3,
+    inspect3,
+    tunnelLbPort,
+    oneLbPort,
+    threeLbPort,
+    agent3Port,
+    agent3Metrics,
+    agent3Inspect,
+  } = await freePorts(
+    'port2',
+    'tunnel2',
+    'metrics2',
+    'inspect2',
+    'port3',
+    'tunnel3',
+    'metrics3',
+    'inspect3',
+    'tunnelLbPort',
+    'oneLbPort',
+    'threeLbPort',
+    'agent3Port',
+    'agent3Metrics',
+    'agent3Inspect',
+  );
+  const replica2 = startReplica('cluster-proxy-2', 'bench-2', {
+    port: port2,
+    tunnel: tunnel2,
+    metrics: metrics2,
+    inspect: inspect2,
+  });
+  const replica3 = startReplica('cluster-proxy-3', 'bench-3', {
+    port: port3,
+    tunnel: tunnel3,
+    metrics: metrics3,
+    inspect: inspect3,
+  });
+  services.push(replica2, replica3);
+  const replicas = [
+    { id: 'bench-1', service: proxy, port: proxyPort, metrics: proxyMetricsPort, inspect: proxyInspectPort },
+    { id: 'bench-2', service: replica2, port: port2, metrics: metrics2, inspect: inspect2 },
+    { id: 'bench-3', service: replica3, port: port3, metrics: metrics3, inspect: inspect3 },
+  ];
+  const balancer = (name: string, port: number, backends: number[]) =>
+    startService(name, 'services/cluster-proxy/bench/balancer.ts', {
+      BALANCE_PORT: String(port),
+      BALANCE_BACKENDS: backends.join(','),
+    });
+  const tunnelLb = balancer('tunnel-balancer', tunnelLbPort, [tunnelPort, tunnel2, tunnel3]);
+  const oneLb = balancer('balancer-1', oneLbPort, [proxyPort]);
+  const threeLb = balancer('balancer-3', threeLbPort, [proxyPort, port2, port3]);
+  services.push(tunnelLb, oneLb, threeLb);
+  for (const r of replicas)
+    await until(`replica ${r.id}`, async () =>
+      (await request(`https://127.0.0.1:${r.port}/readyz`)).status === 200 ? true : undefined,
+    );
+  // The agent of 1 stops (it drains) and one dialling the tunnel balancer takes its place, as in a cluster.
+  await agent.stop();
+  const agent3 = startService(
+    'tunnel-agent-3',
+    'services/tunnel-agent/src/server.ts',
+    {
+      PORT: String(agent3Port),
+      METRICS_PORT: String(agent3Metrics),
+      HOST: '127.0.0.1',
+      PROXY_TUNNEL_URL: `http://127.0.0.1:${tunnelLbPort}`,
+      CLUSTER_ID: cluster.id,
+      AGENT_TOKEN: cluster.agentToken,
+      KUBE_API_URL: kubeUrl,
+      KUBE_TOKEN: kubeToken,
+      KUBE_INSECURE_SKIP_TLS_VERIFY: 'true',
+      AGENT_BACKOFF_INITIAL: '10ms',
+      AGENT_BACKOFF_MAX: '50ms',
+    },
+    [],
+    inspectable(agent3Inspect),
+  );
+  services.push(agent3);
+  const tunnelGauges = () => Promise.all(replicas.map((r) => gauge(r.metrics, 'gsp_proxy_tunnels')));
+  const coverage = await until(
+    'the agent to hold a tunnel to each of three replicas',
+    async () => {
+      const ready = await request(`http://127.0.0.1:${agent3Port}/readyz`);
+      const body = JSON.parse(ready.body) as { tunnels?: number; replicas?: number };
+      const gauges = await tunnelGauges();
+      return ready.status === 200 && body.tunnels === 3 && body.replicas === 3 && gauges.every((g) => g === 1)
+        ? { tunnels: body.tunnels, gauges }
+        : undefined;
+    },
+    60_000,
+    50,
+  );
+  const agentIdle3 = await weigh(agent3, agent3Inspect);
+  const viaOne = { url: `https://127.0.0.1:${oneLbPort}/clusters/${cluster.id}${PATH}`, headers: proxied.headers };
+  const viaThree = { url: `https://127.0.0.1:${threeLbPort}/clusters/${cluster.id}${PATH}`, headers: proxied.headers };
+  await load(viaOne, 2000);
+  await load(viaThree, 2000);
+  const hopRuns: Run[] = [];
+  const oneRuns: Run[] = [];
+  const threeRuns: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    hopRuns.push(await load(twoHops, DURATION_MS));
+    oneRuns.push(await load(viaOne, DURATION_MS));
+    threeRuns.push(await load(viaThree, DURATION_MS));
+  }
+  const replicaNames = ['cluster-proxy', 'cluster-proxy-2', 'cluster-proxy-3'];
+  console.log(
+    `\nproxy replicas behind round-robin TCP balancers (balancer.ts); the agent dials the tunnel balancer and ` +
+      `holds ${coverage.tunnels} tunnels (gsp_proxy_tunnels by replica ${coverage.gauges.join('/')}); ${ROUNDS} alternating rounds`,
+  );
+  console.log(`${''.padEnd(34)}  req/s        p50        p99   CPU per request`);
+  row('two bare hops in a row (reference)', summary(hopRuns), cpuLine(hopRuns, ['forwarder', 'outer forwarder']));
+  const replicaCpu = ['balancer-1', 'balancer-3', ...replicaNames, 'tunnel-balancer', 'tunnel-agent-3'];
+  row(
+    'balancer → one replica',
+    summary(oneRuns),
+    cpuLine(
+      oneRuns,
+      replicaCpu.filter((n) => n !== 'balancer-3'),
+    ),
+  );
+  row(
+    'balancer → three replicas',
+    summary(threeRuns),
+    cpuLine(
+      threeRuns,
+      replicaCpu.filter((n) => n !== 'balancer-1'),
+    ),
+  );
+  const pathOf = (runs: Run[], lb: string) =>
+    median(runs.map((r) => sumCpu(r, [...replicaNames, 'tunnel-agent-3']))).toFixed(0) +
+    ` µs (+ balancers ${median(runs.map((r) => sumCpu(r, [lb, 'tunnel-balancer']))).toFixed(0)} µs)`;
+  console.log(
+    `proxies + agent CPU per request: one replica ${pathOf(oneRuns, 'balancer-1')}, three ${pathOf(threeRuns, 'balancer-3')}`,
+  );
+  console.log(
+    `rounds (two hops/one replica/three replicas req/s): ${hopRuns.map((r, i) => [r, oneRuns[i], threeRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`,
+  );
+  console.log(
+    `three replicas / one by round: ${threeRuns.map((r, i) => (r.rps / (oneRuns[i] as Run).rps).toFixed(2)).join(', ')}; ` +
+      `/ two bare hops: one ${median(oneRuns.map((r, i) => r.rps / (hopRuns[i] as Run).rps)).toFixed(2)}, three ${median(threeRuns.map((r, i) => r.rps / (hopRuns[i] as Run).rps)).toFixed(2)} (medians)`,
+  );
+
+  // --- 1d. What one agent connection weighs: AGENTS agents (one cluster each) hold a tunnel to each replica.
+  if (AGENTS > 0) {
+    const many: { id: string; agentToken: string }[] = [];
+    for (let i = 0; i < AGENTS; i++)
+      many.push(
+        JSON.parse(await callApi('POST', '/api/v1/tenants/bench/clusters', { name: `weigh-${i}` })) as {
+          id: string;
+          agentToken: string;
+        },
+      );
+    writeFileSync(join(dir, 'agents.json'), JSON.stringify(many.map((c) => ({ id: c.id, agentToken: c.agentToken }))));
+    const weighReplicas = () => Promise.all(replicas.map((r) => weigh(r.service, r.inspect)));
+    const before = await weighReplicas();
+    const agents = startService(
+      'agents',
+      'services/cluster-proxy/bench/agents.ts',
+      {
+        AGENTS_FILE: join(dir, 'agents.json'),
+        AGENTS_TUNNELS: '3',
+        PROXY_TUNNEL_URL: `http://127.0.0.1:${tunnelLbPort}`,
+        KUBE_API_URL: kubeUrl,
+        KUBE_TOKEN: kubeToken,
+        ...(process.env.BENCH_FROM ? { BENCH_FROM: process.env.BENCH_FROM } : {}),
+      },
+      [],
+      ['--expose-gc'],
+    );
+    services.push(agents);
+    interface AgentsWeight extends Weight {
+      phase: string;
+      tunnels: number;
+    }
+    const weights = () =>
+      agents
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{"phase"'))
+        .map((l) => JSON.parse(l) as AgentsWeight);
+    const [empty, full] = await until(
+      `${AGENTS} agents to hold 3 tunnels each`,
+      () => {
+        if (agents.child.exitCode !== null) throw new Error('the agents exited');
+        const w = weights();
+        return w.length >= 2 ? w : undefined;
+      },
+      90_000,
+      100,
+    );
+    const gauges = await until(
+      'every replica to count the tunnels',
+      async () => {
+        const g = await tunnelGauges();
+        return g.every((x) => x === AGENTS + 1) ? g : undefined;
+      },
+      10_000,
+    );
+    const after = await weighReplicas();
+    const e = empty as AgentsWeight;
+    const f = full as AgentsWeight;
+    console.log(
+      `\nmemory per agent connection: ${AGENTS} agents in one process (agents.ts, weighed after a full GC), ` +
+        `${f.tunnels} tunnels (gsp_proxy_tunnels by replica ${gauges.join('/')})`,
+    );
+    console.log(
+      `  the agents: RSS ${mib(e.rss)} → ${mib(f.rss)}, heap ${mib(e.heapUsed)} → ${mib(f.heapUsed)}: ` +
+        `per agent (3 tunnels) RSS ${kib((f.rss - e.rss) / AGENTS)}, heap ${kib((f.heapUsed - e.heapUsed) / AGENTS)}; ` +
+        `per tunnel RSS ${kib((f.rss - e.rss) / f.tunnels)}, heap ${kib((f.heapUsed - e.heapUsed) / f.tunnels)}`,
+    );
+    replicas.forEach((r, i) => {
+      const b = before[i] as Weight;
+      const a = after[i] as Weight;
+      console.log(
+        `  replica ${r.id} (after a full GC): RSS ${mib(b.rss)} → ${mib(a.rss)}, heap ${mib(b.heapUsed)} → ${mib(a.heapUsed)}: ` +
+          `per tunnel RSS ${kib((a.rss - b.rss) / AGENTS)}, heap ${kib((a.heapUsed - b.heapUsed) / AGENTS)}`,
+      );
+    });
+    console.log(
+      `  the real agent process, idle after its start (after a full GC): 1 tunnel RSS ${mib(agentIdle1.rss)}, heap ${mib(agentIdle1.heapUsed)}; ` +
+        `3 tunnels RSS ${mib(agentIdle3.rss)}, heap ${mib(agentIdle3.heapUsed)} (two processes: a rough difference)`,
+    );
+    await agents.stop();
+  }
+
   // --- 2. A large list over a distant tunnel: the agent dials through a relay that delays each
   // direction by RTT_MS / 2, as a cluster in another region would be.
   if (LIST_MIB > 0) {
     const relay = net.createServer((agentSide) => {
-      const proxySide = net.connect(tunnelPort, '127.0.0.1');
+      const proxySide = net.connect(tunnelLbPort, '127.0.0.1');
       const delay = (to: net.Socket) => (chunk: Buffer) => void setTimeout(() => to.write(chunk), RTT_MS / 2);
       agentSide.on('data', delay(proxySide));
       proxySide.on('data', delay(agentSide));
@@ -422,6 +731,15 @@ try {
   throw err;
 } finally {
   for (const service of services.reverse()) await service.stop();
+  // The profiles are written as each process stops: where the proxied GET's CPU went, beside a bare hop's.
+  if (process.env.BENCH_CPU_PROF)
+    for (const name of ['cluster-proxy', 'tunnel-agent', 'outer forwarder']) {
+      try {
+        printSummary(name, summarize(mainProfile(join(process.env.BENCH_CPU_PROF, name))));
+      } catch (err) {
+        console.error(`no profile summary of ${name}: ${(err as Error).message}`);
+      }
+    }
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
   await admin.end().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
