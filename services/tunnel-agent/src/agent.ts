@@ -169,8 +169,12 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
       attempt = 0;
   }
 
-  /** Schedules the next dial after a failure or a lost tunnel, as `err` (if any) allows. */
+  /**
+   * Schedules the next dial after a failure or a lost tunnel, as `err` (if any) allows. Tunnels
+   * lost while a wait already runs (a switch closes them all at once) add no step of their own.
+   */
   function backOff(err: ConnectError | undefined): void {
+    if (notBefore > Date.now()) return;
     let wait =
       err !== undefined && (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied)
         ? opts.backoffMaxMs
@@ -179,7 +183,7 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     const retryAt = err === undefined ? undefined : retryAtDelay(err, Date.now());
     if (retryAt !== undefined && retryAt < wait) wait = retryAt;
     attempt++;
-    notBefore = Math.max(notBefore, Date.now() + wait);
+    notBefore = Date.now() + wait;
   }
 
   function logFailure(e: ConnectError): void {
@@ -199,10 +203,18 @@ export function startAgent(opts: AgentOptions): TunnelAgent {
     if (target() > before) wake();
   }
 
-  /** A held tunnel ended: the replica no longer counts, and the next dial waits for the backoff. */
+  /**
+   * A held tunnel ended: the replica no longer counts, and the next dial waits for the backoff
+   * (not after a drained one: its end was announced, and its replacement dialled already).
+   */
   function ended(entry: Held, err: unknown): void {
     if (held.get(entry.replicaId) === entry) held.delete(entry.replicaId);
     if (stopping.signal.aborted) return;
+    if (entry.draining && err === undefined) {
+      opts.log.info({ replicaId: entry.replicaId }, 'the draining proxy replica closed its tunnel');
+      events.ended?.('ok');
+      return;
+    }
     const replica = { replicaId: entry.replicaId };
     let e: ConnectError | undefined;
     if (err === undefined) {
