@@ -188,6 +188,8 @@ export interface ReplicaStack {
   kubeconfig: string;
   /** The same kubeconfig, straight to one replica. */
   kubeconfigFor(replica: Replica): string;
+  /** `subject`'s kubeconfig (downloaded now) written to a file, straight to `replica` or through the balancer. */
+  kubeconfigOf(subject: string, replica?: Replica): Promise<{ path: string; token: string }>;
   /** `path` of the cluster's API at `base` (the balancer's URL by default). */
   clusterUrl(path: string, base?: string): string;
   /** Starts one more replica (new ports, behind both balancers) and waits until it is ready. */
@@ -313,14 +315,15 @@ export async function startReplicaStack(t: Test, options: ReplicaStackOptions = 
     return agent;
   };
 
-  const kubeconfigText = await (async () => {
+  const download = async (subject: string): Promise<string> => {
     const res = await api.app.inject({
       url: `/api/v1/tenants/${ORG}/clusters/${id}/kubeconfig`,
-      headers: await bearer(OPERATOR),
+      headers: await bearer(subject),
     });
-    if (res.statusCode !== 200) throw new Error(`kubeconfig: ${res.statusCode} ${res.body}`);
+    if (res.statusCode !== 200) throw new Error(`kubeconfig of ${subject}: ${res.statusCode} ${res.body}`);
     return res.body;
-  })();
+  };
+  const kubeconfigText = await download(OPERATOR);
   const token = /token: "?([^"\s]+)"?/.exec(kubeconfigText)?.[1] ?? '';
   const kubeconfig = join(dir, 'kubeconfig.yaml');
   writeFileSync(kubeconfig, kubeconfigText);
@@ -351,6 +354,12 @@ export async function startReplicaStack(t: Test, options: ReplicaStackOptions = 
       const path = join(dir, `kubeconfig-${replica.id}.yaml`);
       writeFileSync(path, kubeconfigText.replaceAll(balancerUrl, replica.url));
       return path;
+    },
+    async kubeconfigOf(subject, replica) {
+      const text = await download(subject);
+      const path = join(dir, `kubeconfig-${subject}-${replica?.id ?? 'balancer'}.yaml`);
+      writeFileSync(path, replica ? text.replaceAll(balancerUrl, replica.url) : text);
+      return { path, token: /token: "?([^"\s]+)"?/.exec(text)?.[1] ?? '' };
     },
     clusterUrl: (path, base = balancerUrl) => `${base}/clusters/${id}${path}`,
     async addReplica() {

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { Code } from '@connectrpc/connect';
-import { bearer } from '../stack.js';
+import type { Test } from 'tap';
+import { bearer, kubectl, kubectlProcess } from '../stack.js';
+import { gameServer, within } from '../workload.js';
 import { OPERATOR, ORG, OTHER_OPERATOR, request, startReplicaStack, until, untilEveryReplica } from './harness.js';
 import type { Replica } from './harness.js';
 
@@ -22,6 +24,37 @@ async function tokenOf(subject: string): Promise<string> {
   });
   if (res.statusCode !== 200) throw new Error(`kubeconfig of ${subject}: ${res.statusCode}`);
   return /token: "?([^"\s]+)"?/.exec(res.body)?.[1] ?? '';
+}
+
+/** A `kubectl get gameservers -w` of `subject` straight to each replica, each already streaming. */
+async function watchesAt(t: Test, subject: string) {
+  const created = await kubectl((await stack.kubeconfigOf(subject)).path, ['apply', '-f', '-'], gameServer('arena-1'));
+  if (created.code !== 0) throw new Error(`kubectl apply: ${created.stderr}`);
+  return Promise.all(
+    stack.replicas.map(async (replica) => {
+      const { path } = await stack.kubeconfigOf(subject, replica);
+      const watch = kubectlProcess(path, ['get', 'gameservers', '-n', 'default', '-w'], undefined, 60_000);
+      t.teardown(() => watch.kill());
+      await until(
+        `the watch at ${replica.id} to stream`,
+        () => (/arena-1/.test(watch.stdout()) ? true : undefined),
+        10_000,
+      );
+      return { replica, watch };
+    }),
+  );
+}
+
+/** Waits for every watch to end; resolves with when each was seen ended (ms since `from`; at the latest), by replica. */
+async function watchesEnded(watches: Awaited<ReturnType<typeof watchesAt>>, from: number, ms: number) {
+  return Object.fromEntries(
+    await Promise.all(
+      watches.map(async ({ replica, watch }) => {
+        const ended = await within(ms, watch.done);
+        return [replica.id, ended ? { ms: Date.now() - from, stdout: ended.stdout } : undefined] as const;
+      }),
+    ),
+  );
 }
 
 const allTunnelsClosed = async (from: number) =>
@@ -66,9 +99,10 @@ t.test(
   },
 );
 
-t.test('removing a member refuses their kubeconfig on every replica within 1 s', async (t) => {
+t.test('removing a member refuses their kubeconfig and ends their watch on every replica within 1 s', async (t) => {
   await stack.untilHeldBy(ids, 10_000);
   const other = await tokenOf(OTHER_OPERATOR);
+  const watches = await watchesAt(t, OPERATOR);
   for (const replica of stack.replicas) {
     t.equal(await statusAt(replica, stack.token), 200, `${replica.id} serves ${OPERATOR} before`);
     t.equal(await statusAt(replica, other), 200, `and ${OTHER_OPERATOR}`);
@@ -84,32 +118,50 @@ t.test('removing a member refuses their kubeconfig on every replica within 1 s',
     removedAt,
   ).catch((err: Error) => (t.fail(err.message), undefined));
   if (refused) t.pass(`every replica answers 403 within 1 s (ms: ${JSON.stringify(refused)})`);
+  const ended = await watchesEnded(watches, removedAt, 1000);
+  for (const { replica } of watches) {
+    const end = ended[replica.id];
+    t.ok(end, `${OPERATOR}'s watch through ${replica.id} ended within 1 s (seen ${end?.ms} ms after)`);
+    t.match(end?.stdout, `${OPERATOR} no longer holds admin or operator in tenant ${ORG}`, 'and printed why');
+  }
   for (const replica of stack.replicas)
     t.equal(await statusAt(replica, other), 200, `${replica.id} still serves ${OTHER_OPERATOR}`);
 });
 
-t.test('deleting the cluster refuses it on every replica within 1 s and closes its tunnels everywhere', async (t) => {
-  await stack.untilHeldBy(ids, 10_000);
-  const other = await tokenOf(OTHER_OPERATOR);
-  const res = await stack.admin('DELETE', `/api/v1/tenants/${ORG}/clusters/${clusterId}`);
-  const deletedAt = Date.now();
-  t.equal(res.status, 204, 'the cluster is deleted');
-  const refused = await untilEveryReplica(
-    stack.replicas,
-    'every replica to answer 404',
-    async (r) => (await statusAt(r, other)) === 404,
-    1000,
-    deletedAt,
-  ).catch((err: Error) => (t.fail(err.message), undefined));
-  if (refused) t.pass(`every replica answers 404 within 1 s (ms: ${JSON.stringify(refused)})`);
-  const closed = await allTunnelsClosed(deletedAt);
-  t.comment(`every replica's tunnels at 0 ${closed} ms after the delete`);
-  t.ok(closed >= 0, 'its tunnels are closed on all three replicas within 1 s', { gauges: await stack.tunnelGauges() });
-  const attempts = stack.agent.attempts;
-  await until(
-    'the agent to be refused',
-    () => (stack.agent.attempts > attempts ? stack.agent.lastError : undefined),
-    5000,
-  );
-  t.equal(stack.agent.lastError?.code, Code.Unauthenticated, "the agent's redials are refused");
-});
+t.test(
+  'deleting the cluster refuses it, ends its watches and closes its tunnels on every replica within 1 s',
+  async (t) => {
+    await stack.untilHeldBy(ids, 10_000);
+    const other = await tokenOf(OTHER_OPERATOR);
+    const watches = await watchesAt(t, OTHER_OPERATOR);
+    const res = await stack.admin('DELETE', `/api/v1/tenants/${ORG}/clusters/${clusterId}`);
+    const deletedAt = Date.now();
+    t.equal(res.status, 204, 'the cluster is deleted');
+    const refused = await untilEveryReplica(
+      stack.replicas,
+      'every replica to answer 404',
+      async (r) => (await statusAt(r, other)) === 404,
+      1000,
+      deletedAt,
+    ).catch((err: Error) => (t.fail(err.message), undefined));
+    if (refused) t.pass(`every replica answers 404 within 1 s (ms: ${JSON.stringify(refused)})`);
+    const ended = await watchesEnded(watches, deletedAt, 1000);
+    for (const { replica } of watches) {
+      const end = ended[replica.id];
+      t.ok(end, `the watch through ${replica.id} ended within 1 s (seen ${end?.ms} ms after)`);
+      t.match(end?.stdout, `cluster ${clusterId} was deleted from the platform`, 'and printed why');
+    }
+    const closed = await allTunnelsClosed(deletedAt);
+    t.comment(`every replica's tunnels at 0 ${closed} ms after the delete`);
+    t.ok(closed >= 0, 'its tunnels are closed on all three replicas within 1 s', {
+      gauges: await stack.tunnelGauges(),
+    });
+    const attempts = stack.agent.attempts;
+    await until(
+      'the agent to be refused',
+      () => (stack.agent.attempts > attempts ? stack.agent.lastError : undefined),
+      5000,
+    );
+    t.equal(stack.agent.lastError?.code, Code.Unauthenticated, "the agent's redials are refused");
+  },
+);
