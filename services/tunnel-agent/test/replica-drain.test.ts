@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { startReplicas, until, untilHolding } from './replicas.js';
+import { freePort, get, startReplicas, until, untilHolding } from './replicas.js';
 import type { Replica } from './replicas.js';
 
 t.test(
@@ -73,4 +75,43 @@ t.test('a request still running after AGENT_DRAIN_GRACE is cut when the agent st
   t.ok(ms < 2000, `the agent stopped after its grace, not after the request (${ms} ms)`);
   const answer = await slow.catch((err: Error) => ({ status: 0, body: err.message }));
   t.not(answer.status, 200, `the request was cut (${answer.status})`);
+});
+
+t.test('SIGTERM to the agent process drains it: the request in flight completes, then it exits 0', async (t) => {
+  const setup = await startReplicas(t, 1);
+  const [r1] = setup.replicas as [Replica];
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@gsp/source', '--import', 'tsx', fileURLToPath(new URL('../src/server.ts', import.meta.url))],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...setup.agentEnv,
+        PORT: String(port),
+        METRICS_PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+        AGENT_DRAIN_GRACE: '10s',
+      },
+      stdio: 'ignore',
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.teardown(() => child.kill('SIGKILL'));
+  await until(
+    'the agent process to connect',
+    async () =>
+      (await get(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined,
+    30_000,
+    50,
+  );
+  const slow = setup.kubectlGet(r1, '/slow?ms=1500');
+  await until('the slow request to reach the cluster', () =>
+    setup.seen.some((p) => p.startsWith('/slow')) ? true : undefined,
+  );
+  const signalledAt = Date.now();
+  child.kill('SIGTERM');
+  t.equal((await slow).status, 200, 'the request in flight is answered in full');
+  t.equal(await exited, 0, 'the agent exits cleanly');
+  t.comment(`exited ${Date.now() - signalledAt} ms after SIGTERM`);
 });

@@ -28,7 +28,7 @@ const OPERATOR = 'olivia';
 const SERVER = fileURLToPath(new URL('../../cluster-proxy/src/server.ts', import.meta.url));
 const debug = process.env.TUNNEL_DEBUG === '1';
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -207,6 +207,8 @@ export interface ReplicaSetup {
   seen: string[];
   /** Starts one more replica (`r<n>`, new ports, behind the balancer) and waits until it is ready. */
   addReplica(): Promise<Replica>;
+  /** The variables of an agent process of the cluster dialling the balancer. */
+  agentEnv: Record<string, string>;
   /** An agent of the cluster dialling the balancer, stopped with the test. */
   agent(options?: Partial<AgentOptions>): TunnelAgent;
   /** GETs `path` of the cluster through `replica` as the operator (kubectl's request). */
@@ -257,8 +259,9 @@ export async function startReplicas(
     kubeApi.closeAllConnections();
     kubeApi.close();
   });
+  const kubeUrl = `http://127.0.0.1:${(kubeApi.address() as AddressInfo).port}`;
   const kube = await kubeTarget({
-    url: `http://127.0.0.1:${(kubeApi.address() as AddressInfo).port}`,
+    url: kubeUrl,
     token: 'agent-own-credential',
     clientCertFile: undefined,
     clientKeyFile: undefined,
@@ -300,6 +303,7 @@ export async function startReplicas(
     clusterId,
     seen,
     addReplica,
+    agentEnv: { PROXY_TUNNEL_URL: tunnelUrl, CLUSTER_ID: clusterId, AGENT_TOKEN: agentToken, KUBE_API_URL: kubeUrl },
     agent(options = {}) {
       const agent = startAgent({
         proxyTunnelUrl: tunnelUrl,
