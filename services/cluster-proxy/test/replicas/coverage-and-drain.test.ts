@@ -32,6 +32,8 @@ t.test('the agent holds one tunnel to each of three replicas, and 300 calls over
   const covered = await stack.untilHeldBy(ids, 20_000);
   t.comment(`the agent held a tunnel to each of ${ids.join(', ')} ${covered} ms after the stack was up`);
   t.same(await stack.counted(), ids, 'proxy_replicas counts the three replicas');
+  t.same(stack.agent.replicas, ids, 'the agent says it holds the three');
+  t.equal(stack.agent.target, 3, 'as many as the replicas announce');
   t.same(await stack.tunnelGauges(), { r1: 1, r2: 1, r3: 1 }, 'each replica reports one live tunnel');
 
   for (const replica of stack.replicas) {

@@ -106,6 +106,7 @@ t.test('scaling from 3 to 4 replicas is noticed by the running agent', async (t)
   t.comment(`a fourth replica: ready after ${ready} ms, held by the agent ${covered} ms after it was started`);
   t.equal(stack.agent, agent, 'the same agent, never restarted');
   t.equal(agentTarget(), 4, 'which now aims for four');
+  t.same(stack.agent.replicas, [...ids, fourth.id], 'and holds all four');
   t.same(await stack.tunnelGauges(), { r1: 1, r2: 1, r3: 1, r4: 1 }, 'each of the four reports one tunnel');
   const res = await request(stack.clusterUrl('/api/v1/namespaces', fourth.url), { ca: stack.ca, token: stack.token });
   t.equal(res.status, 200, 'the new replica serves the cluster');
