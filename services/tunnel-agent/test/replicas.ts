@@ -152,7 +152,8 @@ export class Replica {
         const res = await get(`${this.url}/readyz`, this.ca).catch(() => undefined);
         return res?.status === 200 ? true : undefined;
       },
-      30_000,
+      // A loaded 2-core host can take long to start a TypeScript process.
+      60_000,
       50,
     );
   }
