@@ -17,8 +17,8 @@ export interface Service {
   child: ChildProcess;
   /** User + system CPU time of the process so far, in microseconds (from /proc). */
   cpuMicros(): number;
-  /** Resident set size of the process now, in bytes (VmRSS from /proc). */
-  rss(): number;
+  /** Of that, the time in the kernel (system calls, the loopback's TCP stack), in microseconds. */
+  systemMicros(): number;
   /** The last few KiB the process printed. */
   output(): string;
   stop(): Promise<void>;
@@ -71,20 +71,22 @@ export function startService(
     if (!stopping) console.error(`[${name}] exited early (${signal ?? code}):\n${output}`);
   });
   let stopping = false;
+  /** User and system CPU time so far, in microseconds; zeros once the process has exited. */
+  const times = (): [number, number] => {
+    // /proc/<pid>/stat: the 14th and 15th fields (after the parenthesised command) are utime and stime.
+    if (child.exitCode !== null || child.signalCode !== null) return [0, 0];
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [Number(fields[11]) * TICK_MICROS, Number(fields[12]) * TICK_MICROS];
+  };
   return {
     name,
     child,
     cpuMicros() {
-      // /proc/<pid>/stat: the 14th and 15th fields (after the parenthesised command) are utime and stime.
-      if (child.exitCode !== null || child.signalCode !== null) return 0;
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
+      const [user, system] = times();
+      return user + system;
     },
-    rss() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) * 1024;
-    },
+    systemMicros: () => times()[1],
     output: () => output,
     async stop() {
       stopping = true;

@@ -3,7 +3,10 @@
  * the main thread's) and tells where a process spent its time: the functions with the most self
  * time, and every sample sorted into a group (TLS, HTTP/1, HTTP/2, Connect, protobuf, streams and
  * sockets, our code, GC, ...). A native function (no script URL: a binding such as `writev`) is
- * counted in the group of the nearest caller that has one, so a TLS write lands in TLS.
+ * counted in the group of the nearest caller that has one, except the socket writes: `writev` and
+ * `write*String` encrypt (on a TLS socket) and make the system call in one native call, so they are
+ * a group of their own, told apart by whether HTTP/2 called them (the tunnel: no TLS on the bench's
+ * loopback) or not (kubectl's and the cluster's HTTPS connections: TLS).
  *
  * `node --import tsx services/cluster-proxy/bench/profile.ts <dir>/<service> [...]` prints it for
  * profiles written earlier; the bench prints it for the proxy and the agent when BENCH_CPU_PROF is set.
@@ -24,6 +27,8 @@ interface ProfileNode {
 }
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds of CLOCK_MONOTONIC, the clock of `process.hrtime` too. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -48,8 +53,14 @@ const GROUPS: [string, RegExp][] = [
   ['other packages', /\/node_modules\//],
 ];
 
+/** Native calls that write to a socket (StreamBase): on a TLSWrap they encrypt first. */
+const SOCKET_WRITE = /^(writev|writeBuffer|writeLatin1String|writeUtf8String|writeAsciiString|writeUcs2String)$/;
+const HTTP2 = /^node:(internal\/)?http2/;
+
 export interface ProfileSummary {
   file: string;
+  /** Seconds of the profile counted: all of it, or the windows asked for. */
+  windowS: number;
   /** Milliseconds sampled, idle excluded. */
   busyMs: number;
   idleMs: number;
@@ -72,14 +83,22 @@ export function mainProfile(dir: string): string {
   return files.sort((a, b) => statSync(b).size - statSync(a).size)[0] as string;
 }
 
-export function summarize(file: string, topN = 15): ProfileSummary {
+/**
+ * `windows` ([from, to] in microseconds of CLOCK_MONOTONIC, e.g. `process.hrtime.bigint() / 1000n`)
+ * restricts the count to the samples taken in them: the time under one line's load, not the start.
+ */
+export function summarize(file: string, windows?: [number, number][], topN = 15): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the time before sample i; the time a sample stands for is the next delta.
+  let clock = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    clock += profile.timeDeltas[i] ?? 0;
+    const t = clock;
+    if (windows && !windows.some(([from, to]) => t >= from && t < to)) continue;
     const id = profile.samples[i] as number;
     const us = profile.timeDeltas[i + 1] ?? 0;
     selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, us));
@@ -87,7 +106,15 @@ export function summarize(file: string, topN = 15): ProfileSummary {
   const groupOf = (id: number): string => {
     const frame = (byId.get(id) as ProfileNode).callFrame;
     if (frame.functionName === '(garbage collector)') return 'GC';
-    if (frame.functionName === '(program)') return '(program): V8 and native code outside any JS frame';
+    if (frame.functionName === '(program)')
+      return '(program): native code with no JS frame (reads, TLS decryption, nghttp2, V8)';
+    const callers: string[] = [];
+    for (let up = parent.get(id); up !== undefined; up = parent.get(up))
+      callers.push((byId.get(up) as ProfileNode).callFrame.url);
+    if (!frame.url && SOCKET_WRITE.test(frame.functionName))
+      return callers.some((url) => HTTP2.test(url))
+        ? 'socket writes under HTTP/2 (native: the tunnel, plain TCP here)'
+        : 'socket writes on TLS (native writev/write*String: encryption and the system call)';
     let at: number | undefined = id;
     while (at !== undefined) {
       const url = (byId.get(at) as ProfileNode).callFrame.url;
@@ -120,6 +147,9 @@ export function summarize(file: string, topN = 15): ProfileSummary {
   }
   return {
     file,
+    windowS: windows
+      ? windows.reduce((sum, [from, to]) => sum + (to - from), 0) / 1e6
+      : (clock - profile.startTime) / 1e6,
     busyMs: busyUs / 1000,
     idleMs: idleUs / 1000,
     top: [...functions.values()]
@@ -136,7 +166,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`.padStart(6);
 
 export function printSummary(label: string, s: ProfileSummary): void {
   console.log(
-    `\nCPU profile of ${label}: ${(s.busyMs / 1000).toFixed(1)} s busy, ${(s.idleMs / 1000).toFixed(1)} s idle (${s.file})`,
+    `\nCPU profile of ${label}: ${(s.busyMs / 1000).toFixed(1)} s busy, ${(s.idleMs / 1000).toFixed(1)} s idle in ${s.windowS.toFixed(1)} s counted (${s.file})`,
   );
   console.log('  top self time:');
   for (const f of s.top) console.log(`  ${pct(f.share)}  ${f.name}  ${f.where}`);

@@ -35,7 +35,7 @@
  * Needs PostgreSQL (DATABASE_URL, default the local test database) and Redis (REDIS_URL).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,7 @@ import pg from 'pg';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import { freePort } from '../test/stack.js';
 import { Rights } from '../src/rights.js';
+import { recordNative, summarizeNative } from './perf.js';
 import { mainProfile, printSummary, summarize } from './profile.js';
 import { request, startService, until, weigh } from './processes.js';
 import type { Service, Weight } from './processes.js';
@@ -83,6 +84,9 @@ const gauge = async (metricsPort: number, name: string): Promise<number> => {
 const dir = mkdtempSync(join(tmpdir(), 'gsp-proxy-bench-'));
 const schema = `bench_${randomBytes(5).toString('hex')}`;
 const services: Service[] = [];
+/** When each line's load ran ([from, to] µs of CLOCK_MONOTONIC), by label: the profiles are read for those windows. */
+const loadWindows = new Map<string, [number, number][]>();
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 const admin = new pg.Client({ connectionString: DATABASE_URL });
 
 try {
@@ -246,10 +250,14 @@ try {
 
   const kubeconfig = await callApi('GET', `/api/v1/tenants/bench/clusters/${cluster.id}/kubeconfig`);
   const token = /token: "?([^"\s]+)"?/.exec(kubeconfig)?.[1] ?? '';
-  const proxied = { url: `${proxyUrl}/clusters/${cluster.id}${PATH}`, headers: { authorization: `Bearer ${token}` } };
+  const proxied = {
+    url: `${proxyUrl}/clusters/${cluster.id}${PATH}`,
+    headers: { authorization: `Bearer ${token}` },
+    label: 'proxied',
+  };
   const straight = { url: `${kubeUrl}${PATH}`, headers: { authorization: `Bearer ${kubeToken}` } };
   const forwarded = { url: `https://127.0.0.1:${forwarderPort}${PATH}`, headers: {} };
-  const twoHops = { url: `https://127.0.0.1:${outerPort}${PATH}`, headers: {} };
+  const twoHops = { url: `https://127.0.0.1:${outerPort}${PATH}`, headers: {}, label: 'two hops' };
   await until('the forwarder', async () => ((await request(forwarded.url)).status === 200 ? true : undefined));
   await until('the outer forwarder', async () => ((await request(twoHops.url)).status === 200 ? true : undefined));
   for (const target of [straight, proxied]) {
@@ -263,25 +271,40 @@ try {
     p50: number;
     p99: number;
     cpu: Record<string, number>;
+    /** Of `cpu`, the kernel's share (system time). */
+    sys: Record<string, number>;
   }
-  const load = async (target: { url: string; headers: Record<string, string> }, duration: number): Promise<Run> => {
+  const load = async (
+    target: { url: string; headers: Record<string, string>; label?: string },
+    duration: number,
+  ): Promise<Run> => {
     const before = services.map((s) => s.cpuMicros());
+    const sysBefore = services.map((s) => s.systemMicros());
+    const from = monotonicMicros();
     const result = await autocannon({
       url: target.url,
       headers: target.headers,
       connections: CONNECTIONS,
       duration: duration / 1000,
     });
+    const windows = loadWindows.get(target.label ?? target.url) ?? [];
+    windows.push([from, monotonicMicros()]);
+    loadWindows.set(target.label ?? target.url, windows);
     const failed = result.non2xx + result.errors + result.timeouts;
     if (failed > 0) throw new Error(`GET ${target.url}: ${failed} of ${result.requests.total} requests failed`);
     const cpu: Record<string, number> = {};
-    services.forEach((s, i) => (cpu[s.name] = (s.cpuMicros() - (before[i] as number)) / result.requests.total));
-    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu };
+    const sys: Record<string, number> = {};
+    services.forEach((s, i) => {
+      cpu[s.name] = (s.cpuMicros() - (before[i] as number)) / result.requests.total;
+      sys[s.name] = (s.systemMicros() - (sysBefore[i] as number)) / result.requests.total;
+    });
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu, sys };
   };
   await load(straight, 2000); // warm-up: JIT, connection pools, caches
   await load(forwarded, 2000);
   await load(twoHops, 2000);
   await load(proxied, 2000);
+  loadWindows.clear(); // the profiles are read for the measured rounds only
   const straightRuns: Run[] = [];
   const forwardedRuns: Run[] = [];
   const twoHopRuns: Run[] = [];
@@ -325,7 +348,8 @@ try {
     `  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}`,
   );
   // The restated target: against the path's physical shape, two bare Node HTTPS hops, round by round.
-  const sumCpu = (run: Run, names: string[]) => names.reduce((sum, n) => sum + (run.cpu[n] ?? 0), 0);
+  const sumCpu = (run: Run, names: string[], of: 'cpu' | 'sys' = 'cpu') =>
+    names.reduce((sum, n) => sum + (run[of][n] ?? 0), 0);
   const hopRatios = proxiedRuns.map((r, i) => r.rps / (twoHopRuns[i] as Run).rps);
   const pathCpu = proxiedRuns.map((r) => sumCpu(r, ['cluster-proxy', 'tunnel-agent']));
   const hopsCpu = twoHopRuns.map((r) => sumCpu(r, ['forwarder', 'outer forwarder']));
@@ -343,6 +367,44 @@ try {
     `  medians ${median(pathCpu).toFixed(0)} µs against ${median(hopsCpu).toFixed(0)} µs: ${cpuRatio.toFixed(2)}× ` +
       `(by round ${pathCpu.map((x, i) => (x / (hopsCpu[i] as number)).toFixed(2)).join(', ')}; target <= 1.1×: ${cpuRatio <= 1.1 ? 'met' : 'NOT met'})`,
   );
+  const pathSys = median(proxiedRuns.map((r) => sumCpu(r, ['cluster-proxy', 'tunnel-agent'], 'sys')));
+  const hopsSys = median(twoHopRuns.map((r) => sumCpu(r, ['forwarder', 'outer forwarder'], 'sys')));
+  console.log(
+    `  of which in the kernel (system time, medians): ${pathSys.toFixed(0)} µs against ${hopsSys.toFixed(0)} µs; ` +
+      `user ${(median(pathCpu) - pathSys).toFixed(0)} µs against ${(median(hopsCpu) - hopsSys).toFixed(0)} µs`,
+  );
+
+  // The native side of both paths (BENCH_PERF): one more load of each, recorded by `perf`.
+  if (process.env.BENCH_PERF) {
+    mkdirSync(process.env.BENCH_PERF, { recursive: true });
+    for (const [target, names] of [
+      [proxied, ['cluster-proxy', 'tunnel-agent']],
+      [twoHops, ['forwarder', 'outer forwarder']],
+    ] as const) {
+      const measured = names.map((n) => services.find((s) => s.name === n) as Service);
+      const file = join(process.env.BENCH_PERF, `${target.label.replace(' ', '-')}.data`);
+      const recording = recordNative(
+        measured.map((s) => s.child.pid as number),
+        file,
+      );
+      await new Promise((r) => setTimeout(r, 500)); // perf attached
+      // Without the label: the V8 profiles are read for the measured rounds, not this one.
+      const run = await load({ url: target.url, headers: target.headers }, DURATION_MS);
+      const threads = await recording.stop();
+      const native = summarizeNative(file, threads);
+      console.log(
+        `\nnative profile (perf, every thread) under the load of ${target.label}: ${run.rps.toFixed(0)} req/s while recorded`,
+      );
+      for (const s of measured) {
+        const cpu = run.cpu[s.name] ?? 0;
+        console.log(`  ${s.name}, ${cpu.toFixed(0)} µs per request:`);
+        for (const g of (native.byPid.get(s.child.pid as number) ?? []).slice(0, 10))
+          console.log(
+            `    ${(100 * g.share).toFixed(1).padStart(5)}%  ${(g.share * cpu).toFixed(0).padStart(4)} µs  ${g.group}`,
+          );
+      }
+    }
+  }
 
   // --- 1b. The rights check on the hot path: both caches warm, as for every request but the first.
   const rightsPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
@@ -732,10 +794,17 @@ try {
 } finally {
   for (const service of services.reverse()) await service.stop();
   // The profiles are written as each process stops: where the proxied GET's CPU went, beside a bare hop's.
+  // Read for the windows of the target's lines (1): the proxied GET, and the two bare hops.
   if (process.env.BENCH_CPU_PROF)
-    for (const name of ['cluster-proxy', 'tunnel-agent', 'outer forwarder']) {
+    for (const [name, label] of [
+      ['cluster-proxy', 'proxied'],
+      ['tunnel-agent', 'proxied'],
+      ['outer forwarder', 'two hops'],
+      ['forwarder', 'two hops'],
+    ] as const) {
       try {
-        printSummary(name, summarize(mainProfile(join(process.env.BENCH_CPU_PROF, name))));
+        const profiles = join(process.env.BENCH_CPU_PROF, name);
+        printSummary(`${name} under the load of ${label}`, summarize(mainProfile(profiles), loadWindows.get(label)));
       } catch (err) {
         console.error(`no profile summary of ${name}: ${(err as Error).message}`);
       }
