@@ -105,11 +105,11 @@ async function* messages(out: BatchQueue<AgentFrameInit>): AsyncIterable<Message
   for await (const frames of out) yield { frames };
 }
 
-/** A replica id as the held list can carry it: visible ASCII, no comma (the list's separator). */
-const LISTABLE = /^[\x21-\x2b\x2d-\x7e]+$/;
 /** How long the proxy has to close its side once the agent ended its own. */
 const CLOSE_WAIT_MS = 1000;
 
+/** A replica id as the held list can carry it: visible ASCII, no comma (the list's separator). */
+const LISTABLE = /^[\x21-\x2b\x2d-\x7e]+$/;
 /** At most this many ids in the held list (the proxy reads no more). */
 export const HELD_REPLICAS_MAX = 64;
 
