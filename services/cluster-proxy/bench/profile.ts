@@ -164,14 +164,21 @@ export function summarize(file: string, windows?: [number, number][], topN = 15)
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`.padStart(6);
 
-export function printSummary(label: string, s: ProfileSummary): void {
+/**
+ * `cpuMicros`: the process's CPU per request over the same time (from /proc), to print each share
+ * in microseconds too. The profile's own times are wall time (V8 samples a thread the scheduler
+ * has set aside as busy), so on a busy host only its shares are CPU.
+ */
+export function printSummary(label: string, s: ProfileSummary, cpuMicros?: number): void {
+  const per = (share: number) => (cpuMicros ? `${(share * cpuMicros).toFixed(1).padStart(6)} µs` : '');
   console.log(
-    `\nCPU profile of ${label}: ${(s.busyMs / 1000).toFixed(1)} s busy, ${(s.idleMs / 1000).toFixed(1)} s idle in ${s.windowS.toFixed(1)} s counted (${s.file})`,
+    `\nCPU profile of ${label}: ${(s.busyMs / 1000).toFixed(1)} s busy, ${(s.idleMs / 1000).toFixed(1)} s idle in ${s.windowS.toFixed(1)} s counted` +
+      `${cpuMicros ? `; shares of its ${cpuMicros.toFixed(0)} µs CPU per request` : ''} (${s.file})`,
   );
   console.log('  top self time:');
-  for (const f of s.top) console.log(`  ${pct(f.share)}  ${f.name}  ${f.where}`);
+  for (const f of s.top) console.log(`  ${pct(f.share)} ${per(f.share)}  ${f.name}  ${f.where}`);
   console.log('  by group (self time; a native frame counts with its nearest JS caller):');
-  for (const g of s.groups) console.log(`  ${pct(g.share)}  ${g.group}`);
+  for (const g of s.groups) console.log(`  ${pct(g.share)} ${per(g.share)}  ${g.group}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url))

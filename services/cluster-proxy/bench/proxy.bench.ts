@@ -85,7 +85,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gsp-proxy-bench-'));
 const schema = `bench_${randomBytes(5).toString('hex')}`;
 const services: Service[] = [];
 /** When each line's load ran ([from, to] µs of CLOCK_MONOTONIC), by label: the profiles are read for those windows. */
-const loadWindows = new Map<string, [number, number][]>();
+const loadWindows = new Map<string, { window: [number, number]; requests: number; cpu: Record<string, number> }[]>();
 const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 const admin = new pg.Client({ connectionString: DATABASE_URL });
 
@@ -287,9 +287,7 @@ try {
       connections: CONNECTIONS,
       duration: duration / 1000,
     });
-    const windows = loadWindows.get(target.label ?? target.url) ?? [];
-    windows.push([from, monotonicMicros()]);
-    loadWindows.set(target.label ?? target.url, windows);
+    const window: [number, number] = [from, monotonicMicros()];
     const failed = result.non2xx + result.errors + result.timeouts;
     if (failed > 0) throw new Error(`GET ${target.url}: ${failed} of ${result.requests.total} requests failed`);
     const cpu: Record<string, number> = {};
@@ -298,6 +296,9 @@ try {
       cpu[s.name] = (s.cpuMicros() - (before[i] as number)) / result.requests.total;
       sys[s.name] = (s.systemMicros() - (sysBefore[i] as number)) / result.requests.total;
     });
+    const windows = loadWindows.get(target.label ?? target.url) ?? [];
+    windows.push({ window, requests: result.requests.total, cpu });
+    loadWindows.set(target.label ?? target.url, windows);
     return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu, sys };
   };
   await load(straight, 2000); // warm-up: JIT, connection pools, caches
@@ -804,7 +805,16 @@ try {
     ] as const) {
       try {
         const profiles = join(process.env.BENCH_CPU_PROF, name);
-        printSummary(`${name} under the load of ${label}`, summarize(mainProfile(profiles), loadWindows.get(label)));
+        const windows = loadWindows.get(label) ?? [];
+        printSummary(
+          `${name} under the load of ${label}`,
+          summarize(
+            mainProfile(profiles),
+            windows.map((w) => w.window),
+          ),
+          windows.reduce((sum, w) => sum + (w.cpu[name] ?? 0) * w.requests, 0) /
+            windows.reduce((sum, w) => sum + w.requests, 0),
+        );
       } catch (err) {
         console.error(`no profile summary of ${name}: ${(err as Error).message}`);
       }
