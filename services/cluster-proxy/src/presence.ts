@@ -33,9 +33,11 @@ export class Presence implements TunnelPresence {
   private readonly queues = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  private replicaBeating: Promise<void> | undefined;
   private closed = false;
   /** Warn once per outage, not at every heartbeat. */
   private failing = false;
+  private replicaFailing = false;
   /** Writes and heartbeats that failed since start (each is retried by the next heartbeat). */
   failures = 0;
 
@@ -62,14 +64,14 @@ export class Presence implements TunnelPresence {
 
   /**
    * Extends this replica's leases and repairs what earlier writes missed, and renews its
-   * `proxy_replicas` row (reading how many replicas serve); one at a time.
+   * `proxy_replicas` row (reading how many replicas serve). Each of the two runs one at a time,
+   * and neither waits for the other: a slow replica write never delays the leases.
    */
   heartbeat(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.beating ??= Promise.all([this.renew(), this.renewReplica()])
-      .then(() => undefined)
-      .finally(() => (this.beating = undefined));
-    return this.beating;
+    this.beating ??= this.renew().finally(() => (this.beating = undefined));
+    this.replicaBeating ??= this.renewReplica().finally(() => (this.replicaBeating = undefined));
+    return Promise.all([this.beating, this.replicaBeating]).then(() => undefined);
   }
 
   /** Whether any replica holds a live tunnel of `clusterId` (false when the database cannot say). */
@@ -91,7 +93,7 @@ export class Presence implements TunnelPresence {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    await this.beating;
+    await Promise.all([this.beating, this.replicaBeating]);
     await this.settled();
     try {
       await dropProxyTunnels(this.options.pool, this.options.replicaId);
@@ -105,12 +107,17 @@ export class Presence implements TunnelPresence {
     }
   }
 
+  /** Its own once-per-outage warning: the table may fail alone (the API server not migrated yet). */
   private async renewReplica(): Promise<void> {
     try {
       await this.options.replicas?.renew();
+      this.replicaFailing = false;
     } catch (err) {
-      this.warn(
-        err,
+      // Not in `failures`, which tells whether this heartbeat's presence writes failed.
+      if (this.replicaFailing) return;
+      this.replicaFailing = true;
+      this.options.log.warn(
+        { err: { message: (err as Error).message } },
         'could not renew this replica in proxy_replicas; will retry (the replica count stays as last read)',
       );
     }
