@@ -901,3 +901,21 @@ t.test(
     }
   },
 );
+
+t.test('tunnel-agent: the 10 s backoff cap, the sync interval and a grace period that covers the drain', async (t) => {
+  const docs = await template(helm, 'tunnel-agent', full['tunnel-agent']!);
+  const agent = eachContainer(docs).find((c) => c.name === 'tunnel-agent')!;
+  t.equal(agent.env.AGENT_BACKOFF_MAX, '10s', "Konnectivity's cap: an agent is never more than 10 s from a retry");
+  t.equal(agent.env.AGENT_SYNC_INTERVAL, '1s');
+  t.equal(agent.env.AGENT_DRAIN_GRACE, '10s');
+  const config = loaders['tunnel-agent']!(agent.env) as { drainGraceMs: number; syncIntervalMs: number };
+  t.match(config, { drainGraceMs: 10_000, syncIntervalMs: 1000 }, "the agent's own loader reads them");
+  t.equal(
+    podSpec(deployments(docs)[0]!).terminationGracePeriodSeconds,
+    20,
+    'the drain, the 5 s the process allows beyond it, and a margin',
+  );
+
+  const longer = await template(helm, 'tunnel-agent', { ...full['tunnel-agent']!, drainGraceSeconds: 60 });
+  t.equal(podSpec(deployments(longer)[0]!).terminationGracePeriodSeconds, 70);
+});
