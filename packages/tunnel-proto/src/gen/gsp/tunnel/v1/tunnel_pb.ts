@@ -128,8 +128,10 @@ export type ProxyFrame = Message<"gsp.tunnel.v1.ProxyFrame"> & {
     case: "replicas";
   } | {
     /**
-     * On stream 0: this replica is shutting down. It sends no new requests on this tunnel; the
-     * agent finishes the streams in flight, closes the tunnel and no longer counts this replica.
+     * On stream 0: this replica is shutting down. The agent no longer counts it (so it dials a
+     * replacement) but keeps serving this tunnel: requests already on their way at the replica
+     * still come through it. The replica closes the tunnel once nothing is in flight, or when
+     * its DRAIN_GRACE runs out.
      *
      * @generated from field: gsp.tunnel.v1.Drain drain = 10;
      */
@@ -159,8 +161,10 @@ export type Hello = Message<"gsp.tunnel.v1.Hello"> & {
   clusterId: string;
 
   /**
-   * The replica that accepted the tunnel (its PROXY_REPLICA_ID). A second tunnel to a replica
-   * the agent already holds is a duplicate: the agent closes it.
+   * The replica that accepted the tunnel (its PROXY_REPLICA_ID). The agent's Connect request
+   * names the replicas it already holds (header x-gsp-held-replicas); a replica it names
+   * refuses the dial with `already_exists` before registering anything, so no duplicate ever
+   * carries a request.
    *
    * @generated from field: string replica_id = 2;
    */
