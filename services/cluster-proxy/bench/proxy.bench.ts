@@ -277,6 +277,8 @@ try {
   const load = async (
     target: { url: string; headers: Record<string, string>; label?: string },
     duration: number,
+    /** Requests per second at most (autocannon's overallRate); unbounded by default. */
+    overallRate?: number,
   ): Promise<Run> => {
     const before = services.map((s) => s.cpuMicros());
     const sysBefore = services.map((s) => s.systemMicros());
@@ -286,6 +288,7 @@ try {
       headers: target.headers,
       connections: CONNECTIONS,
       duration: duration / 1000,
+      ...(overallRate === undefined ? {} : { overallRate }),
     });
     const window: [number, number] = [from, monotonicMicros()];
     const failed = result.non2xx + result.errors + result.timeouts;
@@ -534,15 +537,22 @@ try {
   const agentIdle3 = await weigh(agent3, agent3Inspect);
   const viaOne = { url: `https://127.0.0.1:${oneLbPort}/clusters/${cluster.id}${PATH}`, headers: proxied.headers };
   const viaThree = { url: `https://127.0.0.1:${threeLbPort}/clusters/${cluster.id}${PATH}`, headers: proxied.headers };
+  // bench-1 has served the rounds of 1; the newcomers are warmed as it was (JIT, pools) before they count.
+  for (const r of replicas.slice(1))
+    await load({ url: `https://127.0.0.1:${r.port}/clusters/${cluster.id}${PATH}`, headers: proxied.headers }, 2000);
   await load(viaOne, 2000);
   await load(viaThree, 2000);
   const hopRuns: Run[] = [];
   const oneRuns: Run[] = [];
   const threeRuns: Run[] = [];
+  // A control: one replica held to the rate each of the three served in this round, to tell what
+  // a lighter load per process costs per request from what three replicas cost.
+  const thirdRuns: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     hopRuns.push(await load(twoHops, DURATION_MS));
     oneRuns.push(await load(viaOne, DURATION_MS));
     threeRuns.push(await load(viaThree, DURATION_MS));
+    thirdRuns.push(await load(viaOne, DURATION_MS, Math.max(1, Math.round((threeRuns[round] as Run).rps / 3))));
   }
   const replicaNames = ['cluster-proxy', 'cluster-proxy-2', 'cluster-proxy-3'];
   console.log(
@@ -568,14 +578,23 @@ try {
       replicaCpu.filter((n) => n !== 'balancer-1'),
     ),
   );
+  row(
+    'one replica at a third of that rate',
+    summary(thirdRuns),
+    cpuLine(
+      thirdRuns,
+      replicaCpu.filter((n) => n !== 'balancer-3'),
+    ),
+  );
   const pathOf = (runs: Run[], lb: string) =>
     median(runs.map((r) => sumCpu(r, [...replicaNames, 'tunnel-agent-3']))).toFixed(0) +
     ` µs (+ balancers ${median(runs.map((r) => sumCpu(r, [lb, 'tunnel-balancer']))).toFixed(0)} µs)`;
   console.log(
-    `proxies + agent CPU per request: one replica ${pathOf(oneRuns, 'balancer-1')}, three ${pathOf(threeRuns, 'balancer-3')}`,
+    `proxies + agent CPU per request: one replica ${pathOf(oneRuns, 'balancer-1')}, three ${pathOf(threeRuns, 'balancer-3')}, ` +
+      `one at a third of the rate of three ${pathOf(thirdRuns, 'balancer-1')}`,
   );
   console.log(
-    `rounds (two hops/one replica/three replicas req/s): ${hopRuns.map((r, i) => [r, oneRuns[i], threeRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`,
+    `rounds (two hops/one replica/three replicas/control req/s): ${hopRuns.map((r, i) => [r, oneRuns[i], threeRuns[i], thirdRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`,
   );
   console.log(
     `three replicas / one by round: ${threeRuns.map((r, i) => (r.rps / (oneRuns[i] as Run).rps).toFixed(2)).join(', ')}; ` +
