@@ -100,7 +100,7 @@ async function tunnelFor(req: IncomingMessage, clusterId: string, options: Kubec
   if (draining())
     throw new ProxyRefusal(
       503,
-      `this cluster proxy replica is shutting down and the agent of cluster ${clusterId} is connected elsewhere; retry in a moment`,
+      `this cluster proxy replica is shutting down; retry in a moment (another replica serves cluster ${clusterId})`,
       'ServiceUnavailable',
       retry,
     );
@@ -184,7 +184,9 @@ function refuse(res: ServerResponse, refusal: ProxyRefusal): void {
 /** A refusal of an upgrade, written on the socket (no response object exists for it). */
 function refuseUpgrade(socket: Duplex, refusal: ProxyRefusal): void {
   const body = JSON.stringify(status(refusal.statusCode, refusal.message, refusal.reason));
-  const head = `HTTP/1.1 ${refusal.statusCode} ${refusal.reason}\r\ncontent-type: application/json`;
+  // The proxy's own headers (WWW-Authenticate, Retry-After): constants and digits, never the caller's text.
+  const extra = Object.entries(refusal.headers).map(([name, value]) => `\r\n${name}: ${value}`);
+  const head = `HTTP/1.1 ${refusal.statusCode} ${refusal.reason}\r\ncontent-type: application/json${extra.join('')}`;
   socket.end(`${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 

@@ -58,6 +58,15 @@ t.test('no tunnel within TUNNEL_WAIT while the agent holds one to another replic
     message: `the agent of cluster ${id} is reconnecting to the proxy; retry in a moment`,
   });
   t.ok(res.ms >= 400, `after waiting TUNNEL_WAIT (${res.ms} ms)`);
+
+  // kubectl exec (an upgrade) hears the same.
+  const exec = stack.proxyRequest(id, '/api/v1/namespaces/default/pods/game/exec?command=sh', token);
+  exec.setHeader('connection', 'Upgrade');
+  exec.setHeader('upgrade', 'websocket');
+  const upgrade = await responseTo(exec);
+  upgrade.resume();
+  t.equal(upgrade.statusCode, 503);
+  t.equal(upgrade.headers['retry-after'], '1', 'an upgrade is told when to retry too');
 });
 
 t.test('no tunnel within TUNNEL_WAIT and no agent anywhere: the old 502 advice', async (t) => {
