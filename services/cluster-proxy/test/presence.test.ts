@@ -218,7 +218,9 @@ t.test('a proxy killed with SIGKILL stops counting within its lease, and the API
     [clusterId],
   );
   const left = lease.rows[0]!.until.getTime() - killedAt;
-  t.ok(left <= leaseMs, `the row's lease ran out ${left} ms after the kill (lease ${leaseMs} ms)`);
+  // A heartbeat already sent when the process died still commits at the database, a few ms later
+  // on a busy machine (its now() is then later than the kill): allow for that one write.
+  t.ok(left <= leaseMs + 250, `the row's lease ran out ${left} ms after the kill (lease ${leaseMs} ms)`);
   const down = await untilAgent(stack, clusterId, false, leaseMs + 1000, killed);
   t.ok(down.ms <= leaseMs + 300, `the GET says disconnected ${down.ms} ms after the kill`);
   const events = await until(
