@@ -39,7 +39,8 @@ t.test('SIGKILL of one replica: the others serve, the agent notices by its pings
     [victim.id],
   );
   const leaseLeft = (lease.rows[0]?.until.getTime() ?? Infinity) - killedAt;
-  t.ok(leaseLeft <= LEASE_MS + 50, `its proxy_replicas row runs out ${leaseLeft} ms after the kill`);
+  // A renewal sent just before the kill may still commit just after it (now() is its start at the database).
+  t.ok(leaseLeft <= LEASE_MS + 150, `its proxy_replicas row runs out ${leaseLeft} ms after the kill`);
   const noticed = await until(
     "the agent to drop its tunnel to the dead replica (the balancer sees the agent's side close)",
     () => (stack.tunnelBalancer.backend(victim.id).live.size === 0 ? Date.now() - killedAt : undefined),
