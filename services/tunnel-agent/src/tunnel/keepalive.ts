@@ -1,12 +1,14 @@
 import type { Http2Session } from 'node:http2';
 
 /**
- * Connect's session manager pings the proxy every `intervalMs` and drops a connection that has not
- * answered within half of it: a proxy that vanished without a FIN (a NAT or a node gone) would
- * otherwise hold the agent on a dead tunnel, and the cluster unreachable, until TCP gives up.
+ * Connect's session manager pings the proxy once nothing has arrived for half of `intervalMs`, and
+ * drops a connection that has not answered within the other half: a proxy that vanished without a
+ * FIN (a NAT, a killed replica, a node gone) is noticed within one ping interval of its last word,
+ * instead of holding the agent on a dead tunnel, and the cluster unreachable through that replica,
+ * until TCP gives up.
  */
 export function pingOptions(intervalMs: number): { pingIntervalMs: number; pingTimeoutMs: number } {
-  return { pingIntervalMs: intervalMs, pingTimeoutMs: intervalMs / 2 };
+  return { pingIntervalMs: intervalMs / 2, pingTimeoutMs: intervalMs / 2 };
 }
 
 function ignoreSessionError(): void {
