@@ -4,7 +4,7 @@ import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
 import { clusterOfAgentToken, hashAgentToken } from '@gsp/platform-contract';
 import { bearerToken } from '@gsp/service-kit';
-import { codeLabel, HELD_REPLICAS_HEADER, TunnelService } from '@gsp/tunnel-proto';
+import { codeLabel, HELD_REPLICAS_HEADER, proxyMessage, TunnelService } from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { tunnelRefusal } from '../access.js';
@@ -124,7 +124,7 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         try {
           const hello = { clusterId, replicaId: opts.replicaId, replicaCount: opts.replicas.count };
           yield { frames: [{ streamId: 0, kind: { case: 'hello', value: hello } }] };
-          for await (const frames of tunnel.outgoing) yield { frames };
+          for await (const frames of tunnel.outgoing) yield proxyMessage(frames);
         } finally {
           ctx.signal.removeEventListener('abort', onAbort);
           opts.registry.remove(tunnel);

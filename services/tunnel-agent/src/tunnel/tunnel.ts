@@ -6,6 +6,7 @@ import type { Client } from '@connectrpc/connect';
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
+  agentMessage,
   BatchQueue,
   frameDataBytes,
   HELD_REPLICAS_HEADER,
@@ -102,7 +103,7 @@ function tunnelClient(options: DialOptions): { client: TunnelClient; close(): vo
 
 /** One `AgentMessage` per batch of queued frames. */
 async function* messages(out: BatchQueue<AgentFrameInit>): AsyncIterable<MessageInitShape<typeof AgentMessageSchema>> {
-  for await (const frames of out) yield { frames };
+  for await (const frames of out) yield agentMessage(frames);
 }
 
 /** How long the proxy has to close its side once the agent ended its own. */
