@@ -31,6 +31,8 @@ const NOT_FIELD_CONTENT = /[^\t\x20-\x7e\x80-\xff]/;
 /** Surrounding whitespace is not part of a value; the receiving end strips it, so it cannot arrive as sent. */
 const SURROUNDING_WHITESPACE = /^[\t ]|[\t ]$/;
 
+const isOws = (code: number): boolean => code === 0x20 || code === 0x09;
+
 const isFieldValue = (value: string): boolean => !NOT_FIELD_CONTENT.test(value) && !SURROUNDING_WHITESPACE.test(value);
 
 /**
@@ -69,9 +71,14 @@ export function fromHeaderBlock(block: string): string[] {
     const colon = line.indexOf(':');
     if (colon <= 0) continue;
     const name = line.slice(0, colon);
-    // Only OWS (SP, HTAB) surrounds a value; String#trim would also strip obs-text's NBSP.
-    const value = line.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
-    if (TOKEN.test(name) && isFieldValue(value)) flat.push(name, value);
+    // Only OWS (SP, HTAB) surrounds a value; String#trim would also strip obs-text's NBSP. A scan,
+    // not a regular expression: this runs for every header of every answer.
+    let start = colon + 1;
+    let end = line.length;
+    while (start < end && isOws(line.charCodeAt(start))) start++;
+    while (end > start && isOws(line.charCodeAt(end - 1))) end--;
+    const value = line.slice(start, end);
+    if (TOKEN.test(name) && !NOT_FIELD_CONTENT.test(value)) flat.push(name, value);
   }
   return flat;
 }
