@@ -85,6 +85,9 @@ class Out {
   }
 }
 
+/** A frame with no kind; a kind added to the .proto and not encoded here fails to compile. */
+const unset = (_: undefined): 0 => 0;
+
 type ProxyKind = NonNullable<ProxyFrameInit['kind']>;
 type AgentKind = NonNullable<AgentFrameInit['kind']>;
 
@@ -114,7 +117,7 @@ function proxyKindSize(kind: ProxyKind | undefined): number {
     case 'drain':
       return 2;
     default:
-      return 0;
+      return unset(kind?.case);
   }
 }
 
@@ -152,7 +155,7 @@ function writeProxyKind(out: Out, kind: ProxyKind | undefined, size: number): vo
     case 'drain':
       return out.open(PROXY_FIELD[kind.case], 0);
     default:
-      return;
+      unset(kind?.case);
   }
 }
 
@@ -179,7 +182,7 @@ function agentKindSize(kind: AgentKind | undefined): number {
     case 'drain':
       return 2;
     default:
-      return 0;
+      return unset(kind?.case);
   }
 }
 
@@ -206,7 +209,7 @@ function writeAgentKind(out: Out, kind: AgentKind | undefined, size: number): vo
     case 'drain':
       return out.open(AGENT_FIELD[kind.case], 0);
     default:
-      return;
+      unset(kind?.case);
   }
 }
 
