@@ -2,7 +2,14 @@
 export * from './gen/gsp/tunnel/v1/tunnel_pb.js';
 export { BatchQueue, frameDataBytes, TUNNEL_PING_INTERVAL_MS, TUNNEL_WINDOW_BYTES } from './queue.js';
 export type { BatchQueueOptions } from './queue.js';
-export { agentMessage, proxyMessage } from './messages.js';
+export {
+  agentFramesOf,
+  agentMessage,
+  proxyFramesOf,
+  proxyMessage,
+  TunnelServiceAgentSide,
+  TunnelServiceProxySide,
+} from './messages.js';
 export type { AgentFrameInit, ProxyFrameInit } from './messages.js';
 export { codeLabel, fromHeaderBlock, HeaderBlockError, toHeaderBlock } from './headers.js';
 export type { HeaderBlockErrorCode } from './headers.js';

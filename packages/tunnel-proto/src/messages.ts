@@ -1,6 +1,19 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import { isUtf8 } from 'node:buffer';
+import type { DescMessage, MessageInitShape } from '@bufbuild/protobuf';
 import { WireType } from '@bufbuild/protobuf/wire';
-import type { AgentFrameSchema, AgentMessage, ProxyFrameSchema, ProxyMessage } from './gen/gsp/tunnel/v1/tunnel_pb.js';
+import { AgentMessageSchema, ProxyMessageSchema, TunnelService } from './gen/gsp/tunnel/v1/tunnel_pb.js';
+import type {
+  AgentFrame,
+  AgentFrameSchema,
+  AgentMessage,
+  Hello,
+  Open,
+  ProxyFrame,
+  ProxyFrameSchema,
+  ProxyMessage,
+  Replicas,
+  Response,
+} from './gen/gsp/tunnel/v1/tunnel_pb.js';
 
 export type ProxyFrameInit = MessageInitShape<typeof ProxyFrameSchema>;
 export type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;
@@ -262,3 +275,274 @@ export function proxyMessage(frames: readonly ProxyFrameInit[]): ProxyMessage {
 export function agentMessage(frames: readonly AgentFrameInit[]): AgentMessage {
   return carrying('gsp.tunnel.v1.AgentMessage', encodeFrames(frames, agentKindSize, writeAgentKind));
 }
+
+/*
+ * Receiving: Connect decodes each message with `fromBinary` by the schema of the method's side.
+ * `TunnelServiceProxySide` and `TunnelServiceAgentSide` give the receiving side a schema with no
+ * fields, so `fromBinary` leaves the frames undecoded in the message's unknown fields (a reference
+ * to each frame's bytes, nothing more), and `agentFramesOf`/`proxyFramesOf` decode them by hand.
+ * A well-formed frame decodes exactly as `fromBinary` would (the test compares them); a malformed
+ * one (a wrong wire type, a group, a truncated field, invalid UTF-8) throws, and the tunnel ends.
+ */
+
+/** `schema` with no fields: every field of a message decoded by it lands in `$unknown`. */
+const undecoded = <S extends DescMessage>(schema: S): S => ({
+  ...schema,
+  fields: [],
+  field: {},
+  oneofs: [],
+  members: [],
+});
+
+/** `TunnelService` with its method's `input` or `output` replaced. */
+function withConnect(method: Partial<typeof TunnelService.method.connect>): typeof TunnelService {
+  const connect = { ...TunnelService.method.connect, ...method };
+  return { ...TunnelService, methods: [connect], method: { connect } };
+}
+
+/** `TunnelService` as the proxy serves it: agent messages arrive undecoded (read them with `agentFramesOf`). */
+export const TunnelServiceProxySide = withConnect({ input: undecoded(AgentMessageSchema) });
+/** `TunnelService` as the agent calls it: proxy messages arrive undecoded (read them with `proxyFramesOf`). */
+export const TunnelServiceAgentSide = withConnect({ output: undecoded(ProxyMessageSchema) });
+
+const EMPTY = new Uint8Array(0);
+
+class In {
+  constructor(
+    readonly buf: Buffer,
+    public pos: number,
+    readonly end: number,
+  ) {}
+
+  /** A varint's low 32 bits, unsigned (as protobuf reads a uint32). */
+  varint(): number {
+    let result = 0;
+    for (let shift = 0; shift < 70; shift += 7) {
+      if (this.pos >= this.end) throw new Error('a truncated varint');
+      const b = this.buf[this.pos++] as number;
+      if (shift < 32) result |= (b & 0x7f) << shift;
+      if (b < 0x80) return result >>> 0;
+    }
+    throw new Error('a varint longer than 10 bytes');
+  }
+
+  /** The content of a length-delimited field: [start, end). */
+  delimited(wireType: number): [number, number] {
+    if (wireType !== WireType.LengthDelimited)
+      throw new Error(`wire type ${wireType} where a length-delimited field belongs`);
+    const length = this.varint();
+    const start = this.pos;
+    if (length > this.end - start) throw new Error('a truncated field');
+    this.pos = start + length;
+    return [start, start + length];
+  }
+
+  uint32(wireType: number): number {
+    if (wireType !== WireType.Varint) throw new Error(`wire type ${wireType} where a varint belongs`);
+    return this.varint();
+  }
+
+  bool(wireType: number): boolean {
+    return this.uint32(wireType) !== 0;
+  }
+
+  string(wireType: number): string {
+    const [start, end] = this.delimited(wireType);
+    const bytes = this.buf.subarray(start, end);
+    if (!isUtf8(bytes)) throw new Error('invalid UTF-8 in a string field');
+    return bytes.toString('utf8');
+  }
+
+  bytes(wireType: number): Uint8Array {
+    const [start, end] = this.delimited(wireType);
+    return this.buf.subarray(start, end);
+  }
+
+  /** Skips a field this side does not know (a newer peer's), as protobuf does; groups are refused. */
+  skip(wireType: number): void {
+    switch (wireType) {
+      case WireType.Varint:
+        this.varint();
+        return;
+      case WireType.Bit64:
+        this.pos += 8;
+        break;
+      case WireType.Bit32:
+        this.pos += 4;
+        break;
+      case WireType.LengthDelimited:
+        this.delimited(wireType);
+        return;
+      default:
+        throw new Error(`cannot skip wire type ${wireType}`);
+    }
+    if (this.pos > this.end) throw new Error('a truncated field');
+  }
+
+  /** Calls `field` with each field's number and wire type until `end`. */
+  fields(field: (no: number, wireType: number) => void): void {
+    while (this.pos < this.end) {
+      const tag = this.varint();
+      field(tag >>> 3, tag & 7);
+    }
+  }
+}
+
+/** The frames of a message from `undecoded`: its field-1 entries, one frame each. */
+function framesOf<F>(
+  message: { $unknown?: { no: number; wireType: number; data: Uint8Array }[] },
+  decode: (input: In) => F,
+): F[] {
+  const frames: F[] = [];
+  for (const field of message.$unknown ?? []) {
+    if (field.no !== 1) continue;
+    const buf = Buffer.from(field.data.buffer, field.data.byteOffset, field.data.byteLength);
+    const outer = new In(buf, 0, buf.byteLength);
+    const [start, end] = outer.delimited(field.wireType);
+    frames.push(decode(new In(buf, start, end)));
+  }
+  return frames;
+}
+
+function readProxyFrame(input: In): ProxyFrame {
+  const frame: ProxyFrame = { $typeName: 'gsp.tunnel.v1.ProxyFrame', streamId: 0, kind: { case: undefined } };
+  input.fields((no, wireType) => {
+    switch (no) {
+      case 1:
+        frame.streamId = input.uint32(wireType);
+        return;
+      case PROXY_FIELD.open: {
+        const [start, end] = input.delimited(wireType);
+        const value: Open = { $typeName: 'gsp.tunnel.v1.Open', method: '', path: '', headers: '', end: false };
+        const inner = new In(input.buf, start, end);
+        inner.fields((n, w) => {
+          if (n === 1) value.method = inner.string(w);
+          else if (n === 2) value.path = inner.string(w);
+          else if (n === 3) value.headers = inner.string(w);
+          else if (n === 4) value.end = inner.bool(w);
+          else inner.skip(w);
+        });
+        frame.kind = { case: 'open', value };
+        return;
+      }
+      case PROXY_FIELD.data:
+        frame.kind = { case: 'data', value: input.bytes(wireType) };
+        return;
+      case PROXY_FIELD.hello: {
+        const [start, end] = input.delimited(wireType);
+        const value: Hello = { $typeName: 'gsp.tunnel.v1.Hello', clusterId: '', replicaId: '', replicaCount: 0 };
+        const inner = new In(input.buf, start, end);
+        inner.fields((n, w) => {
+          if (n === 1) value.clusterId = inner.string(w);
+          else if (n === 2) value.replicaId = inner.string(w);
+          else if (n === 3) value.replicaCount = inner.uint32(w);
+          else inner.skip(w);
+        });
+        frame.kind = { case: 'hello', value };
+        return;
+      }
+      case PROXY_FIELD.replicas: {
+        const [start, end] = input.delimited(wireType);
+        const value: Replicas = { $typeName: 'gsp.tunnel.v1.Replicas', count: 0 };
+        const inner = new In(input.buf, start, end);
+        inner.fields((n, w) => {
+          if (n === 1) value.count = inner.uint32(w);
+          else inner.skip(w);
+        });
+        frame.kind = { case: 'replicas', value };
+        return;
+      }
+      case PROXY_FIELD.end:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'end', value: { $typeName: 'gsp.tunnel.v1.End' } };
+        return;
+      case PROXY_FIELD.cancel:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'cancel', value: { $typeName: 'gsp.tunnel.v1.Cancel' } };
+        return;
+      case PROXY_FIELD.pause:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'pause', value: { $typeName: 'gsp.tunnel.v1.Pause' } };
+        return;
+      case PROXY_FIELD.resume:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'resume', value: { $typeName: 'gsp.tunnel.v1.Resume' } };
+        return;
+      case PROXY_FIELD.drain:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'drain', value: { $typeName: 'gsp.tunnel.v1.Drain' } };
+        return;
+      default:
+        input.skip(wireType);
+    }
+  });
+  return frame;
+}
+
+function readAgentFrame(input: In): AgentFrame {
+  const frame: AgentFrame = { $typeName: 'gsp.tunnel.v1.AgentFrame', streamId: 0, kind: { case: undefined } };
+  input.fields((no, wireType) => {
+    switch (no) {
+      case 1:
+        frame.streamId = input.uint32(wireType);
+        return;
+      case AGENT_FIELD.response: {
+        const [start, end] = input.delimited(wireType);
+        const value: Response = {
+          $typeName: 'gsp.tunnel.v1.Response',
+          status: 0,
+          headers: '',
+          body: EMPTY,
+          end: false,
+        };
+        const inner = new In(input.buf, start, end);
+        inner.fields((n, w) => {
+          if (n === 1) value.status = inner.uint32(w);
+          else if (n === 2) value.headers = inner.string(w);
+          else if (n === 3) value.body = inner.bytes(w);
+          else if (n === 4) value.end = inner.bool(w);
+          else inner.skip(w);
+        });
+        frame.kind = { case: 'response', value };
+        return;
+      }
+      case AGENT_FIELD.data:
+        frame.kind = { case: 'data', value: input.bytes(wireType) };
+        return;
+      case AGENT_FIELD.error:
+        frame.kind = { case: 'error', value: input.string(wireType) };
+        return;
+      case AGENT_FIELD.end:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'end', value: { $typeName: 'gsp.tunnel.v1.End' } };
+        return;
+      case AGENT_FIELD.pause:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'pause', value: { $typeName: 'gsp.tunnel.v1.Pause' } };
+        return;
+      case AGENT_FIELD.resume:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'resume', value: { $typeName: 'gsp.tunnel.v1.Resume' } };
+        return;
+      case AGENT_FIELD.drain:
+        skipEmpty(input, wireType);
+        frame.kind = { case: 'drain', value: { $typeName: 'gsp.tunnel.v1.Drain' } };
+        return;
+      default:
+        input.skip(wireType);
+    }
+  });
+  return frame;
+}
+
+/** An empty message's field (its content, fields of a newer peer, is skipped). */
+function skipEmpty(input: In, wireType: number): void {
+  const [start, end] = input.delimited(wireType);
+  const inner = new In(input.buf, start, end);
+  inner.fields((_, w) => inner.skip(w));
+}
+
+/** The frames of an agent message received through `TunnelServiceProxySide`. */
+export const agentFramesOf = (message: AgentMessage): AgentFrame[] => framesOf(message, readAgentFrame);
+/** The frames of a proxy message received through `TunnelServiceAgentSide`. */
+export const proxyFramesOf = (message: ProxyMessage): ProxyFrame[] => framesOf(message, readProxyFrame);

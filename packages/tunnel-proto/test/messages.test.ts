@@ -1,8 +1,19 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { create, equals, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { AgentMessageSchema, agentMessage, ProxyMessageSchema, proxyMessage } from '@gsp/tunnel-proto';
-import type { AgentFrameInit, ProxyFrameInit } from '@gsp/tunnel-proto';
+import {
+  AgentFrameSchema,
+  agentFramesOf,
+  AgentMessageSchema,
+  agentMessage,
+  ProxyFrameSchema,
+  proxyFramesOf,
+  ProxyMessageSchema,
+  proxyMessage,
+  TunnelServiceAgentSide,
+  TunnelServiceProxySide,
+} from '@gsp/tunnel-proto';
+import type { AgentFrame, AgentFrameInit, ProxyFrame, ProxyFrameInit } from '@gsp/tunnel-proto';
 
 const u32 = fc.integer({ min: 0, max: 0xffffffff });
 const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 300 }));
@@ -92,3 +103,45 @@ t.test(
     t.pass('every batch matched');
   },
 );
+
+t.test("received proxy frames decode by hand exactly as protobuf's fromBinary decodes them", async (t) => {
+  const undecoded = TunnelServiceAgentSide.method.connect.output;
+  fc.assert(
+    fc.property(fc.array(proxyFrame, { maxLength: 8 }), (frames) => {
+      const wire = toBinary(ProxyMessageSchema, create(ProxyMessageSchema, { frames }));
+      const ours = proxyFramesOf(fromBinary(undecoded, wire));
+      const theirs = fromBinary(ProxyMessageSchema, wire).frames;
+      return (
+        ours.length === theirs.length && ours.every((f, i) => equals(ProxyFrameSchema, f, theirs[i] as ProxyFrame))
+      );
+    }),
+    { numRuns: 500 },
+  );
+  t.pass('every batch matched');
+});
+
+t.test("received agent frames decode by hand exactly as protobuf's fromBinary decodes them", async (t) => {
+  const undecoded = TunnelServiceProxySide.method.connect.input;
+  fc.assert(
+    fc.property(fc.array(agentFrame, { maxLength: 8 }), (frames) => {
+      const wire = toBinary(AgentMessageSchema, create(AgentMessageSchema, { frames }));
+      const ours = agentFramesOf(fromBinary(undecoded, wire));
+      const theirs = fromBinary(AgentMessageSchema, wire).frames;
+      return (
+        ours.length === theirs.length && ours.every((f, i) => equals(AgentFrameSchema, f, theirs[i] as AgentFrame))
+      );
+    }),
+    { numRuns: 500 },
+  );
+  t.pass('every batch matched');
+});
+
+t.test('a malformed frame is refused, not misread', async (t) => {
+  const undecoded = TunnelServiceProxySide.method.connect.input;
+  // Field 1 (a frame) announcing 5 bytes with 2 present; then a response whose headers are not UTF-8.
+  const truncated = Uint8Array.from([0x0a, 0x05, 0x08, 0x01]);
+  t.throws(() => agentFramesOf(fromBinary(undecoded, truncated)));
+  const badUtf8 = Uint8Array.from([0x0a, 0x06, 0x12, 0x04, 0x12, 0x02, 0xc3, 0x28]);
+  t.throws(() => agentFramesOf(fromBinary(undecoded, badUtf8)));
+  t.throws(() => fromBinary(AgentMessageSchema, badUtf8), 'protobuf refuses it too');
+});

@@ -4,7 +4,13 @@ import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type pg from 'pg';
 import { clusterOfAgentToken, hashAgentToken } from '@gsp/platform-contract';
 import { bearerToken } from '@gsp/service-kit';
-import { codeLabel, HELD_REPLICAS_HEADER, proxyMessage, TunnelService } from '@gsp/tunnel-proto';
+import {
+  agentFramesOf,
+  codeLabel,
+  HELD_REPLICAS_HEADER,
+  proxyMessage,
+  TunnelServiceProxySide,
+} from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { tunnelRefusal } from '../access.js';
@@ -67,7 +73,7 @@ function refuseIfDraining(opts: TunnelServiceOptions): void {
 
 export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter) => void {
   return (router) => {
-    router.service(TunnelService, {
+    router.service(TunnelServiceProxySide, {
       async *connect(
         requests: AsyncIterable<AgentMessage>,
         ctx: HandlerContext,
@@ -115,7 +121,7 @@ export function tunnelRoutes(opts: TunnelServiceOptions): (router: ConnectRouter
         ctx.signal.addEventListener('abort', onAbort, { once: true });
         void (async () => {
           try {
-            for await (const message of requests) for (const frame of message.frames) tunnel.dispatch(frame);
+            for await (const message of requests) for (const frame of agentFramesOf(message)) tunnel.dispatch(frame);
             tunnel.close(lost('the agent closed it'));
           } catch (err) {
             tunnel.close(lost(`it failed: ${(err as Error).message}`));

@@ -10,7 +10,8 @@ import {
   BatchQueue,
   frameDataBytes,
   HELD_REPLICAS_HEADER,
-  TunnelService,
+  proxyFramesOf,
+  TunnelServiceAgentSide,
   TUNNEL_WINDOW_BYTES,
 } from '@gsp/tunnel-proto';
 import type { AgentMessageSchema, Hello } from '@gsp/tunnel-proto';
@@ -19,7 +20,7 @@ import type { ProxyFrontOptions } from '../front.js';
 import type { AgentFrameInit } from '../forward.js';
 import { guardSession, pingOptions } from './keepalive.js';
 
-export type TunnelClient = Client<typeof TunnelService>;
+export type TunnelClient = Client<typeof TunnelServiceAgentSide>;
 
 export interface DialOptions {
   proxyTunnelUrl: string;
@@ -98,7 +99,7 @@ function tunnelClient(options: DialOptions): { client: TunnelClient; close(): vo
     sessionManager,
     acceptCompression: [],
   });
-  return { client: createClient(TunnelService, transport), close: () => sessionManager.abort() };
+  return { client: createClient(TunnelServiceAgentSide, transport), close: () => sessionManager.abort() };
 }
 
 /** One `AgentMessage` per batch of queued frames. */
@@ -206,7 +207,7 @@ export class AgentTunnel {
         signal: AbortSignal.any([handshake.signal, this.closing.signal]),
         headers,
       });
-      for await (const message of incoming) for (const frame of message.frames) this.front.handle(frame);
+      for await (const message of incoming) for (const frame of proxyFramesOf(message)) this.front.handle(frame);
     } finally {
       clearTimeout(timer);
       this.out.end();
