@@ -49,7 +49,7 @@ t.test('SIGKILL of one replica: the others serve, the agent notices by its pings
   ).catch(() => -1);
   stack.tunnelBalancer.onBackendLoss = 'close';
   t.comment(`the agent closed its silent tunnel ${noticed} ms after the kill (ping interval ${PING_MS} ms)`);
-  t.ok(noticed >= 0 && noticed <= PING_MS + 300, 'within its ping interval (and the timers\' slack)');
+  t.ok(noticed >= 0 && noticed <= PING_MS + 300, "within its ping interval (and the timers' slack)");
   t.same(stack.agent.replicas, survivors, `the agent no longer counts ${victim.id}`);
 
   for (const replica of others) {
