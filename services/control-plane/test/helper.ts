@@ -184,13 +184,20 @@ export async function refusedWhileHeld<A extends Answer, P extends Answer>(
   probe: () => Promise<P>,
 ): Promise<{ refused: P; held: Promise<A> }> {
   let held = hold();
-  const refused = await until(what, async () => {
-    const res = await probe();
-    if (res.statusCode === 409) return res;
-    const settled = await Promise.race([held, Promise.resolve(undefined)]);
-    if (settled?.statusCode === 409) held = hold();
-    return undefined;
-  });
+  // Generous: on a busy machine (the whole suite, browsers beside) the holder can take seconds to
+  // reach its lock. A holder that has already ended (refused, or its action over) is started again,
+  // so the probe always races a live one.
+  const refused = await until(
+    what,
+    async () => {
+      const res = await probe();
+      if (res.statusCode === 409) return res;
+      const settled = await Promise.race([held, Promise.resolve(undefined)]);
+      if (settled !== undefined) held = hold();
+      return undefined;
+    },
+    15_000,
+  );
   return { refused, held };
 }
 
