@@ -2,15 +2,18 @@
 export * from './gen/gsp/tunnel/v1/tunnel_pb.js';
 export { BatchQueue, frameDataBytes, TUNNEL_PING_INTERVAL_MS, TUNNEL_WINDOW_BYTES } from './queue.js';
 export type { BatchQueueOptions } from './queue.js';
-export {
-  agentFramesOf,
-  agentMessage,
-  proxyFramesOf,
-  proxyMessage,
-  TunnelServiceAgentSide,
-  TunnelServiceProxySide,
-} from './messages.js';
+export { agentEnvelope, agentFramesIn, ENVELOPE_PREFIX_BYTES, proxyEnvelope, proxyFramesIn } from './messages.js';
 export type { AgentFrameInit, ProxyFrameInit } from './messages.js';
+export {
+  COMPRESSED_FLAG,
+  END_STREAM_FLAG,
+  envelope,
+  ENVELOPE_MAX_BYTES,
+  EnvelopeError,
+  EnvelopeReader,
+  TUNNEL_CONTENT_TYPE,
+  TUNNEL_RPC_PATH,
+} from './envelopes.js';
 export { codeLabel, fromHeaderBlock, HeaderBlockError, toHeaderBlock } from './headers.js';
 export type { HeaderBlockErrorCode } from './headers.js';
 export { useNodeTextEncoding } from './text.js';

@@ -1,16 +1,13 @@
 import { isUtf8 } from 'node:buffer';
-import type { DescMessage, MessageInitShape } from '@bufbuild/protobuf';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { WireType } from '@bufbuild/protobuf/wire';
-import { AgentMessageSchema, ProxyMessageSchema, TunnelService } from './gen/gsp/tunnel/v1/tunnel_pb.js';
 import type {
   AgentFrame,
   AgentFrameSchema,
-  AgentMessage,
   Hello,
   Open,
   ProxyFrame,
   ProxyFrameSchema,
-  ProxyMessage,
   Replicas,
   Response,
 } from './gen/gsp/tunnel/v1/tunnel_pb.js';
@@ -19,14 +16,14 @@ export type ProxyFrameInit = MessageInitShape<typeof ProxyFrameSchema>;
 export type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;
 
 /*
- * Both ends queue frames as init objects and send them in batches. Connect would turn each batch
- * into a message with @bufbuild/protobuf's `create` and encode it with `toBinary`, both by
- * reflection, with a fork, a join and a copy per nested message: a tenth of each end's CPU per
- * request. These encode the batch by hand instead, in one buffer, and hand Connect a message
- * whose `frames` are carried as the one unknown-field entry holding those bytes: `toBinary` writes
- * unknown fields as they are, so the wire bytes are exactly protobuf's (the test compares them
- * with `toBinary(create(...))` for arbitrary batches, and decodes them back). Receiving is
- * protobuf's own `fromBinary`.
+ * Both ends queue frames as init objects and send them in batches, one `ProxyMessage` or
+ * `AgentMessage` per batch. @bufbuild/protobuf's `create` and `toBinary` would build and encode
+ * each by reflection, with a fork, a join and a copy per nested message (a tenth of each end's CPU
+ * per request), and `fromBinary` decode them so. These encode a batch by hand, straight into the
+ * buffer of its Connect envelope, and decode a received message where it lies. The bytes are
+ * exactly protobuf's: the test compares them with `toBinary(create(...))` for arbitrary batches
+ * and the decoded frames with `fromBinary`'s; a malformed message (a wrong wire type, a group, a
+ * truncated field, invalid UTF-8) throws, and the tunnel ends.
  */
 
 /** Tag byte of a length-delimited field `no` (every field number here is below 16: one byte). */
@@ -234,7 +231,8 @@ function encodeFrames<F extends { streamId?: number; kind?: K }, K>(
   frames: readonly F[],
   kindSize: (kind: K | undefined) => number,
   writeKind: (out: Out, kind: K | undefined, size: number) => void,
-): Uint8Array {
+  reserve = 0,
+): Buffer {
   const sizes = new Array<number>(frames.length);
   let total = 0;
   for (let i = 0; i < frames.length; i++) {
@@ -243,7 +241,8 @@ function encodeFrames<F extends { streamId?: number; kind?: K }, K>(
     sizes[i] = kind;
     total += delimitedSize(uint32Size(frame.streamId ?? 0) + kind);
   }
-  const out = new Out(Buffer.allocUnsafe(total));
+  const out = new Out(Buffer.allocUnsafe(reserve + total));
+  out.pos = reserve;
   for (let i = 0; i < frames.length; i++) {
     const frame = frames[i] as F;
     const kind = sizes[i] as number;
@@ -254,56 +253,28 @@ function encodeFrames<F extends { streamId?: number; kind?: K }, K>(
   return out.buf;
 }
 
-/**
- * `bytes` (repeated field 1, each entry with its tag) as the unknown field `toBinary` writes as
- * they are: it writes the first tag itself, then the rest.
- */
-function carrying<T extends string>(typeName: T, bytes: Uint8Array) {
-  return {
-    $typeName: typeName,
-    frames: [],
-    $unknown: bytes.byteLength === 0 ? [] : [{ no: 1, wireType: WireType.LengthDelimited, data: bytes.subarray(1) }],
-  };
+/** Bytes of a Connect streaming envelope's prefix: its flags, then the message's length (uint32, big-endian). */
+export const ENVELOPE_PREFIX_BYTES = 5;
+
+/** `encodeFrames`'s message in a Connect streaming envelope (flags 0), in one buffer. */
+function enveloped<F extends { streamId?: number; kind?: K }, K>(
+  frames: readonly F[],
+  kindSize: (kind: K | undefined) => number,
+  writeKind: (out: Out, kind: K | undefined, size: number) => void,
+): Buffer {
+  const buf = encodeFrames(frames, kindSize, writeKind, ENVELOPE_PREFIX_BYTES);
+  buf[0] = 0;
+  buf.writeUInt32BE(buf.byteLength - ENVELOPE_PREFIX_BYTES, 1);
+  return buf;
 }
 
-/** The message of a batch of proxy frames, encoded by hand (see above). */
-export function proxyMessage(frames: readonly ProxyFrameInit[]): ProxyMessage {
-  return carrying('gsp.tunnel.v1.ProxyMessage', encodeFrames(frames, proxyKindSize, writeProxyKind));
-}
+/** A batch of proxy frames as the envelope of one `ProxyMessage`, ready for the tunnel's HTTP/2 stream. */
+export const proxyEnvelope = (frames: readonly ProxyFrameInit[]): Buffer =>
+  enveloped(frames, proxyKindSize, writeProxyKind);
 
-/** The message of a batch of agent frames, encoded by hand (see above). */
-export function agentMessage(frames: readonly AgentFrameInit[]): AgentMessage {
-  return carrying('gsp.tunnel.v1.AgentMessage', encodeFrames(frames, agentKindSize, writeAgentKind));
-}
-
-/*
- * Receiving: Connect decodes each message with `fromBinary` by the schema of the method's side.
- * `TunnelServiceProxySide` and `TunnelServiceAgentSide` give the receiving side a schema with no
- * fields, so `fromBinary` leaves the frames undecoded in the message's unknown fields (a reference
- * to each frame's bytes, nothing more), and `agentFramesOf`/`proxyFramesOf` decode them by hand.
- * A well-formed frame decodes exactly as `fromBinary` would (the test compares them); a malformed
- * one (a wrong wire type, a group, a truncated field, invalid UTF-8) throws, and the tunnel ends.
- */
-
-/** `schema` with no fields: every field of a message decoded by it lands in `$unknown`. */
-const undecoded = <S extends DescMessage>(schema: S): S => ({
-  ...schema,
-  fields: [],
-  field: {},
-  oneofs: [],
-  members: [],
-});
-
-/** `TunnelService` with its method's `input` or `output` replaced. */
-function withConnect(method: Partial<typeof TunnelService.method.connect>): typeof TunnelService {
-  const connect = { ...TunnelService.method.connect, ...method };
-  return { ...TunnelService, methods: [connect], method: { connect } };
-}
-
-/** `TunnelService` as the proxy serves it: agent messages arrive undecoded (read them with `agentFramesOf`). */
-export const TunnelServiceProxySide = withConnect({ input: undecoded(AgentMessageSchema) });
-/** `TunnelService` as the agent calls it: proxy messages arrive undecoded (read them with `proxyFramesOf`). */
-export const TunnelServiceAgentSide = withConnect({ output: undecoded(ProxyMessageSchema) });
+/** A batch of agent frames as the envelope of one `AgentMessage`, ready for the tunnel's HTTP/2 stream. */
+export const agentEnvelope = (frames: readonly AgentFrameInit[]): Buffer =>
+  enveloped(frames, agentKindSize, writeAgentKind);
 
 const EMPTY = new Uint8Array(0);
 
@@ -389,18 +360,16 @@ class In {
 }
 
 /** The frames of a message from `undecoded`: its field-1 entries, one frame each. */
-function framesOf<F>(
-  message: { $unknown?: { no: number; wireType: number; data: Uint8Array }[] },
-  decode: (input: In) => F,
-): F[] {
+/** The frames of a message's bytes: every field 1 decoded by `decode`, any other field skipped. */
+function framesIn<F>(bytes: Uint8Array, decode: (input: In) => F): F[] {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const input = new In(buf, 0, buf.byteLength);
   const frames: F[] = [];
-  for (const field of message.$unknown ?? []) {
-    if (field.no !== 1) continue;
-    const buf = Buffer.from(field.data.buffer, field.data.byteOffset, field.data.byteLength);
-    const outer = new In(buf, 0, buf.byteLength);
-    const [start, end] = outer.delimited(field.wireType);
+  input.fields((no, wireType) => {
+    if (no !== 1) return input.skip(wireType);
+    const [start, end] = input.delimited(wireType);
     frames.push(decode(new In(buf, start, end)));
-  }
+  });
   return frames;
 }
 
@@ -542,7 +511,7 @@ function skipEmpty(input: In, wireType: number): void {
   inner.fields((_, w) => inner.skip(w));
 }
 
-/** The frames of an agent message received through `TunnelServiceProxySide`. */
-export const agentFramesOf = (message: AgentMessage): AgentFrame[] => framesOf(message, readAgentFrame);
-/** The frames of a proxy message received through `TunnelServiceAgentSide`. */
-export const proxyFramesOf = (message: ProxyMessage): ProxyFrame[] => framesOf(message, readProxyFrame);
+/** The frames of an `AgentMessage`'s bytes (an envelope's content); a malformed message throws. */
+export const agentFramesIn = (bytes: Uint8Array): AgentFrame[] => framesIn(bytes, readAgentFrame);
+/** The frames of a `ProxyMessage`'s bytes (an envelope's content); a malformed message throws. */
+export const proxyFramesIn = (bytes: Uint8Array): ProxyFrame[] => framesIn(bytes, readProxyFrame);

@@ -10,16 +10,14 @@ export interface BatchQueueOptions<T> {
 }
 
 /**
- * An unbounded async queue, the outgoing half of a bidi stream, iterated in batches: each
- * `next()` takes everything queued since the previous one (within the limits), so a writer
- * that is busy with one message finds the frames that arrived meanwhile waiting as one.
- * Ending or failing the queue ends the iteration after the items already queued.
+ * An unbounded queue, the outgoing half of a bidi stream, taken in batches by one consumer:
+ * each `takeBatch()` takes everything queued since the previous one (within the limits), so
+ * frames pushed in the same turn, or while the stream was backed up, go out as one message.
+ * Ending or failing the queue lets the consumer take what was queued first.
  */
-export class BatchQueue<T> implements AsyncIterable<T[]> {
+export class BatchQueue<T> {
   private items: T[] = [];
   private head = 0;
-  private waiting: ((r: IteratorResult<T[]>) => void) | undefined;
-  private failWaiting: ((err: unknown) => void) | undefined;
   private done = false;
   private error: unknown;
   private batches = 0;
@@ -29,6 +27,8 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
   private readonly sizeOf: (item: T) => number;
   private readonly maxBatchBytes: number;
   private readonly maxBatchItems: number;
+  private consumer: (() => void) | undefined;
+  private scheduled = false;
 
   constructor(options: BatchQueueOptions<T> = {}) {
     this.sizeOf = options.sizeOf ?? (() => 0);
@@ -70,12 +70,36 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
     if (this.done) return;
     this.items.push(item);
     this.pending += this.sizeOf(item);
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = this.failWaiting = undefined;
-      // Resolve on a microtask so frames pushed in the same tick join this batch.
-      setImmediate(() => resolve({ value: this.take(), done: false }));
-    }
+    if (this.consumer) this.schedule();
+  }
+
+  /**
+   * Makes `ready` the queue's consumer: it runs whenever items wait or the queue has ended, on a
+   * setImmediate (frames pushed in the same turn join one batch), takes the batches with
+   * `takeBatch` and, once that gives none and `closed` holds, reads `failure`.
+   */
+  consume(ready: () => void): void {
+    this.consumer = ready;
+    if (this.head < this.items.length || this.done) this.schedule();
+  }
+
+  /** The next batch (within the limits), or undefined when nothing waits. */
+  takeBatch(): T[] | undefined {
+    return this.head < this.items.length ? this.take() : undefined;
+  }
+
+  /** What the queue was ended with (`end(error)`); undefined while it runs or after a plain `end()`. */
+  get failure(): unknown {
+    return this.error;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.consumer?.();
+    });
   }
 
   end(error?: unknown): void {
@@ -83,13 +107,7 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
     this.done = true;
     this.error = error;
     this.drained = [];
-    if (this.waiting) {
-      const resolve = this.waiting;
-      const reject = this.failWaiting;
-      this.waiting = this.failWaiting = undefined;
-      if (error !== undefined) reject?.(error);
-      else resolve({ value: undefined, done: true });
-    }
+    if (this.consumer) this.schedule();
   }
 
   private take(): T[] {
@@ -120,35 +138,11 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
     }
     return batch;
   }
-
-  [Symbol.asyncIterator](): AsyncIterator<T[]> {
-    return {
-      next: () => {
-        if (this.head < this.items.length) return Promise.resolve({ value: this.take(), done: false });
-        if (this.done)
-          return this.error !== undefined
-            ? Promise.reject(this.error)
-            : Promise.resolve({ value: undefined, done: true });
-        return new Promise<IteratorResult<T[]>>((resolve, reject) => {
-          this.waiting = resolve;
-          this.failWaiting = reject;
-        });
-      },
-      return: () => {
-        this.end();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-      throw: (err: unknown) => {
-        this.end();
-        return Promise.reject(err);
-      },
-    };
-  }
 }
 
 /**
  * Payload bytes of a tunnel frame (its `data`, or a response's `body`; control frames count 0), the `sizeOf` of both
- * ends' queues, so one message stays far below Connect's 4 MiB read limit.
+ * ends' queues, so one message stays far below ENVELOPE_MAX_BYTES.
  */
 export function frameDataBytes(frame: { kind?: { case?: unknown; value?: unknown } }): number {
   const value = frame.kind?.value;

@@ -2,22 +2,46 @@ import t from 'tap';
 import fc from 'fast-check';
 import { BatchQueue, frameDataBytes } from '@gsp/tunnel-proto';
 
-async function drain<T>(queue: BatchQueue<T>): Promise<T[][]> {
-  const batches: T[][] = [];
-  for await (const batch of queue) batches.push(batch);
-  return batches;
+/** Every batch the consumer is given, until the queue ends (rejects with its failure). */
+function drain<T>(queue: BatchQueue<T>): Promise<T[][]> {
+  return new Promise((resolve, reject) => {
+    const batches: T[][] = [];
+    queue.consume(() => {
+      for (let batch = queue.takeBatch(); batch !== undefined; batch = queue.takeBatch()) batches.push(batch);
+      if (!queue.closed) return;
+      if (queue.failure === undefined) resolve(batches);
+      else reject(queue.failure as Error);
+    });
+  });
 }
 
-t.test('items pushed while the reader waits arrive together, in order', async (t) => {
+/** The batches the consumer is given, one call of `ready` each. */
+function calls<T>(queue: BatchQueue<T>): T[][][] {
+  const seen: T[][][] = [];
+  queue.consume(() => {
+    const batches: T[][] = [];
+    for (let batch = queue.takeBatch(); batch !== undefined; batch = queue.takeBatch()) batches.push(batch);
+    seen.push(batches);
+  });
+  return seen;
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+t.test('items pushed in the same turn reach the consumer together, in order, in the next turn', async (t) => {
   const queue = new BatchQueue<number>();
-  const reader = queue[Symbol.asyncIterator]();
-  const first = reader.next();
+  const seen = calls(queue);
   queue.push(1);
   queue.push(2);
   queue.push(3);
-  t.same((await first).value, [1, 2, 3]);
+  t.same(seen, [], 'not within the turn of the pushes');
+  await nextTurn();
+  t.same(seen, [[[1, 2, 3]]]);
   queue.push(4);
-  t.same((await reader.next()).value, [4]);
+  await nextTurn();
+  t.same(seen, [[[1, 2, 3]], [[4]]], 'one call per turn with items');
+  await nextTurn();
+  t.equal(seen.length, 2, 'no call while nothing waits');
 });
 
 t.test('a batch stops at the byte limit; an item larger than the limit still goes, alone', async (t) => {
@@ -37,16 +61,17 @@ t.test('ending delivers what was queued first; failing rejects after it', async 
   const failed = new BatchQueue<string>();
   failed.push('a');
   failed.end(new Error('tunnel closed'));
-  const reader = failed[Symbol.asyncIterator]();
-  t.same((await reader.next()).value, ['a']);
-  await t.rejects(reader.next(), /tunnel closed/);
+  t.same(failed.takeBatch(), ['a']);
+  t.equal(failed.takeBatch(), undefined);
+  t.ok(failed.closed);
+  t.match(failed.failure, /tunnel closed/);
 });
 
-t.test('a waiting reader is released by end', async (t) => {
+t.test('a consumer waiting on an empty queue is called when it ends', async (t) => {
   const queue = new BatchQueue<number>();
-  const pending = queue[Symbol.asyncIterator]().next();
+  const reading = drain(queue);
   queue.end();
-  t.same(await pending, { value: undefined, done: true });
+  t.same(await reading, []);
 });
 
 t.test('whatever the pushes and limits, batches hold every item once, in order, within the limits', async () => {
@@ -96,11 +121,11 @@ t.test('taken tells whether an item is still queued and may be changed in place'
   const item = { n: 1 };
   queue.push(item);
   const pushedAt = queue.taken;
-  const reader = queue[Symbol.asyncIterator]();
-  t.equal(queue.taken, pushedAt, 'not taken before the reader asks');
+  const seen = calls(queue);
+  t.equal(queue.taken, pushedAt, 'not taken before the consumer asks');
   item.n = 2; // still queued: the change travels with it
-  const first = await reader.next();
-  t.same(first.value, [{ n: 2 }]);
+  await nextTurn();
+  t.same(seen, [[[{ n: 2 }]]]);
   t.not(queue.taken, pushedAt, 'taken once the batch left');
 });
 
@@ -114,17 +139,16 @@ t.test('pending bytes, full and whenDrained tell a writer when to hold and when 
   t.equal(queue.pendingBytes, 160);
   t.ok(queue.full, 'above the high-water mark');
   queue.whenDrained(() => drained++);
-  const reader = queue[Symbol.asyncIterator]();
-  await reader.next(); // 40 (the next 40 would pass maxBatchBytes)
+  queue.takeBatch(); // 40 (the next 40 would pass maxBatchBytes)
   t.equal(queue.pendingBytes, 120);
   await Promise.resolve();
   t.equal(drained, 1, 'not yet: above half the high-water mark');
-  await reader.next();
+  queue.takeBatch();
   t.equal(queue.pendingBytes, 80);
   t.notOk(queue.full);
   await Promise.resolve();
   t.equal(drained, 1, 'below the mark but above half of it');
-  await reader.next();
+  queue.takeBatch();
   await Promise.resolve();
   t.equal(drained, 2, 'at half the high-water mark the writer may go on');
   queue.whenDrained(() => drained++);

@@ -1,10 +1,9 @@
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
-import { contentTypeStreamRegExp } from '@connectrpc/connect/protocol-connect';
-import { TunnelService } from '@gsp/tunnel-proto';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { TUNNEL_CONTENT_TYPE, TUNNEL_RPC_PATH } from '@gsp/tunnel-proto';
 import { CLIENT_ERROR_RESPONSES, documentOperation, PROBLEM, problemResponse, writeProblem } from '@gsp/service-kit';
 
 /** The one RPC of TUNNEL_PORT. */
-export const CONNECT_PATH = `/${TunnelService.typeName}/${TunnelService.method.connect.name}`;
+export const CONNECT_PATH = TUNNEL_RPC_PATH;
 
 /** `/openapi.json` of TUNNEL_PORT, the agents' side (HTTP/2 only). */
 export const TUNNEL_PORT_DOCUMENT = {
@@ -57,7 +56,6 @@ export const TUNNEL_PORT_DOCUMENT = {
           description: 'Enveloped `AgentMessage`s (Connect streaming), for as long as the tunnel lives.',
           content: {
             'application/connect+proto': { schema: { type: 'string', format: 'binary' } },
-            'application/connect+json': { schema: { type: 'string' } },
           },
         },
         responses: {
@@ -70,12 +68,11 @@ export const TUNNEL_PORT_DOCUMENT = {
               'replica is draining or shutting down).',
             content: {
               'application/connect+proto': { schema: { type: 'string', format: 'binary' } },
-              'application/connect+json': { schema: { type: 'string' } },
             },
           },
           '405': problemResponse('Only POST opens a tunnel.'),
           '415': problemResponse(
-            'The body is not a Connect stream (application/connect+proto or application/connect+json).',
+            'The body is not a Connect stream of protobuf messages (application/connect+proto), the one the agent sends.',
           ),
           ...CLIENT_ERROR_RESPONSES,
         },
@@ -85,31 +82,57 @@ export const TUNNEL_PORT_DOCUMENT = {
   },
 } as const;
 
+/** Answers `stream` with a problem+json (writeProblem's shape on a bare HTTP/2 stream), dropping any body it sends. */
+function problem(
+  stream: ServerHttp2Stream,
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+): void {
+  stream.resume();
+  if (stream.destroyed || stream.headersSent) return;
+  writeProblem(
+    {
+      writeHead: (code, head) => stream.respond({ ...head, ':status': code }),
+      end: (body) => stream.end(body),
+    },
+    status,
+    detail,
+    headers,
+  );
+}
+
+/** The tunnel's media type, as Connect compares it (case aside). */
+const TUNNEL_CONTENT_TYPE_RE = /^application\/connect\+proto$/i;
+
 /**
- * TUNNEL_PORT's handler: the RPC goes to `rpc` (Connect's adapter, which answers a wrong method or
- * media type with an empty 405 or 415, and anything else with an empty 404), the rest is answered here.
+ * TUNNEL_PORT's handler, for each HTTP/2 stream: the RPC goes to `rpc` (POST with the tunnel's
+ * media type); everything else is answered here, as problem+json.
  */
 export function tunnelPort(
-  rpc: (req: Http2ServerRequest, res: Http2ServerResponse) => void,
-): (req: Http2ServerRequest, res: Http2ServerResponse) => void {
+  rpc: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void,
+): (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void {
   const document = JSON.stringify(TUNNEL_PORT_DOCUMENT);
-  return (req, res) => {
-    const path = req.url.split('?')[0];
+  return (stream, headers) => {
+    stream.on('error', () => undefined);
+    const method = headers[':method'] ?? '';
+    const path = (headers[':path'] ?? '').split('?')[0] ?? '';
     if (path === CONNECT_PATH) {
-      if (req.method !== 'POST')
-        return writeProblem(res, 405, `only POST ${CONNECT_PATH} opens a tunnel`, { allow: 'POST' });
-      if (!contentTypeStreamRegExp.test(req.headers['content-type'] ?? '')) {
-        return writeProblem(res, 415, 'send a Connect stream (application/connect+proto), as the tunnel agent does');
+      if (method !== 'POST') return problem(stream, 405, `only POST ${CONNECT_PATH} opens a tunnel`, { allow: 'POST' });
+      if (!TUNNEL_CONTENT_TYPE_RE.test(headers['content-type'] ?? '')) {
+        return problem(stream, 415, `send a Connect stream (${TUNNEL_CONTENT_TYPE}), as the tunnel agent does`);
       }
-      return rpc(req, res);
+      return rpc(stream, headers);
     }
-    if (path === '/openapi.json' && req.method === 'GET') {
-      res.writeHead(200, {
+    if (path === '/openapi.json' && method === 'GET') {
+      stream.resume();
+      stream.respond({
+        ':status': 200,
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(document),
       });
-      return void res.end(document);
+      return void stream.end(document);
     }
-    writeProblem(res, 404, `No route ${req.method} ${path}: this port serves tunnel agents (POST ${CONNECT_PATH})`);
+    problem(stream, 404, `No route ${method} ${path}: this port serves tunnel agents (POST ${CONNECT_PATH})`);
   };
 }

@@ -1,11 +1,10 @@
 import http2 from 'node:http2';
 import type { Http2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { TUNNEL_WINDOW_BYTES } from '@gsp/tunnel-proto';
 import { keepAlive } from './keepalive.js';
 import { tunnelPort } from './port.js';
-import { tunnelRoutes } from './service.js';
+import { tunnelHandler } from './service.js';
 import type { TunnelServiceOptions } from './service.js';
 
 export interface TunnelServerOptions extends TunnelServiceOptions {
@@ -23,23 +22,22 @@ export interface TunnelServer {
   close(): Promise<void>;
 }
 
-/** TUNNEL_PORT, what faces the agents: HTTP/2, one Connect stream per agent, every connection kept alive by pings. */
+/**
+ * TUNNEL_PORT, what faces the agents: HTTP/2, one Connect stream per agent, every connection kept
+ * alive by pings. Streams are served as they come (no compatibility request and response objects):
+ * a tunnel lives for hours and every frame of every kubectl request crosses it.
+ */
 export function createTunnelServer(options: TunnelServerOptions): TunnelServer {
   // No compression on the tunnel: batches are small and latency-bound, and bodies that are worth
   // compressing usually already are (kubectl asks the API server for gzip). The Connect protocol
-  // only, as the agent speaks it: the port then has one request shape to describe and check.
-  const rpc = connectNodeAdapter({
-    routes: tunnelRoutes(options),
-    acceptCompression: [],
-    grpc: false,
-    grpcWeb: false,
-  });
-  const handler = tunnelPort(rpc);
+  // with protobuf only, as the agent speaks it: the port then has one request shape to describe and check.
+  const handler = tunnelPort(tunnelHandler(options));
   const settings = { initialWindowSize: TUNNEL_WINDOW_BYTES };
   // Agents dial in over the internet with a bearer token: TLS here, or in front of the proxy.
   const server: http2.Http2Server | http2.Http2SecureServer = options.tls
-    ? http2.createSecureServer({ ...options.tls, settings, ALPNProtocols: ['h2'] }, handler)
-    : http2.createServer({ settings }, handler);
+    ? http2.createSecureServer({ ...options.tls, settings, ALPNProtocols: ['h2'] })
+    : http2.createServer({ settings });
+  server.on('stream', handler);
   const sessions = new Set<Http2Session>();
   // Frames are small and latency-bound: never wait for Nagle.
   server.on('connection', (socket: Socket) => socket.setNoDelay(true));

@@ -1,26 +1,26 @@
+import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { ClientHttp2Stream, Http2Session } from 'node:http2';
-import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import type { Client } from '@connectrpc/connect';
-import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { OutgoingHttpHeaders } from 'node:http2';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { codeFromHttpStatus, endStreamFromJson } from '@connectrpc/connect/protocol-connect';
 import {
-  agentMessage,
+  agentEnvelope,
   BatchQueue,
+  END_STREAM_FLAG,
+  EnvelopeReader,
   frameDataBytes,
   HELD_REPLICAS_HEADER,
-  proxyFramesOf,
-  TunnelServiceAgentSide,
+  proxyFramesIn,
+  TUNNEL_CONTENT_TYPE,
+  TUNNEL_RPC_PATH,
   TUNNEL_WINDOW_BYTES,
 } from '@gsp/tunnel-proto';
-import type { AgentMessageSchema, Hello } from '@gsp/tunnel-proto';
+import type { Hello } from '@gsp/tunnel-proto';
 import { ProxyFront } from '../front.js';
 import type { ProxyFrontOptions } from '../front.js';
 import type { AgentFrameInit } from '../forward.js';
-import { guardSession, pingOptions } from './keepalive.js';
-
-export type TunnelClient = Client<typeof TunnelServiceAgentSide>;
+import { watchSilence } from './keepalive.js';
 
 export interface DialOptions {
   proxyTunnelUrl: string;
@@ -64,47 +64,37 @@ function dialer(options: DialOptions): () => net.Socket {
     ).setNoDelay(true);
 }
 
-/**
- * Connect's session manager, with the connection's receive window widened to TUNNEL_WINDOW_BYTES
- * (no http2.connect option does that), and every session guarded (see `guardSession`).
- */
-class WideWindowSessionManager extends Http2SessionManager {
-  private readonly seen = new WeakSet<Http2Session>();
-
-  override async request(...args: Parameters<Http2SessionManager['request']>): Promise<ClientHttp2Stream> {
-    const stream = await super.request(...args);
-    const session = stream.session;
-    if (session && !this.seen.has(session)) {
-      this.seen.add(session);
-      session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
-      guardSession(session);
-    }
-    return stream;
+/** An HTTP/2 stream's reset code as a Connect error (Connect's own mapping); undefined for a plain close. */
+function resetError(code: number): ConnectError | undefined {
+  const c = http2.constants;
+  const name = `http/2 stream closed with error code 0x${code.toString(16)}`;
+  switch (code) {
+    case c.NGHTTP2_NO_ERROR:
+      return undefined;
+    case c.NGHTTP2_REFUSED_STREAM:
+      return new ConnectError(name, Code.Unavailable);
+    case c.NGHTTP2_CANCEL:
+      return new ConnectError(name, Code.Canceled);
+    case c.NGHTTP2_ENHANCE_YOUR_CALM:
+      return new ConnectError(name, Code.ResourceExhausted);
+    case c.NGHTTP2_INADEQUATE_SECURITY:
+    case c.NGHTTP2_HTTP_1_1_REQUIRED:
+      return new ConnectError(name, Code.PermissionDenied);
+    default:
+      return new ConnectError(name, Code.Internal);
   }
 }
 
 /**
- * A Connect client of the proxy's tunnel service on a connection of its own: each tunnel is one
- * TCP connection, so that the balancer in front of the replicas routes each dial anew (a shared
- * HTTP/2 session would carry every tunnel to the one replica it reached). `close` drops it.
+ * A failed dial or connection: the proxy cannot be reached now (`unavailable`, as Connect's
+ * client says), told by its root cause (`connect ECONNREFUSED ...`, not the stream it cancelled).
  */
-function tunnelClient(options: DialOptions): { client: TunnelClient; close(): void } {
-  const sessionManager = new WideWindowSessionManager(options.proxyTunnelUrl, pingOptions(options.pingIntervalMs), {
-    createConnection: dialer(options),
-    settings: { initialWindowSize: TUNNEL_WINDOW_BYTES },
-  });
-  const transport = createConnectTransport({
-    httpVersion: '2',
-    baseUrl: options.proxyTunnelUrl,
-    sessionManager,
-    acceptCompression: [],
-  });
-  return { client: createClient(TunnelServiceAgentSide, transport), close: () => sessionManager.abort() };
-}
-
-/** One `AgentMessage` per batch of queued frames. */
-async function* messages(out: BatchQueue<AgentFrameInit>): AsyncIterable<MessageInitShape<typeof AgentMessageSchema>> {
-  for await (const frames of out) yield agentMessage(frames);
+function unreachable(err: unknown): ConnectError {
+  if (err instanceof ConnectError) return err;
+  let root = err;
+  for (let depth = 0; depth < 8 && root instanceof Error && root.cause instanceof Error; depth++) root = root.cause;
+  const message = root instanceof Error ? root.message : String(root);
+  return new ConnectError(message, Code.Unavailable, undefined, undefined, err);
 }
 
 /** How long the proxy has to close its side once the agent ended its own. */
@@ -141,7 +131,8 @@ export class AgentTunnel {
   readonly done: Promise<void>;
   private readonly out = new BatchQueue<AgentFrameInit>({ sizeOf: frameDataBytes });
   private readonly front: ProxyFront;
-  private readonly closing = new AbortController();
+  /** Ends the running call with an error (set while it runs). */
+  private cut: (err: ConnectError) => void = () => undefined;
 
   constructor(options: TunnelOptions) {
     let accepted: (hello: Hello | undefined) => void = () => undefined;
@@ -178,41 +169,136 @@ export class AgentTunnel {
 
   /** Cuts the tunnel at once (`done` then rejects with `canceled`). */
   abort(): void {
-    this.closing.abort(new ConnectError('the agent closed the tunnel', Code.Canceled));
+    this.cut(new ConnectError('the agent closed the tunnel', Code.Canceled));
   }
 
-  private async run(options: TunnelOptions): Promise<void> {
-    const { client, close } = tunnelClient(options.dial);
-    // A proxy that takes the connection but never accepts the tunnel (stalled, or a balancer holding
-    // it) is given up like a stalled dial, not only at the first missed ping (1.5 ping intervals).
-    // Twice the dial's bound, so a dial that stalls is always reported as the dial.
-    const handshakeMs = 2 * options.dial.connectTimeoutMs;
-    const handshake = new AbortController();
-    const timer = setTimeout(
-      () =>
-        handshake.abort(
-          new ConnectError(`the proxy did not accept the tunnel within ${handshakeMs} ms`, Code.DeadlineExceeded),
-        ),
-      handshakeMs,
-    );
-    void this.hello.then(() => clearTimeout(timer));
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${options.agentToken}`,
-      'x-gsp-cluster-id': options.clusterId,
-    };
-    const held = heldReplicasValue(options.held);
-    if (held !== '') headers[HELD_REPLICAS_HEADER] = held;
-    try {
-      const incoming = client.connect(messages(this.out), {
-        signal: AbortSignal.any([handshake.signal, this.closing.signal]),
-        headers,
+  /**
+   * The tunnel RPC on a connection of its own (each tunnel is one TCP connection, so that the
+   * balancer in front of the replicas routes each dial anew): a Connect bidi stream of
+   * `application/connect+proto`, read and written on the HTTP/2 stream itself (see
+   * `EnvelopeReader`): each batch of frames is one envelope written as it is encoded, each
+   * received envelope is decoded where it arrived.
+   */
+  private run(options: TunnelOptions): Promise<void> {
+    const dial = options.dial;
+    return new Promise<void>((resolve, reject) => {
+      const session = http2.connect(dial.proxyTunnelUrl, {
+        createConnection: dialer(dial),
+        settings: { initialWindowSize: TUNNEL_WINDOW_BYTES },
       });
-      for await (const message of incoming) for (const frame of proxyFramesOf(message)) this.front.handle(frame);
-    } finally {
-      clearTimeout(timer);
-      this.out.end();
-      this.front.abortAll();
-      close();
-    }
+      // No http2.connect option widens the connection's receive window.
+      // ('connect' can come after the tunnel was given up: the session is destroyed by then.)
+      session.once('connect', () => {
+        if (!session.destroyed) session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
+      });
+      let sessionError: unknown;
+      session.on('error', (err) => (sessionError ??= err));
+
+      const headers: OutgoingHttpHeaders = {
+        ':method': 'POST',
+        ':path': TUNNEL_RPC_PATH,
+        'content-type': TUNNEL_CONTENT_TYPE,
+        'connect-protocol-version': '1',
+        authorization: `Bearer ${options.agentToken}`,
+        'x-gsp-cluster-id': options.clusterId,
+      };
+      const held = heldReplicasValue(options.held);
+      if (held !== '') headers[HELD_REPLICAS_HEADER] = held;
+      const stream = session.request(headers);
+
+      let settled = false;
+      const settle = (err?: ConnectError): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(handshake);
+        silence.stop();
+        this.out.end();
+        this.front.abortAll();
+        if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+        session.destroy();
+        if (err) reject(err);
+        else resolve();
+      };
+      this.cut = settle;
+      const silence = watchSilence(session, dial.pingIntervalMs, settle);
+      // A proxy that takes the connection but never accepts the tunnel (stalled, or a balancer holding
+      // it) is given up like a stalled dial, not only at the first missed ping (1.5 ping intervals).
+      // Twice the dial's bound, so a dial that stalls is always reported as the dial.
+      const handshakeMs = 2 * dial.connectTimeoutMs;
+      const handshake = setTimeout(
+        () =>
+          settle(
+            new ConnectError(`the proxy did not accept the tunnel within ${handshakeMs} ms`, Code.DeadlineExceeded),
+          ),
+        handshakeMs,
+      );
+      void this.hello.then(() => clearTimeout(handshake));
+
+      stream.on('response', (head) => {
+        silence.seen();
+        const status = Number(head[':status']);
+        if (status !== 200)
+          return settle(new ConnectError(`the proxy answered HTTP ${status}`, codeFromHttpStatus(status)));
+        const type = String(head['content-type'] ?? '');
+        if (type.toLowerCase() !== TUNNEL_CONTENT_TYPE)
+          settle(
+            new ConnectError(`the proxy answered ${type || 'no content type'}, not a tunnel stream`, Code.Internal),
+          );
+      });
+      // Once the proxy has said how the RPC ended: its error (a refusal), or undefined.
+      let ending: { error: ConnectError | undefined } | undefined;
+      const reader = new EnvelopeReader((flags, message) => {
+        if ((flags & END_STREAM_FLAG) !== 0) {
+          ending = { error: endStreamFromJson(message).error };
+          if (ending.error) settle(ending.error);
+          return;
+        }
+        for (const frame of proxyFramesIn(message)) this.front.handle(frame);
+      });
+      stream.on('data', (chunk: Buffer) => {
+        silence.seen();
+        if (settled) return;
+        try {
+          reader.push(chunk);
+        } catch (err) {
+          settle(
+            err instanceof ConnectError
+              ? err
+              : new ConnectError(`the proxy's stream cannot be read: ${(err as Error).message}`, Code.Internal),
+          );
+        }
+      });
+      stream.on('end', () => {
+        if (ending) settle(ending.error);
+        else
+          settle(new ConnectError('the proxy ended the stream without saying how the tunnel ended', Code.Unavailable));
+      });
+      stream.on('error', (err) => settle(unreachable(sessionError ?? err)));
+      stream.on('close', () => {
+        if (sessionError !== undefined) return settle(unreachable(sessionError));
+        settle(
+          resetError(stream.rstCode ?? 0) ?? new ConnectError('the connection to the proxy closed', Code.Unavailable),
+        );
+      });
+
+      // Frames for the proxy: each batch one envelope, written as soon as the stream takes it; the
+      // agent's half of the stream ends once the queue has ended and everything in it is written.
+      let waitingForDrain = false;
+      const pump = (): void => {
+        if (settled || waitingForDrain) return;
+        for (let batch = this.out.takeBatch(); batch !== undefined; batch = this.out.takeBatch()) {
+          if (!stream.write(agentEnvelope(batch))) {
+            waitingForDrain = true;
+            stream.once('drain', () => {
+              waitingForDrain = false;
+              pump();
+            });
+            return;
+          }
+        }
+        if (this.out.closed && !stream.writableEnded) stream.end();
+      };
+      this.out.consume(pump);
+    });
   }
 }
