@@ -150,4 +150,37 @@ CREATE TABLE proxy_replicas (
 );
 `,
   },
+  {
+    name: '007_audit_export',
+    sql: `
+-- Audit export: each sink (webhook, otlp) reads audit_events in (xid, id) order from its cursor.
+-- xid is the inserting transaction's id: only rows whose transaction is older than every one still
+-- running (pg_snapshot_xmin) are read, so a row committed late under a lower id is never skipped
+-- (ids are taken at insert, in a different order than commits). Rows before this migration share
+-- the migration's xid and go in id order.
+ALTER TABLE audit_events ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+CREATE INDEX audit_events_by_xid ON audit_events (xid, id);
+
+-- How far each sink has delivered (the last row acknowledged), written after each batch: a
+-- restart, or another replica taking over the sink, resumes after it.
+CREATE TABLE audit_export_cursors (
+  sink       text PRIMARY KEY,
+  last_xid   xid8 NOT NULL DEFAULT '0',
+  last_id    bigint NOT NULL DEFAULT 0,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Batches a sink refused for good (a 4xx other than 408/429), kept for inspection, not retried.
+CREATE TABLE audit_export_poison (
+  id         bigserial PRIMARY KEY,
+  sink       text NOT NULL,
+  first_id   bigint NOT NULL,
+  last_id    bigint NOT NULL,
+  status     integer NOT NULL,
+  reason     text NOT NULL,
+  records    jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];
