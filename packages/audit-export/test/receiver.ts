@@ -1,0 +1,85 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as the receiver got it. */
+export interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** performance.now() when the request ended. */
+  at: number;
+}
+
+/** What the receiver answers; `hang` never answers (a receiver that stalls). */
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  hang?: boolean;
+}
+
+export interface Receiver {
+  url: string;
+  requests: Received[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP receiver on port 0, answering each request with `answer(request, index)`. */
+export async function startReceiver(answer: (request: Received, index: number) => Answer): Promise<Receiver> {
+  const requests: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const received = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: performance.now(),
+      };
+      requests.push(received);
+      const reply = answer(received, requests.length - 1);
+      if (reply.hang) return;
+      res.writeHead(reply.status, reply.headers).end(reply.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A URL on which nothing listens (a port just bound and released). */
+export async function refusedUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** `n` records of the kinds the services export, ids `prefix-0`, `prefix-1`, ... */
+export function sampleRecords(n: number, prefix = 'r') {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${prefix}-${i}`,
+    type: i % 2 === 0 ? 'io.gsp.control-plane.request' : 'io.gsp.api-server.featureflags.set',
+    time: new Date(Date.UTC(2026, 10, 26, 12, 0, 0, i)).toISOString(),
+    data: {
+      actor: 'alice@example.com',
+      method: 'POST',
+      path: `/api/v1/gameservers/gs-${i}`,
+      status: 201,
+      durationMs: 12.5,
+      allowed: true,
+      labels: { cluster: 'eu-1' },
+      note: null,
+    },
+  }));
+}
