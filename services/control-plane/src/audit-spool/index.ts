@@ -1,0 +1,2 @@
+export { Spool, SpoolClosedError } from './spool.js';
+export type { AppendResult, SpoolOptions, SpooledRecord } from './spool.js';

@@ -1,0 +1,476 @@
+import { closeSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, writeSync, close as closeFd } from 'node:fs';
+import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { readPosition, writeAtomically } from './files.js';
+import { formatLine, parseSegmentName, readSegment, recoverSegment, segmentName } from './segment.js';
+import type { Entry, Segment } from './segment.js';
+
+export interface SpoolOptions {
+  /** AUDIT_SPOOL_DIR */
+  dir: string;
+  /** AUDIT_SPOOL_MAX_BYTES: bytes of all segments on disk. */
+  maxBytes: number;
+  /** AUDIT_SPOOL_FULL */
+  full: 'block' | 'drop';
+  /** Roll to a new segment file past this (default 8 MiB; at most an eighth of `maxBytes` is used). */
+  segmentBytes?: number;
+  /** Sink names ('webhook', 'otlp'): each reads at its own position. */
+  readers: readonly string[];
+  /** How often appended bytes are flushed to the device (fdatasync), default 1000 ms; 0 flushes in every append. */
+  syncIntervalMs?: number;
+}
+
+export type AppendResult = { ok: true; id: string } | { ok: false; reason: 'full' };
+
+export interface SpooledRecord {
+  id: string;
+  appendedAt: number;
+  record: Record<string, unknown>;
+}
+
+/** Where a reader reads next: a segment (by its first sequence, as segments come and go) and an offset in it. */
+interface Cursor {
+  start: number;
+  offset: number;
+}
+
+interface Reader {
+  readonly name: string;
+  readonly positionPath: string;
+  /** Last acknowledged sequence. */
+  acked: number;
+  /** The line of sequence `acked + 1`, or the end of the spool. */
+  cursor: Cursor;
+  /** When the record after `acked` was appended, if there is one. */
+  nextAt: number | undefined;
+  /** The entries the last read returned, so that an ack of one of them needs no reading. */
+  lastRead: Entry[];
+  /** Acks run one after the other. */
+  acking: Promise<void>;
+}
+
+const READER_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
+const ID = /^([0-9a-z]{1,16})-(\d{1,16})$/;
+const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024;
+const fdatasyncAsync = promisify(fdatasync);
+const closeAsync = promisify(closeFd);
+
+export class SpoolClosedError extends Error {
+  readonly code = 'SPOOL_CLOSED';
+}
+
+/**
+ * A durable, bounded queue of audit records on local disk, read by several sinks at their own
+ * pace: one log of segment files and one acknowledged position per reader, as Kafka keeps consumer
+ * offsets. `append` writes the line to the OS before it returns, so a SIGKILL loses nothing that
+ * was answered ok; a segment is deleted once every reader has acknowledged all of it. The bound
+ * counts every segment on disk, so the slowest reader decides when the spool is full.
+ */
+export class Spool {
+  private readonly segments: Segment[];
+  private active: Segment;
+  private fd: number;
+  private lastSeq: number;
+  private total: number;
+  private droppedCount = 0;
+  private appends = 0;
+  private dirty = false;
+  private closed = false;
+  private syncing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly waiters = new Set<() => void>();
+  private readonly readers: Map<string, Reader>;
+  private readonly segmentBytes: number;
+
+  private constructor(
+    private readonly options: SpoolOptions,
+    private readonly epoch: string,
+    segments: Segment[],
+    readers: Map<string, Reader>,
+    lastSeq: number,
+  ) {
+    this.segments = segments;
+    this.readers = readers;
+    this.lastSeq = lastSeq;
+    this.total = segments.reduce((sum, s) => sum + s.bytes, 0);
+    this.segmentBytes = Math.max(1, Math.min(options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, options.maxBytes / 8));
+    this.active = this.createSegment();
+    this.fd = openSync(this.active.path, 'a');
+    const interval = options.syncIntervalMs ?? 1000;
+    if (interval > 0) {
+      this.timer = setInterval(() => this.flush(), interval);
+      this.timer.unref();
+    }
+  }
+
+  /** Creates the directory if needed, cuts a torn last line, and recovers every reader's acknowledged position. */
+  static async open(options: SpoolOptions): Promise<Spool> {
+    checkOptions(options);
+    await mkdir(options.dir, { recursive: true });
+    const segments: Segment[] = [];
+    for (const name of await readdir(options.dir)) {
+      const segment = parseSegmentName(options.dir, name);
+      if (segment) segments.push(segment);
+    }
+    segments.sort((a, b) => a.start - b.start);
+    let lastSeq = 0;
+    let lastEpoch = 0;
+    for (const segment of [...segments]) {
+      await recoverSegment(segment);
+      lastSeq = Math.max(lastSeq, segment.last);
+      lastEpoch = Math.max(lastEpoch, parseInt(segment.epoch, 36));
+      // An empty segment (the last one written, just rolled) would share its first sequence with the new one.
+      if (segment.bytes === 0) {
+        await unlink(segment.path);
+        segments.splice(segments.indexOf(segment), 1);
+      }
+    }
+    const positions = new Map<string, number | undefined>();
+    for (const name of options.readers) {
+      const acked = await readPosition(join(options.dir, `${name}.pos`));
+      positions.set(name, acked);
+      // Positions are synced, appends only every second: after a power cut a position may be ahead of the data.
+      if (acked !== undefined) lastSeq = Math.max(lastSeq, acked);
+    }
+    // A new epoch per open: ids stay unique even if a power cut lost the last unsynced records.
+    const epoch = Math.max(Date.now(), lastEpoch + 1).toString(36);
+    const first = segments[0]?.start ?? lastSeq + 1;
+    const readers = new Map<string, Reader>();
+    for (const name of options.readers) {
+      const acked = positions.get(name) ?? Math.min(first, lastSeq + 1) - 1;
+      readers.set(name, {
+        name,
+        positionPath: join(options.dir, `${name}.pos`),
+        acked,
+        cursor: { start: lastSeq + 1, offset: 0 },
+        nextAt: undefined,
+        lastRead: [],
+        acking: Promise.resolve(),
+      });
+    }
+    const spool = new Spool(options, epoch, segments, readers, lastSeq);
+    for (const reader of readers.values()) {
+      reader.cursor = await spool.seek(reader.acked + 1);
+      reader.nextAt = await spool.peek(reader.cursor);
+    }
+    await spool.deletePassed();
+    return spool;
+  }
+
+  /** Appends one record and returns its id; the line is in the OS (survives the process) when this returns. */
+  append(record: Record<string, unknown>): AppendResult {
+    if (this.closed) throw new SpoolClosedError('the audit spool is closed');
+    if (this.total >= this.options.maxBytes) return this.refuse();
+    const seq = this.lastSeq + 1;
+    const at = Date.now();
+    const line = formatLine(seq, at, record);
+    let written: number;
+    try {
+      written = writeLine(this.fd, line);
+      if (this.options.syncIntervalMs === 0) fdatasyncSync(this.fd);
+    } catch (error) {
+      // Leave no partial line behind for the next append to follow.
+      ftruncateSync(this.fd, this.active.bytes);
+      if ((error as NodeJS.ErrnoException).code === 'ENOSPC') return this.refuse();
+      throw error;
+    }
+    for (const reader of this.readers.values()) if (reader.acked === this.lastSeq) reader.nextAt = at;
+    this.lastSeq = seq;
+    this.active.last = seq;
+    this.active.bytes += written;
+    this.total += written;
+    this.dirty = true;
+    this.appends++;
+    const id = `${this.epoch}-${seq}`;
+    if (this.active.bytes >= this.segmentBytes) this.roll();
+    if (this.waiters.size > 0) {
+      for (const wake of this.waiters) wake();
+      this.waiters.clear();
+    }
+    return { ok: true, id };
+  }
+
+  /** Whether an append would be refused now (with `block` the request path answers 503 then). */
+  get isFull(): boolean {
+    return this.total >= this.options.maxBytes;
+  }
+
+  /** Bytes of all segments on disk. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** Records refused since open with full='drop'. */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  /**
+   * Up to `max` records after `reader`'s acknowledged position, oldest first. With `wait`, resolves
+   * once there is at least one (with [] when the spool closes); an aborted `signal` rejects with its reason.
+   */
+  async read(
+    reader: string,
+    max: number,
+    options: { wait?: boolean; signal?: AbortSignal } = {},
+  ): Promise<SpooledRecord[]> {
+    const state = this.reader(reader);
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const appends = this.appends;
+      const entries: Entry[] = [];
+      if (max > 0) {
+        for await (const entry of this.scan(state.cursor)) {
+          if (entry.seq <= state.acked) continue;
+          entries.push(entry);
+          if (entries.length >= max) break;
+        }
+      }
+      if (entries.length > 0 || !options.wait || this.closed || max <= 0) {
+        state.lastRead = entries;
+        return entries.map((e) => ({ id: `${e.segment.epoch}-${e.seq}`, appendedAt: e.at, record: e.record }));
+      }
+      // Something appended while the files were read: read again rather than wait.
+      if (this.appends !== appends) continue;
+      await this.appended(options.signal);
+    }
+  }
+
+  /** Marks everything up to and including `id` delivered for `reader`, persisted before this resolves. */
+  async ack(reader: string, id: string): Promise<void> {
+    const state = this.reader(reader);
+    const seq = parseId(id);
+    if (seq > this.lastSeq) throw new RangeError(`audit spool: ${id} was never appended`);
+    const done = state.acking.then(() => this.advance(state, seq));
+    state.acking = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Undelivered records for `reader` and how long ago the oldest was appended. */
+  backlog(reader: string): { records: number; oldestMs: number | undefined } {
+    const state = this.reader(reader);
+    const records = Math.max(0, this.lastSeq - state.acked);
+    const oldestMs = records > 0 && state.nextAt !== undefined ? Math.max(0, Date.now() - state.nextAt) : undefined;
+    return { records, oldestMs };
+  }
+
+  /** Writes a poison batch to `<dir>/poison/<reader>-<first id>.ndjson` with the reason, then acknowledges it. */
+  async quarantine(
+    reader: string,
+    records: readonly { id: string; record: Record<string, unknown> }[],
+    reason: string,
+  ): Promise<void> {
+    this.reader(reader);
+    const first = records[0];
+    if (!first) return;
+    let last = first;
+    for (const r of records) if (parseId(r.id) > parseId(last.id)) last = r;
+    const dir = join(this.options.dir, 'poison');
+    await mkdir(dir, { recursive: true });
+    const head = JSON.stringify({ reader, reason, quarantinedAt: new Date().toISOString(), records: records.length });
+    const lines = records.map((r) => JSON.stringify({ id: r.id, record: r.record }));
+    await writeAtomically(join(dir, `${reader}-${first.id}.ndjson`), [head, ...lines].join('\n') + '\n');
+    await this.ack(reader, last.id);
+  }
+
+  /** Waits for acks under way, flushes the segment to the device and closes it; pending waiting reads get []. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+    await Promise.all([...this.readers.values()].map((r) => r.acking));
+    const fd = this.fd;
+    await this.syncing;
+    await fdatasyncAsync(fd);
+    await closeAsync(fd);
+  }
+
+  private reader(name: string): Reader {
+    const state = this.readers.get(name);
+    if (!state) throw new RangeError(`audit spool: no reader named ${JSON.stringify(name)}`);
+    return state;
+  }
+
+  private refuse(): AppendResult {
+    if (this.options.full === 'drop') this.droppedCount++;
+    return { ok: false, reason: 'full' };
+  }
+
+  private createSegment(): Segment {
+    const start = this.lastSeq + 1;
+    const name = segmentName(start, this.epoch);
+    const segment: Segment = {
+      start,
+      epoch: this.epoch,
+      path: join(this.options.dir, name),
+      bytes: 0,
+      last: start - 1,
+    };
+    this.segments.push(segment);
+    return segment;
+  }
+
+  /** Starts a new segment; the old one is flushed and closed in the background. */
+  private roll(): void {
+    const old = this.fd;
+    this.active = this.createSegment();
+    this.fd = openSync(this.active.path, 'a');
+    this.sync(old, true);
+  }
+
+  private flush(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    this.sync(this.fd, false);
+  }
+
+  private sync(fd: number, thenClose: boolean): void {
+    this.syncing = this.syncing
+      .then(() => fdatasyncAsync(fd))
+      .then(() => (thenClose ? closeAsync(fd) : undefined))
+      .catch(() => {
+        // A failed flush leaves the data in the OS, where a later flush or the kernel writes it.
+        if (thenClose) closeSync(fd);
+      });
+  }
+
+  private appended(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason as Error);
+      const wake = () => {
+        signal?.removeEventListener('abort', abort);
+        resolve();
+      };
+      const abort = () => {
+        this.waiters.delete(wake);
+        reject(signal?.reason as Error);
+      };
+      this.waiters.add(wake);
+      signal?.addEventListener('abort', abort, { once: true });
+    });
+  }
+
+  /** The segment a cursor is in, or (after that one was deleted) the next one, at its start. */
+  private locate(cursor: Cursor): Cursor | undefined {
+    for (const segment of this.segments) {
+      if (segment.start === cursor.start) return cursor;
+      if (segment.start > cursor.start) return { start: segment.start, offset: 0 };
+    }
+    return undefined;
+  }
+
+  /** Every record from `from` to the end of the spool, across segments, as far as it is written. */
+  private async *scan(from: Cursor): AsyncGenerator<Entry> {
+    let cursor = this.locate(from);
+    while (cursor) {
+      const start = cursor.start;
+      const segment = this.segments.find((s) => s.start === start);
+      if (!segment) break;
+      let offset = cursor.offset;
+      for await (const entry of readSegment(segment, offset)) {
+        offset = entry.end;
+        yield entry;
+      }
+      // Appended to (and perhaps rolled) while the file was being closed: read the rest first.
+      if (offset < segment.bytes) cursor = { start, offset };
+      else if (segment === this.active) break;
+      else {
+        const next = this.segments.find((s) => s.start > start);
+        cursor = next && { start: next.start, offset: 0 };
+      }
+    }
+  }
+
+  /** The cursor of the first record with a sequence of at least `seq`, or of the end. */
+  private async seek(seq: number): Promise<Cursor> {
+    let from: Cursor = { start: (this.segments[0] as Segment).start, offset: 0 };
+    for (const segment of this.segments) if (segment.start <= seq) from = { start: segment.start, offset: 0 };
+    for await (const entry of this.scan(from)) {
+      if (entry.seq >= seq) return { start: entry.segment.start, offset: entry.begin };
+    }
+    return { start: this.active.start, offset: this.active.bytes };
+  }
+
+  private async peek(cursor: Cursor): Promise<number | undefined> {
+    for await (const entry of this.scan(cursor)) return entry.at;
+    return undefined;
+  }
+
+  private async advance(state: Reader, seq: number): Promise<void> {
+    if (seq <= state.acked) return;
+    const index = state.lastRead.findIndex((e) => e.seq === seq);
+    const read = state.lastRead[index];
+    let cursor: Cursor;
+    let nextAt: number | undefined;
+    if (read) {
+      cursor = { start: read.segment.start, offset: read.end };
+      nextAt = state.lastRead[index + 1]?.at;
+    } else {
+      cursor = await this.seek(seq + 1);
+    }
+    await writeAtomically(state.positionPath, JSON.stringify({ seq, id: `${this.epoch}-${seq}` }) + '\n');
+    // A record appended while the position was written is not seen by `append` as this reader's next: look.
+    for (let appends = -1; nextAt === undefined && appends !== this.appends;) {
+      appends = this.appends;
+      nextAt = await this.peek(cursor);
+    }
+    state.acked = seq;
+    state.cursor = cursor;
+    state.nextAt = nextAt;
+    state.lastRead = state.lastRead.slice(index + 1);
+    await this.deletePassed();
+  }
+
+  /** Deletes the segments every reader has acknowledged whole; when that frees nothing and the spool is full, rolls the active one too. */
+  private async deletePassed(): Promise<void> {
+    let passed = Infinity;
+    for (const reader of this.readers.values()) passed = Math.min(passed, reader.acked);
+    if (this.isFull && this.active.bytes > 0 && this.active.last <= passed && !this.closed) this.roll();
+    while (this.segments.length > 1) {
+      const oldest = this.segments[0] as Segment;
+      if (oldest === this.active || oldest.last > passed) break;
+      this.segments.shift();
+      this.total -= oldest.bytes;
+      await unlink(oldest.path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    }
+  }
+}
+
+function writeLine(fd: number, line: string): number {
+  let written = writeSync(fd, line);
+  const size = Buffer.byteLength(line);
+  if (written < size) {
+    const buffer = Buffer.from(line);
+    while (written < size) written += writeSync(fd, buffer, written);
+  }
+  return written;
+}
+
+function parseId(id: string): number {
+  const match = ID.exec(id);
+  if (!match) throw new RangeError(`audit spool: ${JSON.stringify(id)} is not a spool id`);
+  return Number(match[2]);
+}
+
+function checkOptions(options: SpoolOptions): void {
+  if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes <= 0) {
+    throw new RangeError('audit spool: maxBytes must be a positive integer');
+  }
+  if (options.full !== 'block' && options.full !== 'drop')
+    throw new RangeError("audit spool: full is 'block' or 'drop'");
+  if (options.segmentBytes !== undefined && !(options.segmentBytes > 0)) {
+    throw new RangeError('audit spool: segmentBytes must be positive');
+  }
+  if (options.readers.length === 0) throw new RangeError('audit spool: at least one reader');
+  for (const name of options.readers) {
+    if (!READER_NAME.test(name))
+      throw new RangeError(`audit spool: reader name ${JSON.stringify(name)} is not [a-z][a-z0-9_-]*`);
+  }
+  if (new Set(options.readers).size !== options.readers.length)
+    throw new RangeError('audit spool: reader names repeat');
+}
