@@ -87,7 +87,8 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   let ms: number;
   if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
   else {
-    const at = Date.parse(trimmed);
+    // An HTTP date names its day and month; Date.parse alone would take "-1" for a year.
+    const at = /^[A-Za-z]{3},/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
     if (Number.isNaN(at)) return undefined;
     ms = Math.max(0, at - now);
   }

@@ -25,3 +25,12 @@ export type { ExportMetrics } from './metrics.js';
 export { AUDIT_EXPORT_DEFAULTS, auditExportConfig, createSinks, parseOtlpHeaders } from './config.js';
 export type { AuditExportConfig } from './config.js';
 export { RETRY_AFTER_MAX_MS, retryAfterMs } from './http.js';
+// The OTLP logs messages, for receivers and tests that decode what the OTLP sink sends.
+export {
+  ExportLogsServiceRequestSchema,
+  ExportLogsServiceResponseSchema,
+} from './gen/opentelemetry/proto/collector/logs/v1/logs_service_pb.js';
+export type {
+  ExportLogsServiceRequest,
+  ExportLogsServiceResponse,
+} from './gen/opentelemetry/proto/collector/logs/v1/logs_service_pb.js';
