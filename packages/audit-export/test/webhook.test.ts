@@ -1,4 +1,7 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import { HTTP } from 'cloudevents';
 import type { CloudEventV1 } from 'cloudevents';
 import { deliver, SIGNATURE_HEADER, verifySignature, webhookSink } from '@gsp/audit-export';
@@ -134,4 +137,24 @@ t.test('aborting stops a delivery that keeps being retried', async (t) => {
   });
   await t.rejects(pending);
   t.equal(receiver.requests.length, 1);
+});
+
+t.test('an https receiver is trusted through the extra CA, and refused without it', async (t) => {
+  const { cert, key } = generateSelfSignedCertificate('localhost');
+  const server = https.createServer({ cert, key }, (req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.close();
+    server.closeAllConnections();
+  });
+  const url = `https://localhost:${(server.address() as AddressInfo).port}/audit`;
+  const trusted = webhookSink({ url, source: '/gsp/x/0', ca: cert, timeoutMs: 2000 });
+  t.same(await trusted.send(sampleRecords(1)), { outcome: 'delivered' });
+  const untrusted = webhookSink({ url, source: '/gsp/x/0', timeoutMs: 2000 });
+  const result = await untrusted.send(sampleRecords(1));
+  t.equal(result.outcome, 'retry');
+  t.match(result.outcome === 'retry' ? result.reason : '', /SELF_SIGNED|CERT/);
 });
