@@ -13,7 +13,7 @@ import {
 import type { ExportRecord } from '@gsp/audit-export';
 import type { AnyValue, AnyValueSchema, KeyValue } from '../src/gen/opentelemetry/proto/common/v1/common_pb.js';
 import { SeverityNumber } from '../src/gen/opentelemetry/proto/logs/v1/logs_pb.js';
-import { sampleRecords, startReceiver } from './receiver.js';
+import { sampleRecords, startReceiver } from '@gsp/audit-export/testing';
 
 const resource = { serviceName: 'gsp-control-plane', serviceInstanceId: 'cp-0' };
 

@@ -2,22 +2,13 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
-import { HTTP } from 'cloudevents';
-import type { CloudEventV1 } from 'cloudevents';
 import { deliver, SIGNATURE_HEADER, verifySignature, webhookSink } from '@gsp/audit-export';
 import type { SendResult } from '@gsp/audit-export';
-import { refusedUrl, sampleRecords, startReceiver } from './receiver.js';
-import type { Received } from './receiver.js';
+import { refusedUrl, sampleRecords, startReceiver, webhookEvents } from '@gsp/audit-export/testing';
+import type { Received } from '@gsp/audit-export/testing';
 
 const secret = 'whsec-test-0123456789';
 const fast = { baseMs: 1, maxMs: 5 };
-
-/** The batch as the CloudEvents SDK reads it; throws when it is not a valid batch. */
-function events(request: Received): CloudEventV1<unknown>[] {
-  const parsed = HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') });
-  if (!Array.isArray(parsed)) throw new Error('not a batch');
-  return parsed;
-}
 
 t.test('a batch arrives as signed CloudEvents the SDK accepts, in order, with the bearer token', async (t) => {
   const receiver = await startReceiver(() => ({ status: 204 }));
@@ -41,7 +32,7 @@ t.test('a batch arrives as signed CloudEvents the SDK accepts, in order, with th
     verifySignature(request.headers[SIGNATURE_HEADER] as string, request.body, secret, 60_000),
     'signature verifies',
   );
-  const batch = events(request);
+  const batch = webhookEvents(request);
   t.same(
     batch.map((e) => [e.specversion, e.id, e.source, e.type, e.time, e.datacontenttype]),
     records.map((r) => ['1.0', r.id, '/gsp/control-plane/cp-0', r.type, r.time, 'application/json']),
@@ -78,7 +69,7 @@ t.test('a 503 with Retry-After is sent again no sooner than the receiver asked',
   t.ok(first && second && second.at - first.at >= 990, `waited ${second && first ? second.at - first.at : NaN} ms`);
   // The retry is signed afresh and carries the same events.
   t.same(
-    events(second as Received).map((e) => e.id),
+    webhookEvents(second as Received).map((e) => e.id),
     ['r-0', 'r-1', 'r-2'],
   );
   t.ok(verifySignature(second?.headers[SIGNATURE_HEADER] as string, (second as Received).body, secret, 60_000));

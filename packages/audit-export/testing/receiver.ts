@@ -1,5 +1,9 @@
+// What tests of audit export share: a real receiver on port 0, a refused URL, sample records.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HTTP } from 'cloudevents';
+import type { CloudEventV1 } from 'cloudevents';
+import type { ExportRecord } from '../src/sink.js';
 
 /** One request as the receiver got it. */
 export interface Received {
@@ -66,7 +70,7 @@ export async function refusedUrl(): Promise<string> {
 }
 
 /** `n` records of the kinds the services export, ids `prefix-0`, `prefix-1`, ... */
-export function sampleRecords(n: number, prefix = 'r') {
+export function sampleRecords(n: number, prefix = 'r'): ExportRecord[] {
   return Array.from({ length: n }, (_, i) => ({
     id: `${prefix}-${i}`,
     type: i % 2 === 0 ? 'io.gsp.control-plane.request' : 'io.gsp.api-server.featureflags.set',
@@ -82,4 +86,15 @@ export function sampleRecords(n: number, prefix = 'r') {
       note: null,
     },
   }));
+}
+
+/**
+ * A webhook request's batch as the CloudEvents SDK reads it (`HTTP.toEvent`, which validates each
+ * event); throws when the request is not a valid batch. The SDK is a dev dependency: a service
+ * whose tests call this lists `cloudevents` among its own.
+ */
+export function webhookEvents(request: Received): CloudEventV1<unknown>[] {
+  const parsed = HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') });
+  if (!Array.isArray(parsed)) throw new Error('not a CloudEvents batch');
+  return parsed;
 }
