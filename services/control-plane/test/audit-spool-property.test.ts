@@ -59,6 +59,7 @@ t.test('any interleaving of appends, reads, acks and reopens keeps order and los
             } else {
               await spool.close();
               spool = await Spool.open(options);
+              refused = 0; // counted since open
             }
             for (const r of readers) {
               if (spool.backlog(r).records !== ids.length - (acked.get(r) as number)) return false;

@@ -1,4 +1,5 @@
 import { open, readFile, truncate } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -89,9 +90,16 @@ const CHUNK = 1024 * 1024;
  */
 export async function* readSegment(segment: Segment, offset: number): AsyncGenerator<Entry> {
   if (offset >= segment.bytes) return;
-  const file = await open(segment.path, 'r');
+  let file: FileHandle;
   try {
-    let buffer = Buffer.allocUnsafe(CHUNK);
+    file = await open(segment.path, 'r');
+  } catch (error) {
+    // Deleted since the caller found it: every reader had acknowledged it, so nothing is missed.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    let buffer = Buffer.allocUnsafe(Math.max(64 * 1024, Math.min(CHUNK, segment.bytes - offset)));
     while (offset < segment.bytes) {
       const want = Math.min(segment.bytes - offset, buffer.length);
       const { bytesRead } = await file.read(buffer, 0, want, offset);

@@ -374,8 +374,9 @@ export class Spool {
         offset = entry.end;
         yield entry;
       }
+      const deleted = !this.segments.includes(segment);
       // Appended to (and perhaps rolled) while the file was being closed: read the rest first.
-      if (offset < segment.bytes) cursor = { start, offset };
+      if (offset < segment.bytes && !deleted) cursor = { start, offset };
       else if (segment === this.active) break;
       else {
         const next = this.segments.find((s) => s.start > start);
@@ -424,11 +425,14 @@ export class Spool {
     await this.deletePassed();
   }
 
-  /** Deletes the segments every reader has acknowledged whole; when that frees nothing and the spool is full, rolls the active one too. */
+  /**
+   * Deletes the segments every reader has acknowledged whole. The segment being written is never
+   * one, and needs not be: it stays under an eighth of the bound, so a spool whose readers have
+   * acknowledged everything is never full.
+   */
   private async deletePassed(): Promise<void> {
     let passed = Infinity;
     for (const reader of this.readers.values()) passed = Math.min(passed, reader.acked);
-    if (this.isFull && this.active.bytes > 0 && this.active.last <= passed && !this.closed) this.roll();
     while (this.segments.length > 1) {
       const oldest = this.segments[0] as Segment;
       if (oldest === this.active || oldest.last > passed) break;
