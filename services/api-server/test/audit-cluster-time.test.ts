@@ -231,6 +231,9 @@ t.test('since or until that is not an RFC 3339 date-time is a 400 naming the fie
       }
     }
   }
+  const plus = await app.inject({ url: '/api/v1/platform/audit?since=2026-01-01T00:00:00+02:00', headers: admin });
+  t.equal(plus.statusCode, 400, 'a + offset not encoded arrives as a space');
+  t.match(plus.json(), { errors: [{ pointer: '#/since', detail: /write a \+ offset as %2B/ }] });
   const res = await app.inject({
     url: `/api/v1/platform/audit?since=${at(0)}&until=2026-01-01T00:00:00Z`,
     headers: admin,

@@ -31,7 +31,9 @@ function decodeCursor(cursor: string): bigint {
 }
 
 const MAX_PAGE = 500;
-const DATE_TIME_RULE = 'must be an RFC 3339 date-time with a time zone, such as 2026-11-26T12:00:00Z';
+// A + offset sent unencoded arrives as a space (form encoding): say so, as that is the usual mistake.
+const DATE_TIME_RULE =
+  'must be an RFC 3339 date-time with a time zone, such as 2026-11-26T12:00:00Z (in a URL, write a + offset as %2B)';
 const DateTime = (description: string) =>
   Type.String({
     maxLength: 64,
