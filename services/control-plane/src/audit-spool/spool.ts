@@ -95,8 +95,9 @@ export class Spool {
     this.lastSeq = lastSeq;
     this.total = segments.reduce((sum, s) => sum + s.bytes, 0);
     this.segmentBytes = Math.max(1, Math.min(options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, options.maxBytes / 8));
-    this.active = this.createSegment();
-    this.fd = openSync(this.active.path, 'a');
+    const { segment, fd } = this.createSegment();
+    this.active = segment;
+    this.fd = fd;
     const interval = options.syncIntervalMs ?? 1000;
     if (interval > 0) {
       this.timer = setInterval(() => this.flush(), interval);
@@ -108,7 +109,7 @@ export class Spool {
   static async open(options: SpoolOptions): Promise<Spool> {
     checkOptions(options);
     await mkdir(options.dir, { recursive: true });
-    const segments: Segment[] = [];
+    let segments: Segment[] = [];
     for (const name of await readdir(options.dir)) {
       const segment = parseSegmentName(options.dir, name);
       if (segment) segments.push(segment);
@@ -116,16 +117,15 @@ export class Spool {
     segments.sort((a, b) => a.start - b.start);
     let lastSeq = 0;
     let lastEpoch = 0;
-    for (const segment of [...segments]) {
+    for (const segment of segments) {
       await recoverSegment(segment);
       lastSeq = Math.max(lastSeq, segment.last);
       lastEpoch = Math.max(lastEpoch, parseInt(segment.epoch, 36));
-      // An empty segment (the last one written, just rolled) would share its first sequence with the new one.
-      if (segment.bytes === 0) {
-        await unlink(segment.path);
-        segments.splice(segments.indexOf(segment), 1);
-      }
     }
+    // An empty segment (the last one written, just rolled) would share its first sequence with the
+    // new one; it goes once the new one exists, so the directory always shows the last epoch.
+    const empty = segments.filter((s) => s.bytes === 0);
+    segments = segments.filter((s) => s.bytes > 0);
     const positions = new Map<string, number | undefined>();
     for (const name of options.readers) {
       const acked = await readPosition(join(options.dir, `${name}.pos`));
@@ -150,6 +150,7 @@ export class Spool {
       });
     }
     const spool = new Spool(options, epoch, segments, readers, lastSeq);
+    for (const segment of empty) await unlink(segment.path);
     for (const reader of readers.values()) {
       reader.cursor = await spool.seek(reader.acked + 1);
       reader.nextAt = await spool.peek(reader.cursor);
@@ -299,25 +300,28 @@ export class Spool {
     return { ok: false, reason: 'full' };
   }
 
-  private createSegment(): Segment {
+  /** Opens a new segment file for appends (throws, changing nothing, if the file cannot be made). */
+  private createSegment(): { segment: Segment; fd: number } {
     const start = this.lastSeq + 1;
-    const name = segmentName(start, this.epoch);
-    const segment: Segment = {
-      start,
-      epoch: this.epoch,
-      path: join(this.options.dir, name),
-      bytes: 0,
-      last: start - 1,
-    };
+    const path = join(this.options.dir, segmentName(start, this.epoch));
+    const fd = openSync(path, 'a');
+    const segment: Segment = { start, epoch: this.epoch, path, bytes: 0, last: start - 1 };
     this.segments.push(segment);
-    return segment;
+    return { segment, fd };
   }
 
   /** Starts a new segment; the old one is flushed and closed in the background. */
   private roll(): void {
+    let next: { segment: Segment; fd: number };
+    try {
+      next = this.createSegment();
+    } catch {
+      // The record is written; the segment grows past its size and the next append tries again.
+      return;
+    }
     const old = this.fd;
-    this.active = this.createSegment();
-    this.fd = openSync(this.active.path, 'a');
+    this.active = next.segment;
+    this.fd = next.fd;
     this.sync(old, true);
   }
 
