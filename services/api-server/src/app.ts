@@ -9,6 +9,7 @@ import auth, { SECURITY_SCHEME } from './plugins/auth.js';
 import metrics from './plugins/metrics.js';
 import flags from './plugins/flags.js';
 import presence from './plugins/presence.js';
+import auditExport from './plugins/audit-export.js';
 import { grantPlatformAdmins } from './tenants/store.js';
 import opsRoutes from './ops/routes.js';
 import featureFlagRoutes from './flags/routes.js';
@@ -74,6 +75,11 @@ export async function buildApp(
   });
   await app.register(consoleAuth, { config });
   await app.register(presence, { sweepIntervalMs: config.presenceSweepIntervalMs });
+  await app.register(auditExport, {
+    config: config.auditExport,
+    platformId: config.platformId,
+    pollIntervalMs: config.auditExportPollIntervalMs,
+  });
   await grantPlatformAdmins(app.pg, config.platformId, config.platformAdmins);
 
   await app.register(opsRoutes);

@@ -13,6 +13,8 @@ import {
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPins } from '@gsp/flags-client';
+import { auditExportConfig } from '@gsp/audit-export';
+import type { AuditExportConfig } from '@gsp/audit-export';
 import { readEventsConfig } from './events/config.js';
 import { readConsoleAuthConfig } from './console/auth-config.js';
 import type { ConsoleAuthConfig } from './console/auth-config.js';
@@ -60,6 +62,10 @@ export interface ApiServerConfig {
   outboxRelayEnabled: boolean;
   /** `PRESENCE_SWEEP_INTERVAL`: how often tunnels whose proxy stopped renewing their lease are cleared. */
   presenceSweepIntervalMs: number;
+  /** The audit log's sinks (`AUDIT_WEBHOOK_*`, `AUDIT_OTLP_*`, `AUDIT_EXPORT_*`); none configured, nothing is exported. */
+  auditExport: AuditExportConfig;
+  /** `AUDIT_EXPORT_POLL_INTERVAL`: how often a sink's exporter looks for new rows, and a standby replica for a free sink. */
+  auditExportPollIntervalMs: number;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   /** `AUTH_CLOCK_TOLERANCE`: how long after its `exp` (or before its `nbf`) a token is still accepted. */
   clockToleranceMs: number;
@@ -167,6 +173,8 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     outboxPollIntervalMs: durationVar(env, 'OUTBOX_POLL_INTERVAL', 1000, 10),
     outboxRelayEnabled: booleanVar(env, 'OUTBOX_RELAY_ENABLED', true),
     presenceSweepIntervalMs: durationVar(env, 'PRESENCE_SWEEP_INTERVAL', 1000, 10),
+    auditExport: auditExportConfig(env),
+    auditExportPollIntervalMs: durationVar(env, 'AUDIT_EXPORT_POLL_INTERVAL', 1000, 10),
     oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
     clockToleranceMs: clockToleranceVar(env),
     jwt:
