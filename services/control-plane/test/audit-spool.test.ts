@@ -117,6 +117,8 @@ t.test('after a reopen each reader resumes after its last ack, and ids keep grow
   await first.ack('otlp', ids[4] as string);
   await first.close();
   const second = await openSpool(t, { dir, segmentBytes: 256 });
+  t.same(second.backlog('webhook').records, 15);
+  t.ok((second.backlog('otlp').oldestMs ?? -1) >= 0, 'the age of the oldest is known again');
   t.same(await drain(second, 'webhook', false), ids.slice(25, 32), 'webhook resumes at 26');
   const more = appendMany(second, 3, 40);
   t.notOk(
@@ -227,4 +229,12 @@ t.test('bad options and unknown readers are refused with a message naming them',
   const spool = await openSpool(t, { dir });
   t.throws(() => spool.backlog('constructor'), /no reader named "constructor"/);
   await t.rejects(spool.ack('webhook', 'nonsense'), /not a spool id/);
+});
+
+t.test('closing the spool ends a waiting read with no records', async (t) => {
+  const spool = await Spool.open({ dir: await spoolDir(t), maxBytes: 1 << 20, full: 'block', readers: ['webhook'] });
+  const waiting = spool.read('webhook', 10, { wait: true });
+  await spool.close();
+  t.same(await waiting, []);
+  t.throws(() => spool.append({ late: true }), { code: 'SPOOL_CLOSED' });
 });
