@@ -16,7 +16,9 @@ import profiles from './plugins/profiles.js';
 import openapi from './plugins/openapi.js';
 import { failureLimiter } from './auth/failures.js';
 import { clientErrorStatus, frameworkProblem, seenOf } from './early-errors.js';
-import { TooManyRequests } from './errors.js';
+import { ServiceUnavailable, TooManyRequests, withRetryAfter } from './errors.js';
+import { openAuditExport } from './audit-export/index.js';
+import type { AuditExport } from './audit-export/index.js';
 import { MAX_FRAME_BYTES, isClientProtocolError } from './console/protocol.js';
 import type { Retryable } from './errors.js';
 import { redactingLogger } from './logger.js';
@@ -38,6 +40,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Served on METRICS_PORT by server.ts, never on the API port. */
     metrics: ControlPlaneMetrics;
+    /** The audit spool and its shipper, when a sink is configured. */
+    auditExport: AuditExport | undefined;
   }
 }
 
@@ -108,7 +112,24 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   });
   const auditStream = options.auditStream ?? process.stdout;
-  await app.register(audit, { stream: auditStream });
+  const auditExport = await openAuditExport(config.auditExport, config.auditSpool, config.replicaId);
+  app.decorate('auditExport', auditExport);
+  await app.register(audit, { stream: auditStream, spool: auditExport?.spool });
+  if (auditExport) {
+    // AUDIT_SPOOL_FULL=block: while the spool is full, no request runs unrecorded (fail closed).
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!auditExport.blocked() || request.routeOptions.config.audit === false) return done();
+      done(
+        withRetryAfter(
+          new ServiceUnavailable(
+            'audit records cannot be kept (the audit spool is full and its sinks are behind); retry later',
+          ),
+          5,
+        ),
+      );
+    });
+    app.addHook('onClose', () => auditExport.close());
+  }
   // Right after the audit, so that its hooks run before authentication's: an upgrade request
   // refused (401, 403, 429) has its socket closed once answered, on every route.
   await app.register(websocket, {
@@ -142,6 +163,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(agones);
   const metrics = createMetrics({ apiKeys: () => app.apikeys.size, apiKeysSynced: () => app.apikeys.ready });
   app.decorate('metrics', metrics);
+  if (auditExport) app.addHook('onReady', () => auditExport.start(metrics.registry, app.log));
   app.addHook('onResponse', (request, reply, done) => {
     if (request.routeOptions.config.audit !== false) {
       const route = request.routeOptions.url ?? 'unmatched';
@@ -178,7 +200,12 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(consoleRoutes, { ticketTtlMs: config.consoleTicketTtlMs });
   await app.register(logRoutes);
   // Retention deletes snapshots with no request behind it; its lines go to the same audit stream.
-  await app.register(snapshotRoutes, { writeAudit: (line) => auditStream.write(`${JSON.stringify(line)}\n`) });
+  await app.register(snapshotRoutes, {
+    writeAudit: (line) => {
+      auditExport?.spool(line);
+      auditStream.write(`${JSON.stringify(line)}\n`);
+    },
+  });
   await app.register(apiKeyRoutes, {
     keyPrefix: config.apikeyPrefix,
     roles: config.roles,

@@ -15,6 +15,9 @@ import {
   trustProxyVar,
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
+import { auditExportConfig } from '@gsp/audit-export';
+import type { AuditExportConfig } from '@gsp/audit-export';
+import { hostname } from 'node:os';
 import { MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT } from './apikeys/keys.js';
 import type { KubeBounds } from './kube/client.js';
 import { loadRoles, RoleDefinitionError } from './rbac/roles.js';
@@ -68,6 +71,42 @@ export interface ControlPlaneConfig {
   logLevel: string;
   /** CONSOLE_TICKET_TTL: how long a console ticket may wait to be used. */
   consoleTicketTtlMs: number;
+  /** The audit sinks (`AUDIT_WEBHOOK_*`, `AUDIT_OTLP_*`, `AUDIT_EXPORT_*`); none configured, no spool and no export. */
+  auditExport: AuditExportConfig;
+  /** The durable spool the records are shipped from (`AUDIT_SPOOL_*`), used when a sink is configured. */
+  auditSpool: AuditSpoolConfig;
+  /** `REPLICA_ID`: names this replica in the records' `source` (its spool is its own). */
+  replicaId: string;
+}
+
+export interface AuditSpoolConfig {
+  /** `AUDIT_SPOOL_DIR` */
+  dir: string;
+  /** `AUDIT_SPOOL_MAX_BYTES` */
+  maxBytes: number;
+  /** `AUDIT_SPOOL_FULL`: `block` answers 503 until there is room again (fail closed); `drop` serves on and counts. */
+  full: 'block' | 'drop';
+}
+
+/** A replica id: a pod or host name (no control characters, a DNS name's length at most). */
+const REPLICA_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+
+function readAuditSpool(env: Env): AuditSpoolConfig {
+  const full = nonEmpty(env, 'AUDIT_SPOOL_FULL') ?? 'block';
+  if (full !== 'block' && full !== 'drop')
+    throw new ConfigError('AUDIT_SPOOL_FULL', `must be "block" or "drop", got ${JSON.stringify(full)}`);
+  return {
+    dir: nonEmpty(env, 'AUDIT_SPOOL_DIR') ?? '.data/control-plane/audit-spool',
+    maxBytes: integerVar(env, 'AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, { min: 64 * 1024 }),
+    full,
+  };
+}
+
+function readReplicaId(env: Env): string {
+  const id = nonEmpty(env, 'REPLICA_ID') ?? hostname();
+  if (!REPLICA_ID.test(id))
+    throw new ConfigError('REPLICA_ID', 'must be a pod or host name: letters, digits, ".", "_" and "-", at most 253');
+  return id;
 }
 
 export { ConfigError };
@@ -252,5 +291,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     trustProxy: trustProxyVar(env),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     consoleTicketTtlMs,
+    auditExport: auditExportConfig(env),
+    auditSpool: readAuditSpool(env),
+    replicaId: readReplicaId(env),
   };
 }

@@ -47,6 +47,13 @@ export interface UnparsedRequest {
 export interface AuditPluginOptions {
   /** Where audit lines go: standard output in production, a capture in tests. */
   stream: Writable;
+  /**
+   * Where each record is also kept for export (the audit spool), before its request is answered:
+   * a request's record when its response starts (its status then, its time to the first byte);
+   * one that ends unanswered (499), upgraded (101), an event or a refused request, when written.
+   * Unset: standard output only.
+   */
+  spool?: ((line: AuditLine) => void) | undefined;
 }
 
 /**
@@ -116,9 +123,13 @@ const CLIENT_CLOSED = 499;
  */
 export default fp<AuditPluginOptions>(
   async (app, opts) => {
-    const write = (line: AuditLine): void => {
+    const spool = opts.spool;
+    const write = (line: AuditLine, spooled = false): void => {
+      if (spool && !spooled) spool(line);
       opts.stream.write(`${JSON.stringify(line)}\n`);
     };
+    /** Requests whose record has not been spooled yet, and the function that spools it (once). */
+    const unspooled = new WeakMap<FastifyRequest, (status: number) => void>();
     /** Connections with a request whose line is still to be written. */
     const inFlight = new WeakSet<object>();
     /** Requests whose line is still to be written, and the function that writes it (once). */
@@ -159,16 +170,23 @@ export default fp<AuditPluginOptions>(
       reply.raw.once('finish', () => (finished = true));
       const socket: object | null = request.raw.socket;
       if (socket) inFlight.add(socket);
+      const line = (status: number): AuditLine => {
+        const durationMs = Math.round((performance.now() - started) * 100) / 100;
+        return {
+          ...lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs),
+          ...(request.auditOutcome === undefined ? {} : { outcome: request.auditOutcome }),
+        };
+      };
       const writeOnce = (status: number): void => {
         if (!pending.delete(request)) return;
         if (socket) inFlight.delete(socket);
-        const durationMs = Math.round((performance.now() - started) * 100) / 100;
-        write({
-          ...lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs),
-          ...(request.auditOutcome === undefined ? {} : { outcome: request.auditOutcome }),
-        });
+        write(line(status), !unspooled.delete(request));
       };
       pending.set(request, writeOnce);
+      if (spool)
+        unspooled.set(request, (status) => {
+          if (unspooled.delete(request)) spool(line(status));
+        });
       reply.raw.once('close', () => writeOnce(finished ? reply.raw.statusCode : CLIENT_CLOSED));
     }
     app.decorate('auditUpgraded', (request: FastifyRequest) => pending.get(request)?.(101));
@@ -201,6 +219,12 @@ export default fp<AuditPluginOptions>(
     app.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.audit !== false) auditRequest(request, reply);
     });
+    // The record is kept before the response goes: a crash after the client has its answer loses nothing.
+    if (spool)
+      app.addHook('onSend', (request, reply, payload, done) => {
+        unspooled.get(request)?.(reply.statusCode);
+        done(null, payload);
+      });
   },
   { name: 'audit' },
 );

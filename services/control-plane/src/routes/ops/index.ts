@@ -15,6 +15,8 @@ const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!app.profiles.ready) return 'the profiles have not been loaded from Kubernetes yet';
     if (!app.agones.gameServers.ready || !app.agones.fleets.ready)
       return 'the Agones game servers and fleets have not been loaded from Kubernetes yet';
+    if (app.auditExport?.blocked())
+      return 'the audit spool is full (AUDIT_SPOOL_FULL=block) and requests are refused until its sinks catch up';
     return undefined;
   };
   // Probes ask every few hundred milliseconds while the cluster cannot be reached: not being ready

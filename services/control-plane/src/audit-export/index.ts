@@ -1,0 +1,59 @@
+import { createSinks, exportMetrics } from '@gsp/audit-export';
+import type { Registry } from 'prom-client';
+import type { AuditExportConfig, ExportMetrics } from '@gsp/audit-export';
+import { Spool } from '../audit-spool/index.js';
+import type { AuditSpoolConfig } from '../config.js';
+import { Shipper } from './shipper.js';
+import type { ShipperLogger } from './shipper.js';
+
+export { Shipper, exportRecordOf } from './shipper.js';
+
+/** The audit export of one control-plane process: its spool, and the shipper started once metrics exist. */
+export interface AuditExport {
+  /** Keeps a record (an audit line, a JSON object) for export; its policy applies when the spool is full. */
+  spool(line: object): void;
+  /** Whether requests are refused now: `block` and the spool full. */
+  blocked(): boolean;
+  start(registry: Registry, log: ShipperLogger): void;
+  close(): Promise<void>;
+}
+
+/** Opens the spool when a sink is configured; undefined (stdout only) when none is. */
+export async function openAuditExport(
+  config: AuditExportConfig,
+  spoolConfig: AuditSpoolConfig,
+  replicaId: string,
+): Promise<AuditExport | undefined> {
+  const sinks = createSinks(config, { service: 'control-plane', replica: replicaId });
+  if (sinks.length === 0) return undefined;
+  const spool = await Spool.open({
+    dir: spoolConfig.dir,
+    maxBytes: spoolConfig.maxBytes,
+    full: spoolConfig.full,
+    readers: sinks.map((s) => s.name),
+  });
+  let shipper: Shipper | undefined;
+  let metrics: ExportMetrics | undefined;
+  /** Records dropped before the metrics existed (none in practice: the spool starts empty or behind). */
+  let droppedEarly = 0;
+  return {
+    // Under `block` a request is refused before it runs while the spool is full, so what is refused
+    // here is a record of `drop`, or one of a request already running when the spool filled.
+    spool: (line) => {
+      if (spool.append(line as Record<string, unknown>).ok) return;
+      if (metrics) for (const sink of sinks) metrics.dropped(sink.name, 1);
+      else droppedEarly += 1;
+    },
+    blocked: () => spoolConfig.full === 'block' && spool.isFull,
+    start(registry, log) {
+      metrics = exportMetrics(registry);
+      for (const sink of sinks) metrics.dropped(sink.name, droppedEarly);
+      shipper = new Shipper({ spool, sinks, batchMax: config.batchMax, backoff: config.backoff, metrics, log });
+      shipper.start();
+    },
+    async close() {
+      await shipper?.stop();
+      await spool.close();
+    },
+  };
+}

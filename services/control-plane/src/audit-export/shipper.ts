@@ -1,0 +1,141 @@
+import { deliver } from '@gsp/audit-export';
+import type { BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
+import type { Spool, SpooledRecord } from '../audit-spool/index.js';
+
+export interface ShipperLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface ShipperOptions {
+  spool: Spool;
+  sinks: readonly Sink[];
+  batchMax: number;
+  backoff: BackoffOptions;
+  metrics: ExportMetrics;
+  log: ShipperLogger;
+  /** How often the backlog gauges are refreshed and drops are logged (at most once per interval). */
+  reportIntervalMs?: number;
+}
+
+/**
+ * The CloudEvents `type` of a spooled line: the event it names (`console.input`, `console.close`,
+ * `snapshot.retention`: a dotted action), or a request's (whose `action` is the game-server action
+ * run on `.../actions/{action}`, a plain word, when it has one).
+ */
+function typeOf(record: Record<string, unknown>): string {
+  const action = record.action;
+  const event = typeof action === 'string' && /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/.test(action);
+  return event ? `io.gsp.control-plane.${action}` : 'io.gsp.control-plane.request';
+}
+
+/** A spooled line as it leaves: its spool id is stable across retries and restarts. */
+export function exportRecordOf(spooled: SpooledRecord): ExportRecord {
+  const time =
+    typeof spooled.record.timestamp === 'string'
+      ? spooled.record.timestamp
+      : new Date(spooled.appendedAt).toISOString();
+  return { id: spooled.id, type: typeOf(spooled.record), time, data: spooled.record };
+}
+
+/**
+ * Ships the audit spool to each sink, each at its own pace from its own acknowledged position:
+ * read a batch, deliver it (retrying with backoff while the receiver is down or slow), then
+ * acknowledge it, which lets the spool delete what every sink has passed. A restart resumes
+ * after the last acknowledgement (a batch delivered but not yet acknowledged goes again). A batch
+ * the receiver refuses for good is quarantined under the spool's `poison/` and passed.
+ */
+export class Shipper {
+  private readonly stopping = new AbortController();
+  private readonly loops: Promise<void>[] = [];
+  private reporter: NodeJS.Timeout | undefined;
+  private droppedSeen = 0;
+
+  constructor(private readonly options: ShipperOptions) {}
+
+  start(): void {
+    for (const sink of this.options.sinks) this.loops.push(this.run(sink));
+    this.report();
+    this.reporter = setInterval(() => this.report(), this.options.reportIntervalMs ?? 60_000);
+    this.reporter.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    clearInterval(this.reporter);
+    await Promise.all(this.loops);
+    this.report();
+  }
+
+  /** The gauges, and a log line for the drops since the last report (they are counted as they happen). */
+  report(): void {
+    const { spool, sinks, metrics, log } = this.options;
+    for (const sink of sinks) {
+      const backlog = spool.backlog(sink.name);
+      metrics.queued(sink.name, backlog.records);
+      metrics.oldest(sink.name, (backlog.oldestMs ?? 0) / 1000);
+    }
+    const dropped = spool.dropped - this.droppedSeen;
+    if (dropped > 0) {
+      this.droppedSeen = spool.dropped;
+      log.warn(
+        { dropped, spoolBytes: spool.bytes },
+        'the audit spool is full (AUDIT_SPOOL_FULL=drop): audit records were dropped, not exported',
+      );
+    }
+  }
+
+  private async run(sink: Sink): Promise<void> {
+    const { spool, metrics, log } = this.options;
+    const { signal } = this.stopping;
+    while (!signal.aborted) {
+      let batch: SpooledRecord[];
+      try {
+        batch = await spool.read(sink.name, this.options.batchMax, { wait: true, signal });
+      } catch (err) {
+        if (signal.aborted) return;
+        log.warn({ sink: sink.name, err: { message: (err as Error).message } }, 'the audit spool could not be read');
+        await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+        continue;
+      }
+      const last = batch.at(-1);
+      if (!last) continue;
+      const records = batch.map(exportRecordOf);
+      const result = await deliver(sink, records, {
+        backoff: this.options.backoff,
+        signal,
+        onRetry: (reason, delayMs) => {
+          metrics.retried(sink.name, records.length);
+          log.warn(
+            { sink: sink.name, reason, delayMs, records: records.length },
+            'audit batch not delivered; retrying',
+          );
+        },
+      }).catch(() => undefined);
+      if (result === undefined) return; // stopped while retrying: the batch stays in the spool
+      try {
+        if (result.outcome === 'poison') {
+          metrics.poisoned(sink.name, records.length);
+          log.warn(
+            { sink: sink.name, status: result.status, reason: result.reason, first: batch[0]?.id, last: last.id },
+            'the receiver refused an audit batch for good; quarantined in the spool, not retried',
+          );
+          await spool.quarantine(sink.name, batch, `${result.status}: ${result.reason}`);
+        } else {
+          await spool.ack(sink.name, last.id);
+          metrics.delivered(sink.name, records.length);
+        }
+      } catch (err) {
+        // Not acknowledged: the batch is read and sent again (at least once).
+        if (signal.aborted) return;
+        log.warn(
+          { sink: sink.name, err: { message: (err as Error).message } },
+          'the audit spool could not record a delivery',
+        );
+      }
+      const backlog = spool.backlog(sink.name);
+      metrics.queued(sink.name, backlog.records);
+      metrics.oldest(sink.name, (backlog.oldestMs ?? 0) / 1000);
+    }
+  }
+}
