@@ -113,6 +113,64 @@ function targetOf(params: unknown): { target?: string; action?: string } {
   };
 }
 
+/** Secrets shorter than this are not searched for (a 3-letter one would blank every match of it). */
+const MIN_SECRET_LENGTH = 6;
+const REDACTED = '[REDACTED]';
+/** Query parameters that carry a credential: the console's ticket, and the names clients put tokens under. */
+const CREDENTIAL_PARAMS = new Set(['ticket', 'token', 'access_token', 'api_key', 'apikey', 'key', 'password']);
+
+/**
+ * The credentials `request` carried: its API key, its Authorization value, the token or what a
+ * Basic one decodes to (and its password), a console ticket (or token) in the query, WebSocket
+ * subprotocols.
+ * None of them may appear in its record, wherever the caller put them (a path, the user agent, a
+ * console line); each is looked for as sent and as a URL encodes it.
+ */
+function credentialsOf(request: FastifyRequest): string[] {
+  const found = new Set<string>();
+  const add = (value: unknown): void => {
+    if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH) return;
+    found.add(value);
+    const encoded = encodeURIComponent(value);
+    if (encoded !== value) found.add(encoded);
+  };
+  const headers = request.headers;
+  add(headers['x-api-key']);
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string') {
+    add(authorization);
+    const space = authorization.indexOf(' ');
+    const credentials = space < 0 ? '' : authorization.slice(space + 1).trim();
+    add(credentials);
+    if (/^basic$/i.test(authorization.slice(0, space))) {
+      const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+      add(decoded);
+      add(decoded.slice(decoded.indexOf(':') + 1));
+    }
+  }
+  const query = request.url.indexOf('?');
+  if (query >= 0)
+    for (const [name, value] of new URLSearchParams(request.url.slice(query + 1)))
+      if (CREDENTIAL_PARAMS.has(name.toLowerCase())) add(value);
+  const protocols = headers['sec-websocket-protocol'];
+  if (typeof protocols === 'string') for (const p of protocols.split(',')) add(p.trim());
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+/** `line` with every occurrence of `secrets` in its text fields replaced. */
+function scrub<L extends AuditLine>(line: L, secrets: readonly string[]): L {
+  if (secrets.length === 0) return line;
+  const fields = line as unknown as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (typeof value !== 'string') continue;
+    let clean = value;
+    for (const secret of secrets) if (clean.includes(secret)) clean = clean.split(secret).join(REDACTED);
+    if (clean !== value) fields[key] = clean;
+  }
+  return line;
+}
+
 /** Status recorded for a request whose client went away before the response was complete. */
 const CLIENT_CLOSED = 499;
 
@@ -135,7 +193,7 @@ export default fp<AuditPluginOptions>(
     /** Requests whose line is still to be written, and the function that writes it (once). */
     const pending = new WeakMap<FastifyRequest, (status: number) => void>();
 
-    /** The line about `request`, its fields in their usual order; callers add the rest. */
+    /** The line about `request`, its fields in their usual order, with none of its credentials; callers add the rest. */
     function lineOf(
       request: FastifyRequest,
       result: AuditLine['result'],
@@ -144,7 +202,7 @@ export default fp<AuditPluginOptions>(
     ): AuditLine {
       // Undefined, not null, on a request answered before the lifecycle (no decorators there).
       const principal = request.principal ?? null;
-      return {
+      const line: AuditLine = {
         timestamp: new Date().toISOString(),
         level: 'audit',
         user: principal?.username ?? '',
@@ -161,6 +219,7 @@ export default fp<AuditPluginOptions>(
         ...targetOf(request.params),
         ...(request.auditTarget === undefined ? {} : { target: request.auditTarget }),
       };
+      return scrub(line, credentialsOf(request));
     }
 
     function auditRequest(request: FastifyRequest, reply: FastifyReply): void {
@@ -172,10 +231,10 @@ export default fp<AuditPluginOptions>(
       if (socket) inFlight.add(socket);
       const line = (status: number): AuditLine => {
         const durationMs = Math.round((performance.now() - started) * 100) / 100;
-        return {
-          ...lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs),
-          ...(request.auditOutcome === undefined ? {} : { outcome: request.auditOutcome }),
-        };
+        const line = lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs);
+        return request.auditOutcome === undefined
+          ? line
+          : scrub({ ...line, outcome: request.auditOutcome }, credentialsOf(request));
       };
       const writeOnce = (status: number): void => {
         if (!pending.delete(request)) return;
@@ -193,7 +252,7 @@ export default fp<AuditPluginOptions>(
     app.decorate('auditEvent', (request: FastifyRequest, event: AuditEvent) => {
       const { action, result = 'success', durationMs = 0, ...details } = event;
       // Status: that of the request the event belongs to, which for an upgraded console is 101.
-      write({ ...lineOf(request, result, 101, durationMs), action, ...details });
+      write(scrub({ ...lineOf(request, result, 101, durationMs), action, ...details }, credentialsOf(request)));
     });
     app.decorateRequest('auditOutcome', undefined);
     app.decorateRequest('auditTarget', undefined);
