@@ -17,7 +17,8 @@ import {
   chartDir,
 } from './render.js';
 import type { Env, Manifest } from './render.js';
-import { full, secrets } from './values.js';
+import { audit, full, secrets } from './values.js';
+import type { AuditExportConfig } from '@gsp/audit-export';
 
 /** The variables read outside the config loaders: the flag pins, read by @gsp/flags-client. */
 const readElsewhere = new Set(FLAGS.map((flag) => flag.envVar));
@@ -649,14 +650,20 @@ t.test(
   },
 );
 
-t.test('the charts share one gsp.noDuplicateEnv, as a parent chart installing two of them would', async (t) => {
-  const definition = (chart: string): string => {
-    const text = readFileSync(join(chartDir(chart), 'templates', '_helpers.tpl'), 'utf8');
-    return text.slice(text.indexOf('{{- define "gsp.noDuplicateEnv"'));
-  };
-  for (const chart of ['control-plane', 'tunnel-agent'])
-    t.equal(definition(chart), definition('platform'), `${chart}'s copy is the platform's`);
-});
+t.test(
+  'the charts share one gsp.noDuplicateEnv and one set of audit helpers, as a parent chart installing two of them would',
+  async (t) => {
+    const definition = (chart: string): string => {
+      const text = readFileSync(join(chartDir(chart), 'templates', '_helpers.tpl'), 'utf8');
+      return text.slice(text.indexOf('{{- define "gsp.noDuplicateEnv"'));
+    };
+    for (const chart of ['control-plane', 'tunnel-agent'])
+      t.equal(definition(chart), definition('platform'), `${chart}'s copy is the platform's`);
+    const auditHelpers = (chart: string): string =>
+      readFileSync(join(chartDir(chart), 'templates', '_audit.tpl'), 'utf8');
+    t.equal(auditHelpers('control-plane'), auditHelpers('platform'), 'and one gsp.auditSinkEnv for both exporters');
+  },
+);
 
 t.test(
   'resource names say the release and the chart once: release gsp of gsp-platform makes gsp-platform-api-server',
@@ -918,4 +925,299 @@ t.test('tunnel-agent: the 10 s backoff cap, the sync interval and a grace period
 
   const longer = await template(helm, 'tunnel-agent', { ...full['tunnel-agent']!, drainGraceSeconds: 60 });
   t.equal(podSpec(deployments(longer)[0]!).terminationGracePeriodSeconds, 70);
+});
+
+/** A StatefulSet's pod spec with its claim templates as volumes, as the kubelet would mount them. */
+function withClaims(workload: Manifest): ReturnType<typeof podSpec> {
+  const spec = podSpec(workload);
+  const claims = (workload as unknown as { spec: { volumeClaimTemplates?: { metadata: { name: string } }[] } }).spec
+    .volumeClaimTemplates;
+  return { ...spec, volumes: [...(spec.volumes ?? []), ...(claims ?? []).map((c) => ({ name: c.metadata.name }))] };
+}
+
+const auditSecrets = [secrets['gsp-audit-webhook']!.secret!, secrets['gsp-audit-webhook']!.token!];
+const controlPlaneAudit = full['control-plane']!.audit as Record<string, Record<string, unknown>>;
+const spoolBytes = 1024 * 1024 * 1024;
+
+t.test(
+  'control-plane: with a sink, the spool is a volume at /var/lib/gsp/audit-spool and the credentials are files from Secrets',
+  async (t) => {
+    const docs = await template(helm, 'control-plane', full['control-plane']!);
+    const [{ spec, container, env }] = eachContainer(docs) as [ReturnType<typeof eachContainer>[number]];
+    const variables = new Map((container.env ?? []).map((v) => [v.name, v]));
+    t.equal(variables.get('AUDIT_SPOOL_DIR')?.value, '/var/lib/gsp/audit-spool');
+    const mount = container.volumeMounts?.find((m) => m.mountPath === '/var/lib/gsp/audit-spool');
+    const volume = spec.volumes?.find((v) => v.name === mount?.name) as { emptyDir?: { sizeLimit?: string } };
+    t.same(
+      volume?.emptyDir,
+      { sizeLimit: String(spoolBytes + spoolBytes / 4 + 32 * 1024 * 1024) },
+      'an emptyDir by default, sized a quarter and 32 MiB above the bound so the kubelet never evicts a spool within it',
+    );
+    t.same(spec.securityContext?.fsGroup, 1000, 'writable by the process (fsGroup) on a read-only root');
+    t.equal(
+      (deployments(docs)[0]! as unknown as { kind: string }).kind,
+      'Deployment',
+      'still a Deployment without persistence',
+    );
+    t.equal(spec.terminationGracePeriodSeconds, undefined, 'the grace period is left as it was');
+    t.same(
+      variables.get('REPLICA_ID')?.valueFrom,
+      { fieldRef: { fieldPath: 'metadata.name' } },
+      'each replica is named by its pod',
+    );
+
+    for (const name of ['AUDIT_WEBHOOK_SECRET', 'AUDIT_WEBHOOK_TOKEN'])
+      t.notOk(variables.has(name), `${name} is never a variable, only ${name}_FILE`);
+    t.same(
+      [...variables.values()].filter((v) => auditSecrets.some((s) => v.value?.includes(s))),
+      [],
+      'no audit credential appears in the rendered environment',
+    );
+    t.same(variables.get('AUDIT_OTLP_HEADERS')?.valueFrom, {
+      secretKeyRef: { name: 'gsp-audit-otlp', key: 'headers' },
+    });
+
+    const config = loaders['control-plane']!(env) as {
+      auditExport: AuditExportConfig;
+      auditSpool: { dir: string; maxBytes: number; full: string };
+      replicaId: string;
+    };
+    t.match(
+      config.auditExport.webhook,
+      {
+        url: 'https://siem.example.com/audit',
+        secret: secrets['gsp-audit-webhook']!.secret,
+        token: secrets['gsp-audit-webhook']!.token,
+        ca: /-----BEGIN CERTIFICATE-----/,
+      },
+      'the control plane signs with the mounted key, sends the mounted token and trusts the mounted CA',
+    );
+    t.same(config.auditExport.otlp, {
+      url: 'http://otel-collector.observability:4318',
+      headers: { authorization: 'Bearer otlp-token-6f5e4d3c', 'x-scope-orgid': 'gsp' },
+    });
+    t.match(config.auditExport, { timeoutMs: 10_000, batchMax: 400, backoff: { maxMs: 30_000 } });
+    t.match(config.auditSpool, { maxBytes: spoolBytes, full: 'block' });
+    t.equal(config.auditSpool.dir, env.AUDIT_SPOOL_DIR, 'the spool is where the volume is mounted');
+    t.equal(config.replicaId, podName(container));
+  },
+);
+
+t.test('default values render no AUDIT_* variable, no spool volume and no fsGroup, in either chart', async (t) => {
+  const { audit: _cp, ...controlPlane } = full['control-plane']!;
+  const { audit: _api, ...api } = platformApi;
+  const plain = [
+    ...eachContainer(await template(helm, 'control-plane', controlPlane)),
+    ...eachContainer(await template(helm, 'platform', without(full.platform!, { apiServer: api }))),
+  ];
+  t.same(
+    plain.map((c) => c.name),
+    ['control-plane', 'api-server', 'cluster-proxy'],
+  );
+  for (const { name, env, spec, container } of plain) {
+    t.same(
+      Object.keys(env).filter((key) => key.startsWith('AUDIT_')),
+      [],
+      `${name}: no AUDIT_* variable`,
+    );
+    t.same(
+      (container.volumeMounts ?? []).filter((m) => m.name.startsWith('audit')),
+      [],
+      `${name}: no audit volume`,
+    );
+    if (name === 'control-plane') t.equal(spec.securityContext?.fsGroup, undefined);
+  }
+  const config = loaders['control-plane']!(plain[0]!.env) as { auditExport: AuditExportConfig };
+  t.same([config.auditExport.webhook, config.auditExport.otlp], [undefined, undefined], 'stdout only');
+});
+
+t.test('platform: the API server exports from PostgreSQL with the same audit values, and needs no spool', async (t) => {
+  const docs = await template(
+    helm,
+    'platform',
+    without(full.platform!, {
+      apiServer: { ...platformApi, audit: { ...audit, export: { batchMax: 1000, pollInterval: '250ms' } } },
+    }),
+  );
+  const containers = eachContainer(docs);
+  const api = containers.find((c) => c.name === 'api-server')!;
+  const config = loaders['api-server']!(api.env) as {
+    auditExport: AuditExportConfig;
+    auditExportPollIntervalMs: number;
+  };
+  t.match(config.auditExport.webhook, {
+    url: 'https://siem.example.com/audit',
+    secret: secrets['gsp-audit-webhook']!.secret,
+    token: secrets['gsp-audit-webhook']!.token,
+  });
+  t.equal(config.auditExport.otlp?.url, 'http://otel-collector.observability:4318');
+  t.equal(config.auditExport.batchMax, 1000);
+  t.equal(config.auditExportPollIntervalMs, 250);
+  t.same(
+    Object.keys(api.env).filter((key) => key.startsWith('AUDIT_SPOOL')),
+    [],
+    'no spool: the rows are the queue',
+  );
+  t.notOk(
+    (api.container.env ?? []).some((v) => ['AUDIT_WEBHOOK_SECRET', 'AUDIT_WEBHOOK_TOKEN'].includes(v.name)),
+    'credentials only as files',
+  );
+  const proxy = containers.find((c) => c.name === 'cluster-proxy')!;
+  t.same(
+    Object.keys(proxy.env).filter((key) => key.startsWith('AUDIT_')),
+    [],
+    'the proxy exports nothing',
+  );
+});
+
+t.test(
+  'control-plane: with persistence, a StatefulSet gives each replica its own claim and a stable name',
+  async (t) => {
+    const values = {
+      ...full['control-plane'],
+      audit: {
+        ...controlPlaneAudit,
+        spool: { maxBytes: spoolBytes, full: 'drop', persistence: { enabled: true, storageClass: 'fast' } },
+      },
+    };
+    const docs = await template(helm, 'control-plane', values);
+    t.same(deployments(docs), [], 'no Deployment');
+    const set = docs.find((d) => d.kind === 'StatefulSet')! as Manifest & {
+      spec: {
+        serviceName: string;
+        podManagementPolicy: string;
+        volumeClaimTemplates: {
+          metadata: { name: string };
+          spec: { accessModes: string[]; storageClassName: string; resources: { requests: { storage: string } } };
+        }[];
+      };
+    };
+    t.equal(set.metadata.name, 'gsp-control-plane');
+    t.ok(
+      docs.some((d) => d.kind === 'Service' && d.metadata.name === set.spec.serviceName),
+      'its serviceName is a Service the chart renders',
+    );
+    t.equal(set.spec.podManagementPolicy, 'Parallel');
+    t.same(
+      set.spec.volumeClaimTemplates.map((c) => [c.metadata.name, c.spec.accessModes, c.spec.storageClassName]),
+      [['audit-spool', ['ReadWriteOnce'], 'fast']],
+    );
+    t.equal(
+      set.spec.volumeClaimTemplates[0]!.spec.resources.requests.storage,
+      String(spoolBytes + spoolBytes / 4 + 32 * 1024 * 1024),
+      "the claim's default size is the emptyDir's",
+    );
+    const spec = withClaims(set);
+    const container = spec.containers[0]!;
+    t.same(
+      spec.volumes?.filter((v) => v.name === 'audit-spool'),
+      [{ name: 'audit-spool' }],
+      'the spool is the claim, not an emptyDir',
+    );
+    t.same(spec.securityContext?.fsGroup, 1000, "the claim's files belong to the process's group");
+    t.equal(spec.terminationGracePeriodSeconds, undefined);
+    const env = containerEnv(docs, spec, container, secrets, mkdtempSync(join(tmpdir(), 'gsp-chart-')));
+    const config = loaders['control-plane']!(env) as { auditSpool: { full: string } };
+    t.equal(config.auditSpool.full, 'drop');
+    t.same(
+      docs.filter((d) => d.kind === 'PodDisruptionBudget').map((d) => d.metadata.name),
+      ['gsp-control-plane'],
+      'the budget covers the StatefulSet',
+    );
+
+    const sized = await template(helm, 'control-plane', {
+      ...values,
+      audit: { ...controlPlaneAudit, spool: { persistence: { enabled: true, size: '5Gi' } } },
+    });
+    const claim = (sized.find((d) => d.kind === 'StatefulSet') as typeof set).spec.volumeClaimTemplates[0]!;
+    t.equal(claim.spec.resources.requests.storage, '5Gi');
+    t.equal(claim.spec.storageClassName, undefined, "the cluster's default storage class");
+  },
+);
+
+t.test('an audit configuration that would be ignored or leak a credential is refused, naming the value', async (t) => {
+  const controlPlane = full['control-plane']!;
+  const refusals: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'control-plane',
+      without(controlPlane, { audit: { spool: { persistence: { enabled: true } } } }),
+      /audit\.spool\.persistence\.enabled: the spool exists only with a sink/,
+    ],
+    [
+      'control-plane',
+      without(controlPlane, { audit: { webhook: { existingSecret: 'gsp-audit-webhook' } } }),
+      /audit\.webhook\.existingSecret or ca\.existingSecret is set but audit\.webhook\.url is not/,
+    ],
+    [
+      'control-plane',
+      without(controlPlane, { audit: { otlp: { headers: 'x-scope-orgid=gsp' } } }),
+      /audit\.otlp\.headers or existingSecret is set but audit\.otlp\.url is not/,
+    ],
+    [
+      'platform',
+      without(full.platform!, { apiServer: { ...platformApi, audit: { webhook: { existingSecret: 'x' } } } }),
+      /apiServer\.audit\.webhook\.existingSecret or ca\.existingSecret is set but apiServer\.audit\.webhook\.url/,
+    ],
+    [
+      'control-plane',
+      without(controlPlane, { extraEnv: [{ name: 'AUDIT_WEBHOOK_SECRET', value: 'in-plain-sight' }] }),
+      /extraEnv: AUDIT_WEBHOOK_SECRET may not be set here; set audit\.webhook\.existingSecret and secretKey/,
+    ],
+    [
+      'control-plane',
+      without(controlPlane, { extraEnv: [{ name: 'AUDIT_SPOOL_DIR', value: '/tmp/spool' }] }),
+      /extraEnv: AUDIT_SPOOL_DIR may not be set here/,
+    ],
+    [
+      'control-plane',
+      without(controlPlane, { extraEnv: [{ name: 'AUDIT_SPOOL_FULL', value: 'drop' }] }),
+      /extraEnv: AUDIT_SPOOL_FULL is already set by the chart/,
+    ],
+    [
+      'platform',
+      without(full.platform!, {
+        apiServer: { ...platformApi, extraEnv: [{ name: 'AUDIT_WEBHOOK_TOKEN', value: 'in-plain-sight' }] },
+      }),
+      /extraEnv: AUDIT_WEBHOOK_TOKEN may not be set here; set apiServer\.audit\.webhook\.existingSecret and tokenKey/,
+    ],
+  ];
+  for (const [chart, values, message] of refusals) {
+    const result = await helm.run(['template', 'gsp', chartDir(chart), ...valuesArgs(values)]);
+    t.not(result.code, 0, `${chart} refuses: ${message.source}`);
+    t.match(result.stderr, message);
+  }
+});
+
+t.test('the values schemas check the audit values: URLs, the full-spool policy, sizes and durations', async (t) => {
+  const withSpool = (spool: Record<string, unknown>): Record<string, unknown> =>
+    without(full['control-plane']!, { audit: { ...controlPlaneAudit, spool } });
+  const withApiAudit = (patch: Record<string, unknown>): Record<string, unknown> =>
+    without(full.platform!, { apiServer: { ...platformApi, audit: { ...audit, ...patch } } });
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['control-plane', withSpool({ full: 'fail-open' }), /at '\/audit\/spool\/full'/],
+    ['control-plane', withSpool({ maxBytes: 1000 }), /at '\/audit\/spool\/maxBytes': minimum/],
+    ['control-plane', withSpool({ maxBytes: '1Gi' }), /at '\/audit\/spool\/maxBytes': got string, want integer/],
+    ['control-plane', withSpool({ persistence: { enabled: 'yes' } }), /at '\/audit\/spool\/persistence\/enabled'/],
+    ['control-plane', withSpool({ presistence: { enabled: true } }), /additional properties 'presistence' not allowed/],
+    [
+      'control-plane',
+      without(full['control-plane']!, { audit: { webhook: { url: 'siem.example.com/audit' } } }),
+      /at '\/audit\/webhook\/url'/,
+    ],
+    [
+      'control-plane',
+      without(full['control-plane']!, { audit: { ...controlPlaneAudit, export: { batchMax: 0 } } }),
+      /at '\/audit\/export\/batchMax': minimum/,
+    ],
+    ['platform', withApiAudit({ otlp: { url: 'otel:4318' } }), /at '\/apiServer\/audit\/otlp\/url'/],
+    ['platform', withApiAudit({ export: { pollInterval: 'often' } }), /at '\/apiServer\/audit\/export\/pollInterval'/],
+    ['platform', withApiAudit({ spool: { full: 'block' } }), /additional properties 'spool' not allowed/],
+  ];
+  for (const [chart, values, message] of cases) {
+    const result = await helm.run(['template', 'gsp', chartDir(chart), ...valuesArgs(values)]);
+    t.not(result.code, 0, `${chart} refuses ${message.source}`);
+    t.match(result.stderr, message);
+  }
+  const fine = await template(helm, 'control-plane', withSpool({ full: 'drop', maxBytes: 65_536 }));
+  t.equal(eachContainer(fine)[0]!.env.AUDIT_SPOOL_MAX_BYTES, '65536', 'the smallest bound the service takes');
 });

@@ -77,6 +77,18 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
 
   // The objects the pods rely on exist under the names the pods use.
   const controlPlane = gsp.find((d) => d.metadata.name === 'gsp-control-plane')!;
+  const spool = JSON.parse(
+    await kubectl([
+      'get',
+      'deployment',
+      'gsp-control-plane',
+      '-n',
+      'gsp',
+      '-o',
+      'jsonpath={.spec.template.spec.volumes[?(@.name=="audit-spool")]}',
+    ]),
+  ) as { emptyDir?: { sizeLimit?: string } };
+  t.ok(spool.emptyDir?.sizeLimit, "the control plane's audit spool is stored as a bounded emptyDir");
   const account = controlPlane.spec.template.spec.serviceAccountName!;
   t.equal(
     (await kubectl(['get', 'serviceaccount', account, '-n', 'gsp', '-o', 'name'])).trim(),

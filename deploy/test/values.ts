@@ -21,6 +21,20 @@ export const secrets: Record<string, Record<string, string>> = {
   'proxy-ca': { 'ca.crt': certificate.cert },
   'gsp-ofrep': { token: 'ofrep-token-7e6d5c4b' },
   'gsp-console': { 'client-secret': 'console-client-secret-3b2a1f0e' },
+  'gsp-audit-webhook': { secret: 'audit-hmac-key-8d7c6b5a4f3e2d1c', token: 'audit-bearer-token-2c3d4e5f' },
+  'siem-ca': { 'ca.crt': certificate.cert },
+  'gsp-audit-otlp': { headers: 'authorization=Bearer%20otlp-token-6f5e4d3c,x-scope-orgid=gsp' },
+};
+
+/** Both audit sinks, each credential in a Secret: the same values for the control plane and the API server. */
+export const audit = {
+  webhook: {
+    url: 'https://siem.example.com/audit',
+    existingSecret: 'gsp-audit-webhook',
+    tokenKey: 'token',
+    ca: { existingSecret: 'siem-ca' },
+  },
+  otlp: { url: 'http://otel-collector.observability:4318', existingSecret: 'gsp-audit-otlp' },
 };
 
 /** A full installation of each chart, every option that takes a Secret or a file turned on. */
@@ -46,6 +60,7 @@ export const full: Record<string, Record<string, unknown>> = {
         oidc: { clientId: 'gsp-console', clientSecret: { existingSecret: 'gsp-console' } },
       },
       trustProxy: '10.0.0.0/8',
+      audit,
     },
     clusterProxy: {
       replicaCount: 3,
@@ -73,6 +88,7 @@ export const full: Record<string, Record<string, unknown>> = {
     },
     redis: { existingSecret: 'gsp-redis' },
     trustProxy: '10.0.0.0/8',
+    audit: { ...audit, spool: { maxBytes: 1024 * 1024 * 1024, full: 'block' } },
   },
   'tunnel-agent': {
     proxyTunnelUrl: 'https://kubectl.example.com:8444',

@@ -36,6 +36,29 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- end -}}
 
+{{/* Whether a sink is configured: only then the spool, its volume and the AUDIT_* variables. */}}
+{{- define "gsp-control-plane.auditOn" -}}
+{{- if or .Values.audit.webhook.url .Values.audit.otlp.url }}true{{ end -}}
+{{- end -}}
+
+{{/*
+The spool volume's size in bytes: the bound (which counts the records' bytes, not the filesystem's blocks, the
+position files or a file being replaced), a quarter more for those, and 32 MiB for the batches a sink refused for
+good (kept under poison/, outside the bound). An emptyDir past its sizeLimit gets the pod evicted.
+*/}}
+{{- define "gsp-control-plane.spoolSize" -}}
+{{- $max := int64 .Values.audit.spool.maxBytes -}}
+{{- add $max (div $max 4) 33554432 -}}
+{{- end -}}
+
+{{/* What no extraEnv may set, with the value to set instead: credentials stay in Secrets, and the spool's
+directory is the volume the chart mounts. */}}
+{{- define "gsp-control-plane.reservedEnv" -}}
+AUDIT_WEBHOOK_SECRET: "audit.webhook.existingSecret and secretKey (credentials stay in Secrets)"
+AUDIT_WEBHOOK_TOKEN: "audit.webhook.existingSecret and tokenKey (credentials stay in Secrets)"
+AUDIT_SPOOL_DIR: "audit.spool.volume or audit.spool.persistence (the chart mounts the spool)"
+{{- end -}}
+
 {{/*
 Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names), or names
 one the chart keeps to itself even when it does not set it. Called with (list <chart env> <extraEnv>) or with a third

@@ -78,7 +78,7 @@ app.kubernetes.io/instance: {{ (index . 0).Release.Name }}
 
 {{/* What no extraEnv may set, with the value to set instead: the pin must be the same in both processes, and the
 flag provider and the console's sign-in are the chart's to check (an OFREP URL without its provider, or the other way
-round, is refused, and so is a console half configured). */}}
+round, is refused, and so is a console half configured); audit credentials stay in Secrets. */}}
 {{- define "gsp-platform.reservedEnv" -}}
 SERVICE_CLI_ACCESS_ENABLED: "cliAccess.pinned, which pins the API server and the cluster proxy alike"
 SERVICE_FLAGS_PROVIDER: "apiServer.flags.provider"
@@ -89,6 +89,8 @@ CONSOLE_PUBLIC_URL: "apiServer.console.publicUrl"
 CONSOLE_OIDC_CLIENT_ID: "apiServer.console.oidc.clientId"
 CONSOLE_OIDC_CLIENT_SECRET: "apiServer.console.oidc.clientSecret.existingSecret (credentials stay in Secrets)"
 CONSOLE_OIDC_CLIENT_SECRET_FILE: "apiServer.console.oidc.clientSecret.existingSecret"
+AUDIT_WEBHOOK_SECRET: "apiServer.audit.webhook.existingSecret and secretKey (credentials stay in Secrets)"
+AUDIT_WEBHOOK_TOKEN: "apiServer.audit.webhook.existingSecret and tokenKey (credentials stay in Secrets)"
 {{- end -}}
 
 {{- define "gsp-platform.podSecurityContext" -}}
