@@ -1132,6 +1132,22 @@ t.test(
     const claim = (sized.find((d) => d.kind === 'StatefulSet') as typeof set).spec.volumeClaimTemplates[0]!;
     t.equal(claim.spec.resources.requests.storage, '5Gi');
     t.equal(claim.spec.storageClassName, undefined, "the cluster's default storage class");
+
+    const limited = await template(helm, 'control-plane', {
+      ...values,
+      audit: { ...controlPlaneAudit, spool: { volume: { sizeLimit: '2Gi' }, persistence: { enabled: true } } },
+    });
+    const limitedClaim = (limited.find((d) => d.kind === 'StatefulSet') as typeof set).spec.volumeClaimTemplates[0]!;
+    t.equal(limitedClaim.spec.resources.requests.storage, '2Gi', 'or the size given for the volume');
+    const ephemeral = await template(helm, 'control-plane', {
+      ...values,
+      audit: { ...controlPlaneAudit, spool: { volume: { sizeLimit: '2Gi' } } },
+    });
+    t.same(
+      podSpec(deployments(ephemeral)[0]!).volumes?.find((v) => v.name === 'audit-spool')?.emptyDir,
+      { sizeLimit: '2Gi' },
+      'which is also the emptyDir limit',
+    );
   },
 );
 
@@ -1170,6 +1186,13 @@ t.test('an audit configuration that would be ignored or leak a credential is ref
     ],
     [
       'control-plane',
+      without(Object.fromEntries(Object.entries(controlPlane).filter(([key]) => key !== 'audit')), {
+        extraEnv: [{ name: 'AUDIT_WEBHOOK_URL', value: 'https://siem.example.com/audit' }],
+      }),
+      /extraEnv: AUDIT_WEBHOOK_URL may not be set here; set audit\.webhook\.url \(a sink needs the spool/,
+    ],
+    [
+      'control-plane',
       without(controlPlane, { extraEnv: [{ name: 'AUDIT_SPOOL_FULL', value: 'drop' }] }),
       /extraEnv: AUDIT_SPOOL_FULL is already set by the chart/,
     ],
@@ -1198,6 +1221,7 @@ t.test('the values schemas check the audit values: URLs, the full-spool policy, 
     ['control-plane', withSpool({ maxBytes: 1000 }), /at '\/audit\/spool\/maxBytes': minimum/],
     ['control-plane', withSpool({ maxBytes: '1Gi' }), /at '\/audit\/spool\/maxBytes': got string, want integer/],
     ['control-plane', withSpool({ persistence: { enabled: 'yes' } }), /at '\/audit\/spool\/persistence\/enabled'/],
+    ['control-plane', withSpool({ volume: { sizeLimit: '2 GB' } }), /at '\/audit\/spool\/volume\/sizeLimit'/],
     ['control-plane', withSpool({ presistence: { enabled: true } }), /additional properties 'presistence' not allowed/],
     [
       'control-plane',

@@ -42,13 +42,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{/*
-The spool volume's size in bytes: the bound (which counts the records' bytes, not the filesystem's blocks, the
+The spool volume's size: audit.spool.volume.sizeLimit, else in bytes the bound (which counts the records' bytes, not the filesystem's blocks, the
 position files or a file being replaced), a quarter more for those, and 32 MiB for the batches a sink refused for
 good (kept under poison/, outside the bound). An emptyDir past its sizeLimit gets the pod evicted.
 */}}
 {{- define "gsp-control-plane.spoolSize" -}}
+{{- with .Values.audit.spool.volume.sizeLimit -}}
+{{- . -}}
+{{- else -}}
 {{- $max := int64 .Values.audit.spool.maxBytes -}}
 {{- add $max (div $max 4) 33554432 -}}
+{{- end -}}
 {{- end -}}
 
 {{/* What no extraEnv may set, with the value to set instead: credentials stay in Secrets, and the spool's
@@ -57,6 +61,8 @@ directory is the volume the chart mounts. */}}
 AUDIT_WEBHOOK_SECRET: "audit.webhook.existingSecret and secretKey (credentials stay in Secrets)"
 AUDIT_WEBHOOK_TOKEN: "audit.webhook.existingSecret and tokenKey (credentials stay in Secrets)"
 AUDIT_SPOOL_DIR: "audit.spool.volume or audit.spool.persistence (the chart mounts the spool)"
+AUDIT_WEBHOOK_URL: "audit.webhook.url (a sink needs the spool the chart mounts with it)"
+AUDIT_OTLP_URL: "audit.otlp.url (a sink needs the spool the chart mounts with it)"
 {{- end -}}
 
 {{/*
