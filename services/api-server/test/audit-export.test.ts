@@ -7,7 +7,16 @@ import { verifySignature } from '@gsp/audit-export';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { appendAuditLog } from '../src/audit-log/store.js';
-import { freshSchema, JWT_SECRET, PLATFORM_ADMIN, until } from './helper.js';
+import {
+  bearer,
+  build,
+  freshSchema,
+  JWT_SECRET,
+  PLATFORM_ADMIN,
+  registerCluster,
+  seedTenant,
+  until,
+} from './helper.js';
 
 const SECRET = 'a-webhook-secret-for-the-export-test';
 const BATCH = 50;
@@ -166,3 +175,44 @@ t.test(
     );
   },
 );
+
+t.test('no credential reaches an exported record: bearer tokens, agent tokens, a rotated token', async (t) => {
+  const received: Received[] = [];
+  const receiver = await startReceiver((request): Answer => {
+    received.push(request);
+    return { status: 200 };
+  });
+  t.teardown(() => receiver.close());
+  const { app } = await build(t, {
+    AUDIT_WEBHOOK_URL: receiver.url,
+    AUDIT_EXPORT_POLL_INTERVAL: '20ms',
+  });
+  const admin = await bearer(PLATFORM_ADMIN);
+  await seedTenant(app, 'acme', { 'alice@acme.test': 'admin' });
+  const cluster = await registerCluster(app, 'acme', 'eu-1');
+  const rotated = await app.inject({
+    method: 'POST',
+    url: `/api/v1/tenants/acme/clusters/${cluster.id}/agent-token`,
+    headers: admin,
+  });
+  t.equal(rotated.statusCode, 200);
+  const newToken = (rotated.json() as { agentToken: string }).agentToken;
+  const set = await app.inject({
+    method: 'PUT',
+    url: `/api/v1/tenants/acme/clusters/${cluster.id}/feature-flags/cli_access.enabled`,
+    headers: { ...admin, 'user-agent': admin.authorization },
+    payload: { value: false, reason: 'maintenance window' },
+  });
+  t.equal(set.statusCode, 200);
+  const { rows } = await app.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_events');
+  const total = rows[0]?.n ?? 0;
+  await until('every row exported', () => delivered(received, () => true).length >= total || undefined, 10_000);
+  const bodies = received.map((r) => r.body.toString()).join('\n');
+  t.ok(total >= 4, `${total} audit rows exported`);
+  for (const [what, secret] of [
+    ['the bearer token', admin.authorization.slice('Bearer '.length)],
+    ['the agent token', cluster.agentToken],
+    ['the rotated agent token', newToken],
+  ] as const)
+    t.notOk(bodies.includes(secret), `${what} is in no exported record`);
+});
