@@ -86,6 +86,8 @@ export interface AuditSpoolConfig {
   maxBytes: number;
   /** `AUDIT_SPOOL_FULL`: `block` answers 503 until there is room again (fail closed); `drop` serves on and counts. */
   full: 'block' | 'drop';
+  /** `AUDIT_SPOOL_DRAIN`: at shutdown, how long the sinks may go on taking what is in the spool. */
+  drainMs: number;
 }
 
 /** A replica id: a pod or host name (no control characters, a DNS name's length at most). */
@@ -99,6 +101,7 @@ function readAuditSpool(env: Env): AuditSpoolConfig {
     dir: nonEmpty(env, 'AUDIT_SPOOL_DIR') ?? '.data/control-plane/audit-spool',
     maxBytes: integerVar(env, 'AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, { min: 64 * 1024 }),
     full,
+    drainMs: durationVar(env, 'AUDIT_SPOOL_DRAIN', 10_000, 0),
   };
 }
 

@@ -34,6 +34,7 @@ export async function openAuditExport(
   });
   let shipper: Shipper | undefined;
   let metrics: ExportMetrics | undefined;
+  let log: ShipperLogger | undefined;
   /** Records dropped before the metrics existed (none in practice: the spool starts empty or behind). */
   let droppedEarly = 0;
   return {
@@ -45,13 +46,19 @@ export async function openAuditExport(
       else droppedEarly += 1;
     },
     blocked: () => spoolConfig.full === 'block' && spool.isFull,
-    start(registry, log) {
+    start(registry, logger) {
+      log = logger;
       metrics = exportMetrics(registry);
       for (const sink of sinks) metrics.dropped(sink.name, droppedEarly);
-      shipper = new Shipper({ spool, sinks, batchMax: config.batchMax, backoff: config.backoff, metrics, log });
+      shipper = new Shipper({ spool, sinks, batchMax: config.batchMax, backoff: config.backoff, metrics, log: logger });
       shipper.start();
     },
     async close() {
+      if (shipper && spoolConfig.drainMs > 0 && !(await shipper.drain(spoolConfig.drainMs)))
+        log?.warn(
+          { backlog: Object.fromEntries(sinks.map((s) => [s.name, spool.backlog(s.name).records])) },
+          'stopping with audit records not yet exported (AUDIT_SPOOL_DRAIN passed); they stay in the spool for the next start',
+        );
       await shipper?.stop();
       await spool.close();
     },

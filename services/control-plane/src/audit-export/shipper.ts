@@ -60,6 +60,21 @@ export class Shipper {
     this.reporter.unref();
   }
 
+  /**
+   * Keeps shipping until every sink has taken everything in the spool, or `ms` has passed (the
+   * process is stopping: a pod whose spool is an emptyDir loses what is left). True when drained.
+   */
+  async drain(ms: number): Promise<boolean> {
+    const { spool, sinks } = this.options;
+    const deadline = Date.now() + ms;
+    const drained = () => sinks.every((sink) => spool.backlog(sink.name).records === 0);
+    while (!drained()) {
+      if (Date.now() >= deadline || this.stopping.signal.aborted) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return true;
+  }
+
   async stop(): Promise<void> {
     this.stopping.abort();
     clearInterval(this.reporter);
