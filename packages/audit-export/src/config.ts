@@ -79,7 +79,7 @@ export function auditExportConfig(env: NodeJS.ProcessEnv): AuditExportConfig {
     'AUDIT_WEBHOOK_CA_FILE',
   ]);
   const otlpUrl = parseUrl(env, 'AUDIT_OTLP_URL', ['https:', 'http:']);
-  requireUrl(env, otlpUrl, 'AUDIT_OTLP_URL', ['AUDIT_OTLP_HEADERS']);
+  requireUrl(env, otlpUrl, 'AUDIT_OTLP_URL', ['AUDIT_OTLP_HEADERS', 'AUDIT_OTLP_HEADERS_FILE']);
 
   const config: AuditExportConfig = {
     timeoutMs: durationVar(env, 'AUDIT_EXPORT_TIMEOUT', AUDIT_EXPORT_DEFAULTS.timeoutMs),
@@ -111,7 +111,8 @@ export function auditExportConfig(env: NodeJS.ProcessEnv): AuditExportConfig {
     };
   }
   if (otlpUrl !== undefined) {
-    const raw = nonEmpty(env, 'AUDIT_OTLP_HEADERS');
+    // Headers often carry the collector's API key: they may come from a mounted Secret too.
+    const raw = readSecret(env, 'AUDIT_OTLP_HEADERS');
     config.otlp = { url: otlpUrl, ...(raw !== undefined ? { headers: parseOtlpHeaders(raw) } : {}) };
   }
   return config;

@@ -132,3 +132,17 @@ t.test('a header value with a line break or a key that is no header name is refu
   );
   t.end();
 });
+
+t.test('OTLP headers may come from a mounted file (they often hold the collector API key), never from both', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gsp-otlp-headers-'));
+  const file = join(dir, 'headers');
+  writeFileSync(file, 'x-api-key=k3y%2Fvalue,x-tenant=acme\n');
+  const config = load({ AUDIT_OTLP_URL: 'http://collector:4318', AUDIT_OTLP_HEADERS_FILE: file });
+  t.same(config.otlp?.headers, { 'x-api-key': 'k3y/value', 'x-tenant': 'acme' });
+  t.throws(
+    () => load({ AUDIT_OTLP_URL: 'http://c:4318', AUDIT_OTLP_HEADERS: 'a=b', AUDIT_OTLP_HEADERS_FILE: file }),
+    /not both/,
+  );
+  t.throws(() => load({ AUDIT_OTLP_HEADERS_FILE: file }), /AUDIT_OTLP_URL/);
+  t.end();
+});
