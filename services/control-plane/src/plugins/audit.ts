@@ -194,6 +194,14 @@ export default fp<AuditPluginOptions>(
     const pending = new WeakMap<FastifyRequest, (status: number) => void>();
 
     /** The line about `request`, its fields in their usual order, with none of its credentials; callers add the rest. */
+    /** Each request's credentials, looked for once however many lines it has (spooled, stdout, events). */
+    const secrets = new WeakMap<FastifyRequest, string[]>();
+    const secretsOf = (request: FastifyRequest): string[] => {
+      let found = secrets.get(request);
+      if (found === undefined) secrets.set(request, (found = credentialsOf(request)));
+      return found;
+    };
+
     function lineOf(
       request: FastifyRequest,
       result: AuditLine['result'],
@@ -219,7 +227,7 @@ export default fp<AuditPluginOptions>(
         ...targetOf(request.params),
         ...(request.auditTarget === undefined ? {} : { target: request.auditTarget }),
       };
-      return scrub(line, credentialsOf(request));
+      return scrub(line, secretsOf(request));
     }
 
     function auditRequest(request: FastifyRequest, reply: FastifyReply): void {
@@ -234,7 +242,7 @@ export default fp<AuditPluginOptions>(
         const line = lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs);
         return request.auditOutcome === undefined
           ? line
-          : scrub({ ...line, outcome: request.auditOutcome }, credentialsOf(request));
+          : scrub({ ...line, outcome: request.auditOutcome }, secretsOf(request));
       };
       const writeOnce = (status: number): void => {
         if (!pending.delete(request)) return;
@@ -252,7 +260,7 @@ export default fp<AuditPluginOptions>(
     app.decorate('auditEvent', (request: FastifyRequest, event: AuditEvent) => {
       const { action, result = 'success', durationMs = 0, ...details } = event;
       // Status: that of the request the event belongs to, which for an upgraded console is 101.
-      write(scrub({ ...lineOf(request, result, 101, durationMs), action, ...details }, credentialsOf(request)));
+      write(scrub({ ...lineOf(request, result, 101, durationMs), action, ...details }, secretsOf(request)));
     });
     app.decorateRequest('auditOutcome', undefined);
     app.decorateRequest('auditTarget', undefined);
