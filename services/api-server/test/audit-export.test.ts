@@ -216,3 +216,57 @@ t.test('no credential reaches an exported record: bearer tokens, agent tokens, a
   ] as const)
     t.notOk(bodies.includes(secret), `${what} is in no exported record`);
 });
+
+t.test(
+  'a batch the receiver refuses for good is kept in audit_export_poison, counted, and passed; a sink down leaves the server ready',
+  async (t) => {
+    let refuse = true;
+    const receiver = await startReceiver((): Answer => {
+      if (!refuse) return { status: 200 };
+      refuse = false;
+      return { status: 400, body: 'schema mismatch: field "details" rejected' };
+    });
+    t.teardown(() => receiver.close());
+    const { app } = await build(t, {
+      AUDIT_WEBHOOK_URL: receiver.url,
+      AUDIT_EXPORT_POLL_INTERVAL: '20ms',
+      AUDIT_EXPORT_BATCH_MAX: '5',
+    });
+    await append(app.pg, 5);
+    await until('the refused batch kept', async () => {
+      const { rows } = await app.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_export_poison');
+      return (rows[0]?.n ?? 0) > 0 || undefined;
+    });
+    const { rows } = await app.pg.query<{ sink: string; status: number; reason: string; records: unknown[] }>(
+      'SELECT sink, status, reason, records FROM audit_export_poison',
+    );
+    t.match(
+      rows[0],
+      { sink: 'webhook', status: 400, reason: /schema mismatch/ },
+      "with the status and the receiver's reason",
+    );
+    // The batch holds what the exporter read at that moment: the rows appended so far.
+    const kept = rows[0]?.records.length ?? 0;
+    t.ok(kept >= 1 && kept <= 5, `and the whole batch (${kept} records)`);
+    await append(app.pg, 3, 100);
+    const poisonIds = new Set((rows[0]?.records as { id: string }[]).map((r) => r.id));
+    const missing = async () => {
+      const { rows: all } = await app.pg.query<{ id: string }>('SELECT id FROM audit_events ORDER BY id');
+      const sent = new Set([...poisonIds, ...delivered(receiver.requests.slice(1), () => true).map((e) => e.id)]);
+      return all.map((r) => `audit-${r.id}`).filter((id) => !sent.has(id));
+    };
+    await until('every row after the refused batch delivered', async () => (await missing()).length === 0 || undefined);
+    t.same(await missing(), [], 'every row either kept as poison or delivered: none lost, the sink not stuck');
+    const poisoned = await app.metrics.registry.getSingleMetric('gsp_audit_export_records_total')?.get();
+    t.equal(poisoned?.values.find((v) => v.labels.result === 'poisoned')?.value, kept, 'counted as poisoned');
+
+    // A receiver that cannot be reached at all does not take the API server out of rotation.
+    await receiver.close();
+    await append(app.pg, 2, 200);
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/readyz' })).statusCode,
+      200,
+      '/readyz stays 200 while the sink is down',
+    );
+  },
+);
