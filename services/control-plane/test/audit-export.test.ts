@@ -110,6 +110,11 @@ t.test(
       first.every((s) => s === 200),
       'the first 5,000 answered while the webhook is down',
     );
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/readyz' })).statusCode,
+      200,
+      '/readyz stays 200 while a sink is down (the spool is not full)',
+    );
     await webhook.up();
     const second = await many(5000, 32, send);
     t.ok(
