@@ -973,9 +973,8 @@ t.test(
       [],
       'no audit credential appears in the rendered environment',
     );
-    t.same(variables.get('AUDIT_OTLP_HEADERS')?.valueFrom, {
-      secretKeyRef: { name: 'gsp-audit-otlp', key: 'headers' },
-    });
+    t.notOk(variables.has('AUDIT_OTLP_HEADERS'), 'OTLP headers from a Secret are a file too, never a variable');
+    t.equal(variables.get('AUDIT_OTLP_HEADERS_FILE')?.value, '/etc/gsp/audit-otlp/headers');
 
     const config = loaders['control-plane']!(env) as {
       auditExport: AuditExportConfig;

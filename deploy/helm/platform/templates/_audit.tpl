@@ -35,11 +35,8 @@ would be ignored by the service too: refused here, naming the URL to set.
 - name: AUDIT_OTLP_URL
   value: {{ .url | quote }}
 {{- if .existingSecret }}
-- name: AUDIT_OTLP_HEADERS
-  valueFrom:
-    secretKeyRef:
-      name: {{ .existingSecret }}
-      key: {{ .headersKey }}
+- name: AUDIT_OTLP_HEADERS_FILE
+  value: /etc/gsp/audit-otlp/{{ .headersKey }}
 {{- else if .headers }}
 - name: AUDIT_OTLP_HEADERS
   value: {{ .headers | quote }}
@@ -56,7 +53,7 @@ would be ignored by the service too: refused here, naming the URL to set.
 {{- end }}
 {{- end -}}
 
-{{- define "gsp.auditWebhookVolumes" -}}
+{{- define "gsp.auditVolumes" -}}
 {{- with .webhook }}
 {{- if and .url .existingSecret (or .secretKey .tokenKey) }}
 - name: audit-webhook
@@ -81,9 +78,19 @@ would be ignored by the service too: refused here, naming the URL to set.
         path: {{ .ca.key }}
 {{- end }}
 {{- end }}
+{{- with .otlp }}
+{{- if and .url .existingSecret }}
+- name: audit-otlp
+  secret:
+    secretName: {{ .existingSecret }}
+    items:
+      - key: {{ .headersKey }}
+        path: {{ .headersKey }}
+{{- end }}
+{{- end }}
 {{- end -}}
 
-{{- define "gsp.auditWebhookMounts" -}}
+{{- define "gsp.auditMounts" -}}
 {{- with .webhook }}
 {{- if and .url .existingSecret (or .secretKey .tokenKey) }}
 - name: audit-webhook
@@ -93,6 +100,13 @@ would be ignored by the service too: refused here, naming the URL to set.
 {{- if and .url .ca.existingSecret }}
 - name: audit-webhook-ca
   mountPath: /etc/gsp/audit-webhook-ca
+  readOnly: true
+{{- end }}
+{{- end }}
+{{- with .otlp }}
+{{- if and .url .existingSecret }}
+- name: audit-otlp
+  mountPath: /etc/gsp/audit-otlp
   readOnly: true
 {{- end }}
 {{- end }}
