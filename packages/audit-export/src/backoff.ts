@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExportRecord, SendResult, Sink } from './sink.js';
+import type { ExportMetrics } from './metrics.js';
 
 export interface BackoffOptions {
   baseMs: number;
@@ -39,4 +40,55 @@ export async function deliver(
     options.onRetry?.(result.reason, delay);
     await sleep(delay, undefined, options.signal ? { signal: options.signal } : {});
   }
+}
+
+export interface ShipOptions {
+  backoff: BackoffOptions;
+  signal: AbortSignal;
+  metrics: ExportMetrics;
+  log: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * `deliver` as a service ships a batch: each retry counted (`retried`) and logged, the outcome
+ * counted (`delivered`, or `poisoned` and logged with the receiver's reason). Undefined when
+ * `signal` stopped it first: the batch was not delivered, and stays where it was read from.
+ * Keeping a poison batch, and moving past any batch, is the caller's.
+ */
+export async function ship(
+  sink: Sink,
+  records: readonly ExportRecord[],
+  options: ShipOptions,
+): Promise<(SendResult & { outcome: 'delivered' | 'poison' }) | undefined> {
+  const { metrics, log } = options;
+  const n = records.length;
+  let result: SendResult & { outcome: 'delivered' | 'poison' };
+  try {
+    result = await deliver(sink, records, {
+      backoff: options.backoff,
+      signal: options.signal,
+      onRetry: (reason, delayMs) => {
+        metrics.retried(sink.name, n);
+        log.warn({ sink: sink.name, reason, delayMs, records: n }, 'audit batch not delivered; retrying');
+      },
+    });
+  } catch (err) {
+    if (options.signal.aborted) return undefined;
+    throw err;
+  }
+  if (result.outcome === 'delivered') metrics.delivered(sink.name, n);
+  else {
+    metrics.poisoned(sink.name, n);
+    log.warn(
+      {
+        sink: sink.name,
+        status: result.status,
+        reason: result.reason,
+        first: records[0]?.id,
+        last: records.at(-1)?.id,
+      },
+      'the receiver refused an audit batch for good; it is kept for inspection, not retried',
+    );
+  }
+  return result;
 }

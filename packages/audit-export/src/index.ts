@@ -18,8 +18,8 @@ export {
   otlpSink,
 } from './otlp.js';
 export type { OtlpSinkOptions } from './otlp.js';
-export { backoffDelay, deliver } from './backoff.js';
-export type { BackoffOptions, DeliverOptions } from './backoff.js';
+export { backoffDelay, deliver, ship } from './backoff.js';
+export type { BackoffOptions, DeliverOptions, ShipOptions } from './backoff.js';
 export { exportMetrics } from './metrics.js';
 export type { ExportMetrics } from './metrics.js';
 export { AUDIT_EXPORT_DEFAULTS, auditExportConfig, createSinks, parseOtlpHeaders } from './config.js';

@@ -28,10 +28,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP receiver on port 0, answering each request with `answer(request, index)`. */
-export async function startReceiver(answer: (request: Received, index: number) => Answer): Promise<Receiver> {
-  const requests: Received[] = [];
-  const server = http.createServer((req, res) => {
+/** The receiver's server: records each request, then answers it as `answer` says. */
+function receiverServer(answer: (request: Received, index: number) => Answer, requests: Received[]): http.Server {
+  return http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -47,20 +46,46 @@ export async function startReceiver(answer: (request: Received, index: number) =
       res.writeHead(reply.status, reply.headers).end(reply.body);
     });
   });
+}
+
+const closer = (server: http.Server) => (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+/** A real HTTP receiver on port 0, answering each request with `answer(request, index)`. */
+export async function startReceiver(answer: (request: Received, index: number) => Answer): Promise<Receiver> {
+  const requests: Received[] = [];
+  const server = receiverServer(answer, requests);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests, close: closer(server) };
+}
+
+export interface LaterReceiver extends Receiver {
+  /** Starts listening on the receiver's port (its URL's). */
+  up(): Promise<void>;
+}
+
+/**
+ * A receiver whose URL is known now but which listens only from `up()` on: until then its
+ * connections are refused, as a receiver that is down refuses them.
+ */
+export async function laterReceiver(answer: (request: Received, index: number) => Answer): Promise<LaterReceiver> {
+  const url = await refusedUrl();
+  const requests: Received[] = [];
+  const server = receiverServer(answer, requests);
+  const port = Number(new URL(url).port);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    up: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    close: closer(server),
   };
 }
 
-/** A URL on which nothing listens (a port just bound and released). */
 export async function refusedUrl(): Promise<string> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

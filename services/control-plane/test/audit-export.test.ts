@@ -1,52 +1,15 @@
 import t from 'tap';
-import http from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { fromBinary } from '@bufbuild/protobuf';
 import type { FastifyInstance } from 'fastify';
 import { ExportLogsServiceRequestSchema, verifySignature } from '@gsp/audit-export';
-import { webhookEvents } from '@gsp/audit-export/testing';
+import { laterReceiver, webhookEvents } from '@gsp/audit-export/testing';
 import type { Received } from '@gsp/audit-export/testing';
 import { ADMIN_PASSWORD, ADMIN_USER, build, createKey, startKube, until } from './helper.js';
 
 const SECRET = 'the-webhook-signing-secret-of-this-test';
-
-/** A receiver on a port chosen now that listens only from `up()` on: before that, connections are refused. */
-async function laterReceiver(answer: (request: Received) => { status: number; headers?: Record<string, string> }) {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  const requests: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const received = {
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks),
-        at: performance.now(),
-      };
-      requests.push(received);
-      const reply = answer(received);
-      res.writeHead(reply.status, reply.headers).end();
-    });
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    up: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
 
 function spoolDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'gsp-audit-spool-'));

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { deliver } from '@gsp/audit-export';
+import { ship } from '@gsp/audit-export';
 import type { BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
 
 export interface ExporterLogger {
@@ -156,32 +156,13 @@ export class AuditExporter {
         continue;
       }
       const records = rows.map(recordOf);
-      const result = await deliver(sink, records, {
-        backoff: this.options.backoff,
-        signal,
-        onRetry: (reason, delayMs) => {
-          metrics.retried(sink.name, records.length);
-          log.warn(
-            { sink: sink.name, reason, delayMs, records: records.length },
-            'audit export batch not delivered; retrying',
-          );
-        },
-      }).catch((err: unknown) => {
-        if (signal.aborted) return undefined;
-        throw err;
-      });
+      const result = await ship(sink, records, { backoff: this.options.backoff, signal, metrics, log });
       if (result === undefined) return;
-      if (result.outcome === 'poison') {
-        metrics.poisoned(sink.name, records.length);
-        log.warn(
-          { sink: sink.name, status: result.status, reason: result.reason, firstId: rows[0]?.id, lastId: last.id },
-          'the receiver refused an audit batch for good; kept in audit_export_poison, not retried',
-        );
+      if (result.outcome === 'poison')
         await client.query(
           'INSERT INTO audit_export_poison (sink, first_id, last_id, status, reason, records) VALUES ($1, $2, $3, $4, $5, $6)',
           [sink.name, rows[0]?.id, last.id, result.status, result.reason.slice(0, 1000), JSON.stringify(records)],
         );
-      } else metrics.delivered(sink.name, records.length);
       await client.query(
         'UPDATE audit_export_cursors SET last_xid = $2::xid8, last_id = $3, updated_at = now() WHERE sink = $1',
         [sink.name, last.xid, last.id],

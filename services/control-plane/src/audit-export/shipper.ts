@@ -1,4 +1,4 @@
-import { deliver } from '@gsp/audit-export';
+import { ship } from '@gsp/audit-export';
 import type { BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
 import type { Spool, SpooledRecord } from '../audit-spool/index.js';
 
@@ -116,30 +116,11 @@ export class Shipper {
       const last = batch.at(-1);
       if (!last) continue;
       const records = batch.map(exportRecordOf);
-      const result = await deliver(sink, records, {
-        backoff: this.options.backoff,
-        signal,
-        onRetry: (reason, delayMs) => {
-          metrics.retried(sink.name, records.length);
-          log.warn(
-            { sink: sink.name, reason, delayMs, records: records.length },
-            'audit batch not delivered; retrying',
-          );
-        },
-      }).catch(() => undefined);
+      const result = await ship(sink, records, { backoff: this.options.backoff, signal, metrics, log });
       if (result === undefined) return; // stopped while retrying: the batch stays in the spool
       try {
-        if (result.outcome === 'poison') {
-          metrics.poisoned(sink.name, records.length);
-          log.warn(
-            { sink: sink.name, status: result.status, reason: result.reason, first: batch[0]?.id, last: last.id },
-            'the receiver refused an audit batch for good; quarantined in the spool, not retried',
-          );
-          await spool.quarantine(sink.name, batch, `${result.status}: ${result.reason}`);
-        } else {
-          await spool.ack(sink.name, last.id);
-          metrics.delivered(sink.name, records.length);
-        }
+        if (result.outcome === 'poison') await spool.quarantine(sink.name, batch, `${result.status}: ${result.reason}`);
+        else await spool.ack(sink.name, last.id);
       } catch (err) {
         // Not acknowledged: the batch is read and sent again (at least once).
         if (signal.aborted) return;
