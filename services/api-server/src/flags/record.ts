@@ -2,6 +2,7 @@ import type { SwitchRecord } from '@gsp/platform-contract';
 import { PLATFORM_ADMIN_ACTOR } from '@gsp/platform-contract';
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import { parseInstant } from '../audit-log/instant.js';
 
 /** A reason is 1 to this many characters (code points, as JSON Schema counts them). */
 export const REASON_MAX_LENGTH = 200;
@@ -27,34 +28,10 @@ export function reasonProblem(reason: string): string | undefined {
   return undefined;
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
-
 /** An RFC 3339 date-time with its offset, as epoch milliseconds; `undefined` when it is not one. */
 export function parseRfc3339(text: string): number | undefined {
-  const m = RFC3339.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > days || hour > 23 || minute > 59 || second > 59) return undefined;
-  let offset = 0;
-  if (m[8] !== undefined) {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return undefined;
-    offset = (m[8] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
-  }
-  const fraction = m[7] === undefined ? 0 : Math.floor(Number(m[7]) * 1000);
-  const utc = new Date(0);
-  utc.setUTCFullYear(year, month - 1, day);
-  utc.setUTCHours(hour, minute, second, fraction);
-  return utc.getTime() - offset;
+  const instant = parseInstant(text);
+  return instant === undefined ? undefined : Number(instant.seconds) * 1000 + Math.floor(instant.micros / 1000);
 }
 
 /** `expiresAt` as epoch milliseconds, or why it is refused. */
