@@ -1,14 +1,15 @@
 /**
  * Name validators with the rules and messages of k8s.io/apimachinery/pkg/util/validation.
  */
+import {
+  DNS_LABEL_MAX_LENGTH,
+  DNS_LABEL_REGEX,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  DNS_SUBDOMAIN_REGEX,
+} from '@gsp/platform-contract';
 import type { NameRule } from './registry.js';
 
-const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
 const DNS1035_LABEL = '[a-z]([-a-z0-9]*[a-z0-9])?';
-
-export const DNS1123_LABEL_MAX = 63;
-export const DNS1123_SUBDOMAIN_MAX = 253;
 
 /**
  * A check of one name format, as apimachinery words it: too long, then not matching `regex`
@@ -27,23 +28,23 @@ function formatCheck(maxLength: number, regex: string, rule: string, examples: s
 
 /** Returns the problems with `value` as a DNS-1123 label (RFC 1123), empty when valid. */
 export const dns1123LabelErrors = formatCheck(
-  DNS1123_LABEL_MAX,
-  DNS1123_LABEL,
+  DNS_LABEL_MAX_LENGTH,
+  DNS_LABEL_REGEX,
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
   "'my-name',  or '123-abc'",
 );
 
 /** Returns the problems with `value` as a DNS-1123 subdomain, empty when valid. */
 export const dns1123SubdomainErrors = formatCheck(
-  DNS1123_SUBDOMAIN_MAX,
-  DNS1123_SUBDOMAIN,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  DNS_SUBDOMAIN_REGEX,
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
   "'example.com'",
 );
 
 /** Returns the problems with `value` as a DNS-1035 label (services), empty when valid. */
 export const dns1035LabelErrors = formatCheck(
-  DNS1123_LABEL_MAX,
+  DNS_LABEL_MAX_LENGTH,
   DNS1035_LABEL,
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
   "'my-name',  or 'abc-123'",

@@ -44,3 +44,29 @@ export const isReservedName = (name: string): boolean => name.startsWith(RESERVE
 export function subjectProblem(subject: string): string | undefined {
   return subject.length <= SUBJECT_MAX_LENGTH && SUBJECT.test(subject) ? undefined : SUBJECT_RULE;
 }
+
+/**
+ * An RFC 1123 label (a namespace, a Kubernetes object name, a tenant, a cluster, a platform id) as
+ * k8s.io/apimachinery writes it: unanchored, to compose with and to quote in its messages.
+ */
+export const DNS_LABEL_REGEX = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+/** Labels joined by dots (a ConfigMap or Secret name, a label key's prefix). */
+export const DNS_SUBDOMAIN_REGEX = `${DNS_LABEL_REGEX}(\\.${DNS_LABEL_REGEX})*`;
+export const DNS_LABEL_MAX_LENGTH = 63;
+export const DNS_SUBDOMAIN_MAX_LENGTH = 253;
+
+/** The label rule as a JSON-Schema `pattern` (with `maxLength` DNS_LABEL_MAX_LENGTH). */
+export const DNS_LABEL_PATTERN = `^${DNS_LABEL_REGEX}$`;
+/** The subdomain rule as a JSON-Schema `pattern` (with `maxLength` DNS_SUBDOMAIN_MAX_LENGTH). */
+export const DNS_SUBDOMAIN_PATTERN = `^${DNS_SUBDOMAIN_REGEX}$`;
+/** The label's characters, whole string; the length is isDnsLabel's. */
+export const DNS_LABEL = new RegExp(DNS_LABEL_PATTERN);
+/** The subdomain's characters, whole string; the length is isDnsSubdomain's. */
+export const DNS_SUBDOMAIN = new RegExp(DNS_SUBDOMAIN_PATTERN);
+
+/** Whether `value` is a DNS-1123 label: 1 to 63 lower-case letters, digits and '-', alphanumeric at both ends. */
+export const isDnsLabel = (value: string): boolean => value.length <= DNS_LABEL_MAX_LENGTH && DNS_LABEL.test(value);
+
+/** Whether `value` is a DNS-1123 subdomain: labels joined by '.', at most 253 characters. */
+export const isDnsSubdomain = (value: string): boolean =>
+  value.length <= DNS_SUBDOMAIN_MAX_LENGTH && DNS_SUBDOMAIN.test(value);

@@ -10,12 +10,22 @@ export {
 export type { CliAccessSource, SwitchRecord } from './kubeconfig.js';
 export {
   CONTROL_CHARACTERS,
+  DNS_LABEL,
+  DNS_LABEL_MAX_LENGTH,
+  DNS_LABEL_PATTERN,
+  DNS_LABEL_REGEX,
+  DNS_SUBDOMAIN,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  DNS_SUBDOMAIN_PATTERN,
+  DNS_SUBDOMAIN_REGEX,
   NO_CONTROL_CHARACTERS_PATTERN,
   RESERVED_PREFIX,
   SUBJECT_MAX_LENGTH,
   SUBJECT_PATTERN,
   SUBJECT_RULE,
   hasControlCharacters,
+  isDnsLabel,
+  isDnsSubdomain,
   isReservedName,
   subjectProblem,
 } from './identifiers.js';

@@ -1,7 +1,15 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { validateHeaderValue } from 'node:http';
-import { SUBJECT_MAX_LENGTH, SUBJECT_RULE, subjectProblem } from '../src/index.js';
+import {
+  DNS_LABEL_PATTERN,
+  DNS_SUBDOMAIN_PATTERN,
+  SUBJECT_MAX_LENGTH,
+  SUBJECT_RULE,
+  isDnsLabel,
+  isDnsSubdomain,
+  subjectProblem,
+} from '../src/index.js';
 
 /** Printable ASCII, what kube-apiserver reads back from the header exactly as it was written. */
 const visible = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c));
@@ -57,3 +65,48 @@ t.test(
     t.match(SUBJECT_RULE, /system:/, 'the rule names the reserved prefix');
   },
 );
+
+/** RFC 1123's label in words, character by character, to hold the regular expression to. */
+function isLabelByHand(value: string): boolean {
+  const alphanumeric = (c: string | undefined) => c !== undefined && /^[a-z0-9]$/.test(c);
+  return (
+    value.length >= 1 &&
+    value.length <= 63 &&
+    [...value].every((c) => alphanumeric(c) || c === '-') &&
+    alphanumeric(value[0]) &&
+    alphanumeric(value[value.length - 1])
+  );
+}
+
+const labelChar = fc.constantFrom('a', 'z', '0', '9', '-', '.', 'A', '_', ' ', '\n', 'é');
+
+t.test('a DNS label is 1 to 63 lower-case letters, digits and "-", alphanumeric at both ends', async (t) => {
+  fc.assert(
+    fc.property(fc.string({ unit: labelChar, minLength: 0, maxLength: 70 }), (value) => {
+      t.equal(isDnsLabel(value), isLabelByHand(value), JSON.stringify(value));
+    }),
+    { numRuns: 2000 },
+  );
+  t.ok(isDnsLabel('a'.repeat(63)));
+  t.notOk(isDnsLabel('a'.repeat(64)), 'at most 63 characters');
+  t.notOk(isDnsLabel('constructor-'), 'ends with a letter or digit');
+});
+
+t.test('a DNS subdomain is labels joined by dots, at most 253 characters', async (t) => {
+  fc.assert(
+    fc.property(fc.string({ unit: labelChar, minLength: 0, maxLength: 80 }), (value) => {
+      const byHand =
+        value.length <= 253 && value.split('.').every((part) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(part));
+      t.equal(isDnsSubdomain(value), byHand, JSON.stringify(value));
+    }),
+    { numRuns: 2000 },
+  );
+  t.ok(isDnsSubdomain(`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`), '253 characters');
+  t.notOk(isDnsSubdomain(`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`), '254 characters');
+});
+
+t.test('the JSON-Schema patterns are the same rules, anchored at both ends', async (t) => {
+  t.equal(DNS_LABEL_PATTERN, '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$');
+  t.ok(new RegExp(DNS_SUBDOMAIN_PATTERN).test('gsp.dev'));
+  t.notOk(new RegExp(DNS_SUBDOMAIN_PATTERN).test('gsp..dev'));
+});

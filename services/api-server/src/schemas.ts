@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import type { TSchema, TString } from 'typebox';
 import {
+  DNS_LABEL_MAX_LENGTH,
+  DNS_LABEL_PATTERN,
   NO_CONTROL_CHARACTERS_PATTERN,
   SUBJECT_MAX_LENGTH,
   SUBJECT_PATTERN,
@@ -10,8 +12,8 @@ import {
 /** DNS-1123 label: tenant (org) names and cluster names. */
 export const Dns1123Label = Type.String({
   minLength: 1,
-  maxLength: 63,
-  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  maxLength: DNS_LABEL_MAX_LENGTH,
+  pattern: DNS_LABEL_PATTERN,
   // Said instead of the pattern when a value does not match (see @gsp/service-kit's problems).
   errorMessage: 'must be a DNS label: lower-case letters, digits and "-", starting and ending with a letter or digit',
 });

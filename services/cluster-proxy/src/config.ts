@@ -13,7 +13,7 @@ import {
 } from '@gsp/service-kit';
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPins } from '@gsp/flags-client';
-import { hasControlCharacters } from '@gsp/platform-contract';
+import { hasControlCharacters, isDnsLabel } from '@gsp/platform-contract';
 import type { StaleMode } from './access.js';
 
 export interface ClusterProxyConfig {
@@ -102,7 +102,7 @@ export function loadConfig(env: Env = process.env): ClusterProxyConfig {
     );
   }
   const platformId = nonEmpty(env, 'PLATFORM_ID') ?? 'default';
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(platformId) || platformId.length > 63) {
+  if (!isDnsLabel(platformId)) {
     throw new ConfigError(
       'PLATFORM_ID',
       "must be a DNS label (lowercase letters, digits and dashes), the same as the API server's",

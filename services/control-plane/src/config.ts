@@ -17,6 +17,7 @@ import {
 import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { auditExportConfig } from '@gsp/audit-export';
 import type { AuditExportConfig } from '@gsp/audit-export';
+import { isDnsLabel } from '@gsp/platform-contract';
 import { hostname } from 'node:os';
 import { MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT } from './apikeys/keys.js';
 import type { KubeBounds } from './kube/client.js';
@@ -116,7 +117,6 @@ export { ConfigError };
 
 const MAX_CONSOLE_TICKET_TTL_MS = 5 * 60_000;
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 function readNamespace(env: Env, serviceAccountFile: string): string {
   const fromEnv = nonEmpty(env, 'POD_NAMESPACE');
@@ -129,7 +129,7 @@ function readNamespace(env: Env, serviceAccountFile: string): string {
     }
   }
   namespace ??= 'default';
-  if (!DNS_LABEL.test(namespace))
+  if (!isDnsLabel(namespace))
     throw new ConfigError('POD_NAMESPACE', `must be a namespace name, got ${JSON.stringify(namespace)}`);
   return namespace;
 }

@@ -1,3 +1,5 @@
+import { DNS_SUBDOMAIN_REGEX } from '@gsp/platform-contract';
+
 /**
  * Kubernetes label selectors (`?labelSelector=`), the equality- and set-based syntax of
  * `kubectl -l`: `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, joined by commas.
@@ -9,8 +11,8 @@ export class SelectorError extends Error {
   override name = 'SelectorError';
 }
 
-const KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+/** A label key: an optional DNS-1123 subdomain prefix and '/', then a name. */
+const KEY = new RegExp(`^(${DNS_SUBDOMAIN_REGEX}\\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`);
 const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
 function key(raw: string, selector: string): string {

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { V1Container, V1PersistentVolumeClaim, V1Volume } from '@kubernetes/client-node';
+import { isDnsSubdomain } from '@gsp/platform-contract';
 import { pointerSegment } from './schema.js';
 import type { ProfileError } from './schema.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, PROFILE_LABEL } from './store.js';
@@ -134,7 +135,6 @@ export function generateName(profileName: string): string {
 }
 
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 export const MAX_USER_LABELS = 64;
 
 /**
@@ -148,7 +148,7 @@ function labelKeyError(key: string): string | undefined {
   const slash = key.indexOf('/');
   const prefix = slash === -1 ? undefined : key.slice(0, slash);
   const name = slash === -1 ? key : key.slice(slash + 1);
-  if (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
+  if (prefix !== undefined && !isDnsSubdomain(prefix)) {
     return 'must have a DNS-1123 subdomain as its prefix (before "/"), at most 253 characters';
   }
   if (name.length > 63 || !LABEL_NAME.test(name)) {

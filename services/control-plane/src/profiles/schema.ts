@@ -2,6 +2,12 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { describeValidation, InvalidRequestError } from '@gsp/service-kit';
+import {
+  DNS_LABEL_MAX_LENGTH,
+  DNS_LABEL_PATTERN,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  DNS_SUBDOMAIN_PATTERN,
+} from '@gsp/platform-contract';
 import type { FieldError, SchemaIssue } from '@gsp/service-kit';
 import { BUILT_IN_ACTIONS } from './types.js';
 import type { Profile } from './types.js';
@@ -12,8 +18,6 @@ export interface ProfileError {
   message: string;
 }
 
-const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 const QUANTITY = '^[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$';
 const NO_NUL = '^[^\\u0000]*$';
 const QUANTITY_RE = new RegExp(QUANTITY);
@@ -24,8 +28,8 @@ const PROFILE_NAME_RULE =
 /** A profile's name: it names the ConfigMap, labels game servers and starts their generated names. */
 export const ProfileName = Type.String({
   minLength: 1,
-  maxLength: 63,
-  pattern: DNS_LABEL,
+  maxLength: DNS_LABEL_MAX_LENGTH,
+  pattern: DNS_LABEL_PATTERN,
   errorMessage: PROFILE_NAME_RULE,
   description: 'A DNS-1123 label (lower-case letters, digits and "-"), at most 63 characters.',
 });
@@ -131,7 +135,7 @@ const Port = Type.Object(
     name: Type.String({
       minLength: 1,
       maxLength: 15,
-      pattern: DNS_LABEL,
+      pattern: DNS_LABEL_PATTERN,
       errorMessage: 'must be a DNS-1123 label of at most 15 characters, as Kubernetes port names are',
     }),
     containerPort: Type.Integer({ minimum: 1, maximum: 65535 }),
@@ -194,8 +198,8 @@ export const ProfileBody = Type.Object(
           size: Quantity,
           storageClassName: Type.Optional(
             Type.String({
-              maxLength: 253,
-              pattern: DNS_SUBDOMAIN,
+              maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+              pattern: DNS_SUBDOMAIN_PATTERN,
               errorMessage: 'must be a DNS-1123 subdomain, as storage class names are',
             }),
           ),

@@ -1,24 +1,36 @@
 import { Type } from 'typebox';
+import type { TString } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  DNS_LABEL_MAX_LENGTH,
+  DNS_LABEL_PATTERN,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  DNS_SUBDOMAIN_PATTERN,
+} from '@gsp/platform-contract';
 import { BadRequest, NotFound } from '../errors.js';
 
 /** Path and query pieces the game-server, fleet and profile routes share. */
 /** What a name that is no DNS-1123 label is told: the rule, not the pattern. */
 export const DNS_LABEL_RULE =
   'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters';
-export const Namespace = Type.String({
-  minLength: 1,
-  maxLength: 63,
-  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-  errorMessage: DNS_LABEL_RULE,
-  description: 'A Kubernetes namespace.',
-});
-export const Name = Type.String({
-  minLength: 1,
-  maxLength: 63,
-  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-  errorMessage: DNS_LABEL_RULE,
-});
+
+/** A DNS-1123 label (a namespace, a game server, a profile, a snapshot) as a TypeBox string. */
+export function dnsLabel(annotations: { errorMessage?: string; description?: string } = {}): TString {
+  return Type.String({ minLength: 1, maxLength: DNS_LABEL_MAX_LENGTH, pattern: DNS_LABEL_PATTERN, ...annotations });
+}
+
+/** A DNS-1123 subdomain (a VolumeSnapshot's name) as a TypeBox string. */
+export function dnsSubdomain(annotations: { errorMessage?: string; description?: string } = {}): TString {
+  return Type.String({
+    minLength: 1,
+    maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+    pattern: DNS_SUBDOMAIN_PATTERN,
+    ...annotations,
+  });
+}
+
+export const Namespace = dnsLabel({ errorMessage: DNS_LABEL_RULE, description: 'A Kubernetes namespace.' });
+export const Name = dnsLabel({ errorMessage: DNS_LABEL_RULE });
 export const ActionName = Type.String({
   minLength: 1,
   maxLength: 63,

@@ -20,6 +20,8 @@ import {
   checkArgsSize,
   checkListedNamespace,
   DNS_LABEL_RULE,
+  dnsLabel,
+  dnsSubdomain,
   mayList,
   page,
   ListQuery,
@@ -32,31 +34,16 @@ const GameServerParams = Type.Object({ namespace: Namespace, name: Name });
 
 const CreateBody = Type.Object(
   {
-    profile: Type.String({
-      minLength: 1,
-      maxLength: 63,
-      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-      errorMessage: DNS_LABEL_RULE,
-      description: 'The profile to create it from.',
-    }),
+    profile: dnsLabel({ errorMessage: DNS_LABEL_RULE, description: 'The profile to create it from.' }),
     name: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 63,
-        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-        errorMessage: DNS_LABEL_RULE,
-        description: 'Default: the profile name and a random suffix.',
-      }),
+      dnsLabel({ errorMessage: DNS_LABEL_RULE, description: 'Default: the profile name and a random suffix.' }),
     ),
     labels: Type.Optional(
       Type.Record(Type.String(), Type.String(), { description: 'Extra labels; keys under gsp.dev/ are reserved.' }),
     ),
     env: Type.Optional(envVars({ description: "Environment variables added to the profile's (these win)." })),
     fromSnapshot: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 253,
-        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+      dnsSubdomain({
         description:
           "A VolumeSnapshot in this namespace, ready to use, that the new server's storage is restored from (its claim's dataSource).",
       }),

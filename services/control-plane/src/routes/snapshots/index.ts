@@ -8,7 +8,7 @@ import type { WriteAudit } from '../../snapshots/retention.js';
 import { SnapshotStore } from '../../snapshots/store.js';
 import { SnapshotCreatedSchema, takeSnapshot } from '../../snapshots/take.js';
 import type { SnapshotContext } from '../../snapshots/take.js';
-import { ListQuery, listPage, Name, Namespace } from '../params.js';
+import { dnsLabel, ListQuery, listPage, Name, Namespace } from '../params.js';
 
 export interface SnapshotRouteOptions {
   /**
@@ -23,10 +23,7 @@ const Params = Type.Object({ namespace: Namespace, name: Name });
 const CreateBody = Type.Object(
   {
     name: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 63,
-        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      dnsLabel({
         description: "Default: the game server's name and the UTC time to the second, `<name>-yyyymmddhhmmss`.",
       }),
     ),
