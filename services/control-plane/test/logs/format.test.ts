@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { LogFraming, MAX_EVENT_LINE, prefersEventStream } from '../src/logs/format.js';
+import { LogFraming, MAX_EVENT_LINE, prefersEventStream } from '../../src/logs/format.js';
 
 /** Writes `chunks` through a framing and returns what came out. */
 async function framed(events: boolean, chunks: Buffer[], reason?: string): Promise<Buffer> {
