@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
+import { RedisEventBus } from '@gsp/events';
 import { createFlagsClient } from '@gsp/flags-client';
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -76,8 +77,9 @@ for (;;) {
 }
 
 const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
-const client = createFlagsClient({ pool, redisUrl, redisPrefix: prefix, ttlMs: 60_000, env: {} });
-await client.ready();
+const bus = new RedisEventBus({ url: redisUrl, prefix });
+const client = createFlagsClient({ pool, bus, ttlMs: 60_000, env: {} });
+await bus.ready();
 const token = await new SignJWT({})
   .setProtectedHeader({ alg: 'HS256' })
   .setSubject('bench')
@@ -133,6 +135,7 @@ try {
   );
 } finally {
   await client.close();
+  await bus.close();
   await pool.end();
   const exited = new Promise((resolve) => server.once('exit', resolve));
   server.kill('SIGTERM');

@@ -3,7 +3,8 @@ import { ErrorCode, NOOP_PROVIDER, OpenFeature } from '@openfeature/server-sdk';
 import type { Client, EvaluationContext } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { FlagsClientError } from './errors.js';
-import type { Logger } from './client.js';
+import type { Logger } from '@gsp/service-kit';
+import type { Evaluation, EvaluationContext as FlagContext } from './evaluation.js';
 
 export interface OfrepResolverOptions {
   /** Base URL of the OFREP service (`OFREP_URL`); the provider appends `/ofrep/v1/...`. */
@@ -132,4 +133,18 @@ export function createOfrepResolver(options: OfrepResolverOptions): OfrepResolve
       await OpenFeature.setProviderAndWait(domain, NOOP_PROVIDER);
     },
   };
+}
+
+/**
+ * A flag outside the registry, answered by the OFREP service. A provider failure serves the
+ * caller's default (false) and says so, like a stale store read.
+ */
+export async function evaluateRemotely(remote: OfrepResolver, key: string, context: FlagContext): Promise<Evaluation> {
+  const resolution = await remote.resolveBoolean(key, { org: context.org, clusterId: context.clusterId }, false);
+  if (!resolution)
+    throw new FlagsClientError(
+      'ERR_FLAG_UNKNOWN',
+      `unknown flag ${JSON.stringify(key)} (neither in the registry nor known to the OFREP provider)`,
+    );
+  return { value: resolution.value, source: 'provider', envPinned: false, stale: resolution.errorCode !== undefined };
 }

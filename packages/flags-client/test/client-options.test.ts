@@ -1,6 +1,7 @@
 import t from 'tap';
 import pg from 'pg';
-import { createFlagsClient, FlagsClientError, LocalEventBus } from '@gsp/flags-client';
+import { LocalEventBus } from '@gsp/events';
+import { createFlagsClient, FlagsClientError } from '@gsp/flags-client';
 import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
 
 // A pool that is never connected: these behaviours must not touch the store at all.
@@ -9,12 +10,13 @@ t.teardown(() => pool.end());
 
 t.test('bad options fail at construction with a precise message', async (t) => {
   t.throws(() => createFlagsClient({} as never), { code: 'ERR_FLAGS_OPTIONS', message: /pool/ });
-  t.throws(() => createFlagsClient({ pool, ttlMs: -1 }), { code: 'ERR_FLAGS_OPTIONS', message: /ttlMs/ });
-  t.throws(() => createFlagsClient({ pool, storeTimeoutMs: Number.NaN }), {
+  const bus = new LocalEventBus();
+  t.throws(() => createFlagsClient({ pool, bus, ttlMs: -1 }), { code: 'ERR_FLAGS_OPTIONS', message: /ttlMs/ });
+  t.throws(() => createFlagsClient({ pool, bus, storeTimeoutMs: Number.NaN }), {
     code: 'ERR_FLAGS_OPTIONS',
     message: /storeTimeoutMs/,
   });
-  t.throws(() => createFlagsClient({ pool, env: { SERVICE_CLI_ACCESS_ENABLED: 'on' } }), {
+  t.throws(() => createFlagsClient({ pool, bus, env: { SERVICE_CLI_ACCESS_ENABLED: 'on' } }), {
     code: 'ERR_FLAG_ENV_PIN',
     name: 'ConfigError',
     variable: 'SERVICE_CLI_ACCESS_ENABLED',

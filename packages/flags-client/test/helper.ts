@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CLI_ACCESS_ENABLED } from '@gsp/flags-client';
-import type { EventBus } from '@gsp/flags-client';
+import type { EventBus } from '@gsp/events';
 import { FLAG_UPDATED_EVENT } from '@gsp/platform-contract';
 import type { FlagEventScope } from '@gsp/platform-contract';
 

@@ -1,7 +1,8 @@
 import t from 'tap';
 import pg from 'pg';
 import { Registry } from 'prom-client';
-import { createFlagsClient, RedisEventBus } from '@gsp/flags-client';
+import { LocalEventBus, RedisEventBus } from '@gsp/events';
+import { createFlagsClient } from '@gsp/flags-client';
 import { waitUntil } from '@gsp/service-kit';
 import { startRelay } from '@gsp/service-kit/testing/relay';
 import { announce, flagStore, PLATFORM, redisPrefix, TEST_REDIS_URL } from './helper.js';
@@ -17,6 +18,7 @@ t.test('a client that has seen a value keeps answering it, stale, while Postgres
   const registry = new Registry();
   const client = createFlagsClient({
     pool,
+    bus: new LocalEventBus(),
     ttlMs: 50,
     retryAfterMs: 100,
     storeTimeoutMs: 500,
@@ -64,7 +66,7 @@ t.test(
     link.cut();
     const pool = new pg.Pool({ connectionString: link.url, max: 2, connectionTimeoutMillis: 500 });
     pool.on('error', () => {});
-    const client = createFlagsClient({ pool, env: {}, storeTimeoutMs: 500 });
+    const client = createFlagsClient({ pool, bus: new LocalEventBus(), env: {}, storeTimeoutMs: 500 });
     t.teardown(async () => {
       await client.close();
       await pool.end();
@@ -89,9 +91,11 @@ t.test(
     const redis = await startRelay(t, TEST_REDIS_URL);
     redis.cut();
     const pool = new pg.Pool({ connectionString: store.url, max: 2 });
-    const reader = createFlagsClient({ pool, redisUrl: redis.url, redisPrefix: prefix, ttlMs: 120_000, env: {} });
+    const bus = new RedisEventBus({ url: redis.url, prefix });
+    const reader = createFlagsClient({ pool, bus, ttlMs: 120_000, env: {} });
     t.teardown(async () => {
       await reader.close();
+      await bus.close();
       await pool.end();
     });
     t.equal((await reader.cliAccess({})).value, true, 'cached while the reader has no Redis');

@@ -2,7 +2,8 @@ import t from 'tap';
 import pg from 'pg';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createFlagsClient, LocalEventBus } from '@gsp/flags-client';
+import { LocalEventBus } from '@gsp/events';
+import { createFlagsClient } from '@gsp/flags-client';
 import { announce, cluster, flagStore, PLATFORM } from './helper.js';
 
 t.test('the flags client against a flag store', async (t) => {

@@ -42,3 +42,5 @@ export {
   toleranceSeconds,
 } from './oidc.js';
 export type { OidcTokenVerifier, OidcVerifierOptions, VerifiedClaims } from './oidc.js';
+export { silentLogger } from './logger.js';
+export type { Logger } from './logger.js';

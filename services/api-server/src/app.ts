@@ -7,6 +7,7 @@ import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from
 import db from './plugins/db.js';
 import auth, { SECURITY_SCHEME } from './plugins/auth.js';
 import metrics from './plugins/metrics.js';
+import events from './plugins/events.js';
 import flags from './plugins/flags.js';
 import presence from './plugins/presence.js';
 import auditExport from './plugins/audit-export.js';
@@ -65,11 +66,10 @@ export async function buildApp(
     oidc: config.oidc,
     clockToleranceMs: config.clockToleranceMs,
   });
+  await app.register(events, { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix });
   await app.register(flags, {
     ...config.flags,
     platformId: config.platformId,
-    redisUrl: config.redisUrl,
-    redisKeyPrefix: config.redisKeyPrefix,
     outboxPollIntervalMs: config.outboxPollIntervalMs,
     outboxRelayEnabled: config.outboxRelayEnabled,
   });

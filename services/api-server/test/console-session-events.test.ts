@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import pg from 'pg';
 import Provider from 'oidc-provider';
 import type { FastifyInstance } from 'fastify';
-import { LocalEventBus } from '@gsp/flags-client';
+import { LocalEventBus } from '@gsp/events';
 import { CONSOLE_SESSION_ENDED_EVENT } from '@gsp/platform-contract';
 import { EVENTS_DEFAULTS } from '../src/events/config.js';
 import { EventFeed } from '../src/events/feed.js';

@@ -42,7 +42,7 @@ t.test('a reader that stops reading is cut off with a reload hint; others get ev
   for (let i = 1; i <= count; i++) {
     // As messages from Redis arrive: the event loop turns between them, so readers can read.
     await new Promise((resolve) => setImmediate(resolve));
-    await app.flagsClient.eventBus.publish(FLAG_UPDATED_EVENT, {
+    await app.events.publish(FLAG_UPDATED_EVENT, {
       id: String(i),
       flag: 'cli_access.enabled',
       actor: PLATFORM_ADMIN,

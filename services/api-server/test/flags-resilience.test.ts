@@ -2,6 +2,7 @@ import t from 'tap';
 import type { Test as Tap } from 'tap';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { RedisEventBus } from '@gsp/events';
 import { createFlagsClient } from '@gsp/flags-client';
 import type { Evaluation } from '@gsp/flags-client';
 import { startRelay } from '@gsp/service-kit/testing/relay';
@@ -17,19 +18,14 @@ t.test(
     const { app, databaseUrl } = await build(t, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix });
     const admin = await bearer(PLATFORM_ADMIN);
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-    const client = createFlagsClient({
-      pool,
-      redisUrl: TEST_REDIS_URL,
-      redisPrefix: prefix,
-      redisConnectionName: `${prefix}reader`,
-      ttlMs: ttl,
-      env: {},
-    });
+    const bus = new RedisEventBus({ url: TEST_REDIS_URL, prefix, connectionName: `${prefix}reader` });
+    const client = createFlagsClient({ pool, bus, ttlMs: ttl, env: {} });
     t.teardown(async () => {
       await client.close();
+      await bus.close();
       await pool.end();
     });
-    await client.ready();
+    await bus.ready();
     const resyncs: string[] = [];
     client.onChange('cli_access.enabled', (change) => resyncs.push(change.scope.type));
 

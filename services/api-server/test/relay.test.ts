@@ -2,7 +2,7 @@ import t from 'tap';
 import pg from 'pg';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RedisEventBus } from '@gsp/flags-client';
+import { RedisEventBus } from '@gsp/events';
 import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
 import type { FlagEvent } from '@gsp/platform-contract';
 import { OutboxRelay } from '../src/outbox/relay.js';
@@ -92,6 +92,7 @@ t.test('two relays running together deliver every event, each marked once, in or
         published.push((e as FlagEvent).id!);
       },
       subscribe: bus.subscribe.bind(bus),
+      ready: bus.ready.bind(bus),
       close: bus.close.bind(bus),
     };
     const relay = new OutboxRelay({ pool, bus: counting, log: quiet, pollIntervalMs: 20, batchSize: 7 });

@@ -3,6 +3,8 @@ import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
 import { Code, ConnectError } from '@connectrpc/connect';
+import { createEventBus } from '@gsp/events';
+import type { EventBus } from '@gsp/events';
 import { createFlagsClient } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import { generateSelfSignedCertificate, serveMetrics } from '@gsp/service-kit';
@@ -25,6 +27,8 @@ export interface ClusterProxy {
   tunnelServer: Http2Server | Http2SecureServer;
   registry: TunnelRegistry;
   metrics: ProxyMetrics;
+  /** The process's one event bus: the flags client and the revocation watch listen on it. */
+  events: EventBus;
   flags: FlagsClient;
   rights: Rights;
   /** This replica's tunnels as the API server sees them (`agent_tunnels`). */
@@ -79,11 +83,15 @@ export async function buildClusterProxy(
     );
   }
   pool.on('error', (err) => app.log.warn({ err }, 'postgres connection error'));
+  const events = createEventBus({
+    redisUrl: config.redisUrl,
+    prefix: config.redisKeyPrefix,
+    connectionName: `${config.redisKeyPrefix}cluster-proxy`,
+    log: app.log,
+  });
   const flags = createFlagsClient({
     pool,
-    redisUrl: config.redisUrl,
-    redisPrefix: config.redisKeyPrefix,
-    redisConnectionName: `${config.redisKeyPrefix}cluster-proxy`,
+    bus: events,
     ttlMs: config.flagsCacheTtlMs,
     pins: config.pins,
     logger: app.log,
@@ -137,6 +145,7 @@ export async function buildClusterProxy(
     rights,
     cliAccess,
     flags,
+    events,
     metrics,
     log: app.log,
     intervalMs: config.watchIntervalMs,
@@ -162,6 +171,7 @@ export async function buildClusterProxy(
     app.server.closeAllConnections();
     await app.close();
     await flags.close();
+    await events.close();
     await pool.end();
   }
 
@@ -199,6 +209,7 @@ export async function buildClusterProxy(
     tunnelServer: tunnels.server,
     registry,
     metrics,
+    events,
     flags,
     rights,
     presence,

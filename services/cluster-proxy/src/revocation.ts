@@ -1,6 +1,8 @@
 import { Code, ConnectError } from '@connectrpc/connect';
+import type { EventBus } from '@gsp/events';
 import { CLI_ACCESS_ENABLED } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
+import type { Logger } from '@gsp/service-kit';
 import { ACCESS_CHANGED_EVENT, isAccessEvent } from '@gsp/platform-contract';
 import { tunnelRefusal } from './access.js';
 import type { SwitchDecision } from './access.js';
@@ -13,8 +15,10 @@ export interface RevocationOptions {
   rights: Rights;
   cliAccess(clusterId: string): Promise<SwitchDecision>;
   flags: FlagsClient;
+  /** The process's event bus, for `access.changed`. */
+  events: EventBus;
   metrics: ProxyMetrics;
-  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  log: Logger;
   /** How often live tunnels are re-checked besides change notifications. */
   intervalMs: number;
 }
@@ -31,7 +35,7 @@ export interface RevocationWatch {
  * flags client hears and every `intervalMs` besides.
  */
 export function watchRevocations(options: RevocationOptions): RevocationWatch {
-  const { registry, rights, cliAccess, flags, metrics, log } = options;
+  const { registry, rights, cliAccess, flags, events, metrics, log } = options;
   let sweeping: Promise<void> | undefined;
   let again = false;
   /** Closes a tunnel whose cluster was deleted or whose agent token was replaced; the agent's reconnect is then refused. */
@@ -101,7 +105,7 @@ export function watchRevocations(options: RevocationOptions): RevocationWatch {
   // A membership change, a deleted cluster or a rotated agent token: drop what it may have changed
   // and re-check every live tunnel and stream against the store (a tunnel whose agent already came
   // back with the new token compares equal and stays).
-  const unsubscribeAccess = flags.eventBus.subscribe(ACCESS_CHANGED_EVENT, {
+  const unsubscribeAccess = events.subscribe(ACCESS_CHANGED_EVENT, {
     event(event) {
       if (!isAccessEvent(event)) return;
       rights.forget(event);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { EventBus } from '@gsp/flags-client';
+import type { EventBus } from '@gsp/events';
+import type { Logger } from '@gsp/service-kit';
 import { CONSOLE_SESSION_ENDED_EVENT, isConsoleSessionEndedEvent } from '@gsp/platform-contract';
 import type { Queryable } from '@gsp/platform-contract';
 import { liveSessions } from '../console/sessions.js';
@@ -16,7 +17,7 @@ export interface EventFeedOptions extends EventsConfig {
   /** The process's event transport, on which the outbox relay publishes every committed event. */
   bus: EventBus;
   platformId: string;
-  log: { warn(obj: object, msg: string): void };
+  log: Pick<Logger, 'warn'>;
 }
 
 /** A stream subscribed and its replay read, ready to answer. */

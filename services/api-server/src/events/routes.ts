@@ -17,7 +17,7 @@ const STREAM_DESCRIPTION = `Server-Sent Events: \`flag\`, \`member\`, \`cluster\
 const routes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, opts) => {
   const { platformId } = opts;
   const tags = ['events'];
-  const feed = new EventFeed({ ...opts, db: app.pg, bus: app.flagsClient.eventBus, log: app.log });
+  const feed = new EventFeed({ ...opts, db: app.pg, bus: app.events, log: app.log });
   // Open streams would keep app.close() waiting for ever.
   app.addHook('preClose', () => feed.close());
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { EventBus } from '@gsp/flags-client';
+import type { EventBus } from '@gsp/events';
 import { OUTBOX_CHANNEL_SQL } from '@gsp/platform-contract';
 
 export interface RelayLogger {

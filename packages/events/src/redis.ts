@@ -1,52 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
-
-export interface EventHandlers {
-  /** A payload as published; consumers check its shape (`isFlagEvent`, `isAccessEvent`). */
-  event(payload: unknown): void;
-  /** Called when events may have been missed (a reconnect): drop everything cached. */
-  resync?(): void;
-}
-
-/**
- * The platform's event transport: the API server's outbox relay publishes committed events,
- * every process subscribes to the types whose caches it keeps. `type` is an event name from
- * `@gsp/platform-contract`; on Redis it is also the channel (behind the key prefix).
- */
-export interface EventBus {
-  /** Resolves once the event is handed to the transport; rejects if it could not be. */
-  publish(type: string, payload: object): Promise<void>;
-  /** Returns unsubscribe. */
-  subscribe(type: string, handlers: EventHandlers): () => void;
-  close(): Promise<void>;
-}
-
-/** Invalidation inside one process: used when no Redis is configured. */
-export class LocalEventBus implements EventBus {
-  private readonly emitter = new EventEmitter().setMaxListeners(0);
-
-  async publish(type: string, payload: object): Promise<void> {
-    this.emitter.emit(type, payload);
-  }
-
-  subscribe(type: string, handlers: EventHandlers): () => void {
-    const listener = (payload: unknown) => handlers.event(payload);
-    this.emitter.on(type, listener);
-    return () => this.emitter.off(type, listener);
-  }
-
-  async close(): Promise<void> {
-    this.emitter.removeAllListeners();
-  }
-}
-
-let processBus: LocalEventBus | undefined;
-/** The one in-process bus shared by every writer and client of this process. */
-export function processLocalBus(): LocalEventBus {
-  processBus ??= new LocalEventBus();
-  return processBus;
-}
-
+import { countConstruction } from './bus.js';
+import type { EventBus, EventHandlers } from './bus.js';
 export interface RedisBusOptions {
   url: string;
   /** Prefix for channel names, so tests and tenants of one Redis never cross. */
@@ -70,6 +24,7 @@ export class RedisEventBus implements EventBus {
   private readonly handlers = new Map<string, Set<EventHandlers>>();
 
   constructor(private readonly options: RedisBusOptions) {
+    countConstruction();
     this.prefix = options.prefix ?? '';
     this.sub = new Redis(options.url, {
       maxRetriesPerRequest: null,
