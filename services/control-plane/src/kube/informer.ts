@@ -7,6 +7,12 @@ import { CLUSTER_RETRY_AFTER_SECONDS } from './errors.js';
 export type ChangeType = 'add' | 'update' | 'delete';
 
 /**
+ * How long a write waits for the watch to show it (`waitFor`), so the caller's next read sees
+ * it; then it answers from the write anyway.
+ */
+export const SETTLE_MS = 2000;
+
+/**
  * A list + watch of one kind of object, kept in memory: reads never wait on the cluster. A
  * failed list or watch is retried every second (logged once until it works again); the first
  * successful list makes it `ready`. `waitFor` gives a writer read-your-writes: it resolves once

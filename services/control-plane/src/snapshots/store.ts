@@ -2,12 +2,9 @@ import type { CustomObjectsApi, KubernetesListObject, Watch } from '@kubernetes/
 import type { FastifyBaseLogger } from 'fastify';
 import { Conflict, NotFound, ServiceUnavailable, withRetryAfter } from '../errors.js';
 import { CLUSTER_RETRY_AFTER_SECONDS } from '../kube/errors.js';
-import { Informer, InformerStore } from '../kube/informer.js';
+import { Informer, InformerStore, SETTLE_MS } from '../kube/informer.js';
 import { GAME_SERVER_LABEL, OWN_SNAPSHOTS, SNAPSHOTS, byName, isOwn, snapshotView } from './model.js';
 import type { Snapshot, VolumeSnapshot } from './model.js';
-
-/** How long a write waits for the watch to show it, so the caller's next read sees it; then it answers anyway. */
-const SETTLE_MS = 2000;
 
 const notLoaded = (): Error =>
   withRetryAfter(
