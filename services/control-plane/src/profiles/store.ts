@@ -185,6 +185,20 @@ export class ProfileStore extends InformerStore<V1ConfigMap> {
     return invalids.find((i) => i.configMap === configMapName(name)) ?? invalids.find((i) => i.name === name);
   }
 
+  /**
+   * Why profile `name` is not served, in the words of a 422: where its ConfigMap is and what does
+   * not validate (the pointers address the profile document, which is what a PUT's body is).
+   * 404 when there is no such profile at all.
+   */
+  refusal(name: string): { detail: string; errors: ProfileError[] } {
+    const invalid = this.invalid(name);
+    if (invalid === undefined) throw new NotFound(`profile ${name} not found`);
+    const where = `ConfigMap ${invalid.configMap} in namespace ${this.namespace}`;
+    const why = invalid.errors.map((e) => e.message).join('; ');
+    const detail = `profile ${name} is not served: ${where} does not validate: ${why}. Fix it with kubectl, or PUT the profile again`;
+    return { detail, errors: invalid.errors };
+  }
+
   /** Every profile ConfigMap that does not validate, by ConfigMap name. */
   invalidList(): InvalidProfile[] {
     return this.loaded()

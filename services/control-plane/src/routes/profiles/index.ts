@@ -5,7 +5,6 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendProblem } from '@gsp/service-kit';
 import { routeOf } from '../table.js';
-import { NotFound } from '../../errors.js';
 import { fieldErrors, ProfileBody, ProfileName, ProfileView, profileIssues, toProfile } from '../../profiles/schema.js';
 
 const Params = Type.Object({ name: ProfileName });
@@ -47,16 +46,10 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ProfileView },
     },
     handler: async (request, reply) => {
-      const { name } = request.params;
-      const profile = store.get(name);
+      const profile = store.get(request.params.name);
       if (profile !== undefined) return profile;
-      const invalid = store.invalid(name);
-      if (invalid === undefined) throw new NotFound(`profile ${name} not found`);
-      const where = `ConfigMap ${invalid.configMap} in namespace ${app.kube.namespace}`;
-      const why = invalid.errors.map((e) => e.message).join('; ');
-      // In `body`: the pointers address the profile document, which is what a PUT's body is.
-      const detail = `profile ${name} is not served: ${where} does not validate: ${why}. Fix it with kubectl, or PUT the profile again`;
-      return sendProblem(request, reply, 422, detail, fieldErrors(invalid.errors));
+      const { detail, errors } = store.refusal(request.params.name);
+      return sendProblem(request, reply, 422, detail, fieldErrors(errors));
     },
   });
 
