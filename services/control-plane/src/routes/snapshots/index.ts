@@ -1,13 +1,11 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { setAudit } from '../../audit-target.js';
 import { routeOf } from '../table.js';
-import { NotFound } from '../../errors.js';
 import { SnapshotSchema } from '../../snapshots/model.js';
-import { SnapshotRetention } from '../../snapshots/retention.js';
 import type { WriteAudit } from '../../snapshots/retention.js';
-import { SnapshotStore } from '../../snapshots/store.js';
-import { SnapshotCreatedSchema, takeSnapshot } from '../../snapshots/take.js';
-import type { SnapshotContext } from '../../snapshots/take.js';
+import { SnapshotService } from '../../snapshots/service.js';
+import { SnapshotCreatedSchema } from '../../snapshots/take.js';
 import { dnsLabel, ListQuery, listPage, Name, Namespace } from '../params.js';
 
 export interface SnapshotRouteOptions {
@@ -34,22 +32,18 @@ const CreateBody = Type.Object(
 const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (app, opts) => {
   const { custom, watch, exec } = app.kube;
   const { gameServers, locks } = app.agones;
-  const store = new SnapshotStore(custom, watch, app.log);
-  const ctx: SnapshotContext = { exec, locks, store, profile: (name) => app.profiles.get(name), log: app.log };
-  const writeAudit: WriteAudit =
-    opts.writeAudit ?? ((line) => app.log.info({ audit: line }, 'snapshot retention deleted a snapshot'));
-  const keepOf = (profile: string): number | undefined => {
-    // Profiles not loaded yet: keep everything for now; the next ready snapshot tries again.
-    if (!app.profiles.ready) return undefined;
-    return app.profiles.get(profile)?.snapshot?.keep;
-  };
-  const retention = new SnapshotRetention({ informer: store.informer, custom, keepOf, log: app.log, writeAudit });
-  await store.start();
-  retention.start();
-  app.addHook('onClose', async () => {
-    await retention.stop();
-    await store.stop();
+  const snapshots = new SnapshotService({
+    custom,
+    watch,
+    exec,
+    locks,
+    gameServers,
+    profiles: app.profiles,
+    log: app.log,
+    writeAudit: opts.writeAudit ?? ((line) => app.log.info({ audit: line }, 'snapshot retention deleted a snapshot')),
   });
+  await snapshots.start();
+  app.addHook('onClose', () => snapshots.stop());
 
   app.route({
     ...routeOf('createSnapshot', [409, 504]),
@@ -60,12 +54,7 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
     },
     handler: async (request, reply) => {
       const { namespace, name } = request.params;
-      gameServers.requireReady();
-      const gs = gameServers.get(namespace, name);
-      if (gs === undefined) throw new NotFound(`game server ${namespace}/${name} not found`);
-      const created = await takeSnapshot(ctx, gs, request.body.name, (outcome) => {
-        request.auditOutcome = outcome;
-      });
+      const created = await snapshots.take(namespace, name, request.body.name, (audit) => setAudit(request, audit));
       reply.header('location', `/api/v1/snapshots/${namespace}/${created.name}`);
       return reply.code(202).send(created);
     },
@@ -74,32 +63,19 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
   app.route({
     ...routeOf('listGameServerSnapshots'),
     schema: { tags: ['snapshots'], params: Params, response: { 200: Type.Array(SnapshotSchema) } },
-    handler: async (request) => {
-      const { namespace, name } = request.params;
-      const items = store.ofGameServer(namespace, name);
-      gameServers.requireReady();
-      // A deleted game server's snapshots stay (they can be restored), and are still listed here.
-      if (items.length === 0 && gameServers.get(namespace, name) === undefined)
-        throw new NotFound(`game server ${namespace}/${name} not found`);
-      return items;
-    },
+    handler: async (request) => snapshots.ofGameServer(request.params.namespace, request.params.name),
   });
 
   app.route({
     ...routeOf('listSnapshots'),
     schema: { tags: ['snapshots'], querystring: ListQuery, response: { 200: Type.Array(SnapshotSchema) } },
-    handler: async (request, reply) => listPage(request, reply, 'snapshots', (namespace) => store.list(namespace)),
+    handler: async (request, reply) => listPage(request, reply, 'snapshots', (namespace) => snapshots.list(namespace)),
   });
 
   app.route({
     ...routeOf('getSnapshot'),
     schema: { tags: ['snapshots'], params: Params, response: { 200: SnapshotSchema } },
-    handler: async (request) => {
-      const { namespace, name } = request.params;
-      const found = store.get(namespace, name);
-      if (found === undefined) throw new NotFound(`snapshot ${namespace}/${name} not found`);
-      return found;
-    },
+    handler: async (request) => snapshots.get(request.params.namespace, request.params.name),
   });
 
   app.route({
@@ -110,7 +86,7 @@ const snapshotRoutes: FastifyPluginAsyncTypebox<SnapshotRouteOptions> = async (a
       response: { 204: Type.Null({ description: 'Deleted: the snapshotter removes its data.' }) },
     },
     handler: async (request, reply) => {
-      await store.delete(request.params.namespace, request.params.name);
+      await snapshots.delete(request.params.namespace, request.params.name);
       return reply.code(204).send(null);
     },
   });
