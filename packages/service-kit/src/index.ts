@@ -43,4 +43,4 @@ export {
 } from './oidc.js';
 export type { OidcTokenVerifier, OidcVerifierOptions, VerifiedClaims } from './oidc.js';
 export { silentLogger } from './logger.js';
-export type { Logger } from './logger.js';
+export type { ErrorLogger, Logger } from './logger.js';

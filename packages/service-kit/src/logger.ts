@@ -10,3 +10,8 @@ export interface Logger {
 
 /** Logs nothing: the default of a component given no logger. */
 export const silentLogger: Logger = { info() {}, warn() {} };
+
+/** With `error` too, for what needs an operator's action (the tunnel agent's rejected token). */
+export interface ErrorLogger extends Logger {
+  error(obj: object, msg: string): void;
+}

@@ -1,5 +1,6 @@
 import { ConfigError } from './config.js';
 import type { HttpTimeouts } from './http.js';
+import type { Logger } from './logger.js';
 import { serveMetrics } from './metrics.js';
 import type { MetricsSource } from './metrics.js';
 
@@ -13,7 +14,7 @@ export interface RunningService {
   drain?(): Promise<void>;
   /** How long `drain` may take before the process exits with 1 (default: 10 s, as `close`). */
   drainDeadlineMs?: number;
-  log?: { info(obj: object, msg: string): void };
+  log?: Pick<Logger, 'info'>;
 }
 
 export interface RunServiceOptions<C> {
@@ -84,7 +85,7 @@ export interface HttpServiceConfig {
 export interface HttpService {
   listen(options: { port: number; host: string }): Promise<unknown>;
   close(): Promise<unknown>;
-  log: { info(obj: object, msg: string): void };
+  log: Pick<Logger, 'info'>;
   metrics: { registry: MetricsSource };
 }
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { dropProxyTunnels, dropTunnel, readPresence, recordTunnel, renewLeases } from '@gsp/platform-contract';
 import type { HeldTunnel } from '@gsp/platform-contract';
+import type { Logger } from '@gsp/service-kit';
 import type { Replicas } from './replicas.js';
 
 export interface PresenceOptions {
@@ -11,7 +12,7 @@ export interface PresenceOptions {
   leaseMs: number;
   /** This replica's row in `proxy_replicas`, renewed by the same heartbeat. */
   replicas?: Replicas;
-  log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  log: Logger;
 }
 
 /** What the tunnel service tells about the tunnels it holds. */

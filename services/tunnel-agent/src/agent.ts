@@ -1,29 +1,10 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeLabel, RETRY_AT_HEADER, useNodeTextEncoding, TUNNEL_PING_INTERVAL_MS } from '@gsp/tunnel-proto';
+import type { ErrorLogger } from '@gsp/service-kit';
+import type { AgentEvents } from './events.js';
 import type { KubeTarget } from './kube.js';
 import { AgentTunnel } from './tunnel/tunnel.js';
 import type { DialOptions } from './tunnel/tunnel.js';
-
-export interface Logger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-/** What the agent reports as it works, for metrics; every hook is optional. */
-export interface AgentEvents {
-  /** The API server answered a request from the tunnel with `status` (101 for an upgrade). */
-  response?(status: number): void;
-  /** A request from the tunnel got no answer: the API server could not be reached, or refused the request. */
-  failure?(): void;
-  /**
-   * A tunnel connection (or an attempt) ended: `ok` when the proxy closed it, else the Connect code
-   * (`already_exists`: the dial reached a replica the agent already holds).
-   */
-  ended?(code: string): void;
-  /** The proxy asked to pause a stream: its kubectl client reads slower than the API server answers. */
-  pause?(): void;
-}
 
 export interface AgentOptions {
   proxyTunnelUrl: string;
@@ -44,7 +25,7 @@ export interface AgentOptions {
   /** On stop, a tunnel whose requests have not finished within this long is closed anyway. Default 10 s. */
   drainGraceMs?: number;
   events?: AgentEvents;
-  log: Logger;
+  log: ErrorLogger;
 }
 
 /**

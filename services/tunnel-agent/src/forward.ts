@@ -7,7 +7,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { AgentFrameSchema, Open } from '@gsp/tunnel-proto';
 import { drainingWriter, fromHeaderBlock, HeaderBlockError, toHeaderBlock, Valve } from '@gsp/tunnel-proto';
 import type { BatchQueue } from '@gsp/tunnel-proto';
-import type { AgentEvents } from './agent.js';
+import type { AgentEvents } from './events.js';
 import type { KubeTarget } from './kube.js';
 
 export type AgentFrameInit = MessageInitShape<typeof AgentFrameSchema>;

@@ -1,5 +1,5 @@
 import type { BatchQueue, Hello, ProxyFrame } from '@gsp/tunnel-proto';
-import type { AgentEvents } from './agent.js';
+import type { AgentEvents } from './events.js';
 import { forward } from './forward.js';
 import type { AgentFrameInit, Upstream } from './forward.js';
 import type { KubeTarget } from './kube.js';

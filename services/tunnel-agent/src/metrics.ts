@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AgentEvents, TunnelAgent } from './agent.js';
+import type { TunnelAgent } from './agent.js';
+import type { AgentEvents } from './events.js';
 
 /** What an operator watches on the agent, on a registry of its own. */
 export interface AgentMetrics {

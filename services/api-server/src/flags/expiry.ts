@@ -1,11 +1,8 @@
+import type { Logger } from '@gsp/service-kit';
 import type { FlagService } from './service.js';
 
 /** The longest the scheduler sleeps: a value written by another replica is seen within it even without an event. */
 const POLL_MS = 1000;
-
-export interface ExpiryLogger {
-  warn(obj: object, msg: string): void;
-}
 
 /**
  * Clears flag values when their `expiresAt` passes. Every replica runs one: each wakes at the next
@@ -21,7 +18,7 @@ export class ExpiryScheduler {
 
   constructor(
     private readonly service: FlagService,
-    private readonly log: ExpiryLogger,
+    private readonly log: Pick<Logger, 'warn'>,
   ) {}
 
   start(): Promise<void> {

@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { EventBus } from '@gsp/events';
 import { OUTBOX_CHANNEL_SQL } from '@gsp/platform-contract';
+import type { Logger } from '@gsp/service-kit';
 
-export interface RelayLogger {
-  warn(obj: object, msg: string): void;
-  debug(obj: object, msg: string): void;
-}
+/** `debug` too: every publish is worth a line when debugging, never otherwise. */
+export type RelayLogger = Pick<Logger, 'warn'> & { debug(obj: object, msg: string): void };
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;

@@ -5,6 +5,7 @@ import { endStreamToJson } from '@connectrpc/connect/protocol-connect';
 import type pg from 'pg';
 import { clusterOfAgentToken, hashAgentToken } from '@gsp/platform-contract';
 import { bearerToken } from '@gsp/service-kit';
+import type { Logger } from '@gsp/service-kit';
 import {
   agentFramesIn,
   codeLabel,
@@ -26,7 +27,7 @@ export interface TunnelServiceOptions {
   pool: pg.Pool;
   registry: TunnelRegistry;
   cliAccess(clusterId: string): Promise<SwitchDecision>;
-  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  log: Logger;
   metrics: ProxyMetrics;
   /** Where the tunnels this replica holds are recorded for the API server (never awaited: it cannot fail a tunnel). */
   presence: TunnelPresence;
