@@ -11,6 +11,7 @@ import type { SharedRedis } from './plugins/redis.js';
 import kube from './plugins/kube.js';
 import apikeys from './plugins/apikeys.js';
 import auth from './plugins/auth.js';
+import tickets from './plugins/tickets.js';
 import agones from './plugins/agones.js';
 import profiles from './plugins/profiles.js';
 import openapi from './plugins/openapi.js';
@@ -172,6 +173,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
     }
     done();
   });
+  await app.register(tickets, { ttlMs: config.consoleTicketTtlMs });
   await app.register(auth, {
     modes: config.modes,
     basic: config.basic,
@@ -197,7 +199,7 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   await app.register(gameServerRoutes);
   await app.register(fleetRoutes);
   await app.register(profileRoutes);
-  await app.register(consoleRoutes, { ticketTtlMs: config.consoleTicketTtlMs });
+  await app.register(consoleRoutes);
   await app.register(logRoutes);
   // Retention deletes snapshots with no request behind it; its lines go to the same audit stream.
   await app.register(snapshotRoutes, {

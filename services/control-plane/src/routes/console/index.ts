@@ -3,16 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { routeOf } from '../table.js';
 import { BadRequest, Conflict, NotFound } from '../../errors.js';
 import { stateOf } from '../../gameservers/model.js';
-import { CONSOLE_STATES, ConsoleHub, currentKey } from '../../console/hub.js';
+import { CONSOLE_STATES, ConsoleHub } from '../../console/hub.js';
 import { CONSOLE_LIMITS } from '../../console/protocol.js';
-import { TicketStore } from '../../console/tickets.js';
 import type { ConsoleTarget } from '../../console/tickets.js';
 import { Name, Namespace } from '../params.js';
-
-export interface ConsoleRoutesOptions {
-  /** CONSOLE_TICKET_TTL. */
-  ticketTtlMs: number;
-}
 
 const GameServerParams = Type.Object({ namespace: Namespace, name: Name });
 
@@ -38,9 +32,7 @@ const Ticket = Type.Object(
  * authentication, audit and role check as every request), and the tickets with which browsers
  * open one. The protocol is in src/console/protocol.ts and the README.
  */
-const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (app, opts) => {
-  // In Redis, when there is one, so that any replica redeems them; else in this replica's memory.
-  const tickets = new TicketStore(app.redis, opts.ticketTtlMs);
+const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const hub = new ConsoleHub({
     gameServers: app.agones.gameServers,
     apikeys: app.apikeys,
@@ -48,19 +40,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (ap
     limits: CONSOLE_LIMITS,
     log: app.log,
   });
-  app.acceptConsoleTickets({
-    redeem: async (ticket, target) => {
-      const grant = await tickets.redeem(ticket, target);
-      const apiKey = grant?.principal.apiKey;
-      // A ticket is worth what the credential it was asked with is worth now.
-      if (apiKey !== undefined && currentKey(app.apikeys, apiKey.sha256) === undefined) return undefined;
-      return grant?.principal;
-    },
-  });
-  app.addHook('onClose', async () => {
-    hub.stop();
-    tickets.clear();
-  });
+  app.addHook('onClose', async () => hub.stop());
 
   /** Refuses a console on a game server that does not exist (404) or whose process does not run (409). */
   const checkRunning = ({ namespace, name }: ConsoleTarget): void => {
@@ -74,8 +54,11 @@ const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (ap
       );
   };
 
+  const openConsole = routeOf('openConsole', [409]);
   app.route({
-    ...routeOf('openConsole', [409]),
+    ...openConsole,
+    // Browsers cannot set headers on a WebSocket: a ticket from the route below stands in for them.
+    config: { ...openConsole.config, tickets: true },
     // Left out of /openapi.json, which cannot describe a WebSocket; the README documents it.
     schema: { hide: true, params: GameServerParams, querystring: ConsoleQuery },
     preHandler: async (request) => checkRunning(request.params),
@@ -109,7 +92,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRoutesOptions> = async (ap
     },
     handler: async (request, reply) => {
       checkRunning(request.params);
-      const issued = await tickets.issue(request.principal!, request.params);
+      const issued = await app.consoleTickets.issue(request.principal!, request.params);
       // A credential: never kept by a cache.
       reply.code(201).header('cache-control', 'no-store');
       return issued;
