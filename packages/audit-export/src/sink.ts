@@ -7,7 +7,12 @@ export interface ExportRecord {
   /** RFC 3339 time of the record. */
   time: string;
   /** The record itself (a JSON object; it never holds credentials: the caller guarantees it). */
-  data: Record<string, unknown>;
+  readonly data: Record<string, unknown>;
+  /**
+   * The same record as JSON text, when the caller has it (a spool keeps records as text): the
+   * webhook sends it as it is rather than serialising `data` again.
+   */
+  readonly json?: string | undefined;
 }
 
 /**

@@ -1,8 +1,9 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import t from 'tap';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
-import { deliver, SIGNATURE_HEADER, verifySignature, webhookSink } from '@gsp/audit-export';
+import { cloudEventsBatch, deliver, SIGNATURE_HEADER, verifySignature, webhookSink } from '@gsp/audit-export';
 import type { SendResult } from '@gsp/audit-export';
 import { refusedUrl, sampleRecords, startReceiver, webhookEvents } from '@gsp/audit-export/testing';
 import type { Received } from '@gsp/audit-export/testing';
@@ -148,4 +149,34 @@ t.test('an https receiver is trusted through the extra CA, and refused without i
   const result = await untrusted.send(sampleRecords(1));
   t.equal(result.outcome, 'retry');
   t.match(result.outcome === 'retry' ? result.reason : '', /SELF_SIGNED|CERT/);
+});
+
+t.test('a batch built from records kept as JSON text is the JSON of the events built from objects', (t) => {
+  const json = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+  const record = fc.record({
+    id: fc.string(),
+    type: fc.string(),
+    time: fc.string(),
+    data: fc.dictionary(fc.string(), json),
+    asText: fc.boolean(),
+  });
+  fc.assert(
+    fc.property(fc.array(record, { maxLength: 8 }), fc.string(), (records, source) => {
+      const given = records.map(({ asText, ...r }) => (asText ? { ...r, json: JSON.stringify(r.data) } : r));
+      const expected = JSON.stringify(
+        records.map((r) => ({
+          specversion: '1.0',
+          id: r.id,
+          source,
+          type: r.type,
+          time: r.time,
+          datacontenttype: 'application/json',
+          data: r.data,
+        })),
+      );
+      t.equal(cloudEventsBatch(given, source), expected);
+    }),
+    { numRuns: 300 },
+  );
+  t.end();
 });
