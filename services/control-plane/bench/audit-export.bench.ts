@@ -27,6 +27,7 @@ import type { Run, Target } from './harness.js';
 
 interface Count {
   records: number;
+  batches: number;
   refused: number;
   firstAt?: number;
   lastAt?: number;
@@ -116,6 +117,7 @@ try {
   const lags: number[] = [];
   const rates: number[] = [];
   for (let round = 0; round < rounds; round++) {
+    const batchesBefore = (await count()).batches;
     const r = await run(on, duration);
     sent += r.requests;
     // Records delivered within the round's time, and the wait for the rest.
@@ -128,7 +130,7 @@ try {
     lags.push(ms);
     rates.push(r.requests / (duration + ms / 1000));
     console.log(
-      `round ${round + 1}: off ${before.rps.toFixed(0)}, on ${r.rps.toFixed(0)}, off ${after.rps.toFixed(0)} req/s; ratio ${(ratios.at(-1) as number).toFixed(3)}; every record at the receiver ${ms.toFixed(0)} ms after the round (${c.records} in all)`,
+      `round ${round + 1}: off ${before.rps.toFixed(0)}, on ${r.rps.toFixed(0)}, off ${after.rps.toFixed(0)} req/s; ratio ${(ratios.at(-1) as number).toFixed(3)}; every record at the receiver ${ms.toFixed(0)} ms after the round (${c.records} in all, ${(r.requests / (c.batches - batchesBefore)).toFixed(0)} per batch)`,
     );
   }
   console.log('');

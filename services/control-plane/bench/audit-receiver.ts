@@ -2,7 +2,7 @@
  * The webhook receiver of audit-export.bench.ts, in a process of its own so that it shares an
  * event loop with neither the control plane nor the load generator. It checks each batch's
  * signature, counts its events and answers 200 at once; while told `down` it answers 503 instead.
- * Messages: `down`, `up`, `count` (answers `{ records, refused, firstAt, lastAt, firstBatch }`,
+ * Messages: `down`, `up`, `count` (answers `{ records, batches, refused, firstAt, lastAt, firstBatch }`,
  * the times in ms since the epoch of the first and last batch taken since the last `up`).
  */
 import http from 'node:http';
@@ -12,6 +12,7 @@ import { SIGNATURE_HEADER, verifySignature } from '@gsp/audit-export';
 const secret = process.env.BENCH_WEBHOOK_SECRET ?? '';
 let down = false;
 let records = 0;
+let batches = 0;
 let refused = 0;
 let firstAt: number | undefined;
 let lastAt: number | undefined;
@@ -29,6 +30,7 @@ const server = http.createServer((req, res) => {
     }
     const events = (JSON.parse(body.toString('utf8')) as unknown[]).length;
     records += events;
+    batches++;
     lastAt = Date.now();
     if (firstAt === undefined) {
       firstAt = lastAt;
@@ -45,7 +47,7 @@ process.on('message', (m) => {
     firstAt = undefined;
     lastAt = undefined;
   }
-  if (m === 'count') process.send?.({ records, refused, firstAt, lastAt, firstBatch });
+  if (m === 'count') process.send?.({ records, batches, refused, firstAt, lastAt, firstBatch });
 });
 process.once('SIGTERM', () => server.close(() => process.exit(0)));
 server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));

@@ -11,7 +11,7 @@ const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const options = { maxBytes: 1 << 30, full: 'block' as const, readers: ['webhook', 'otlp'], segmentBytes: 64 * 1024 };
 
 /**
- * Appends as fast as it can, printing `ok <id>` after each append returned, while each reader is
+ * Appends as fast as it can, printing `ok <id>` once each append is written, while each reader is
  * read in batches and acknowledged as a sink would (`acking <reader> <id>` before, `acked <reader> <id>` after).
  */
 const child = (dir: string) => `
@@ -35,8 +35,11 @@ const burst = () => {
     const result = spool.append({ n: n++, action: 'gameservers.create', path: '/api/v1/gameservers', status: 201 });
     if (result.ok) out += 'ok ' + result.id + '\\n';
   }
-  process.stdout.write(out);
-  setImmediate(burst);
+  // Reported once written (group commit): what is reported ok must survive the kill.
+  spool.whenWritten(() => {
+    process.stdout.write(out);
+    setImmediate(burst);
+  });
 };
 burst();
 `;

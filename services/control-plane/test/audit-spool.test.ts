@@ -150,6 +150,7 @@ t.test('a segment is deleted once every reader has acknowledged it, and not befo
   const dir = await spoolDir(t);
   const spool = await openSpool(t, { dir, segmentBytes: 200 });
   const ids = appendMany(spool, 40);
+  await new Promise<void>((resolve) => spool.whenWritten(() => resolve()));
   const segments = async () => (await readdir(dir)).filter((name) => name.endsWith('.seg')).length;
   const all = await segments();
   t.ok(all > 5, `${all} segments`);

@@ -3,15 +3,25 @@ import type { Registry } from 'prom-client';
 import type { AuditExportConfig, ExportMetrics } from '@gsp/audit-export';
 import { Spool } from '../audit-spool/index.js';
 import type { AuditSpoolConfig } from '../config.js';
-import { Shipper } from './shipper.js';
+import { Shipper, typeOf } from './shipper.js';
 import type { ShipperLogger } from './shipper.js';
 
-export { Shipper, exportRecordOf } from './shipper.js';
+export { Shipper, exportRecordOf, typeOf } from './shipper.js';
+
+/** What the spool needs of an audit line besides its JSON: its time and its action. */
+export interface SpoolableLine {
+  timestamp: string;
+  action?: string | undefined;
+}
 
 /** The audit export of one control-plane process: its spool, and the shipper started once metrics exist. */
 export interface AuditExport {
-  /** Keeps a record (an audit line, a JSON object) for export; its policy applies when the spool is full. */
-  spool(line: object): void;
+  /**
+   * Keeps a record (an audit line) for export; its policy applies when the spool is full. `written`
+   * runs once the record is in the OS, or is known lost (counted as dropped): lines appended in the
+   * same turn of the event loop are written together.
+   */
+  spool(line: SpoolableLine, written?: () => void): void;
   /** Whether requests are refused now: `block` and the spool full. */
   blocked(): boolean;
   start(registry: Registry, log: ShipperLogger): void;
@@ -40,10 +50,22 @@ export async function openAuditExport(
   return {
     // Under `block` a request is refused before it runs while the spool is full, so what is refused
     // here is a record of `drop`, or one of a request already running when the spool filled.
-    spool: (line) => {
-      if (spool.append(line as Record<string, unknown>).ok) return;
-      if (metrics) for (const sink of sinks) metrics.dropped(sink.name, 1);
-      else droppedEarly += 1;
+    spool: (line, written) => {
+      const dropped = (): void => {
+        if (metrics) for (const sink of sinks) metrics.dropped(sink.name, 1);
+        else droppedEarly += 1;
+      };
+      // The line's own time, so that the event's time is its timestamp without parsing it back.
+      const at = Date.parse(line.timestamp);
+      const appended = spool.append(line, { at: Number.isNaN(at) ? Date.now() : at, kind: typeOf(line) });
+      if (!appended.ok) {
+        dropped();
+        written?.();
+      } else
+        spool.whenWritten((error) => {
+          if (error) dropped();
+          written?.();
+        });
     },
     blocked: () => spoolConfig.full === 'block' && spool.isFull,
     start(registry, logger) {

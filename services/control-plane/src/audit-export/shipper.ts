@@ -19,23 +19,41 @@ export interface ShipperOptions {
 }
 
 /**
- * The CloudEvents `type` of a spooled line: the event it names (`console.input`, `console.close`,
+ * The CloudEvents `type` of an audit line: the event it names (`console.input`, `console.close`,
  * `snapshot.retention`: a dotted action), or a request's (whose `action` is the game-server action
- * run on `.../actions/{action}`, a plain word, when it has one).
+ * run on `.../actions/{action}`, a plain word, when it has one). Spooled with the line.
  */
-function typeOf(record: Record<string, unknown>): string {
+export function typeOf(record: { action?: unknown }): string {
   const action = record.action;
   const event = typeof action === 'string' && /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/.test(action);
   return event ? `io.gsp.control-plane.${action}` : 'io.gsp.control-plane.request';
 }
 
-/** A spooled line as it leaves: its spool id is stable across retries and restarts. */
+/**
+ * A spooled line as it leaves, its JSON text sent as it is: its spool id is stable across retries
+ * and restarts, its time the line's `timestamp` (spooled as the record's time).
+ */
+class SpooledExport implements ExportRecord {
+  readonly id: string;
+  readonly type: string;
+  readonly time: string;
+  readonly json: string;
+
+  constructor(private readonly spooled: SpooledRecord) {
+    this.id = spooled.id;
+    this.type = spooled.kind ?? typeOf(spooled.record);
+    this.time = new Date(spooled.appendedAt).toISOString();
+    this.json = spooled.json;
+  }
+
+  /** Parsed only for a sink that needs the fields (OTLP's attributes). */
+  get data(): Record<string, unknown> {
+    return this.spooled.record;
+  }
+}
+
 export function exportRecordOf(spooled: SpooledRecord): ExportRecord {
-  const time =
-    typeof spooled.record.timestamp === 'string'
-      ? spooled.record.timestamp
-      : new Date(spooled.appendedAt).toISOString();
-  return { id: spooled.id, type: typeOf(spooled.record), time, data: spooled.record };
+  return new SpooledExport(spooled);
 }
 
 /**

@@ -1,2 +1,2 @@
-export { Spool, SpoolClosedError } from './spool.js';
-export type { AppendResult, SpoolOptions, SpooledRecord } from './spool.js';
+export { Spool, SpoolClosedError, SpooledRecord } from './spool.js';
+export type { AppendMeta, AppendResult, SpoolOptions, WrittenCallback } from './spool.js';

@@ -23,11 +23,31 @@ export interface SpoolOptions {
 
 export type AppendResult = { ok: true; id: string } | { ok: false; reason: 'full' };
 
-export interface SpooledRecord {
-  id: string;
-  appendedAt: number;
-  record: Record<string, unknown>;
+/** What a record is appended with besides itself, given back to its readers. */
+export interface AppendMeta {
+  /** The record's time (ms since the epoch), `appendedAt` to readers; default now. */
+  at?: number;
+  /** A label for readers (the export's event type). */
+  kind?: string;
 }
+
+/** A record as a reader gets it: its JSON text as appended, parsed only if `record` is asked for. */
+export class SpooledRecord {
+  constructor(
+    readonly id: string,
+    readonly appendedAt: number,
+    readonly kind: string | undefined,
+    /** The record's JSON text. */
+    readonly json: string,
+  ) {}
+
+  get record(): Record<string, unknown> {
+    return JSON.parse(this.json) as Record<string, unknown>;
+  }
+}
+
+/** Called once the records appended before it was registered are in the OS, or could not be written. */
+export type WrittenCallback = (error?: Error) => void;
 
 /** Where a reader reads next: a segment (by its first sequence, as segments come and go) and an offset in it. */
 interface Cursor {
@@ -50,6 +70,15 @@ interface Reader {
   acking: Promise<void>;
 }
 
+/** A line appended and not yet written: its text, its bytes, and the entry readers will get. */
+interface Pending {
+  line: string;
+  size: number;
+  entry: Entry;
+}
+
+/** Bytes of recent lines kept in memory for readers close behind the writer. */
+const TAIL_BYTES = 4 * 1024 * 1024;
 const READER_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 const ID = /^([0-9a-z]{1,16})-(\d{1,16})$/;
 const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -63,16 +92,33 @@ export class SpoolClosedError extends Error {
 /**
  * A durable, bounded queue of audit records on local disk, read by several sinks at their own
  * pace: one log of segment files and one acknowledged position per reader, as Kafka keeps consumer
- * offsets. `append` writes the line to the OS before it returns, so a SIGKILL loses nothing that
- * was answered ok; a segment is deleted once every reader has acknowledged all of it. The bound
- * counts every segment on disk, so the slowest reader decides when the spool is full.
+ * offsets. The lines appended in one turn of the event loop reach the OS in one write (group
+ * commit), and `whenWritten` tells when: a caller that waits for it before answering loses nothing
+ * to a SIGKILL that it answered ok. A segment is deleted once every reader has acknowledged all of
+ * it. The bound counts every segment on disk, so the slowest reader decides when the spool is full.
  */
 export class Spool {
   private readonly segments: Segment[];
   private active: Segment;
   private fd: number;
+  /** The last sequence written to the OS, and the last one given out (written at the next flush). */
   private lastSeq: number;
+  private queuedSeq: number;
   private total: number;
+  /** Lines appended since the last flush, their bytes, the first one's time, and who waits for them. */
+  private pending: Pending[] = [];
+  private pendingBytes = 0;
+  /**
+   * The lines written lately, as readers get them (from `tailStart` on), so that a reader close
+   * behind the writer, the usual case, reads no file: at most TAIL_BYTES of lines, none that
+   * every reader has passed.
+   */
+  private tail: Entry[] = [];
+  private tailStart = 0;
+  private tailBytes = 0;
+  /** Callbacks waiting for the write of the record with sequence `seq` and those before it. */
+  private written: { seq: number; done: WrittenCallback }[] = [];
+  private flushScheduled = false;
   private droppedCount = 0;
   private appends = 0;
   private dirty = false;
@@ -93,6 +139,7 @@ export class Spool {
     this.segments = segments;
     this.readers = readers;
     this.lastSeq = lastSeq;
+    this.queuedSeq = lastSeq;
     this.total = segments.reduce((sum, s) => sum + s.bytes, 0);
     this.segmentBytes = Math.max(1, Math.min(options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, options.maxBytes / 8));
     const { segment, fd } = this.createSegment();
@@ -159,47 +206,46 @@ export class Spool {
     return spool;
   }
 
-  /** Appends one record and returns its id; the line is in the OS (survives the process) when this returns. */
-  append(record: Record<string, unknown>): AppendResult {
+  /**
+   * Appends one record and returns its id. The line reaches the OS (and survives the process) with
+   * the others appended in the same turn of the event loop, in one write (group commit): call
+   * `whenWritten` to know when. Reads, acks and `close` write what is pending first.
+   */
+  append(record: object, meta: AppendMeta = {}): AppendResult {
     if (this.closed) throw new SpoolClosedError('the audit spool is closed');
-    if (this.total >= this.options.maxBytes) return this.refuse();
-    const seq = this.lastSeq + 1;
-    const at = Date.now();
-    const line = formatLine(seq, at, record);
-    let written: number;
-    try {
-      written = writeLine(this.fd, line);
-      if (this.options.syncIntervalMs === 0) fdatasyncSync(this.fd);
-    } catch (error) {
-      // Leave no partial line behind for the next append to follow.
-      ftruncateSync(this.fd, this.active.bytes);
-      if ((error as NodeJS.ErrnoException).code === 'ENOSPC') return this.refuse();
-      throw error;
+    if (this.isFull) return this.refuse();
+    const seq = ++this.queuedSeq;
+    const at = meta.at ?? Date.now();
+    const json = JSON.stringify(record);
+    const line = formatLine(seq, at, json, meta.kind);
+    const size = Buffer.byteLength(line);
+    this.pending.push({
+      line,
+      size,
+      entry: { seq, at, kind: meta.kind, json, segment: this.active, begin: 0, end: 0 },
+    });
+    this.pendingBytes += size;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushPending);
     }
-    for (const reader of this.readers.values()) if (reader.acked === this.lastSeq) reader.nextAt = at;
-    this.lastSeq = seq;
-    this.active.last = seq;
-    this.active.bytes += written;
-    this.total += written;
-    this.dirty = true;
-    this.appends++;
-    const id = `${this.epoch}-${seq}`;
-    if (this.active.bytes >= this.segmentBytes) this.roll();
-    if (this.waiters.size > 0) {
-      for (const wake of this.waiters) wake();
-      this.waiters.clear();
-    }
-    return { ok: true, id };
+    return { ok: true, id: `${this.epoch}-${seq}` };
+  }
+
+  /** Calls `done` once every record appended so far is in the OS (at once if they are), or with the error that lost them. */
+  whenWritten(done: WrittenCallback): void {
+    if (this.pending.length === 0) done();
+    else this.written.push({ seq: this.queuedSeq, done });
   }
 
   /** Whether an append would be refused now (with `block` the request path answers 503 then). */
   get isFull(): boolean {
-    return this.total >= this.options.maxBytes;
+    return this.total + this.pendingBytes >= this.options.maxBytes;
   }
 
-  /** Bytes of all segments on disk. */
+  /** Bytes of all segments on disk, and of the lines about to be written. */
   get bytes(): number {
-    return this.total;
+    return this.total + this.pendingBytes;
   }
 
   /** Records refused since open with full='drop'. */
@@ -217,20 +263,22 @@ export class Spool {
     options: { wait?: boolean; signal?: AbortSignal } = {},
   ): Promise<SpooledRecord[]> {
     const state = this.reader(reader);
+    this.writePending();
     for (;;) {
       options.signal?.throwIfAborted();
       const appends = this.appends;
-      const entries: Entry[] = [];
-      if (max > 0) {
-        for await (const entry of this.scan(state.cursor)) {
-          if (entry.seq <= state.acked) continue;
-          entries.push(entry);
-          if (entries.length >= max) break;
-        }
+      const entries: Entry[] = (max > 0 && this.fromTail(state.acked + 1, max)) || [];
+      if (max > 0 && entries.length === 0 && state.acked < this.lastSeq) {
+        scan: for await (const chunk of this.scan(state.cursor))
+          for (const entry of chunk) {
+            if (entry.seq <= state.acked) continue;
+            entries.push(entry);
+            if (entries.length >= max) break scan;
+          }
       }
       if (entries.length > 0 || !options.wait || this.closed || max <= 0) {
         state.lastRead = entries;
-        return entries.map((e) => ({ id: `${e.segment.epoch}-${e.seq}`, appendedAt: e.at, record: e.record }));
+        return entries.map((e) => new SpooledRecord(`${e.segment.epoch}-${e.seq}`, e.at, e.kind, e.json));
       }
       // Something appended while the files were read: read again rather than wait.
       if (this.appends !== appends) continue;
@@ -242,6 +290,7 @@ export class Spool {
   async ack(reader: string, id: string): Promise<void> {
     const state = this.reader(reader);
     const seq = parseId(id);
+    this.writePending();
     if (seq > this.lastSeq) throw new RangeError(`audit spool: ${id} was never appended`);
     const done = state.acking.then(() => this.advance(state, seq));
     state.acking = done.catch(() => undefined);
@@ -251,17 +300,14 @@ export class Spool {
   /** Undelivered records for `reader` and how long ago the oldest was appended. */
   backlog(reader: string): { records: number; oldestMs: number | undefined } {
     const state = this.reader(reader);
+    this.writePending();
     const records = Math.max(0, this.lastSeq - state.acked);
     const oldestMs = records > 0 && state.nextAt !== undefined ? Math.max(0, Date.now() - state.nextAt) : undefined;
     return { records, oldestMs };
   }
 
   /** Writes a poison batch to `<dir>/poison/<reader>-<first id>.ndjson` with the reason, then acknowledges it. */
-  async quarantine(
-    reader: string,
-    records: readonly { id: string; record: Record<string, unknown> }[],
-    reason: string,
-  ): Promise<void> {
+  async quarantine(reader: string, records: readonly SpooledRecord[], reason: string): Promise<void> {
     this.reader(reader);
     const first = records[0];
     if (!first) return;
@@ -270,7 +316,7 @@ export class Spool {
     const dir = join(this.options.dir, 'poison');
     await mkdir(dir, { recursive: true });
     const head = JSON.stringify({ reader, reason, quarantinedAt: new Date().toISOString(), records: records.length });
-    const lines = records.map((r) => JSON.stringify({ id: r.id, record: r.record }));
+    const lines = records.map((r) => `{"id":${JSON.stringify(r.id)},"record":${r.json}}`);
     await writeAtomically(join(dir, `${reader}-${first.id}.ndjson`), [head, ...lines].join('\n') + '\n');
     await this.ack(reader, last.id);
   }
@@ -278,6 +324,7 @@ export class Spool {
   /** Waits for acks under way, flushes the segment to the device and closes it; pending waiting reads get []. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.writePending();
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     for (const wake of this.waiters) wake();
@@ -287,6 +334,110 @@ export class Spool {
     await this.syncing;
     await fdatasyncAsync(fd);
     await closeAsync(fd);
+  }
+
+  private readonly flushPending = (): void => {
+    this.flushScheduled = false;
+    if (!this.closed) this.writePending();
+  };
+
+  /**
+   * Writes the pending lines, in one write per segment they fill (a segment rolls after the line
+   * that takes it past its size, as if each line were written alone). On failure the lines not yet
+   * written are not kept (the file is cut back to its last whole line, their sequences are given
+   * out again) and the callbacks waiting for them get the error; with `drop` they count as dropped.
+   */
+  private writePending(): void {
+    const lines = this.pending;
+    if (lines.length === 0) return;
+    const callbacks = this.written;
+    let at: number | undefined = lines[0]?.entry.at;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.written = [];
+    for (let from = 0; from < lines.length;) {
+      // The lines up to and including the one that fills the active segment.
+      let to = from;
+      let bytes = 0;
+      while (to < lines.length) {
+        bytes += (lines[to] as Pending).size;
+        to++;
+        if (this.active.bytes + bytes >= this.segmentBytes) break;
+      }
+      let text = '';
+      for (let i = from; i < to; i++) text += (lines[i] as Pending).line;
+      try {
+        writeText(this.fd, text);
+        if (this.options.syncIntervalMs === 0) fdatasyncSync(this.fd);
+      } catch (error) {
+        // Leave no partial line behind for the next write to follow.
+        ftruncateSync(this.fd, this.active.bytes);
+        const lost = lines.length - from;
+        this.queuedSeq = this.lastSeq;
+        if (this.options.full === 'drop') this.droppedCount += lost;
+        this.wake();
+        for (const callback of callbacks)
+          if (callback.seq <= this.lastSeq) callback.done();
+          else callback.done(error as Error);
+        return;
+      }
+      if (at !== undefined)
+        for (const reader of this.readers.values()) if (reader.acked === this.lastSeq) reader.nextAt = at;
+      at = undefined;
+      let offset = this.active.bytes;
+      for (let i = from; i < to; i++) {
+        const { entry, size } = lines[i] as Pending;
+        entry.segment = this.active;
+        entry.begin = offset;
+        offset += size;
+        entry.end = offset;
+        this.tail.push(entry);
+        this.tailBytes += size;
+      }
+      this.trimTail(-1);
+      this.lastSeq += to - from;
+      this.active.last = this.lastSeq;
+      this.active.bytes += bytes;
+      this.total += bytes;
+      this.dirty = true;
+      this.appends++;
+      if (this.active.bytes >= this.segmentBytes) this.roll();
+      from = to;
+    }
+    this.wake();
+    for (const callback of callbacks) callback.done();
+  }
+
+  /** Drops from the tail the lines every reader has passed (up to sequence `passed`) and those past its bound. */
+  private trimTail(passed: number): void {
+    const tail = this.tail;
+    let start = this.tailStart;
+    while (start < tail.length) {
+      const first = tail[start] as Entry;
+      if (first.seq > passed && this.tailBytes <= TAIL_BYTES) break;
+      this.tailBytes -= first.end - first.begin;
+      start++;
+    }
+    // Compacted once the dropped part is the larger: each entry is moved at most once on average.
+    if (start > 1024 && start * 2 > tail.length) {
+      this.tail = tail.slice(start);
+      start = 0;
+    }
+    this.tailStart = start;
+  }
+
+  /** Up to `max` lines from sequence `seq` on, from the tail; undefined when `seq` is older than the tail. */
+  private fromTail(seq: number, max: number): Entry[] | undefined {
+    const first = this.tail[this.tailStart];
+    if (!first || seq < first.seq) return undefined;
+    const index = this.tailStart + (seq - first.seq);
+    return this.tail.slice(index, index + max);
+  }
+
+  private wake(): void {
+    if (this.waiters.size === 0) return;
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
   }
 
   private reader(name: string): Reader {
@@ -366,17 +517,17 @@ export class Spool {
     return undefined;
   }
 
-  /** Every record from `from` to the end of the spool, across segments, as far as it is written. */
-  private async *scan(from: Cursor): AsyncGenerator<Entry> {
+  /** Every record from `from` to the end of the spool, a chunk at a time, across segments, as far as it is written. */
+  private async *scan(from: Cursor): AsyncGenerator<Entry[]> {
     let cursor = this.locate(from);
     while (cursor) {
       const start = cursor.start;
       const segment = this.segments.find((s) => s.start === start);
       if (!segment) break;
       let offset = cursor.offset;
-      for await (const entry of readSegment(segment, offset)) {
-        offset = entry.end;
-        yield entry;
+      for await (const chunk of readSegment(segment, offset)) {
+        offset = (chunk.at(-1) as Entry).end;
+        yield chunk;
       }
       const deleted = !this.segments.includes(segment);
       // Appended to (and perhaps rolled) while the file was being closed: read the rest first.
@@ -393,14 +544,13 @@ export class Spool {
   private async seek(seq: number): Promise<Cursor> {
     let from: Cursor = { start: (this.segments[0] as Segment).start, offset: 0 };
     for (const segment of this.segments) if (segment.start <= seq) from = { start: segment.start, offset: 0 };
-    for await (const entry of this.scan(from)) {
-      if (entry.seq >= seq) return { start: entry.segment.start, offset: entry.begin };
-    }
+    for await (const chunk of this.scan(from))
+      for (const entry of chunk) if (entry.seq >= seq) return { start: entry.segment.start, offset: entry.begin };
     return { start: this.active.start, offset: this.active.bytes };
   }
 
   private async peek(cursor: Cursor): Promise<number | undefined> {
-    for await (const entry of this.scan(cursor)) return entry.at;
+    for await (const chunk of this.scan(cursor)) return chunk[0]?.at;
     return undefined;
   }
 
@@ -414,18 +564,22 @@ export class Spool {
       cursor = { start: read.segment.start, offset: read.end };
       nextAt = state.lastRead[index + 1]?.at;
     } else {
-      cursor = await this.seek(seq + 1);
+      const inTail = this.fromTail(seq, 1)?.[0];
+      cursor = inTail ? { start: inTail.segment.start, offset: inTail.end } : await this.seek(seq + 1);
     }
     await writeAtomically(state.positionPath, JSON.stringify({ seq, id: `${this.epoch}-${seq}` }) + '\n');
     // A record appended while the position was written is not seen by `append` as this reader's next: look.
     for (let appends = -1; nextAt === undefined && appends !== this.appends;) {
       appends = this.appends;
-      nextAt = await this.peek(cursor);
+      nextAt = this.fromTail(seq + 1, 1)?.[0]?.at ?? (seq < this.lastSeq ? await this.peek(cursor) : undefined);
     }
     state.acked = seq;
     state.cursor = cursor;
     state.nextAt = nextAt;
     state.lastRead = state.lastRead.slice(index + 1);
+    let passed = Infinity;
+    for (const reader of this.readers.values()) passed = Math.min(passed, reader.acked);
+    this.trimTail(passed);
     await this.deletePassed();
   }
 
@@ -449,11 +603,11 @@ export class Spool {
   }
 }
 
-function writeLine(fd: number, line: string): number {
-  let written = writeSync(fd, line);
-  const size = Buffer.byteLength(line);
+function writeText(fd: number, text: string): number {
+  let written = writeSync(fd, text);
+  const size = Buffer.byteLength(text);
   if (written < size) {
-    const buffer = Buffer.from(line);
+    const buffer = Buffer.from(text);
     while (written < size) written += writeSync(fd, buffer, written);
   }
   return written;

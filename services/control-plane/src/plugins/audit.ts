@@ -49,11 +49,11 @@ export interface AuditPluginOptions {
   stream: Writable;
   /**
    * Where each record is also kept for export (the audit spool), before its request is answered:
-   * a request's record when its response starts (its status then, its time to the first byte);
-   * one that ends unanswered (499), upgraded (101), an event or a refused request, when written.
-   * Unset: standard output only.
+   * a request's record when its response starts (its status then, its time to the first byte),
+   * the response held until `written` runs; one that ends unanswered (499), upgraded (101), an
+   * event or a refused request, when written. Unset: standard output only.
    */
-  spool?: ((line: AuditLine) => void) | undefined;
+  spool?: ((line: AuditLine, written?: () => void) => void) | undefined;
 }
 
 /**
@@ -157,8 +157,24 @@ function credentialsOf(request: FastifyRequest): string[] {
   return [...found].sort((a, b) => b.length - a.length);
 }
 
+/** What a request's lines share: who made it, what it named, scrubbed of its credentials. */
+interface Who {
+  user: string;
+  role: string;
+  method: string;
+  path: string;
+  clientIP: string;
+  userAgent: string;
+  requestId: string;
+  authMethod: string;
+  target: string | undefined;
+  action: string | undefined;
+  /** `request.auditTarget` when this was made, unscrubbed (to see that it changed). */
+  auditTarget: string | undefined;
+}
+
 /** `line` with every occurrence of `secrets` in its text fields replaced. */
-function scrub<L extends AuditLine>(line: L, secrets: readonly string[]): L {
+function scrub<L extends object>(line: L, secrets: readonly string[]): L {
   if (secrets.length === 0) return line;
   const fields = line as unknown as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
@@ -187,13 +203,12 @@ export default fp<AuditPluginOptions>(
       opts.stream.write(`${JSON.stringify(line)}\n`);
     };
     /** Requests whose record has not been spooled yet, and the function that spools it (once). */
-    const unspooled = new WeakMap<FastifyRequest, (status: number) => void>();
+    const unspooled = new WeakMap<FastifyRequest, (status: number, written: () => void) => void>();
     /** Connections with a request whose line is still to be written. */
     const inFlight = new WeakSet<object>();
     /** Requests whose line is still to be written, and the function that writes it (once). */
     const pending = new WeakMap<FastifyRequest, (status: number) => void>();
 
-    /** The line about `request`, its fields in their usual order, with none of its credentials; callers add the rest. */
     /** Each request's credentials, looked for once however many lines it has (spooled, stdout, events). */
     const secrets = new WeakMap<FastifyRequest, string[]>();
     const secretsOf = (request: FastifyRequest): string[] => {
@@ -201,33 +216,62 @@ export default fp<AuditPluginOptions>(
       if (found === undefined) secrets.set(request, (found = credentialsOf(request)));
       return found;
     };
+    /** Each request's fields that do not change from line to line, scrubbed once (again if its target is set later). */
+    const whos = new WeakMap<FastifyRequest, Who>();
+    const whoOf = (request: FastifyRequest): Who => {
+      let who = whos.get(request);
+      if (who === undefined || who.auditTarget !== request.auditTarget) {
+        // Undefined, not null, on a request answered before the lifecycle (no decorators there).
+        const principal = request.principal ?? null;
+        const { target, action } = targetOf(request.params);
+        who = scrub(
+          {
+            user: principal?.username ?? '',
+            role: principal?.role ?? '',
+            method: request.method,
+            path: request.url.split('?')[0] ?? '',
+            clientIP: request.ip,
+            userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
+            requestId: request.id,
+            authMethod: principal?.method ?? '',
+            target: request.auditTarget ?? target,
+            action,
+            auditTarget: request.auditTarget,
+          },
+          secretsOf(request),
+        );
+        who.auditTarget = request.auditTarget;
+        whos.set(request, who);
+      }
+      return who;
+    };
 
+    /** The line about `request`, its fields in their usual order, with none of its credentials; callers add the rest. */
     function lineOf(
       request: FastifyRequest,
       result: AuditLine['result'],
       status: number,
       durationMs: number,
     ): AuditLine {
-      // Undefined, not null, on a request answered before the lifecycle (no decorators there).
-      const principal = request.principal ?? null;
+      const who = whoOf(request);
       const line: AuditLine = {
         timestamp: new Date().toISOString(),
         level: 'audit',
-        user: principal?.username ?? '',
-        role: principal?.role ?? '',
-        method: request.method,
-        path: request.url.split('?')[0] ?? '',
-        clientIP: request.ip,
-        userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
+        user: who.user,
+        role: who.role,
+        method: who.method,
+        path: who.path,
+        clientIP: who.clientIP,
+        userAgent: who.userAgent,
         result,
         status,
-        requestId: request.id,
-        authMethod: principal?.method ?? '',
+        requestId: who.requestId,
+        authMethod: who.authMethod,
         durationMs,
-        ...targetOf(request.params),
-        ...(request.auditTarget === undefined ? {} : { target: request.auditTarget }),
       };
-      return scrub(line, secretsOf(request));
+      if (who.target !== undefined) line.target = who.target;
+      if (who.action !== undefined) line.action = who.action;
+      return line;
     }
 
     function auditRequest(request: FastifyRequest, reply: FastifyReply): void {
@@ -251,8 +295,8 @@ export default fp<AuditPluginOptions>(
       };
       pending.set(request, writeOnce);
       if (spool)
-        unspooled.set(request, (status) => {
-          if (unspooled.delete(request)) spool(line(status));
+        unspooled.set(request, (status, written) => {
+          if (unspooled.delete(request)) spool(line(status), written);
         });
       reply.raw.once('close', () => writeOnce(finished ? reply.raw.statusCode : CLIENT_CLOSED));
     }
@@ -286,11 +330,13 @@ export default fp<AuditPluginOptions>(
     app.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.audit !== false) auditRequest(request, reply);
     });
-    // The record is kept before the response goes: a crash after the client has its answer loses nothing.
+    // The record is in the OS before the response goes (written with the others of the same turn):
+    // a crash after the client has its answer loses nothing.
     if (spool)
       app.addHook('onSend', (request, reply, payload, done) => {
-        unspooled.get(request)?.(reply.statusCode);
-        done(null, payload);
+        const keep = unspooled.get(request);
+        if (keep) keep(reply.statusCode, () => done(null, payload));
+        else done(null, payload);
       });
   },
   { name: 'audit' },
