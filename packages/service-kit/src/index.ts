@@ -19,8 +19,8 @@ export {
 export type { Problem, ProblemsOptions } from './problems.js';
 export { describeValidation } from './validation.js';
 export type { FieldError, SchemaIssue } from './validation.js';
-export { serveMetrics } from './metrics.js';
-export type { MetricsSource } from './metrics.js';
+export { createServiceMetrics, DURATION_BUCKETS, RequestMetrics, serveMetrics } from './metrics.js';
+export type { DurationLabels, HttpRequestMetricsOptions, MetricsSource, ServiceMetrics } from './metrics.js';
 export { LoadingCache } from './cache.js';
 export type { CachedValue, LoadingCacheOptions } from './cache.js';
 export { applyHttpTimeouts, httpTimeouts } from './http.js';

@@ -2,7 +2,8 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import { httpTimeouts, serveMetrics } from '@gsp/service-kit';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { createServiceMetrics, DURATION_BUCKETS, httpTimeouts, serveMetrics } from '@gsp/service-kit';
 import type { HttpTimeouts } from '@gsp/service-kit';
 
 const source = { metrics: async () => 'gsp_up 1\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' };
@@ -80,4 +81,53 @@ t.test('a scrape is answered, and anything else is a problem', async (t) => {
   t.equal(post.status, 405);
   t.equal(post.headers.get('allow'), 'GET');
   t.match(await post.json(), { status: 405, type: 'urn:gsp:problem:method-not-allowed' });
+});
+
+t.test('request latency labelled by route only reads as prom-client would write it', async (t) => {
+  const ours = createServiceMetrics('gsp_test');
+  const requests = ours.httpRequests({ requestsHelp: 'requests', durationHelp: 'latency', durationBy: 'route' });
+  const twin = new Registry();
+  const counter = new Counter({
+    name: 'gsp_test_requests_total',
+    help: 'requests',
+    labelNames: ['method', 'route', 'code'],
+    registers: [twin],
+  });
+  const histogram = new Histogram({
+    name: 'gsp_test_request_duration_seconds',
+    help: 'latency',
+    labelNames: ['route'],
+    buckets: [...DURATION_BUCKETS],
+    registers: [twin],
+  });
+  const answered = [
+    ['GET', '/a', 200, 0.001],
+    ['POST', '/a', 201, 0.3],
+    ['GET', '/b', 404, 3],
+    ['GET', '/a', 200, 0.0025],
+  ] as const;
+  for (const [method, route, code, seconds] of answered) {
+    requests.record(method, route, code, seconds);
+    counter.inc({ method, route, code });
+    histogram.observe({ route }, seconds);
+  }
+  const lines = async (registry: Registry) =>
+    (await registry.metrics())
+      .split('\n')
+      .filter((line) => line.includes('gsp_test_'))
+      .sort();
+  t.same(await lines(ours.registry), await lines(twin));
+});
+
+t.test("a service's own metrics carry its prefix, on a registry of its own", async (t) => {
+  const a = createServiceMetrics('gsp_a');
+  const b = createServiceMetrics('gsp_a');
+  a.counter('things_total', 'things', ['kind']).inc({ kind: 'x' });
+  a.gauge('level', 'level', function () {
+    this.set(7);
+  });
+  t.match(await a.registry.metrics(), /gsp_a_things_total\{kind="x"\} 1/);
+  t.match(await a.registry.metrics(), /gsp_a_level 7/);
+  t.match(await a.registry.metrics(), /process_cpu_user_seconds_total/, "Node's default metrics");
+  t.notMatch(await b.registry.metrics(), /gsp_a_things_total/);
 });

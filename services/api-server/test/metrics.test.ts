@@ -2,7 +2,8 @@ import t from 'tap';
 import { deepStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { createApiMetrics, DURATION_BUCKETS } from '../src/metrics.js';
+import { DURATION_BUCKETS } from '@gsp/service-kit';
+import { createApiMetrics } from '../src/metrics.js';
 
 /** The request metrics as prom-client's own Counter and Histogram write them. */
 function promClientTwin() {

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { createServiceMetrics } from '@gsp/service-kit';
+import type { Counter, Registry } from 'prom-client';
 
 /** What an operator watches on the proxy, on a registry of its own. */
 export interface ProxyMetrics {
@@ -26,62 +27,40 @@ export interface ReplicaGauges {
 const ALONE: ReplicaGauges = { count: () => 1, draining: () => false };
 
 export function createMetrics(liveTunnels: () => number, replicas: ReplicaGauges = ALONE): ProxyMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const registers = [registry];
-  new Gauge({
-    name: 'gsp_proxy_tunnels',
-    help: 'Connected tunnel agents',
-    registers,
-    collect() {
-      this.set(liveTunnels());
-    },
+  const metrics = createServiceMetrics('gsp_proxy');
+  metrics.gauge('tunnels', 'Connected tunnel agents', function () {
+    this.set(liveTunnels());
   });
-  new Gauge({
-    name: 'gsp_proxy_replicas',
-    help: 'Cluster proxy replicas serving (live and not draining), as this replica counts them and tells its agents',
-    registers,
-    collect() {
+  metrics.gauge(
+    'replicas',
+    'Cluster proxy replicas serving (live and not draining), as this replica counts them and tells its agents',
+    function () {
       this.set(replicas.count());
     },
-  });
-  new Gauge({
-    name: 'gsp_proxy_draining',
-    help: '1 while this replica drains (after SIGTERM: unready, refusing new tunnels, finishing what is in flight)',
-    registers,
-    collect() {
+  );
+  metrics.gauge(
+    'draining',
+    '1 while this replica drains (after SIGTERM: unready, refusing new tunnels, finishing what is in flight)',
+    function () {
       this.set(replicas.draining() ? 1 : 0);
     },
-  });
+  );
   return {
-    registry,
-    requests: new Counter({
-      name: 'gsp_proxy_requests_total',
-      help: 'kubectl requests by kind and the status answered',
-      labelNames: ['kind', 'code'],
-      registers,
-    }),
-    tunnelConnections: new Counter({
-      name: 'gsp_proxy_tunnel_connections_total',
-      help: 'Tunnel connection attempts by result',
-      labelNames: ['result'],
-      registers,
-    }),
-    tunnelsClosedBySwitch: new Counter({
-      name: 'gsp_proxy_tunnels_closed_by_switch_total',
-      help: 'Live tunnels closed because CLI access turned off',
-      registers,
-    }),
-    closedByRevocation: new Counter({
-      name: 'gsp_proxy_closed_by_revocation_total',
-      help: 'Live tunnels and kubectl streams closed because the right to them ended',
-      labelNames: ['what', 'reason'],
-      registers,
-    }),
-    streamPauses: new Counter({
-      name: 'gsp_proxy_stream_pauses_total',
-      help: 'Streams paused at the agent because the kubectl client read slower than the cluster answered',
-      registers,
-    }),
+    registry: metrics.registry,
+    requests: metrics.counter('requests_total', 'kubectl requests by kind and the status answered', ['kind', 'code']),
+    tunnelConnections: metrics.counter('tunnel_connections_total', 'Tunnel connection attempts by result', ['result']),
+    tunnelsClosedBySwitch: metrics.counter(
+      'tunnels_closed_by_switch_total',
+      'Live tunnels closed because CLI access turned off',
+    ),
+    closedByRevocation: metrics.counter(
+      'closed_by_revocation_total',
+      'Live tunnels and kubectl streams closed because the right to them ended',
+      ['what', 'reason'],
+    ),
+    streamPauses: metrics.counter(
+      'stream_pauses_total',
+      'Streams paused at the agent because the kubectl client read slower than the cluster answered',
+    ),
   };
 }

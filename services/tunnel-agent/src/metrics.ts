@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { createServiceMetrics } from '@gsp/service-kit';
+import type { Counter, Registry } from 'prom-client';
 import type { TunnelAgent } from './agent.js';
 import type { AgentEvents } from './events.js';
 
@@ -19,60 +20,42 @@ export interface AgentMetrics {
 export function createMetrics(
   agent: () => Pick<TunnelAgent, 'connected' | 'tunnels' | 'replicas' | 'target'>,
 ): AgentMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const registers = [registry];
-  new Gauge({
-    name: 'gsp_agent_connected',
-    help: '1 while at least one tunnel to the cluster proxy is up',
-    registers,
-    collect() {
-      this.set(agent().connected ? 1 : 0);
-    },
+  const metrics = createServiceMetrics('gsp_agent');
+  metrics.gauge('connected', '1 while at least one tunnel to the cluster proxy is up', function () {
+    this.set(agent().connected ? 1 : 0);
   });
-  new Gauge({
-    name: 'gsp_agent_tunnels',
-    help: 'Tunnels open to proxy replicas, by state (draining: the replica is shutting down)',
-    labelNames: ['state'],
-    registers,
-    collect() {
+  metrics.gauge(
+    'tunnels',
+    'Tunnels open to proxy replicas, by state (draining: the replica is shutting down)',
+    function () {
       const { tunnels, replicas } = agent();
       this.set({ state: 'serving' }, replicas.length);
       this.set({ state: 'draining' }, tunnels - replicas.length);
     },
-  });
-  new Gauge({
-    name: 'gsp_agent_tunnels_target',
-    help: 'How many distinct proxy replicas the agent aims to hold a tunnel to (the count they announce)',
-    registers,
-    collect() {
+    ['state'],
+  );
+  metrics.gauge(
+    'tunnels_target',
+    'How many distinct proxy replicas the agent aims to hold a tunnel to (the count they announce)',
+    function () {
       this.set(agent().target);
     },
-  });
+  );
   return {
-    registry,
-    responses: new Counter({
-      name: 'gsp_agent_responses_total',
-      help: 'Requests from the tunnel answered by the API server, by status',
-      labelNames: ['code'],
-      registers,
-    }),
-    failures: new Counter({
-      name: 'gsp_agent_request_failures_total',
-      help: 'Requests from the tunnel that got no answer from the API server',
-      registers,
-    }),
-    endings: new Counter({
-      name: 'gsp_agent_tunnel_endings_total',
-      help: 'Tunnel connections and attempts that ended, by Connect code (ok: closed by the proxy)',
-      labelNames: ['code'],
-      registers,
-    }),
-    pauses: new Counter({
-      name: 'gsp_agent_stream_pauses_total',
-      help: 'Streams the proxy paused because its kubectl client read slowly',
-      registers,
-    }),
+    registry: metrics.registry,
+    responses: metrics.counter('responses_total', 'Requests from the tunnel answered by the API server, by status', [
+      'code',
+    ]),
+    failures: metrics.counter(
+      'request_failures_total',
+      'Requests from the tunnel that got no answer from the API server',
+    ),
+    endings: metrics.counter(
+      'tunnel_endings_total',
+      'Tunnel connections and attempts that ended, by Connect code (ok: closed by the proxy)',
+      ['code'],
+    ),
+    pauses: metrics.counter('stream_pauses_total', 'Streams the proxy paused because its kubectl client read slowly'),
   };
 }
 
