@@ -15,6 +15,7 @@ import type { Env, HttpTimeouts } from '@gsp/service-kit';
 import { readEnvPins } from '@gsp/flags-client';
 import { auditExportConfig } from '@gsp/audit-export';
 import type { AuditExportConfig } from '@gsp/audit-export';
+import { isDnsLabel } from '@gsp/platform-contract';
 import { readEventsConfig } from './events/config.js';
 import { readConsoleAuthConfig } from './console/auth-config.js';
 import type { ConsoleAuthConfig } from './console/auth-config.js';
@@ -91,11 +92,9 @@ export { ConfigError };
 /** The `aud` HS256 tokens must carry unless `AUTH_JWT_AUDIENCE` names another. */
 export const DEFAULT_JWT_AUDIENCE = 'gsp-api';
 
-const PLATFORM_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
 export function loadConfig(env: Env = process.env): ApiServerConfig {
   const platformId = nonEmpty(env, 'PLATFORM_ID') ?? 'default';
-  if (!PLATFORM_ID.test(platformId))
+  if (!isDnsLabel(platformId))
     throw new ConfigError('PLATFORM_ID', 'must be a DNS-1123 label (lower-case letters, digits and "-")');
 
   // A malformed pin is an InvalidEnvPinError, a ConfigError naming its variable.
