@@ -1,7 +1,6 @@
 import t from 'tap';
 import type { Test as Tap } from 'tap';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import type { FastifyInstance } from 'fastify';
 import type { KubeLite } from '@gsp/kube-lite';
 import {
   BASIC_ADMIN,
@@ -12,6 +11,7 @@ import {
   createBareGameServer,
   createKey,
   kubectl,
+  postAction,
   readyServer,
   redisPrefix,
   refusedWhileHeld,
@@ -33,20 +33,6 @@ const PROFILE = {
 
 const setUp = (t: Tap, env: Record<string, string> = {}) => buildWithProfiles(t, { arena: PROFILE }, { env });
 
-const act = (
-  app: FastifyInstance,
-  name: string,
-  action: string,
-  args?: string[],
-  headers: Record<string, string> = BASIC_ADMIN,
-) =>
-  app.inject({
-    method: 'POST',
-    url: `/api/v1/gameservers/games/${name}/actions/${action}`,
-    headers,
-    ...(args ? { payload: { args } } : {}),
-  });
-
 const stateIn = async (kube: KubeLite, name: string) =>
   (await kubectl(kube, ['get', 'gs', name, '-n', 'games', '-o', 'jsonpath={.status.state}'])).stdout;
 
@@ -54,12 +40,12 @@ t.test('allocate goes through a GameServerAllocation that can only pick this ser
   const { app, kube } = await setUp(t);
   await readyServer(app, 'one');
   await readyServer(app, 'two');
-  const res = await act(app, 'two', 'allocate');
+  const res = await postAction(app, 'two', 'allocate');
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { action: 'allocate', gameServer: { name: 'two', state: 'Allocated' } });
   t.equal(await stateIn(kube, 'two'), 'Allocated');
   t.equal(await stateIn(kube, 'one'), 'Ready', 'the other Ready server was not picked');
-  const again = await act(app, 'two', 'allocate');
+  const again = await postAction(app, 'two', 'allocate');
   t.equal(again.statusCode, 409);
   t.match(again.json(), { detail: /allocate needs a game server in state Ready; games\/two is Allocated/ });
 });
@@ -67,35 +53,35 @@ t.test('allocate goes through a GameServerAllocation that can only pick this ser
 t.test('reserve holds a Ready server out of allocation for the given time', async (t) => {
   const { app, kube } = await setUp(t);
   await readyServer(app, 'held');
-  t.equal((await act(app, 'held', 'reserve')).statusCode, 400, 'reserve needs a duration');
-  t.equal((await act(app, 'held', 'reserve', ['forever'])).statusCode, 400);
-  const res = await act(app, 'held', 'reserve', ['5m']);
+  t.equal((await postAction(app, 'held', 'reserve')).statusCode, 400, 'reserve needs a duration');
+  t.equal((await postAction(app, 'held', 'reserve', ['forever'])).statusCode, 400);
+  const res = await postAction(app, 'held', 'reserve', ['5m']);
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { gameServer: { state: 'Reserved' } });
   const until_ = Date.parse(
     (await kubectl(kube, ['get', 'gs', 'held', '-n', 'games', '-o', 'jsonpath={.status.reservedUntil}'])).stdout,
   );
   t.ok(until_ > Date.now() + 4 * 60_000 && until_ <= Date.now() + 5 * 60_000, 'reservedUntil is five minutes ahead');
-  t.equal((await act(app, 'held', 'allocate')).statusCode, 409, 'a Reserved server is not allocated');
+  t.equal((await postAction(app, 'held', 'allocate')).statusCode, 409, 'a Reserved server is not allocated');
 });
 
 t.test('shutdown moves the server to Shutdown and Agones removes it', async (t) => {
   const { app, kube } = await setUp(t);
   await readyServer(app, 'bye');
-  const res = await act(app, 'bye', 'shutdown');
+  const res = await postAction(app, 'bye', 'shutdown');
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { gameServer: { state: 'Shutdown' } });
   await until(
     'removed',
     async () => (await kubectl(kube, ['get', 'gs', '-n', 'games', '-o', 'name'])).stdout.trim() === '',
   );
-  t.equal((await act(app, 'bye', 'shutdown')).statusCode, 404);
+  t.equal((await postAction(app, 'bye', 'shutdown')).statusCode, 404);
 });
 
 t.test("restart runs the profile's restartCommand: the server keeps its name and state", async (t) => {
   const { app, kube } = await setUp(t);
   await readyServer(app, 'again');
-  const res = await act(app, 'again', 'restart');
+  const res = await postAction(app, 'again', 'restart');
   t.equal(res.statusCode, 200, res.body);
   t.match(res.json(), { action: 'restart', exitCode: 0 });
   t.equal(await stateIn(kube, 'again'), 'Ready');
@@ -105,7 +91,7 @@ t.test("restart runs the profile's restartCommand: the server keeps its name and
     'plain cached',
     async () => (await app.inject({ url: '/api/v1/gameservers/games/plain', headers: BASIC_ADMIN })).statusCode === 200,
   );
-  const none = await act(app, 'plain', 'restart');
+  const none = await postAction(app, 'plain', 'restart');
   t.equal(none.statusCode, 409);
   t.match(none.json(), { detail: /not created from a profile/ });
 });
@@ -113,7 +99,7 @@ t.test("restart runs the profile's restartCommand: the server keeps its name and
 t.test('a profile action gets its args as separate argv elements, never through a shell', async (t) => {
   const { app } = await setUp(t);
   await readyServer(app, 'cmd');
-  const res = await act(app, 'cmd', 'say', ['hello world', '; rm -rf /', '$(id)', '']);
+  const res = await postAction(app, 'cmd', 'say', ['hello world', '; rm -rf /', '$(id)', '']);
   t.equal(res.statusCode, 200, res.body);
   const body = res.json() as {
     exitCode: number;
@@ -126,10 +112,10 @@ t.test('a profile action gets its args as separate argv elements, never through 
   t.equal(body.stdout, '[hello world]\n[; rm -rf /]\n[$(id)]\n[]\n', 'each arg reached printf as one literal element');
   t.equal(body.truncated, false);
   t.ok(body.durationMs >= 0);
-  const failed = await act(app, 'cmd', 'fail');
+  const failed = await postAction(app, 'cmd', 'fail');
   t.equal(failed.statusCode, 200, 'the command ran; it failed');
   t.equal((failed.json() as { exitCode: number }).exitCode, 1);
-  const nul = await act(app, 'cmd', 'say', ['a\u0000b']);
+  const nul = await postAction(app, 'cmd', 'say', ['a\u0000b']);
   t.equal(nul.statusCode, 400, 'NUL cannot be an argv element');
   t.match(nul.json(), { detail: /^args\[0\] must not contain NUL characters/ });
 });
@@ -137,7 +123,7 @@ t.test('a profile action gets its args as separate argv elements, never through 
 t.test('output past 64 KiB is cut and marked truncated', async (t) => {
   const { app } = await setUp(t);
   await readyServer(app, 'loud');
-  const res = await act(app, 'loud', 'flood');
+  const res = await postAction(app, 'loud', 'flood');
   t.equal(res.statusCode, 200, res.body);
   const body = res.json() as { stdout: string; truncated: boolean };
   t.equal(body.truncated, true);
@@ -149,23 +135,23 @@ t.test('a command past its timeoutSeconds is stopped and answers 504', async (t)
   const { app } = await setUp(t);
   await readyServer(app, 'stuck');
   const started = Date.now();
-  const res = await act(app, 'stuck', 'slow');
+  const res = await postAction(app, 'stuck', 'slow');
   t.equal(res.statusCode, 504);
   t.match(res.headers['content-type'], /application\/problem\+json/);
   t.match(res.json(), { detail: /did not finish within 2 s/ });
   t.ok(Date.now() - started < 5000, 'answered at the timeout, not when the command would have ended');
-  t.equal((await act(app, 'stuck', 'say', ['after'])).statusCode, 200, 'the lock was released');
+  t.equal((await postAction(app, 'stuck', 'say', ['after'])).statusCode, 200, 'the lock was released');
 });
 
 t.test('unknown actions are 404 naming what exists; actions on a server in the wrong state are 409', async (t) => {
   const { app, kube } = await setUp(t);
   await readyServer(app, 'x');
-  const unknown = await act(app, 'x', 'explode');
+  const unknown = await postAction(app, 'x', 'explode');
   t.equal(unknown.statusCode, 404);
   t.match(unknown.json(), {
     detail: /no action explode.*allocate, reserve, restart, shutdown.*arena defines fail, flood, long, say, slow/,
   });
-  t.equal((await act(app, 'nope', 'allocate')).statusCode, 404, 'unknown game server');
+  t.equal((await postAction(app, 'nope', 'allocate')).statusCode, 404, 'unknown game server');
   // Stop the Agones controller's progress: a server that is Shutdown but not yet gone.
   await kube.kubeConfig.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
     {
@@ -178,7 +164,7 @@ t.test('unknown actions are 404 naming what exists; actions on a server in the w
     },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
-  const shutdown = await act(app, 'x', 'shutdown');
+  const shutdown = await postAction(app, 'x', 'shutdown');
   t.equal(shutdown.statusCode, 200, shutdown.body);
   await until(
     'Shutdown seen',
@@ -186,7 +172,7 @@ t.test('unknown actions are 404 naming what exists; actions on a server in the w
       ((await app.inject({ url: '/api/v1/gameservers/games/x', headers: BASIC_ADMIN })).json() as { state: string })
         .state === 'Shutdown',
   );
-  const late = await act(app, 'x', 'say', ['hi']);
+  const late = await postAction(app, 'x', 'say', ['hi']);
   t.equal(late.statusCode, 409);
   t.match(late.json(), { detail: /is being deleted|is Shutdown/ });
 });
@@ -198,9 +184,9 @@ t.test(
     await readyServer(app, 'big');
     // The largest args the rules allow, in characters JSON escapes to six bytes each.
     const largest = Array.from({ length: 64 }, () => '\u0001'.repeat(4096));
-    const res = await act(app, 'big', 'say', largest);
+    const res = await postAction(app, 'big', 'say', largest);
     t.equal(res.statusCode, 200, res.body.slice(0, 300));
-    const many = await act(
+    const many = await postAction(
       app,
       'big',
       'say',
@@ -208,7 +194,7 @@ t.test(
     );
     t.equal(many.statusCode, 400, many.body.slice(0, 300));
     t.match(many.json(), { detail: /args.*at most 64/ });
-    const wide = await act(
+    const wide = await postAction(
       app,
       'big',
       'say',
@@ -216,7 +202,7 @@ t.test(
     );
     t.equal(wide.statusCode, 400, 'two-byte characters make them twice as large');
     t.match(wide.json(), { detail: /args must total at most 262144 bytes/ });
-    const long = await act(app, 'big', 'say', ['x'.repeat(4097)]);
+    const long = await postAction(app, 'big', 'say', ['x'.repeat(4097)]);
     t.equal(long.statusCode, 400);
     t.match(long.json(), { detail: /at most 4096 characters/ });
   },
@@ -226,13 +212,13 @@ t.test('names every object inherits are unknown actions, not a 500', async (t) =
   const { app } = await setUp(t);
   await readyServer(app, 'proto');
   for (const action of ['constructor', 'tostring', 'valueof', 'hasownproperty']) {
-    const res = await act(app, 'proto', action);
+    const res = await postAction(app, 'proto', action);
     t.equal(res.statusCode, 404, `${action}: ${res.body}`);
     t.match(res.json(), { detail: new RegExp(`no action ${action} for game server games/proto`) });
   }
   // Not lower-case: refused by the path's rule before any lookup.
   for (const action of ['toString', 'hasOwnProperty', '__proto__'])
-    t.equal((await act(app, 'proto', action)).statusCode, 400, action);
+    t.equal((await postAction(app, 'proto', action)).statusCode, 400, action);
 });
 
 t.test('one action at a time per game server, across replicas sharing Redis', async (t) => {
@@ -251,12 +237,12 @@ t.test('one action at a time per game server, across replicas sharing Redis', as
   );
   const { refused, held } = await refusedWhileHeld(
     'b refused while a runs',
-    () => act(a.app, 'shared', 'long'),
-    () => act(b.app, 'shared', 'say', ['x']),
+    () => postAction(a.app, 'shared', 'long'),
+    () => postAction(b.app, 'shared', 'say', ['x']),
   );
   t.match(refused.json(), { detail: /action long is already running on game server games\/shared/ });
   t.equal((await held).statusCode, 504);
-  t.equal((await act(b.app, 'shared', 'say', ['x'])).statusCode, 200, 'free again once it ended');
+  t.equal((await postAction(b.app, 'shared', 'say', ['x'])).statusCode, 200, 'free again once it ended');
 });
 
 t.test(
@@ -266,8 +252,8 @@ t.test(
     await readyServer(app, 'aud');
     const operator = await createKey(app, 'op', 'operator');
     const viewer = await createKey(app, 'view', 'viewer');
-    t.equal((await act(app, 'aud', 'say', ['secret-arg-value'], { 'x-api-key': operator })).statusCode, 200);
-    t.equal((await act(app, 'aud', 'say', ['x'], { 'x-api-key': viewer })).statusCode, 403);
+    t.equal((await postAction(app, 'aud', 'say', ['secret-arg-value'], { 'x-api-key': operator })).statusCode, 200);
+    t.equal((await postAction(app, 'aud', 'say', ['x'], { 'x-api-key': viewer })).statusCode, 403);
     const lines = audit.lines().filter((l) => String(l.path).includes('/actions/'));
     t.equal(lines.length, 2, 'one line per request');
     t.match(lines[0], {

@@ -1,23 +1,21 @@
 import { spawn } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test as Tap } from 'tap';
 import { WebSocket } from 'ws';
 import type { FastifyInstance } from 'fastify';
 import type { KubeLite } from '@gsp/kube-lite';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import {
   ADMIN_PASSWORD,
-  AuditCapture,
   BASIC_ADMIN,
   GAME_PROFILE,
+  LogCapture,
   TEST_REDIS_URL,
-  baseEnv,
+  build,
   createGamesNamespace,
   createKey,
+  listen,
+  postAction,
   postGameServer,
   putProfiles,
   readyServer,
@@ -25,6 +23,7 @@ import {
   startKube,
   until,
 } from './helper.js';
+import type { AuditCapture } from './helper.js';
 import { CLIENT_ID, signingKey, startIssuer } from './oidc-issuer.js';
 
 const PROFILE = GAME_PROFILE;
@@ -32,15 +31,6 @@ const SCRIPT = fileURLToPath(new URL('../../../scripts/console.ts', import.meta.
 
 type ServerMessage =
   { type: 'output'; data: string } | { type: 'state'; state: string } | { type: 'closed'; reason: string };
-
-/** Collects the application log (Fastify's request logs included) as text. */
-class LogCapture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString();
-    callback();
-  }
-}
 
 interface Replica {
   app: FastifyInstance;
@@ -52,13 +42,9 @@ interface Replica {
 
 /** A control plane listening on a free port, logging at info into `log`. */
 async function replica(t: Tap, kube: KubeLite, env: Record<string, string> = {}): Promise<Replica> {
-  const config = loadConfig({ ...baseEnv(kube), ...env }, { serviceAccountNamespaceFile: '/nonexistent' });
-  const audit = new AuditCapture();
   const log = new LogCapture();
-  const app = await buildApp(config, { logger: { level: 'info', stream: log }, auditStream: audit });
-  t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, audit, log, http: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
+  const { app, audit } = await build(t, kube, env, { logger: { level: 'info', stream: log } });
+  return { app, audit, log, http: await listen(app) };
 }
 
 async function cluster(t: Tap): Promise<KubeLite> {
@@ -73,14 +59,6 @@ async function setUp(t: Tap, env: Record<string, string> = {}): Promise<Replica 
   await putProfiles(one.app, { arena: PROFILE });
   return { ...one, kube };
 }
-
-const act = (app: FastifyInstance, name: string, action: string, args?: string[]) =>
-  app.inject({
-    method: 'POST',
-    url: `/api/v1/gameservers/games/${name}/actions/${action}`,
-    headers: BASIC_ADMIN,
-    ...(args ? { payload: { args } } : {}),
-  });
 
 const consoleUrl = (http: string, name: string, ticket?: string) =>
   `${http.replace(/^http/, 'ws')}/api/v1/gameservers/games/${name}/console${ticket === undefined ? '' : `?ticket=${encodeURIComponent(ticket)}`}`;
@@ -189,13 +167,13 @@ t.test(
     await readyServer(app, 'alloc');
     const client = await open(consoleUrl(http, 'alloc'), BASIC_ADMIN);
     await until('the first state', () => client.states().length > 0);
-    t.equal((await act(app, 'alloc', 'allocate')).statusCode, 200);
+    t.equal((await postAction(app, 'alloc', 'allocate')).statusCode, 200);
     await until('the Allocated state', () => client.states().includes('Allocated'));
     t.same(client.states(), ['Ready', 'Allocated']);
     client.input('say still here\n');
     await until('the answer after allocation', () => client.output().includes('[server] still here'));
     // Players are on an Allocated server: shutting it down takes force.
-    t.equal((await act(app, 'alloc', 'shutdown', ['force'])).statusCode, 200);
+    t.equal((await postAction(app, 'alloc', 'shutdown', ['force'])).statusCode, 200);
     t.equal(await client.closed(), 'game server shut down');
     t.equal(client.closeCode, 1000);
     t.equal(client.messages.at(-1)?.type, 'closed', 'closed is the last message');

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
 import type { KubeLite } from '@gsp/kube-lite';
@@ -47,9 +47,23 @@ export class AuditCapture extends Writable {
   }
 }
 
+/** Collects the application log (Fastify's request logs included) as text. */
+export class LogCapture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += chunk.toString();
+    callback();
+  }
+}
+
 export interface Built {
   app: FastifyInstance;
   audit: AuditCapture;
+}
+
+export interface BuildOptions {
+  /** The application log; none unless a test reads it (with a LogCapture). */
+  logger?: FastifyServerOptions['logger'];
 }
 
 /** The environment every test app starts from: Basic admin and API keys against `kube`. */
@@ -64,13 +78,24 @@ export function baseEnv(kube: KubeLite): Record<string, string> {
   };
 }
 
-export async function build(t: Tap, kube: KubeLite, env: Record<string, string | undefined> = {}): Promise<Built> {
+/** A control plane over `kube` with `env` over baseEnv, closed at the end of the test; its audit lines captured. */
+export async function build(
+  t: Tap,
+  kube: KubeLite,
+  env: Record<string, string | undefined> = {},
+  options: BuildOptions = {},
+): Promise<Built> {
   const config = loadConfig({ ...baseEnv(kube), ...env }, { serviceAccountNamespaceFile: '/nonexistent' });
   const audit = new AuditCapture();
-  const app = await buildApp(config, { logger: false, auditStream: audit });
+  const app = await buildApp(config, { logger: options.logger ?? false, auditStream: audit });
   t.teardown(() => app.close());
   await app.ready();
   return { app, audit };
+}
+
+/** Listens on a free port of 127.0.0.1 (for what inject cannot do: streams, WebSockets); gives `http://127.0.0.1:<port>`. */
+export function listen(app: FastifyInstance): Promise<string> {
+  return app.listen({ port: 0, host: '127.0.0.1' });
 }
 
 /** A roles file (RBAC_ROLES_FILE) holding `yaml`, in a directory of its own. */
@@ -105,11 +130,11 @@ export async function putProfiles(app: FastifyInstance, profiles: Record<string,
 export async function buildWithProfiles(
   t: Tap,
   profiles: Record<string, object>,
-  options: { env?: Record<string, string>; kube?: KubeLite } = {},
+  options: BuildOptions & { env?: Record<string, string>; kube?: KubeLite } = {},
 ): Promise<Built & { kube: KubeLite }> {
   const kube = options.kube ?? (await startKube(t));
   await createGamesNamespace(kube);
-  const built = await build(t, kube, options.env);
+  const built = await build(t, kube, options.env, options);
   await putProfiles(built.app, profiles);
   return { ...built, kube };
 }
@@ -117,6 +142,22 @@ export async function buildWithProfiles(
 /** POST /api/v1/gameservers/<namespace> with `payload`, as the Basic admin. */
 export function postGameServer(app: FastifyInstance, namespace: string, payload: object) {
   return app.inject({ method: 'POST', url: `/api/v1/gameservers/${namespace}`, headers: BASIC_ADMIN, payload });
+}
+
+/** POST .../games/<name>/actions/<action> with `args`, as the Basic admin unless `headers` say otherwise. */
+export function postAction(
+  app: FastifyInstance,
+  name: string,
+  action: string,
+  args?: string[],
+  headers: Record<string, string> = BASIC_ADMIN,
+) {
+  return app.inject({
+    method: 'POST',
+    url: `/api/v1/gameservers/games/${name}/actions/${action}`,
+    headers,
+    ...(args ? { payload: { args } } : {}),
+  });
 }
 
 /** Creates game server games/<name> from `profile` through the API as the Basic admin, and waits until it is Ready. */

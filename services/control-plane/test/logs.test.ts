@@ -9,6 +9,8 @@ import {
   buildWithProfiles,
   createKey,
   kubectl,
+  listen,
+  postAction,
   readyServer,
   relayedKubeconfig,
   startKube,
@@ -27,12 +29,7 @@ const setUp = (t: Tap, env: Record<string, string> = {}, kube?: KubeLite) =>
   buildWithProfiles(t, { arena: PROFILE }, { env, ...(kube ? { kube } : {}) });
 
 async function say(app: FastifyInstance, name: string, text: string): Promise<void> {
-  const res = await app.inject({
-    method: 'POST',
-    url: `/api/v1/gameservers/games/${name}/actions/say`,
-    headers: BASIC_ADMIN,
-    payload: { args: [text] },
-  });
+  const res = await postAction(app, name, 'say', [text]);
   if (res.statusCode !== 200) throw new Error(`say ${text}: ${res.statusCode} ${res.body}`);
 }
 
@@ -76,8 +73,6 @@ function open(url: string, path: string, headers: Record<string, string>): Promi
     request.on('error', reject);
   });
 }
-
-const listening = (app: FastifyInstance): Promise<string> => app.listen({ port: 0, host: '127.0.0.1' });
 
 t.test("a viewer reads a game server's log as plain text; tailLines gives the last lines", async (t) => {
   const { app, audit } = await setUp(t);
@@ -123,7 +118,7 @@ t.test('sinceSeconds leaves out the lines older than that', async (t) => {
 t.test('a follow over plain text receives the lines written after it started', async (t) => {
   const { app, audit } = await setUp(t);
   await readyServer(app, 'live');
-  const url = await listening(app);
+  const url = await listen(app);
   const live = await open(url, '/api/v1/gameservers/games/live/logs?follow=true&tailLines=1', BASIC_ADMIN);
   t.equal(live.status, 200);
   t.equal(live.headers['content-type'], 'text/plain; charset=utf-8');
@@ -145,7 +140,7 @@ t.test('a follow over plain text receives the lines written after it started', a
 t.test('a follow ends cleanly when the game server is deleted', async (t) => {
   const { app, audit } = await setUp(t);
   await readyServer(app, 'doomed');
-  const url = await listening(app);
+  const url = await listen(app);
   const live = await open(url, '/api/v1/gameservers/games/doomed/logs?follow=true', BASIC_ADMIN);
   await until('the log so far', () => live.text().includes('SDK: Ready'));
   const deleted = await app.inject({ method: 'DELETE', url: '/api/v1/gameservers/games/doomed', headers: BASIC_ADMIN });
@@ -164,7 +159,7 @@ t.test(
     const { app, audit } = await setUp(t);
     await readyServer(app, 'events');
     await say(app, 'events', 'before');
-    const url = await listening(app);
+    const url = await listen(app);
     const live = await open(url, '/api/v1/gameservers/games/events/logs?follow=true&tailLines=1', {
       ...BASIC_ADMIN,
       accept: 'text/event-stream',
@@ -218,7 +213,7 @@ t.test('events without follow end with "end of log"; Accept decides the format',
 t.test('a client that goes away closes the Kubernetes stream at once, however many were following', async (t) => {
   const { app } = await setUp(t);
   await readyServer(app, 'watched');
-  const url = await listening(app);
+  const url = await listen(app);
   const follows = await Promise.all(
     ['text/plain', 'text/event-stream', 'text/plain'].map((accept) =>
       open(url, '/api/v1/gameservers/games/watched/logs?follow=true', { ...BASIC_ADMIN, accept }),
@@ -237,7 +232,7 @@ t.test('a client that goes away closes the Kubernetes stream at once, however ma
 t.test('HEAD answers as GET would, without a body or a stream left open', async (t) => {
   const { app } = await setUp(t);
   await readyServer(app, 'heads');
-  const url = await listening(app);
+  const url = await listen(app);
   for (const query of ['', '?follow=true']) {
     const res = await fetch(`${url}/api/v1/gameservers/games/heads/logs${query}`, {
       method: 'HEAD',
@@ -308,7 +303,7 @@ t.test('an unreachable or silent cluster answers 503 with Retry-After within KUB
 t.test('closing the control plane ends open follows rather than waiting on them', async (t) => {
   const { app } = await setUp(t);
   await readyServer(app, 'lasting');
-  const url = await listening(app);
+  const url = await listen(app);
   const live = await open(url, '/api/v1/gameservers/games/lasting/logs?follow=true', {
     ...BASIC_ADMIN,
     accept: 'text/event-stream',
