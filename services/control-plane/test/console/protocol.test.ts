@@ -1,6 +1,12 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { LineSplitter, MAX_AUDITED_COMMAND, RateWindow, cutText, parseClientMessage } from '../src/console/protocol.js';
+import {
+  LineSplitter,
+  MAX_AUDITED_COMMAND,
+  RateWindow,
+  cutText,
+  parseClientMessage,
+} from '../../src/console/protocol.js';
 
 t.test('any input message is read back with its data exactly', async (t) => {
   fc.assert(
