@@ -1,5 +1,5 @@
 /**
- * `npm run -s size`: the length of every function in the workspaces' sources, measured on the
+ * `npm run -s size [root]`: the length of every function in the workspaces' sources, measured on the
  * TypeScript compiler's parse (not a regular expression, so strings, comments and nested braces
  * cannot fool it). Lists the functions over 80 lines and the route handlers over 25, prints the
  * totals and exits 1 when a limit is broken (issue 26):
@@ -9,10 +9,12 @@
  * A function's length is its lines from its first token to its closing brace, both included.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-const ROOT = resolve(import.meta.dirname, '..');
+/** The repository measured: the one this script is in, or the directory given (the tests' small trees). */
+const ROOT = resolve(process.argv[2] ?? join(import.meta.dirname, '..'));
 const LONG = 80;
 const VERY_LONG = 150;
 const MAX = 120;
@@ -30,14 +32,17 @@ interface Measured {
   kubeLite: boolean;
 }
 
-function sourceFiles(dir: string): string[] {
-  let entries;
+/** The entries of `dir`; none when it does not exist (a workspace without `src`). */
+function entriesOf(dir: string): Dirent[] {
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    return readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
-  return entries.flatMap((entry) => {
+}
+
+function sourceFiles(dir: string): string[] {
+  return entriesOf(dir).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return SKIP_DIRS.has(entry.name) ? [] : sourceFiles(path);
     return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
@@ -46,7 +51,7 @@ function sourceFiles(dir: string): string[] {
 
 function roots(): string[] {
   const srcOf = (group: string) =>
-    readdirSync(join(ROOT, group), { withFileTypes: true })
+    entriesOf(join(ROOT, group))
       .filter((entry) => entry.isDirectory())
       .map((entry) => join(ROOT, group, entry.name, 'src'));
   return [...srcOf('packages'), ...srcOf('services'), join(ROOT, 'scripts')];
