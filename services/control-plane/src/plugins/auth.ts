@@ -113,6 +113,17 @@ function ticketOf(request: FastifyRequest): string | undefined {
   return typeof ticket === 'string' ? ticket : undefined;
 }
 
+/** The principal of `ticket` for the game server of the request's path; a 401 when it is not good. */
+async function redeemTicket(app: FastifyInstance, request: FastifyRequest, ticket: string): Promise<Principal> {
+  const { namespace = '', name = '' } = request.params as { namespace?: string; name?: string };
+  const principal = await app.consoleTickets.redeem(ticket, { namespace, name });
+  if (principal === undefined)
+    throw new Unauthorized(
+      'the console ticket is not valid: it was used already, has expired or is for another game server',
+    );
+  return principal;
+}
+
 /**
  * The check a route's `config.permission` attaches (preValidation), in its `config.scope`: the
  * caller's role must grant it (in the path's namespace; for `filtered` routes, in some namespace,
@@ -222,13 +233,7 @@ export default fp<AuthPluginOptions>(
       const sources = { apiKey: headers['x-api-key'], authorization: headers.authorization, ticket: ticketOf(request) };
       const credential = credentialOf(sources, enabled);
       if (credential?.kind === 'ticket') {
-        const { namespace = '', name = '' } = request.params as { namespace?: string; name?: string };
-        const principal = await app.consoleTickets.redeem(credential.value, { namespace, name });
-        if (principal === undefined)
-          throw new Unauthorized(
-            'the console ticket is not valid: it was used already, has expired or is for another game server',
-          );
-        request.principal = principal;
+        request.principal = await redeemTicket(app, request, credential.value);
         return;
       }
       // credentialOf names only the kinds whose method is on.
