@@ -3,10 +3,10 @@ import type { Registry } from 'prom-client';
 import type { AuditExportConfig, ExportMetrics } from '@gsp/audit-export';
 import { Spool } from '../audit-spool/index.js';
 import type { AuditSpoolConfig } from '../config.js';
-import { Shipper, typeOf } from './shipper.js';
+import { kindOf, Shipper } from './shipper.js';
 import type { ShipperLogger } from './shipper.js';
 
-export { Shipper, exportRecordOf, typeOf } from './shipper.js';
+export { Shipper, exportRecordOf, kindOf, typeOfKind } from './shipper.js';
 
 /** What the spool needs of an audit line besides its JSON: its time and its action. */
 export interface SpoolableLine {
@@ -47,6 +47,8 @@ export async function openAuditExport(
   let log: ShipperLogger | undefined;
   /** Records dropped before the metrics existed (none in practice: the spool starts empty or behind). */
   let droppedEarly = 0;
+  let lastTimestamp = '';
+  let lastAt = Number.NaN;
   return {
     // Under `block` a request is refused before it runs while the spool is full, so what is refused
     // here is a record of `drop`, or one of a request already running when the spool filled.
@@ -55,9 +57,14 @@ export async function openAuditExport(
         if (metrics) for (const sink of sinks) metrics.dropped(sink.name, 1);
         else droppedEarly += 1;
       };
-      // The line's own time, so that the event's time is its timestamp without parsing it back.
-      const at = Date.parse(line.timestamp);
-      const appended = spool.append(line, { at: Number.isNaN(at) ? Date.now() : at, kind: typeOf(line) });
+      // The line's own time, so that the event's time is its timestamp without parsing it back
+      // (lines of the same millisecond share it: parsed once).
+      if (line.timestamp !== lastTimestamp) {
+        lastTimestamp = line.timestamp;
+        lastAt = Date.parse(line.timestamp);
+      }
+      const at = lastAt;
+      const appended = spool.append(line, { at: Number.isNaN(at) ? Date.now() : at, kind: kindOf(line) });
       if (!appended.ok) {
         dropped();
         written?.();

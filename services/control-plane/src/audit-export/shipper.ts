@@ -19,15 +19,18 @@ export interface ShipperOptions {
 }
 
 /**
- * The CloudEvents `type` of an audit line: the event it names (`console.input`, `console.close`,
- * `snapshot.retention`: a dotted action), or a request's (whose `action` is the game-server action
- * run on `.../actions/{action}`, a plain word, when it has one). Spooled with the line.
+ * The kind of an audit line, spooled with it: the event it names (`console.input`,
+ * `console.close`, `snapshot.retention`: a dotted action), or `request` for a request's line (whose
+ * `action` is the game-server action run on `.../actions/{action}`, a plain word, when it has one).
  */
-export function typeOf(record: { action?: unknown }): string {
+export function kindOf(record: { action?: unknown }): string {
   const action = record.action;
   const event = typeof action === 'string' && /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/.test(action);
-  return event ? `io.gsp.control-plane.${action}` : 'io.gsp.control-plane.request';
+  return event ? action : 'request';
 }
+
+/** The CloudEvents `type` of a kind of line: `io.gsp.control-plane.request`, `io.gsp.control-plane.console.input`... */
+export const typeOfKind = (kind: string): string => `io.gsp.control-plane.${kind}`;
 
 /**
  * A spooled line as it leaves, its JSON text sent as it is: its spool id is stable across retries
@@ -41,7 +44,7 @@ class SpooledExport implements ExportRecord {
 
   constructor(private readonly spooled: SpooledRecord) {
     this.id = spooled.id;
-    this.type = spooled.kind ?? typeOf(spooled.record);
+    this.type = typeOfKind(spooled.kind ?? kindOf(spooled.record));
     this.time = new Date(spooled.appendedAt).toISOString();
     this.json = spooled.json;
   }

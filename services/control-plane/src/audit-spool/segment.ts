@@ -48,11 +48,16 @@ export function parseSegmentName(dir: string, name: string): Segment | undefined
   return { start, epoch: match[2] as string, path: join(dir, name), bytes: 0, last: start - 1 };
 }
 
+/** What a segment line holds before its record's JSON text, which is followed by `LINE_END`. */
+export function lineHead(seq: number, at: number, kind?: string): string {
+  return kind === undefined ? `{"s":${seq},"t":${at},"r":` : `{"s":${seq},"t":${at},"k":${JSON.stringify(kind)},"r":`;
+}
+
+export const LINE_END = '}\n';
+
 /** A segment line, newline included; `json` is the record's JSON text, `kind` a label readers get back. */
 export function formatLine(seq: number, at: number, json: string, kind?: string): string {
-  return kind === undefined
-    ? `{"s":${seq},"t":${at},"r":${json}}\n`
-    : `{"s":${seq},"t":${at},"k":${JSON.stringify(kind)},"r":${json}}\n`;
+  return lineHead(seq, at, kind) + json + LINE_END;
 }
 
 /**

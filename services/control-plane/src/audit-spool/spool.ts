@@ -3,7 +3,7 @@ import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readPosition, writeAtomically } from './files.js';
-import { formatLine, parseSegmentName, readSegment, recoverSegment, segmentName } from './segment.js';
+import { LINE_END, lineHead, parseSegmentName, readSegment, recoverSegment, segmentName } from './segment.js';
 import type { Entry, Segment } from './segment.js';
 
 export interface SpoolOptions {
@@ -70,9 +70,9 @@ interface Reader {
   acking: Promise<void>;
 }
 
-/** A line appended and not yet written: its text, its bytes, and the entry readers will get. */
+/** A line appended and not yet written: its head, its bytes, and the entry readers will get (with its record's JSON). */
 interface Pending {
-  line: string;
+  head: string;
   size: number;
   entry: Entry;
 }
@@ -217,10 +217,11 @@ export class Spool {
     const seq = ++this.queuedSeq;
     const at = meta.at ?? Date.now();
     const json = JSON.stringify(record);
-    const line = formatLine(seq, at, json, meta.kind);
-    const size = Buffer.byteLength(line);
+    const head = lineHead(seq, at, meta.kind);
+    // The line is put together only in the write, its parts joined once there.
+    const size = Buffer.byteLength(head) + Buffer.byteLength(json) + LINE_END.length;
     this.pending.push({
-      line,
+      head,
       size,
       entry: { seq, at, kind: meta.kind, json, segment: this.active, begin: 0, end: 0 },
     });
@@ -365,7 +366,12 @@ export class Spool {
         if (this.active.bytes + bytes >= this.segmentBytes) break;
       }
       let text = '';
-      for (let i = from; i < to; i++) text += (lines[i] as Pending).line;
+      for (let i = from; i < to; i++) {
+        const { head, entry } = lines[i] as Pending;
+        text += head;
+        text += entry.json;
+        text += LINE_END;
+      }
       try {
         writeText(this.fd, text);
         if (this.options.syncIntervalMs === 0) fdatasyncSync(this.fd);
