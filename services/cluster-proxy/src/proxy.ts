@@ -2,16 +2,17 @@ import type { Http2SecureServer, Http2Server } from 'node:http2';
 import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
-import { Code, ConnectError } from '@connectrpc/connect';
 import { createEventBus } from '@gsp/events';
 import type { EventBus } from '@gsp/events';
 import { createFlagsClient } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
-import { generateSelfSignedCertificate, serveMetrics } from '@gsp/service-kit';
+import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import { useNodeTextEncoding } from '@gsp/tunnel-proto';
 import type { ClusterProxyConfig } from './config.js';
 import { createSwitch, createTokenVerifier } from './access.js';
 import { createKubectlFront } from './front.js';
+import type { KubectlFront } from './front.js';
+import { ProxyLifecycle } from './lifecycle.js';
 import { createMetrics } from './metrics.js';
 import type { ProxyMetrics } from './metrics.js';
 import { Presence } from './presence.js';
@@ -51,6 +52,28 @@ export interface ClusterProxy {
 /** Every query to the API server's database: a stalled store fails over to the caches instead of holding requests. */
 const DATABASE_TIMEOUT_MS = 2000;
 
+/** The API server's database, read for access; `query_timeout` also drops the connection of a query that never answers (a stalled link), so the pool recovers. */
+function databasePool(config: ClusterProxyConfig): pg.Pool {
+  return new pg.Pool({
+    connectionString: config.databaseUrl,
+    connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
+    query_timeout: DATABASE_TIMEOUT_MS,
+    max: 5,
+  });
+}
+
+/** PORT: kubectl sends bearer tokens only over TLS, so it always speaks HTTPS. */
+async function kubectlSide(config: ClusterProxyConfig, logger: FastifyServerOptions['logger']): Promise<KubectlFront> {
+  const https = config.tls ?? generateSelfSignedCertificate('gsp-cluster-proxy');
+  const front = await createKubectlFront({ logger, https, http: config.http });
+  if (config.tls === undefined) {
+    front.app.log.warn(
+      'no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)',
+    );
+  }
+  return front;
+}
+
 /**
  * The proxy: kubectl's side (`front.ts`, PORT), the agents' side (`tunnel/`, TUNNEL_PORT), what
  * both check access with, and the watch that closes what access no longer allows.
@@ -61,27 +84,14 @@ export async function buildClusterProxy(
 ): Promise<ClusterProxy> {
   useNodeTextEncoding();
   const registry = new TunnelRegistry();
-  // query_timeout also drops the connection of a query that never answers (a stalled link), so the pool recovers.
-  const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
-    connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
-    query_timeout: DATABASE_TIMEOUT_MS,
-    max: 5,
-  });
+  const pool = databasePool(config);
   const replicas = new Replicas({ pool, replicaId: config.replicaId, leaseMs: config.presenceLeaseMs });
   const metrics = createMetrics(() => registry.all().length, {
     count: () => replicas.count,
     draining: () => replicas.isDraining,
   });
-  // kubectl sends bearer tokens only over TLS, so PORT always speaks HTTPS.
-  const https = config.tls ?? generateSelfSignedCertificate('gsp-cluster-proxy');
-  const front = await createKubectlFront({ logger, https, http: config.http });
+  const front = await kubectlSide(config, logger);
   const { app } = front;
-  if (config.tls === undefined) {
-    app.log.warn(
-      'no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)',
-    );
-  }
   pool.on('error', (err) => app.log.warn({ err }, 'postgres connection error'));
   const events = createEventBus({
     redisUrl: config.redisUrl,
@@ -150,60 +160,19 @@ export async function buildClusterProxy(
     log: app.log,
     intervalMs: config.watchIntervalMs,
   });
-  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
-  let closing: Promise<void> | undefined;
-  let draining: Promise<void> | undefined;
-
-  /** `drained`: the agents were told (`drain`), so their tunnels end cleanly instead of failing `unavailable`. */
-  async function shutDown(drained = false): Promise<void> {
-    revocations.stop();
-    await metricsServer?.close();
-    const shutdown = 'the proxy is shutting down';
-    for (const tunnel of registry.all()) {
-      tunnel.close(
-        { code: 503, message: shutdown },
-        drained ? undefined : new ConnectError(shutdown, Code.Unavailable),
-      );
-    }
-    await tunnels.close();
-    // After the tunnels: their drops are queued by then, and the rest of this replica's rows go with them.
-    await presence.close();
-    app.server.closeAllConnections();
-    await app.close();
-    await flags.close();
-    await events.close();
-    await pool.end();
-  }
-
-  async function drainThenClose(): Promise<void> {
-    const started = performance.now();
-    const counted = replicas.drain().catch((err: unknown) => {
-      app.log.warn(
-        { err: { message: (err as Error).message } },
-        'could not mark this replica draining in proxy_replicas',
-      );
-    });
-    front.drain();
-    registry.stopWaiting();
-    for (const tunnel of registry.all()) tunnel.control({ case: 'drain', value: {} });
-    app.log.info(
-      { inFlight: front.inFlight, tunnels: registry.all().length, graceMs: config.drainGraceMs },
-      'draining: unready, refusing new tunnels and connections, finishing what is in flight',
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), config.drainGraceMs);
-    });
-    const cut = await Promise.race([front.idle().then(() => false), graceOver]);
-    clearTimeout(timer);
-    await counted;
-    app.log.info(
-      { ms: Math.round(performance.now() - started), cutInFlight: cut ? front.inFlight : 0 },
-      cut ? 'drain grace over: cutting what is still in flight' : 'drained: nothing in flight',
-    );
-    await (closing ??= shutDown(true));
-  }
-
+  const lifecycle = new ProxyLifecycle({
+    config,
+    front,
+    tunnels,
+    registry,
+    presence,
+    replicas,
+    revocations,
+    metrics,
+    flags,
+    events,
+    pool,
+  });
   return {
     app,
     tunnelServer: tunnels.server,
@@ -215,24 +184,8 @@ export async function buildClusterProxy(
     presence,
     replicas,
     sweep: revocations.sweep,
-    async listen() {
-      presence.start();
-      // Registered (and the replica count read) before agents can connect, so the first hello tells it.
-      await presence.heartbeat();
-      const url = await app.listen({ port: config.port, host: config.host });
-      const tunnelUrl = await tunnels.listen(config.tunnelPort, config.host);
-      metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.host, { http: config.http });
-      return { url, tunnelUrl, metricsUrl: metricsServer.url };
-    },
-    drain() {
-      if (closing && !draining) return closing;
-      draining ??= drainThenClose();
-      return draining;
-    },
-    close() {
-      // Once: a test (or a second signal) may ask again while the first close runs.
-      closing ??= shutDown();
-      return closing;
-    },
+    listen: () => lifecycle.listen(),
+    drain: () => lifecycle.drain(),
+    close: () => lifecycle.close(),
   };
 }
