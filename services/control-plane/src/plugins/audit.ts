@@ -203,6 +203,105 @@ function isoNow(): string {
 const CLIENT_CLOSED = 499;
 
 /**
+ * The lines of requests: each request's credentials looked for once, and the fields its lines
+ * share scrubbed once (again if its target is set later), however many lines it has (spooled,
+ * stdout, events).
+ */
+class RequestLines {
+  private readonly secrets = new WeakMap<FastifyRequest, string[]>();
+  private readonly whos = new WeakMap<FastifyRequest, Who>();
+
+  secretsOf(request: FastifyRequest): string[] {
+    let found = this.secrets.get(request);
+    if (found === undefined) this.secrets.set(request, (found = credentialsOf(request)));
+    return found;
+  }
+
+  /** The line about `request`, its fields in their usual order, with none of its credentials; callers add the rest. */
+  lineOf(request: FastifyRequest, result: AuditLine['result'], status: number, durationMs: number): AuditLine {
+    const who = this.whoOf(request);
+    const line: AuditLine = {
+      timestamp: isoNow(),
+      level: 'audit',
+      user: who.user,
+      role: who.role,
+      method: who.method,
+      path: who.path,
+      clientIP: who.clientIP,
+      userAgent: who.userAgent,
+      result,
+      status,
+      requestId: who.requestId,
+      authMethod: who.authMethod,
+      durationMs,
+    };
+    if (who.target !== undefined) line.target = who.target;
+    if (who.action !== undefined) line.action = who.action;
+    return line;
+  }
+
+  /** A request's line with its outcome, if its handler set one. */
+  requestLine(request: FastifyRequest, status: number, durationMs: number): AuditLine {
+    const line = this.lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs);
+    return request.auditOutcome === undefined
+      ? line
+      : scrub({ ...line, outcome: request.auditOutcome }, this.secretsOf(request));
+  }
+
+  /** A line about what happened within `request`; its status that of the request, which for an upgraded console is 101. */
+  eventLine(request: FastifyRequest, event: AuditEvent): AuditLine {
+    const { action, result = 'success', durationMs = 0, ...details } = event;
+    return scrub({ ...this.lineOf(request, result, 101, durationMs), action, ...details }, this.secretsOf(request));
+  }
+
+  private whoOf(request: FastifyRequest): Who {
+    let who = this.whos.get(request);
+    if (who !== undefined && who.auditTarget === request.auditTarget) return who;
+    // Undefined, not null, on a request answered before the lifecycle (no decorators there).
+    const principal = request.principal ?? null;
+    const { target, action } = targetOf(request.params);
+    who = scrub(
+      {
+        user: principal?.username ?? '',
+        role: principal?.role ?? '',
+        method: request.method,
+        path: request.url.split('?')[0] ?? '',
+        clientIP: request.ip,
+        userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
+        requestId: request.id,
+        authMethod: principal?.method ?? '',
+        target: request.auditTarget ?? target,
+        action,
+        auditTarget: request.auditTarget,
+      },
+      this.secretsOf(request),
+    );
+    who.auditTarget = request.auditTarget;
+    this.whos.set(request, who);
+    return who;
+  }
+}
+
+/** The line of a request Node refused before Fastify saw it. */
+function unparsedLine(seen: UnparsedRequest): AuditLine {
+  return {
+    timestamp: isoNow(),
+    level: 'audit',
+    user: '',
+    role: '',
+    method: seen.method,
+    path: seen.path.split('?')[0] ?? '',
+    clientIP: seen.clientIP,
+    userAgent: seen.userAgent.slice(0, 256),
+    result: 'failure',
+    status: seen.status,
+    requestId: seen.requestId,
+    authMethod: '',
+    durationMs: 0,
+  };
+}
+
+/**
  * One JSON line per request (health probes excepted), written when the response is finished
  * or the connection closed early, so 401s, 429s and aborted requests are audited too. Only the
  * path is kept (a query string may carry anything), and no header but the user agent.
@@ -210,6 +309,7 @@ const CLIENT_CLOSED = 499;
 export default fp<AuditPluginOptions>(
   async (app, opts) => {
     const spool = opts.spool;
+    const lines = new RequestLines();
     const write = (line: AuditLine, spooled = false): void => {
       if (spool && !spooled) spool(line);
       opts.stream.write(`${JSON.stringify(line)}\n`);
@@ -221,71 +321,6 @@ export default fp<AuditPluginOptions>(
     /** Requests whose line is still to be written, and the function that writes it (once). */
     const pending = new WeakMap<FastifyRequest, (status: number) => void>();
 
-    /** Each request's credentials, looked for once however many lines it has (spooled, stdout, events). */
-    const secrets = new WeakMap<FastifyRequest, string[]>();
-    const secretsOf = (request: FastifyRequest): string[] => {
-      let found = secrets.get(request);
-      if (found === undefined) secrets.set(request, (found = credentialsOf(request)));
-      return found;
-    };
-    /** Each request's fields that do not change from line to line, scrubbed once (again if its target is set later). */
-    const whos = new WeakMap<FastifyRequest, Who>();
-    const whoOf = (request: FastifyRequest): Who => {
-      let who = whos.get(request);
-      if (who === undefined || who.auditTarget !== request.auditTarget) {
-        // Undefined, not null, on a request answered before the lifecycle (no decorators there).
-        const principal = request.principal ?? null;
-        const { target, action } = targetOf(request.params);
-        who = scrub(
-          {
-            user: principal?.username ?? '',
-            role: principal?.role ?? '',
-            method: request.method,
-            path: request.url.split('?')[0] ?? '',
-            clientIP: request.ip,
-            userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
-            requestId: request.id,
-            authMethod: principal?.method ?? '',
-            target: request.auditTarget ?? target,
-            action,
-            auditTarget: request.auditTarget,
-          },
-          secretsOf(request),
-        );
-        who.auditTarget = request.auditTarget;
-        whos.set(request, who);
-      }
-      return who;
-    };
-
-    /** The line about `request`, its fields in their usual order, with none of its credentials; callers add the rest. */
-    function lineOf(
-      request: FastifyRequest,
-      result: AuditLine['result'],
-      status: number,
-      durationMs: number,
-    ): AuditLine {
-      const who = whoOf(request);
-      const line: AuditLine = {
-        timestamp: isoNow(),
-        level: 'audit',
-        user: who.user,
-        role: who.role,
-        method: who.method,
-        path: who.path,
-        clientIP: who.clientIP,
-        userAgent: who.userAgent,
-        result,
-        status,
-        requestId: who.requestId,
-        authMethod: who.authMethod,
-        durationMs,
-      };
-      if (who.target !== undefined) line.target = who.target;
-      if (who.action !== undefined) line.action = who.action;
-      return line;
-    }
-
     function auditRequest(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
       // A flag rather than writableFinished, which light-my-request (app.inject) never sets.
@@ -293,13 +328,8 @@ export default fp<AuditPluginOptions>(
       reply.raw.once('finish', () => (finished = true));
       const socket: object | null = request.raw.socket;
       if (socket) inFlight.add(socket);
-      const line = (status: number): AuditLine => {
-        const durationMs = Math.round((performance.now() - started) * 100) / 100;
-        const line = lineOf(request, status < 400 ? 'success' : 'failure', status, durationMs);
-        return request.auditOutcome === undefined
-          ? line
-          : scrub({ ...line, outcome: request.auditOutcome }, secretsOf(request));
-      };
+      const line = (status: number): AuditLine =>
+        lines.requestLine(request, status, Math.round((performance.now() - started) * 100) / 100);
       const writeOnce = (status: number): void => {
         if (!pending.delete(request)) return;
         if (socket) inFlight.delete(socket);
@@ -313,31 +343,12 @@ export default fp<AuditPluginOptions>(
       reply.raw.once('close', () => writeOnce(finished ? reply.raw.statusCode : CLIENT_CLOSED));
     }
     app.decorate('auditUpgraded', (request: FastifyRequest) => pending.get(request)?.(101));
-    app.decorate('auditEvent', (request: FastifyRequest, event: AuditEvent) => {
-      const { action, result = 'success', durationMs = 0, ...details } = event;
-      // Status: that of the request the event belongs to, which for an upgraded console is 101.
-      write(scrub({ ...lineOf(request, result, 101, durationMs), action, ...details }, secretsOf(request)));
-    });
+    app.decorate('auditEvent', (request: FastifyRequest, event: AuditEvent) => write(lines.eventLine(request, event)));
     app.decorateRequest('auditOutcome', undefined);
     app.decorateRequest('auditTarget', undefined);
     app.decorate('auditRequest', auditRequest);
     app.decorate('auditUnparsed', (seen: UnparsedRequest, socket: object) => {
-      if (inFlight.has(socket)) return;
-      write({
-        timestamp: new Date().toISOString(),
-        level: 'audit',
-        user: '',
-        role: '',
-        method: seen.method,
-        path: seen.path.split('?')[0] ?? '',
-        clientIP: seen.clientIP,
-        userAgent: seen.userAgent.slice(0, 256),
-        result: 'failure',
-        status: seen.status,
-        requestId: seen.requestId,
-        authMethod: '',
-        durationMs: 0,
-      });
+      if (!inFlight.has(socket)) write(unparsedLine(seen));
     });
     app.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.audit !== false) auditRequest(request, reply);
