@@ -1,4 +1,4 @@
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const apiServer = process.env.API_SERVER_URL ?? 'http://127.0.0.1:8081';
@@ -8,6 +8,9 @@ export default defineConfig(({ command }) => ({
   // server serves the page at /console/ too, so the page's relative API URLs resolve as in production.
   base: command === 'serve' ? '/console/' : './',
   plugins: [react()],
+  // Workspace packages (@gsp/platform-contract/identifiers) are bundled from their TypeScript
+  // sources, as tsx runs them, so the page builds without their dist/.
+  resolve: { conditions: ['@gsp/source', ...defaultClientConditions] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

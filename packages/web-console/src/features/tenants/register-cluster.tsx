@@ -1,12 +1,11 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { isDnsLabel } from '@gsp/platform-contract/identifiers';
 import { Modal } from '../../components/modal';
 import { ErrorNotice } from '../../components/notice';
 import { registerCluster } from './api';
 import type { Registered } from './api';
 import { failure } from './failure';
-
-const DNS_1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** The agent's install commands, as deploy/README.md's step 6 runs them, for this cluster. */
 export function installCommands({ id, tunnelUrl }: Pick<Registered, 'id' | 'tunnelUrl'>): string {
@@ -101,7 +100,7 @@ export function RegisterCluster({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const wanted = name.trim();
-    if (!DNS_1123_LABEL.test(wanted)) {
+    if (!isDnsLabel(wanted)) {
       setError(
         'A cluster name is 1 to 63 lower-case letters, digits or "-", starting and ending with a letter or digit.',
       );
