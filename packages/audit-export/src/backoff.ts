@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExportRecord, SendResult, Sink } from './sink.js';
+import type { Logger } from '@gsp/service-kit';
 import type { ExportMetrics } from './metrics.js';
 
 export interface BackoffOptions {
@@ -46,7 +47,7 @@ export interface ShipOptions {
   backoff: BackoffOptions;
   signal: AbortSignal;
   metrics: ExportMetrics;
-  log: { warn(obj: object, msg: string): void };
+  log: Pick<Logger, 'warn'>;
 }
 
 /**

@@ -1,11 +1,7 @@
 import type pg from 'pg';
 import { ship } from '@gsp/audit-export';
 import type { BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
-
-export interface ExporterLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+import type { Logger } from '@gsp/service-kit';
 
 export interface AuditExporterOptions {
   pool: pg.Pool;
@@ -14,7 +10,7 @@ export interface AuditExporterOptions {
   batchMax: number;
   backoff: BackoffOptions;
   metrics: ExportMetrics;
-  log: ExporterLogger;
+  log: Logger;
   /** How often a sink looks for new rows, and how often a replica that is not its exporter asks again. */
   pollIntervalMs: number;
 }

@@ -4,7 +4,7 @@ import type { AuditExportConfig, ExportMetrics } from '@gsp/audit-export';
 import { Spool } from '../audit-spool/index.js';
 import type { AuditSpoolConfig } from '../config.js';
 import { kindOf, Shipper } from './shipper.js';
-import type { ShipperLogger } from './shipper.js';
+import type { Logger } from '@gsp/service-kit';
 
 export { Shipper, exportRecordOf, kindOf, typeOfKind } from './shipper.js';
 
@@ -24,7 +24,7 @@ export interface AuditExport {
   spool(line: SpoolableLine, written?: () => void): void;
   /** Whether requests are refused now: `block` and the spool full. */
   blocked(): boolean;
-  start(registry: Registry, log: ShipperLogger): void;
+  start(registry: Registry, log: Logger): void;
   close(): Promise<void>;
 }
 
@@ -44,7 +44,7 @@ export async function openAuditExport(
   });
   let shipper: Shipper | undefined;
   let metrics: ExportMetrics | undefined;
-  let log: ShipperLogger | undefined;
+  let log: Logger | undefined;
   /** Records dropped before the metrics existed (none in practice: the spool starts empty or behind). */
   let droppedEarly = 0;
   let lastTimestamp = '';

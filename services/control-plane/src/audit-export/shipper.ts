@@ -1,11 +1,7 @@
 import { ship } from '@gsp/audit-export';
 import type { BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
+import type { Logger } from '@gsp/service-kit';
 import type { Spool, SpooledRecord } from '../audit-spool/index.js';
-
-export interface ShipperLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 export interface ShipperOptions {
   spool: Spool;
@@ -13,7 +9,7 @@ export interface ShipperOptions {
   batchMax: number;
   backoff: BackoffOptions;
   metrics: ExportMetrics;
-  log: ShipperLogger;
+  log: Logger;
   /** How often the backlog gauges are refreshed and drops are logged (at most once per interval). */
   reportIntervalMs?: number;
 }
