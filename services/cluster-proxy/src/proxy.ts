@@ -1,6 +1,6 @@
 import type { Http2SecureServer, Http2Server } from 'node:http2';
 import type { Server as HttpsServer } from 'node:https';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import pg from 'pg';
 import { createEventBus } from '@gsp/events';
 import type { EventBus } from '@gsp/events';
@@ -53,12 +53,22 @@ export interface ClusterProxy {
 const DATABASE_TIMEOUT_MS = 2000;
 
 /** The API server's database, read for access; `query_timeout` also drops the connection of a query that never answers (a stalled link), so the pool recovers. */
-function databasePool(config: ClusterProxyConfig): pg.Pool {
-  return new pg.Pool({
+function databasePool(config: ClusterProxyConfig, log: FastifyBaseLogger): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: config.databaseUrl,
     connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
     query_timeout: DATABASE_TIMEOUT_MS,
     max: 5,
+  });
+  pool.on('error', (err) => log.warn({ err }, 'postgres connection error'));
+  return pool;
+}
+
+/** The proxy's metrics, with the gauges read from the registry and the replica count at scrape. */
+function proxyMetrics(registry: TunnelRegistry, replicas: Replicas): ProxyMetrics {
+  return createMetrics(() => registry.all().length, {
+    count: () => replicas.count,
+    draining: () => replicas.isDraining,
   });
 }
 
@@ -74,38 +84,15 @@ async function kubectlSide(config: ClusterProxyConfig, logger: FastifyServerOpti
   return front;
 }
 
-/**
- * The proxy: kubectl's side (`front.ts`, PORT), the agents' side (`tunnel/`, TUNNEL_PORT), what
- * both check access with, and the watch that closes what access no longer allows.
- */
-export async function buildClusterProxy(
-  config: ClusterProxyConfig,
-  logger: FastifyServerOptions['logger'] = { level: config.logLevel },
-): Promise<ClusterProxy> {
-  useNodeTextEncoding();
-  const registry = new TunnelRegistry();
-  const pool = databasePool(config);
-  const replicas = new Replicas({ pool, replicaId: config.replicaId, leaseMs: config.presenceLeaseMs });
-  const metrics = createMetrics(() => registry.all().length, {
-    count: () => replicas.count,
-    draining: () => replicas.isDraining,
-  });
-  const front = await kubectlSide(config, logger);
-  const { app } = front;
-  pool.on('error', (err) => app.log.warn({ err }, 'postgres connection error'));
+/** What both sides check access with: the switch (through the flags client and its event bus), rights and tokens. */
+function accessChecks(config: ClusterProxyConfig, pool: pg.Pool, log: FastifyBaseLogger) {
   const events = createEventBus({
     redisUrl: config.redisUrl,
     prefix: config.redisKeyPrefix,
     connectionName: `${config.redisKeyPrefix}cluster-proxy`,
-    log: app.log,
+    log,
   });
-  const flags = createFlagsClient({
-    pool,
-    bus: events,
-    ttlMs: config.flagsCacheTtlMs,
-    pins: config.pins,
-    logger: app.log,
-  });
+  const flags = createFlagsClient({ pool, bus: events, ttlMs: config.flagsCacheTtlMs, pins: config.pins, logger: log });
   const cliAccess = createSwitch(flags, config.staleMode);
   const rights = new Rights({
     db: pool,
@@ -117,6 +104,33 @@ export async function buildClusterProxy(
     apiServerUrl: config.apiServerUrl,
     clockToleranceMs: config.clockToleranceMs,
   });
+  return { events, flags, cliAccess, rights, verifyToken };
+}
+
+/** Agents dial until they hold a tunnel to this many replicas: a scale-up reaches them at the next heartbeat. */
+function announceReplicaCount(replicas: Replicas, registry: TunnelRegistry, log: FastifyBaseLogger): void {
+  replicas.onChange((count) => {
+    log.info({ replicas: count }, 'the number of serving proxy replicas changed');
+    for (const tunnel of registry.all()) tunnel.control({ case: 'replicas', value: { count } });
+  });
+}
+
+/**
+ * The proxy: kubectl's side (`front.ts`, PORT), the agents' side (`tunnel/`, TUNNEL_PORT), what
+ * both check access with, and the watch that closes what access no longer allows.
+ */
+export async function buildClusterProxy(
+  config: ClusterProxyConfig,
+  logger: FastifyServerOptions['logger'] = { level: config.logLevel },
+): Promise<ClusterProxy> {
+  useNodeTextEncoding();
+  const registry = new TunnelRegistry();
+  const front = await kubectlSide(config, logger);
+  const { app } = front;
+  const pool = databasePool(config, app.log);
+  const replicas = new Replicas({ pool, replicaId: config.replicaId, leaseMs: config.presenceLeaseMs });
+  const metrics = proxyMetrics(registry, replicas);
+  const { events, flags, cliAccess, rights, verifyToken } = accessChecks(config, pool, app.log);
   const presence = new Presence({
     pool,
     replicaId: config.replicaId,
@@ -133,11 +147,7 @@ export async function buildClusterProxy(
     tunnelWaitMs: config.tunnelWaitMs,
     agentConnected: (clusterId) => presence.agentConnected(clusterId),
   });
-  // Agents dial until they hold a tunnel to this many replicas: a scale-up reaches them at the next heartbeat.
-  replicas.onChange((count) => {
-    app.log.info({ replicas: count }, 'the number of serving proxy replicas changed');
-    for (const tunnel of registry.all()) tunnel.control({ case: 'replicas', value: { count } });
-  });
+  announceReplicaCount(replicas, registry, app.log);
   const tunnels = createTunnelServer({
     tls: config.tunnelTls,
     pingIntervalMs: config.pingIntervalMs,
