@@ -82,10 +82,7 @@ const clusterRoutes: FastifyPluginAsyncTypebox<ClusterRoutesOptions> = async (ap
       params: ClusterParams,
       description:
         'Replaces the agent token: the new one is shown once; the old one stops working and its live tunnel is closed.',
-      response: {
-        200: WithAgentToken,
-        ...problemResponses,
-      },
+      response: { 200: WithAgentToken, ...problemResponses },
     },
     handler: async (request, reply) => {
       const { org, id } = request.params;
