@@ -1,53 +1,30 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { ExpiryField, expiresAtOf, NO_EXPIRY } from '../../components/expiry-field';
 import type { Expiry } from '../../components/expiry-field';
 import { Modal } from '../../components/modal';
 import { ErrorNotice } from '../../components/notice';
-import { ApiError, getJson, send } from '../../lib/api';
-import { CLI_ACCESS_FLAG } from './api';
-
-const FLAG_PATH = `/api/v1/platform/feature-flags/${CLI_ACCESS_FLAG}` as const;
-
-/** `GET .../impact`; `platformId` is used when the server names it. */
-interface Impact {
-  clustersAffected: number;
-  tunnelsOpen: number;
-  platformId?: unknown;
-}
+import { useAction } from '../../lib/use-action';
+import { clearPlatformSwitch, switchPlatformOff } from './api';
+import { BlastRadius, PlatformIdField } from './components/platform-confirm';
+import { useImpact } from './hooks/use-impact';
 
 const REASON_MAX = 200;
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-function failure(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Something went wrong in the console; try again.';
-}
-
 /** Switching the whole platform off: reason, optional expiry, the blast radius and a typed confirmation. */
 export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
-  const [impact, setImpact] = useState<Impact | undefined>();
-  const [impactError, setImpactError] = useState<string | undefined>();
+  const { impact, error: impactError } = useImpact();
   const [reason, setReason] = useState('');
   const [expiry, setExpiry] = useState<Expiry>(NO_EXPIRY);
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, setError, run } = useAction(onDone);
   const ids = useId();
-
-  useEffect(() => {
-    const abort = new AbortController();
-    getJson<Impact>(`${FLAG_PATH}/impact`, abort.signal).then(setImpact, (err: unknown) => {
-      if (!abort.signal.aborted) setImpactError(failure(err));
-    });
-    return () => abort.abort();
-  }, []);
 
   const platformId = typeof impact?.platformId === 'string' ? impact.platformId : undefined;
   const confirmed = platformId === undefined ? typed.trim() !== '' : typed.trim() === platformId;
   const reasonOk = reason.trim().length >= 1 && reason.trim().length <= REASON_MAX;
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!confirmed || !reasonOk) return;
     const expiresAt = expiresAtOf(expiry);
@@ -55,28 +32,13 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
       setError(expiresAt.problem);
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      await send('PUT', FLAG_PATH, {
-        body: { value: false, reason: reason.trim(), ...expiresAt },
-        headers: { 'x-gsp-confirm': typed.trim() },
-      });
-      onDone();
-    } catch (err) {
-      setError(failure(err));
-      setBusy(false);
-    }
+    void run(() => switchPlatformOff({ reason: reason.trim(), ...expiresAt }, typed.trim()));
   };
 
   return (
     <Modal title="Switch CLI access off for the whole platform" onClose={onClose}>
-      <p className="blast" id={`${ids}-impact`}>
-        {impact !== undefined
-          ? `${plural(impact.clustersAffected, 'cluster loses', 'clusters lose')} kubectl access; ${plural(impact.tunnelsOpen, 'tunnel is', 'tunnels are')} open now.`
-          : (impactError ?? 'Counting the clusters this reaches…')}
-      </p>
-      <form className="form" onSubmit={(e) => void submit(e)}>
+      <BlastRadius id={`${ids}-impact`} impact={impact} error={impactError} />
+      <form className="form" onSubmit={submit}>
         <label htmlFor={`${ids}-reason`}>Reason (shown to everyone, 1–200 characters)</label>
         <input
           id={`${ids}-reason`}
@@ -87,23 +49,12 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
           onChange={(e) => setReason(e.target.value)}
         />
         <ExpiryField label="Switch back on after" value={expiry} onChange={setExpiry} />
-        <label htmlFor={`${ids}-confirm`}>
-          {platformId === undefined ? (
-            "To confirm, type this platform's id (the API server's PLATFORM_ID)"
-          ) : (
-            <>
-              To confirm, type the platform id <strong className="code">{platformId}</strong>
-            </>
-          )}
-        </label>
-        <input
+        <PlatformIdField
           id={`${ids}-confirm`}
-          name="confirm"
-          autoComplete="off"
-          spellCheck={false}
-          aria-describedby={`${ids}-impact`}
+          platformId={platformId}
+          describedBy={`${ids}-impact`}
           value={typed}
-          onChange={(e) => setTyped(e.target.value)}
+          onChange={setTyped}
         />
         {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
         <div className="actions">
@@ -121,25 +72,13 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
 
 /** Clearing the platform's value (DELETE): a plain confirmation. */
 export function SwitchOnDialog({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const confirm = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await send('DELETE', FLAG_PATH);
-      onDone();
-    } catch (err) {
-      setError(failure(err));
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useAction(onDone);
   return (
     <Modal title="Switch CLI access back on for the platform?" onClose={onClose}>
       <p>This clears the platform's switch: every cluster without an override of its own gets kubectl access back.</p>
       {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
       <div className="actions">
-        <button type="button" className="button" onClick={() => void confirm()} disabled={busy}>
+        <button type="button" className="button" onClick={() => void run(clearPlatformSwitch)} disabled={busy}>
           Switch back on
         </button>
         <button type="button" className="button button-secondary" onClick={onClose}>

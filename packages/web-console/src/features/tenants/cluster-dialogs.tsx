@@ -4,7 +4,7 @@ import { ExpiryField, expiresAtOf, NO_EXPIRY } from '../../components/expiry-fie
 import type { Expiry } from '../../components/expiry-field';
 import { Modal } from '../../components/modal';
 import { ErrorNotice } from '../../components/notice';
-import { failure } from './failure';
+import { useAction } from '../../lib/use-action';
 import { clearOverride, deleteCluster, setOverride } from './api';
 import type { Cluster } from './api';
 
@@ -15,24 +15,6 @@ interface DialogProps {
   cluster: Cluster;
   onClose: () => void;
   onDone: () => void;
-}
-
-/** Runs `act`, then `onDone`; a refusal stays in the dialog as a sentence. */
-function useAction(onDone: () => void) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const run = async (act: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await act();
-      onDone();
-    } catch (err) {
-      setError(failure(err));
-      setBusy(false);
-    }
-  };
-  return { busy, error, setError, run };
 }
 
 /**

@@ -2,10 +2,10 @@ import { useCallback, useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Modal } from '../../components/modal';
 import { ErrorNotice, Loading } from '../../components/notice';
+import { failure } from '../../lib/failure';
 import { useLoad } from '../../lib/use-load';
 import { loadMembers, putMember, removeMember, ROLE_NAMES, ROLES } from './api';
 import type { Member, Role } from './api';
-import { failure } from './failure';
 
 const isRole = (text: string): text is Role => (ROLES as readonly string[]).includes(text);
 

@@ -3,9 +3,9 @@ import type { FormEvent } from 'react';
 import { isDnsLabel } from '@gsp/platform-contract/identifiers';
 import { Modal } from '../../components/modal';
 import { ErrorNotice } from '../../components/notice';
+import { failure } from '../../lib/failure';
 import { registerCluster } from './api';
 import type { Registered } from './api';
-import { failure } from './failure';
 
 /** The agent's install commands, as deploy/README.md's step 6 runs them, for this cluster. */
 export function installCommands({ id, tunnelUrl }: Pick<Registered, 'id' | 'tunnelUrl'>): string {

@@ -1,4 +1,4 @@
-import { ApiError } from '../../lib/api';
+import { ApiError } from './api';
 
 /** A failed call as a sentence for the person who asked. */
 export function failure(err: unknown): string {
