@@ -1,8 +1,8 @@
 /**
  * The webhook receiver of audit-export.bench.ts, in a process of its own so that it shares an
  * event loop with neither the control plane nor the load generator. It checks each batch's
- * signature, counts its events and answers 200 at once; while told `down` it answers 503 instead.
- * Messages: `down`, `up`, `count` (answers `{ records, batches, refused, firstAt, lastAt, firstBatch }`,
+ * signature, counts its events (without parsing them) and answers 200 at once; while told `down`
+ * it answers 503 instead. Messages: `down`, `up`, `count` (answers `{ records, batches, refused, firstAt, lastAt, firstBatch }`,
  * the times in ms since the epoch of the first and last batch taken since the last `up`).
  */
 import http from 'node:http';
@@ -18,6 +18,18 @@ let firstAt: number | undefined;
 let lastAt: number | undefined;
 let firstBatch = 0;
 
+const EVENT = Buffer.from('{"specversion":"1.0",');
+/**
+ * The events in a batch, counted by the member each begins with rather than by parsing it: the
+ * receiver stands for a SIEM on another machine, and its CPU here is the machine's the control
+ * plane is measured on (the tests' receivers validate every batch with the CloudEvents SDK).
+ */
+function countEvents(body: Buffer): number {
+  let count = 0;
+  for (let at = body.indexOf(EVENT); at >= 0; at = body.indexOf(EVENT, at + EVENT.length)) count++;
+  return count;
+}
+
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -28,7 +40,7 @@ const server = http.createServer((req, res) => {
       refused++;
       return res.writeHead(401).end();
     }
-    const events = (JSON.parse(body.toString('utf8')) as unknown[]).length;
+    const events = countEvents(body);
     records += events;
     batches++;
     lastAt = Date.now();
