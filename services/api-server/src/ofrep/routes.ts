@@ -1,24 +1,14 @@
-import { FLAGS, findFlag } from '@gsp/flags-client';
-import type { FlagChange } from '@gsp/flags-client';
 import { Type } from 'typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { describeValidation, forwardedPrefix, proxyTrust } from '@gsp/service-kit';
-import { Forbidden } from '../errors.js';
-import { authorize, platformResource, readBindings, tenantResource } from '@gsp/platform-contract';
+import { forwardedPrefix, proxyTrust } from '@gsp/service-kit';
+import type { ProxyTrust } from '@gsp/service-kit';
 import { actorOf } from '../plugins/auth.js';
-import { findCluster } from '../clusters/store.js';
-import {
-  ifNoneMatchMatches,
-  OfrepRequestError,
-  parseContext,
-  requestContext,
-  strongEtag,
-  toEvaluationSuccess,
-} from './evaluation.js';
+import { ifNoneMatchMatches, parseContext, requestContext, strongEtag } from './evaluation.js';
 import type { OfrepContext } from './evaluation.js';
 import { EventStream } from './event-stream.js';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/availability.js';
+import { answerOfrepError, answerOfrepNotFound } from './error-handler.js';
+import { OfrepService } from './service.js';
 import { BulkResponses, EventStreamQuery, EventStreamResponses, SingleResponses } from './schemas.js';
 import type { BulkEvaluationSuccess } from './schemas.js';
 
@@ -33,92 +23,59 @@ export interface OfrepRoutesOptions {
 export const OFREP_PREFIX = '/ofrep/v1';
 const EVENTS_PATH = '/events';
 
+const tags = ['ofrep'];
+const single = {
+  tags,
+  summary: 'OFREP single flag evaluation',
+  description:
+    'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
+  response: SingleResponses,
+};
+
 /**
- * The OpenFeature Remote Evaluation Protocol over our flag registry, read through the same cached
- * flags client as everything else: single and bulk evaluation, and the ADR-0008 event stream that
- * tells OFREP clients to re-fetch within milliseconds of a committed write.
+ * The event stream's URL as the client reached us: a trusted proxy's scheme, host (Fastify reads
+ * them) and the path prefix it stripped, so the URL works from the client's side of the proxy.
+ */
+function eventStreamUrl(request: FastifyRequest, context: OfrepContext, trustsProxy: ProxyTrust): string {
+  const prefix = trustsProxy(request.socket.remoteAddress)
+    ? forwardedPrefix(request.headers['x-forwarded-prefix'])
+    : '';
+  const stream = new URL(`${request.protocol}://${request.host}${prefix}${OFREP_PREFIX}${EVENTS_PATH}`);
+  if (context.org !== undefined) stream.searchParams.set('org', context.org);
+  if (context.clusterId !== undefined) stream.searchParams.set('clusterId', context.clusterId);
+  return stream.href;
+}
+
+/** The body with its strong ETag, or a 304 without one when If-None-Match matches it. */
+function withEtag(request: FastifyRequest, reply: FastifyReply, body: BulkEvaluationSuccess) {
+  const etag = strongEtag(body);
+  reply.header('etag', etag);
+  if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+  return body;
+}
+
+/**
+ * The OpenFeature Remote Evaluation Protocol over our flag registry: single and bulk evaluation,
+ * and the ADR-0008 event stream that tells OFREP clients to re-fetch within milliseconds of a
+ * committed write.
  *
  * Error bodies follow the OFREP specification, not problem+json: this context has its own error
  * and not-found handlers, and 401/403 carry no body.
  */
 const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) => {
-  const { platformId } = opts;
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   const trustsProxy = proxyTrust(opts.trustProxy ?? false);
-  const tags = ['ofrep'];
+  const ofrep = new OfrepService(app.pg, app.flagsClient, opts.platformId);
   const streams = new Set<EventStream>();
-
-  app.setErrorHandler((error: FastifyError | OfrepRequestError, request, reply) => {
-    const params = request.params as { key?: string; '*'?: string } | undefined;
-    const key = params?.key ?? params?.['*'];
-    const failure = (errorCode: string, errorDetails: string) =>
-      reply.code(400).send(key === undefined ? { errorCode, errorDetails } : { key, errorCode, errorDetails });
-    if (error instanceof OfrepRequestError) return failure(error.errorCode, error.message);
-    const status = error.statusCode ?? 500;
-    // The spec gives these no body; the WWW-Authenticate header set by the auth hook stays.
-    if (status === 401 || status === 403) return reply.code(status).send();
-    // Too large is not malformed: a client that shrinks the context can succeed, so it hears 413.
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-      return reply.code(413).send({
-        errorDetails: `the request body is larger than ${request.routeOptions.bodyLimit} bytes, the most this service accepts`,
-      });
-    if (error.code?.startsWith('FST_ERR_CTP_')) return failure('PARSE_ERROR', error.message);
-    if (error.validation) {
-      const fields = describeValidation(error.validation, error.validationContext);
-      return failure('INVALID_CONTEXT', fields.length > 0 ? fields.map((f) => f.detail).join('; ') : error.message);
-    }
-    if (status < 500) return failure('GENERAL', error.message);
-    if (isDatabaseUnavailable(error)) {
-      // OFREP's general error shape; the status and Retry-After say it is worth retrying.
-      request.log.warn({ err: { message: error.message } }, 'OFREP request failed: database unavailable');
-      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return reply.code(503).send({ errorDetails: DATABASE_UNAVAILABLE });
-    }
-    request.log.error({ err: error }, 'OFREP request failed');
-    return reply.code(500).send({
-      errorDetails: `The server could not evaluate the request; quote request id ${request.id} when reporting it.`,
-    });
-  });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ errorDetails: `No route ${request.method} ${request.url.split('?')[0]}` }),
-  );
-
-  /** A context naming a tenant needs a role in it; one naming a cluster needs that cluster to exist there. */
-  const checkAccess = async (request: FastifyRequest, context: OfrepContext): Promise<void> => {
-    if (context.org === undefined) return;
-    const rows = await readBindings(app.pg, actorOf(request), [
-      platformResource(platformId),
-      tenantResource(context.org),
-    ]);
-    // Every tenant role may read; so may a platform admin.
-    if (!authorize(rows, platformId, 'tenant.read', context.org))
-      throw new Forbidden(`no role in tenant ${context.org}`);
-    if (context.clusterId !== undefined && !(await findCluster(app.pg, context.org, context.clusterId))) {
-      throw new OfrepRequestError(
-        400,
-        'INVALID_CONTEXT',
-        `cluster ${context.clusterId} does not exist in tenant ${context.org}`,
-      );
-    }
-  };
-
-  const evaluate = async (key: string, context: OfrepContext) =>
-    toEvaluationSuccess(key, await app.flagsClient.evaluateDetailed(key, context));
+  app.setErrorHandler(answerOfrepError);
+  app.setNotFoundHandler(answerOfrepNotFound);
 
   const evaluateOne = async (request: FastifyRequest, reply: FastifyReply, key: string) => {
-    const raw = requestContext(request.body);
-    if (!findFlag(key))
-      return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` });
-    const context = parseContext(raw);
-    await checkAccess(request, context);
-    return evaluate(key, context);
-  };
-  const single = {
-    tags,
-    summary: 'OFREP single flag evaluation',
-    description:
-      'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
-    response: SingleResponses,
+    const evaluation = await ofrep.single(actorOf(request), key, request.body);
+    return (
+      evaluation ??
+      reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` })
+    );
   };
   app.route({
     method: 'POST',
@@ -147,34 +104,9 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
     },
     handler: async (request, reply) => {
       const context = parseContext(requestContext(request.body));
-      await checkAccess(request, context);
-      const flags: BulkEvaluationSuccess['flags'] = await Promise.all(
-        FLAGS.map(async (flag) => {
-          try {
-            return await evaluate(flag.key, context);
-          } catch (err) {
-            request.log.error({ err, flag: flag.key }, 'OFREP bulk evaluation of one flag failed');
-            return {
-              key: flag.key,
-              errorCode: 'GENERAL',
-              errorDetails: `quote request id ${request.id} when reporting it`,
-            };
-          }
-        }),
-      );
-      // Where the client reached us: a trusted proxy's scheme, host (Fastify reads them) and the
-      // path prefix it stripped, so the URL works from the client's side of the proxy.
-      const prefix = trustsProxy(request.socket.remoteAddress)
-        ? forwardedPrefix(request.headers['x-forwarded-prefix'])
-        : '';
-      const stream = new URL(`${request.protocol}://${request.host}${prefix}${OFREP_PREFIX}${EVENTS_PATH}`);
-      if (context.org !== undefined) stream.searchParams.set('org', context.org);
-      if (context.clusterId !== undefined) stream.searchParams.set('clusterId', context.clusterId);
-      const body: BulkEvaluationSuccess = { flags, eventStreams: [{ type: 'sse', url: stream.href }] };
-      const etag = strongEtag(body);
-      reply.header('etag', etag);
-      if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return body;
+      const flags = await ofrep.bulk(actorOf(request), context, request);
+      const url = eventStreamUrl(request, context, trustsProxy);
+      return withEtag(request, reply, { flags, eventStreams: [{ type: 'sse', url }] });
     },
   });
 
@@ -191,25 +123,14 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
     },
     handler: async (request, reply) => {
       const context = parseContext(request.query);
-      await checkAccess(request, context);
+      await ofrep.checkAccess(actorOf(request), context);
       reply.hijack();
       const stream = new EventStream(reply.raw, { heartbeatMs, headers: { 'x-request-id': request.id } });
       streams.add(stream);
-      // One event per turn of the event loop, however many flags one write touched.
-      let pending = false;
-      const onChange = (change: FlagChange) => {
-        if (change.scope.type === 'cluster' && change.scope.clusterId !== context.clusterId) return;
-        if (pending) return;
-        pending = true;
-        setImmediate(() => {
-          pending = false;
-          stream.send({ type: 'refetchEvaluation' });
-        });
-      };
-      const unsubscribes = FLAGS.map((flag) => app.flagsClient.onChange(flag.key, onChange));
+      const unwatch = ofrep.watch(context, () => stream.send({ type: 'refetchEvaluation' }));
       stream.onClose(() => {
         streams.delete(stream);
-        for (const unsubscribe of unsubscribes) unsubscribe();
+        unwatch();
       });
       // We keep no history to replay from Last-Event-ID; a reconnecting client may have missed a change.
       if (request.headers['last-event-id'] !== undefined) stream.send({ type: 'refetchEvaluation' });
