@@ -523,8 +523,10 @@ t.test('the event stream is authenticated and authorised like the evaluations', 
 
 t.test('a client that goes away releases its change listeners', async (t) => {
   const { base, app } = await serve(t);
+  // The flags client's ChangeListeners, by flag key.
   const listeners = () =>
-    (app.flagsClient as unknown as { listeners: Map<string, Set<unknown>> }).listeners.get(FLAG)?.size ?? 0;
+    (app.flagsClient as unknown as { listeners: { byKey: Map<string, Set<unknown>> } }).listeners.byKey.get(FLAG)
+      ?.size ?? 0;
   const baseline = listeners();
   // node:http without an agent: fetch's pool opens a spare connection on abort that delays close by seconds.
   const request = get(`${base}/ofrep/v1/events`, { headers: await bearer('anyone'), agent: false });
