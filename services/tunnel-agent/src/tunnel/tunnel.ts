@@ -100,6 +100,99 @@ function unreachable(err: unknown): ConnectError {
 /** How long the proxy has to close its side once the agent ended its own. */
 const CLOSE_WAIT_MS = 1000;
 
+/** An HTTP/2 session of its own to the proxy, with the tunnel's window both ways. */
+function openSession(dial: DialOptions): http2.ClientHttp2Session {
+  const session = http2.connect(dial.proxyTunnelUrl, {
+    createConnection: dialer(dial),
+    settings: { initialWindowSize: TUNNEL_WINDOW_BYTES },
+  });
+  // No http2.connect option widens the connection's receive window.
+  // ('connect' can come after the tunnel was given up: the session is destroyed by then.)
+  session.once('connect', () => {
+    if (!session.destroyed) session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
+  });
+  return session;
+}
+
+/** The tunnel RPC's request headers: the agent's credentials, and the replicas it holds already. */
+function tunnelHeaders(options: TunnelOptions): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {
+    ':method': 'POST',
+    ':path': TUNNEL_RPC_PATH,
+    'content-type': TUNNEL_CONTENT_TYPE,
+    'connect-protocol-version': '1',
+    authorization: `Bearer ${options.agentToken}`,
+    'x-gsp-cluster-id': options.clusterId,
+  };
+  const held = heldReplicasValue(options.held);
+  if (held !== '') headers[HELD_REPLICAS_HEADER] = held;
+  return headers;
+}
+
+/**
+ * A proxy that takes the connection but never accepts the tunnel (stalled, or a balancer holding
+ * it) is given up like a stalled dial, not only at the first missed ping (1.5 ping intervals).
+ * Twice the dial's bound, so a dial that stalls is always reported as the dial.
+ */
+function handshakeDeadline(dial: DialOptions, settle: (err: ConnectError) => void): NodeJS.Timeout {
+  const ms = 2 * dial.connectTimeoutMs;
+  return setTimeout(
+    () => settle(new ConnectError(`the proxy did not accept the tunnel within ${ms} ms`, Code.DeadlineExceeded)),
+    ms,
+  );
+}
+
+/** Why the proxy's response head is not a tunnel stream, or undefined when it is one. */
+function headRefusal(head: http2.IncomingHttpHeaders): ConnectError | undefined {
+  const status = Number(head[':status']);
+  if (status !== 200) return new ConnectError(`the proxy answered HTTP ${status}`, codeFromHttpStatus(status));
+  const type = String(head['content-type'] ?? '');
+  if (type.toLowerCase() !== TUNNEL_CONTENT_TYPE)
+    return new ConnectError(`the proxy answered ${type || 'no content type'}, not a tunnel stream`, Code.Internal);
+  return undefined;
+}
+
+/** The proxy's stream could not be read (a malformed envelope or frame). */
+function unreadable(err: unknown): ConnectError {
+  return err instanceof ConnectError
+    ? err
+    : new ConnectError(`the proxy's stream cannot be read: ${(err as Error).message}`, Code.Internal);
+}
+
+/** The proxy ended the stream without the end-of-stream message. */
+function untoldEnd(): ConnectError {
+  return new ConnectError('the proxy ended the stream without saying how the tunnel ended', Code.Unavailable);
+}
+
+/** Why the stream closed: the session's failure, its reset code, or a plain close of the connection. */
+function closeError(stream: http2.ClientHttp2Stream, sessionError: unknown): ConnectError | undefined {
+  if (sessionError !== undefined) return unreachable(sessionError);
+  return resetError(stream.rstCode ?? 0) ?? new ConnectError('the connection to the proxy closed', Code.Unavailable);
+}
+
+/**
+ * Frames for the proxy: each batch one envelope, written as soon as the stream takes it; the
+ * agent's half of the stream ends once the queue has ended and everything in it is written.
+ */
+function pump(stream: http2.ClientHttp2Stream, out: BatchQueue<AgentFrameInit>, settled: () => boolean): () => void {
+  let waitingForDrain = false;
+  const write = (): void => {
+    if (settled() || waitingForDrain) return;
+    for (let batch = out.takeBatch(); batch !== undefined; batch = out.takeBatch()) {
+      if (!stream.write(agentEnvelope(batch))) {
+        waitingForDrain = true;
+        stream.once('drain', () => {
+          waitingForDrain = false;
+          write();
+        });
+        return;
+      }
+    }
+    if (out.closed && !stream.writableEnded) stream.end();
+  };
+  return write;
+}
+
 /** A replica id as the held list can carry it: visible ASCII, no comma (the list's separator). */
 const LISTABLE = /^[\x21-\x2b\x2d-\x7e]+$/;
 /** At most this many ids in the held list (the proxy reads no more). */
@@ -182,29 +275,10 @@ export class AgentTunnel {
   private run(options: TunnelOptions): Promise<void> {
     const dial = options.dial;
     return new Promise<void>((resolve, reject) => {
-      const session = http2.connect(dial.proxyTunnelUrl, {
-        createConnection: dialer(dial),
-        settings: { initialWindowSize: TUNNEL_WINDOW_BYTES },
-      });
-      // No http2.connect option widens the connection's receive window.
-      // ('connect' can come after the tunnel was given up: the session is destroyed by then.)
-      session.once('connect', () => {
-        if (!session.destroyed) session.setLocalWindowSize(TUNNEL_WINDOW_BYTES);
-      });
+      const session = openSession(dial);
       let sessionError: unknown;
       session.on('error', (err) => (sessionError ??= err));
-
-      const headers: OutgoingHttpHeaders = {
-        ':method': 'POST',
-        ':path': TUNNEL_RPC_PATH,
-        'content-type': TUNNEL_CONTENT_TYPE,
-        'connect-protocol-version': '1',
-        authorization: `Bearer ${options.agentToken}`,
-        'x-gsp-cluster-id': options.clusterId,
-      };
-      const held = heldReplicasValue(options.held);
-      if (held !== '') headers[HELD_REPLICAS_HEADER] = held;
-      const stream = session.request(headers);
+      const stream = session.request(tunnelHeaders(options));
 
       let settled = false;
       const settle = (err?: ConnectError): void => {
@@ -221,29 +295,13 @@ export class AgentTunnel {
       };
       this.cut = settle;
       const silence = watchSilence(session, dial.pingIntervalMs, settle);
-      // A proxy that takes the connection but never accepts the tunnel (stalled, or a balancer holding
-      // it) is given up like a stalled dial, not only at the first missed ping (1.5 ping intervals).
-      // Twice the dial's bound, so a dial that stalls is always reported as the dial.
-      const handshakeMs = 2 * dial.connectTimeoutMs;
-      const handshake = setTimeout(
-        () =>
-          settle(
-            new ConnectError(`the proxy did not accept the tunnel within ${handshakeMs} ms`, Code.DeadlineExceeded),
-          ),
-        handshakeMs,
-      );
+      const handshake = handshakeDeadline(dial, settle);
       void this.hello.then(() => clearTimeout(handshake));
 
       stream.on('response', (head) => {
         silence.seen();
-        const status = Number(head[':status']);
-        if (status !== 200)
-          return settle(new ConnectError(`the proxy answered HTTP ${status}`, codeFromHttpStatus(status)));
-        const type = String(head['content-type'] ?? '');
-        if (type.toLowerCase() !== TUNNEL_CONTENT_TYPE)
-          settle(
-            new ConnectError(`the proxy answered ${type || 'no content type'}, not a tunnel stream`, Code.Internal),
-          );
+        const refusal = headRefusal(head);
+        if (refusal) settle(refusal);
       });
       // Once the proxy has said how the RPC ended: its error (a refusal), or undefined.
       let ending: { error: ConnectError | undefined } | undefined;
@@ -261,44 +319,13 @@ export class AgentTunnel {
         try {
           reader.push(chunk);
         } catch (err) {
-          settle(
-            err instanceof ConnectError
-              ? err
-              : new ConnectError(`the proxy's stream cannot be read: ${(err as Error).message}`, Code.Internal),
-          );
+          settle(unreadable(err));
         }
       });
-      stream.on('end', () => {
-        if (ending) settle(ending.error);
-        else
-          settle(new ConnectError('the proxy ended the stream without saying how the tunnel ended', Code.Unavailable));
-      });
+      stream.on('end', () => settle(ending ? ending.error : untoldEnd()));
       stream.on('error', (err) => settle(unreachable(sessionError ?? err)));
-      stream.on('close', () => {
-        if (sessionError !== undefined) return settle(unreachable(sessionError));
-        settle(
-          resetError(stream.rstCode ?? 0) ?? new ConnectError('the connection to the proxy closed', Code.Unavailable),
-        );
-      });
-
-      // Frames for the proxy: each batch one envelope, written as soon as the stream takes it; the
-      // agent's half of the stream ends once the queue has ended and everything in it is written.
-      let waitingForDrain = false;
-      const pump = (): void => {
-        if (settled || waitingForDrain) return;
-        for (let batch = this.out.takeBatch(); batch !== undefined; batch = this.out.takeBatch()) {
-          if (!stream.write(agentEnvelope(batch))) {
-            waitingForDrain = true;
-            stream.once('drain', () => {
-              waitingForDrain = false;
-              pump();
-            });
-            return;
-          }
-        }
-        if (this.out.closed && !stream.writableEnded) stream.end();
-      };
-      this.out.consume(pump);
+      stream.on('close', () => settle(closeError(stream, sessionError)));
+      this.out.consume(pump(stream, this.out, () => settled));
     });
   }
 }
