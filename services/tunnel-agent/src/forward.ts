@@ -4,6 +4,7 @@ import type { ClientRequest, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Dispatcher } from 'undici';
 import type { AgentFrameSchema, Open } from '@gsp/tunnel-proto';
 import { drainingWriter, fromHeaderBlock, HeaderBlockError, toHeaderBlock, Valve } from '@gsp/tunnel-proto';
 import type { BatchQueue } from '@gsp/tunnel-proto';
@@ -136,82 +137,110 @@ export function forward(ctx: ForwardContext): Upstream {
   return upgrade ? forwardUpgrade(ctx, flat, reply(ctx)) : forwardRequest(ctx, flat, reply(ctx));
 }
 
-/** A plain request (undici): the body streams as it comes, the answer as the API server sends it. */
-function forwardRequest(
-  { streamId, open, kube, out, events }: ForwardContext,
-  flat: string[],
-  stream: Reply,
-): Upstream {
-  const { send, finish, fail } = stream;
+/** The request's headers for undici: the proxy's, less those undici refuses, and the agent's credentials. */
+function undiciHeaders(flat: readonly string[], kube: KubeTarget): string[] {
   const headers: string[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2)
     if (!REFUSED.has((flat[i] as string).toLowerCase())) headers.push(flat[i] as string, flat[i + 1] as string);
   headers.push(...kube.credentials);
+  return headers;
+}
+
+/**
+ * The API server's answer to a plain request, relayed as frames (undici's dispatch handler, one per
+ * request): while the response frame still waits in the queue, the first chunk and the end join it.
+ */
+class AnswerRelay implements Dispatcher.DispatchHandler {
+  /** Holds the answer while the proxy's client or the tunnel is backed up. */
+  readonly valve: Valve;
+  private abortUpstream: ((err?: Error) => void) | undefined;
+  private aborted = false;
+  /** The response frame while it waits in the queue, so the body and the end can join it. */
+  private head: { value: { body: Uint8Array; end: boolean }; batch: number } | undefined;
+  // undici pauses the answer when onData returns false and goes on when called back.
+  private resumeAnswer: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: ForwardContext,
+    private readonly stream: Reply,
+  ) {
+    this.valve = new Valve(
+      () => undefined,
+      () => this.resumeAnswer?.(),
+    );
+  }
+
+  /** Cuts the request to the API server: now, or as soon as it is connected. */
+  abort(): void {
+    this.aborted = true;
+    this.abortUpstream?.();
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortUpstream = abort;
+    if (this.aborted) abort();
+  }
+
+  onHeaders(status: number, raw: Buffer[], resume: () => void): boolean {
+    this.resumeAnswer = resume;
+    if (status < 200) return true; // 1xx: the final answer follows
+    const headers = answerHeaders(latin1(raw), this.stream.fail);
+    if (headers === undefined) {
+      this.abortUpstream?.();
+      return false;
+    }
+    this.ctx.events.response?.(status);
+    const value = { status, headers, body: EMPTY, end: false };
+    this.stream.send({ streamId: this.ctx.streamId, kind: { case: 'response', value } });
+    this.head = { value, batch: this.ctx.out.taken };
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const { head, ctx } = this;
+    // Still queued: the first chunk rides in the response frame (and so may the end).
+    if (head !== undefined && head.batch === ctx.out.taken && head.value.body.byteLength === 0) head.value.body = chunk;
+    else {
+      this.head = undefined;
+      this.stream.send({ streamId: ctx.streamId, kind: { case: 'data', value: chunk } });
+    }
+    holdWhileFull(ctx.out, this.valve);
+    return !this.valve.closed;
+  }
+
+  onComplete(): void {
+    const { head, ctx } = this;
+    if (head !== undefined && head.batch === ctx.out.taken) head.value.end = true;
+    else this.stream.send({ streamId: ctx.streamId, kind: { case: 'end', value: {} } });
+    this.stream.finish();
+  }
+
+  onError(err: Error): void {
+    const { stream, ctx } = this;
+    if ((err as { code?: unknown }).code !== 'UND_ERR_HEADERS_TIMEOUT' || stream.done) {
+      stream.fail(`the Kubernetes API could not be reached: ${err.message}`);
+      return;
+    }
+    ctx.events.failure?.();
+    stream.send(timeoutAnswer(ctx.streamId, ctx.kube.requestTimeoutMs));
+    stream.finish();
+  }
+}
+
+/** A plain request (undici): the body streams as it comes, the answer as the API server sends it. */
+function forwardRequest(ctx: ForwardContext, flat: string[], stream: Reply): Upstream {
+  const { streamId, open, kube } = ctx;
+  const { send, finish, fail } = stream;
+  const headers = undiciHeaders(flat, kube);
   const path = kube.base.pathname.replace(/\/$/, '') + open.path;
-  let abortUpstream: ((err?: Error) => void) | undefined;
-  let aborted = false;
+  const relay = new AnswerRelay(ctx, stream);
   let body: PassThrough | undefined;
   let dispatched = false;
-  /** The response frame while it waits in the queue, so the body and the end can join it. */
-  let head: { value: { body: Uint8Array; end: boolean }; batch: number } | undefined;
-  // undici pauses the answer when onData returns false and goes on when called back.
-  let resumeAnswer: (() => void) | undefined;
-  const answer = new Valve(
-    () => undefined,
-    () => resumeAnswer?.(),
-  );
   const writeBody = bodyWriter(streamId, send);
   const dispatch = (requestBody: PassThrough | null) => {
     dispatched = true;
     try {
-      kube.pool.dispatch(
-        { path, method: open.method, headers, body: requestBody },
-        {
-          onConnect(abort) {
-            abortUpstream = abort;
-            if (aborted) abort();
-          },
-          onHeaders(status, raw, resume) {
-            resumeAnswer = resume;
-            if (status < 200) return true; // 1xx: the final answer follows
-            const headers = answerHeaders(latin1(raw), fail);
-            if (headers === undefined) {
-              abortUpstream?.();
-              return false;
-            }
-            events.response?.(status);
-            const value = { status, headers, body: EMPTY, end: false };
-            send({ streamId, kind: { case: 'response', value } });
-            head = { value, batch: out.taken };
-            return true;
-          },
-          onData(chunk) {
-            // Still queued: the first chunk rides in the response frame (and so may the end).
-            if (head !== undefined && head.batch === out.taken && head.value.body.byteLength === 0)
-              head.value.body = chunk;
-            else {
-              head = undefined;
-              send({ streamId, kind: { case: 'data', value: chunk } });
-            }
-            holdWhileFull(out, answer);
-            return !answer.closed;
-          },
-          onComplete() {
-            if (head !== undefined && head.batch === out.taken) head.value.end = true;
-            else send({ streamId, kind: { case: 'end', value: {} } });
-            finish();
-          },
-          onError(err) {
-            if ((err as { code?: unknown }).code !== 'UND_ERR_HEADERS_TIMEOUT' || stream.done) {
-              fail(`the Kubernetes API could not be reached: ${err.message}`);
-              return;
-            }
-            events.failure?.();
-            send(timeoutAnswer(streamId, kube.requestTimeoutMs));
-            finish();
-          },
-        },
-      );
+      kube.pool.dispatch({ path, method: open.method, headers, body: requestBody }, relay);
     } catch (err) {
       fail(`the request could not be sent to the Kubernetes API: ${(err as Error).message}`);
     }
@@ -229,23 +258,17 @@ function forwardRequest(
       else body?.end();
     },
     abort() {
-      aborted = true;
       finish();
       body?.destroy();
-      abortUpstream?.();
+      relay.abort();
     },
-    pause: () => answer.hold('proxy'),
-    resume: () => answer.release('proxy'),
+    pause: () => relay.valve.hold('proxy'),
+    resume: () => relay.valve.release('proxy'),
   };
 }
 
-/** An upgrade (exec, attach, port-forward): node:http, then raw bytes both ways after the 101. */
-function forwardUpgrade(
-  { streamId, open, kube, out, events }: ForwardContext,
-  flat: string[],
-  stream: Reply,
-): Upstream {
-  const { send, finish, fail } = stream;
+/** The upgrade request to the API server (node:http), with the proxy's headers and the agent's credentials. */
+function upgradeRequest(kube: KubeTarget, open: Open, flat: readonly string[]): ClientRequest {
   // No prototype: a header named `constructor` or `__proto__` is a header like any other.
   const headers = Object.create(null) as OutgoingHttpHeaders;
   for (let i = 0; i + 1 < flat.length; i += 2) {
@@ -255,7 +278,7 @@ function forwardUpgrade(
     headers[name] = existing === undefined ? value : ([] as string[]).concat(existing as string | string[], value);
   }
   Object.assign(headers, kube.options.headers);
-  const request: ClientRequest = (kube.base.protocol === 'https:' ? https : http).request({
+  return (kube.base.protocol === 'https:' ? https : http).request({
     ...kube.options,
     protocol: kube.base.protocol,
     hostname: kube.base.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -264,6 +287,30 @@ function forwardUpgrade(
     method: open.method,
     headers,
   });
+}
+
+/** undici bounds plain requests (headersTimeout); this bounds the wait for the 101 or a refusal. */
+function upgradeDeadline(
+  { streamId, kube, events }: ForwardContext,
+  stream: Reply,
+  request: ClientRequest,
+): () => void {
+  const deadline = setTimeout(() => {
+    events.failure?.();
+    stream.send(timeoutAnswer(streamId, kube.requestTimeoutMs));
+    stream.finish();
+    request.destroy();
+  }, kube.requestTimeoutMs);
+  const answered = () => clearTimeout(deadline);
+  request.on('close', answered);
+  return answered;
+}
+
+/** An upgrade (exec, attach, port-forward): node:http, then raw bytes both ways after the 101. */
+function forwardUpgrade(ctx: ForwardContext, flat: string[], stream: Reply): Upstream {
+  const { streamId, open, kube, out, events } = ctx;
+  const { send, finish, fail } = stream;
+  const request = upgradeRequest(kube, open, flat);
   let socket: Duplex | undefined;
   /** What answers: the upgraded socket, or the response when the API server refused to upgrade. */
   let source: NodeJS.ReadableStream | undefined;
@@ -275,16 +322,12 @@ function forwardUpgrade(
     send({ streamId, kind: { case: 'data', value: chunk } });
     holdWhileFull(out, answer);
   };
-  const writeBody = bodyWriter(streamId, send);
-  // undici bounds plain requests (headersTimeout); this bounds the wait for the 101 or a refusal.
-  const deadline = setTimeout(() => {
-    events.failure?.();
-    send(timeoutAnswer(streamId, kube.requestTimeoutMs));
+  const ended = () => {
+    send({ streamId, kind: { case: 'end', value: {} } });
     finish();
-    request.destroy();
-  }, kube.requestTimeoutMs);
-  const answered = () => clearTimeout(deadline);
-  request.on('close', answered);
+  };
+  const writeBody = bodyWriter(streamId, send);
+  const answered = upgradeDeadline(ctx, stream, request);
   request.on('response', (res) => {
     answered();
     source = res;
@@ -297,10 +340,7 @@ function forwardUpgrade(
     // The API server refused the upgrade: relay its answer as a plain response.
     send({ streamId, kind: { case: 'response', value: { status: res.statusCode ?? 502, headers } } });
     res.on('data', forward);
-    res.on('end', () => {
-      send({ streamId, kind: { case: 'end', value: {} } });
-      finish();
-    });
+    res.on('end', ended);
     res.on('error', (err) => fail(err.message));
   });
   request.on('upgrade', (res, upgraded, head) => {
@@ -316,15 +356,9 @@ function forwardUpgrade(
     send({ streamId, kind: { case: 'response', value: { status: 101, headers } } });
     if (head.length > 0) send({ streamId, kind: { case: 'data', value: head } });
     upgraded.on('data', forward);
-    upgraded.on('end', () => {
-      send({ streamId, kind: { case: 'end', value: {} } });
-      finish();
-    });
+    upgraded.on('end', ended);
     upgraded.on('error', (err) => fail(err.message));
-    upgraded.on('close', () => {
-      send({ streamId, kind: { case: 'end', value: {} } });
-      finish();
-    });
+    upgraded.on('close', ended);
   });
   request.on('error', (err) => fail(`the Kubernetes API could not be reached: ${err.message}`));
   request.flushHeaders();
