@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import { createTokenVerifier, InvalidTokenError } from '../auth/verifier.js';
-import type { VerifiedToken, VerifierOptions } from '../auth/verifier.js';
+import type { TokenVerifier, VerifiedToken, VerifierOptions } from '../auth/verifier.js';
 import {
   authorize,
   hasControlCharacters,
@@ -10,8 +10,9 @@ import {
   readBindings,
   tenantResource,
 } from '@gsp/platform-contract';
-import type { PlatformPermission } from '@gsp/platform-contract';
+import type { PlatformPermission, Queryable } from '@gsp/platform-contract';
 import { bearerToken, guardRoutes, InvalidRequestError } from '@gsp/service-kit';
+import type { RouteGuard } from '@gsp/service-kit';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 import { tenantExists } from '../tenants/store.js';
 import { cookieValue } from '../console/cookies.js';
@@ -93,11 +94,107 @@ export function actorOf(request: FastifyRequest): string {
   return request.verifiedToken.subject;
 }
 
+/** A token that does not verify is a 401 saying why; any other failure (a key set out of reach) stays itself. */
+function refusal(reply: FastifyReply, err: unknown): Error {
+  if (!(err instanceof InvalidTokenError)) return err as Error;
+  reply.header('www-authenticate', `${REALM}, error="invalid_token"`);
+  return new Unauthorized(err.message);
+}
+
+/** A request without a bearer token: the console's session cookie, if it names a live session. */
+function authenticateBySession(
+  sessions: SessionCookies | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (err?: Error) => void,
+): void {
+  const id = sessions === undefined ? undefined : cookieValue(request.headers.cookie, sessions.cookieName);
+  if (sessions === undefined || id === undefined) {
+    reply.header('www-authenticate', REALM);
+    return done(new Unauthorized('a bearer token is required'));
+  }
+  const refused = consoleWriteRefusal(request.method, request.headers, sessions.origin);
+  if (refused !== undefined) return done(new Forbidden(refused));
+  sessions.lookup(id).then((session) => {
+    if (session === undefined)
+      return done(new Unauthorized('the console session has ended (signed out or expired): sign in again'));
+    const exp = Math.floor(session.expiresAt.getTime() / 1000);
+    request.verifiedToken = { subject: session.subject, claims: { sub: session.subject, exp } };
+    request.viaConsoleSession = true;
+    request.consoleSessionHash = session.idHash;
+    done();
+  }, done);
+}
+
+/**
+ * The `onRequest` hook: a bearer token, else the console's session cookie (once `sessions` says
+ * which). Not async: a token verified moments ago (nearly every request) is answered without a promise.
+ */
+function authenticate(verifier: TokenVerifier, sessions: () => SessionCookies | undefined): onRequestHookHandler {
+  return (request, reply, done) => {
+    if (request.routeOptions.config.public) return done();
+    const token = bearerToken(request.headers.authorization);
+    if (token === undefined) return authenticateBySession(sessions(), request, reply, done);
+    const known = verifier.remembered(token);
+    if (known !== undefined) {
+      request.verifiedToken = known;
+      return done();
+    }
+    verifier.verify(token).then(
+      (verified) => {
+        request.verifiedToken = verified;
+        done();
+      },
+      (err: unknown) => done(refusal(reply, err)),
+    );
+  };
+}
+
+/** The OpenAPI document says, per operation, whether it needs a token and which permission. */
+function documentSecurity(route: RouteOptions): void {
+  const permission = route.config?.permission;
+  route.schema = {
+    ...route.schema,
+    security: route.config?.public ? [] : [{ [SECURITY_SCHEME]: [] }],
+    ...(permission === undefined ? {} : { 'x-permission': permission }),
+  };
+}
+
+/** The check of a route's declared permission, in the tenant its `:org` names (if any). */
+function permissionGuard(db: Queryable, platformId: string): (route: RouteOptions) => RouteGuard | undefined {
+  const platform = platformResource(platformId);
+  return (route) => {
+    const permission = route.config?.permission;
+    if (permission === undefined) return undefined;
+    const createsTenant = route.config?.createsTenant === true;
+    return async (request: FastifyRequest) => {
+      const subject = actorOf(request);
+      const org = (request.params as { org?: string } | undefined)?.org;
+      // The permission check runs before params validation and reads the org from the database.
+      if (org !== undefined && hasControlCharacters(org)) {
+        const detail = 'org must not contain control characters';
+        throw new InvalidRequestError([{ in: 'path', pointer: '#/org', detail }]);
+      }
+      const resources = org === undefined ? [platform] : [platform, tenantResource(org)];
+      const bindings = await readBindings(db, subject, resources);
+      if (!authorize(bindings, platformId, permission, org)) {
+        throw new Forbidden(
+          org === undefined
+            ? `this requires the platform admin role`
+            : `this requires permission ${permission} in tenant ${org}`,
+        );
+      }
+      // Members know their tenant exists; only a platform admin can ask about one that does not.
+      if (org !== undefined && !createsTenant && isPlatformAdmin(bindings, platformId)) {
+        if (!(await tenantExists(db, org))) throw new NotFound(`tenant ${org} not found`);
+      }
+    };
+  };
+}
+
 export default fp<AuthPluginOptions>(
   async (app, opts) => {
     const verifier = createTokenVerifier(opts);
-    const platform = platformResource(opts.platformId);
-
     app.decorateRequest('verifiedToken', null);
     app.decorateRequest('viaConsoleSession', false);
     app.decorateRequest('consoleSessionHash', null);
@@ -105,89 +202,12 @@ export default fp<AuthPluginOptions>(
     app.decorate('acceptSessionCookies', (accepted: SessionCookies) => {
       sessions = accepted;
     });
-
-    /** A request without a bearer token: the console's session cookie, if it names a live session. */
-    const viaSession = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
-      const id = sessions === undefined ? undefined : cookieValue(request.headers.cookie, sessions.cookieName);
-      if (sessions === undefined || id === undefined) {
-        reply.header('www-authenticate', REALM);
-        return done(new Unauthorized('a bearer token is required'));
-      }
-      const refusal = consoleWriteRefusal(request.method, request.headers, sessions.origin);
-      if (refusal !== undefined) return done(new Forbidden(refusal));
-      sessions.lookup(id).then((session) => {
-        if (session === undefined)
-          return done(new Unauthorized('the console session has ended (signed out or expired): sign in again'));
-        const exp = Math.floor(session.expiresAt.getTime() / 1000);
-        request.verifiedToken = { subject: session.subject, claims: { sub: session.subject, exp } };
-        request.viaConsoleSession = true;
-        request.consoleSessionHash = session.idHash;
-        done();
-      }, done);
-    };
-
-    /** A token that does not verify is a 401 saying why; any other failure (a key set out of reach) stays itself. */
-    const refusal = (reply: FastifyReply, err: unknown): Error => {
-      if (!(err instanceof InvalidTokenError)) return err as Error;
-      reply.header('www-authenticate', `${REALM}, error="invalid_token"`);
-      return new Unauthorized(err.message);
-    };
-    // Not async: a token verified moments ago (nearly every request) is answered without a promise.
-    app.addHook('onRequest', (request, reply, done) => {
-      if (request.routeOptions.config.public) return done();
-      const token = bearerToken(request.headers.authorization);
-      if (token === undefined) return viaSession(request, reply, done);
-      const known = verifier.remembered(token);
-      if (known !== undefined) {
-        request.verifiedToken = known;
-        return done();
-      }
-      verifier.verify(token).then(
-        (verified) => {
-          request.verifiedToken = verified;
-          done();
-        },
-        (err: unknown) => done(refusal(reply, err)),
-      );
-    });
-
-    app.addHook('onRoute', (route) => {
-      const permission = route.config?.permission;
-      // The OpenAPI document says, per operation, whether it needs a token and which permission.
-      route.schema = {
-        ...route.schema,
-        security: route.config?.public ? [] : [{ [SECURITY_SCHEME]: [] }],
-        ...(permission === undefined ? {} : { 'x-permission': permission }),
-      };
-    });
-
-    guardRoutes(app, (route) => {
-      const permission = route.config?.permission;
-      if (permission === undefined) return undefined;
-      const createsTenant = route.config?.createsTenant === true;
-      return async (request: FastifyRequest) => {
-        const subject = actorOf(request);
-        const org = (request.params as { org?: string } | undefined)?.org;
-        // The permission check runs before params validation and reads the org from the database.
-        if (org !== undefined && hasControlCharacters(org)) {
-          const detail = 'org must not contain control characters';
-          throw new InvalidRequestError([{ in: 'path', pointer: '#/org', detail }]);
-        }
-        const resources = org === undefined ? [platform] : [platform, tenantResource(org)];
-        const bindings = await readBindings(app.pg, subject, resources);
-        if (!authorize(bindings, opts.platformId, permission, org)) {
-          throw new Forbidden(
-            org === undefined
-              ? `this requires the platform admin role`
-              : `this requires permission ${permission} in tenant ${org}`,
-          );
-        }
-        // Members know their tenant exists; only a platform admin can ask about one that does not.
-        if (org !== undefined && !createsTenant && isPlatformAdmin(bindings, opts.platformId)) {
-          if (!(await tenantExists(app.pg, org))) throw new NotFound(`tenant ${org} not found`);
-        }
-      };
-    });
+    app.addHook(
+      'onRequest',
+      authenticate(verifier, () => sessions),
+    );
+    app.addHook('onRoute', documentSecurity);
+    guardRoutes(app, permissionGuard(app.pg, opts.platformId));
   },
   { name: 'auth', dependencies: ['db'] },
 );
