@@ -92,14 +92,15 @@ export { ConfigError };
 /** The `aud` HS256 tokens must carry unless `AUTH_JWT_AUDIENCE` names another. */
 export const DEFAULT_JWT_AUDIENCE = 'gsp-api';
 
-export function loadConfig(env: Env = process.env): ApiServerConfig {
+function readPlatformId(env: Env): string {
   const platformId = nonEmpty(env, 'PLATFORM_ID') ?? 'default';
   if (!isDnsLabel(platformId))
     throw new ConfigError('PLATFORM_ID', 'must be a DNS-1123 label (lower-case letters, digits and "-")');
+  return platformId;
+}
 
-  // A malformed pin is an InvalidEnvPinError, a ConfigError naming its variable.
-  const pins = readEnvPins(env);
-
+/** `AUTH_OIDC_ISSUER_URL` and `AUTH_OIDC_AUDIENCE`, both or neither. */
+function readOidcIssuer(env: Env): { issuerUrl: string; audience: string } | undefined {
   const issuerUrl = parseUrl(env, 'AUTH_OIDC_ISSUER_URL', ['https:', 'http:']);
   const audience = nonEmpty(env, 'AUTH_OIDC_AUDIENCE');
   if (issuerUrl !== undefined && audience === undefined) {
@@ -110,7 +111,11 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   }
   if (issuerUrl === undefined && audience !== undefined)
     throw new ConfigError('AUTH_OIDC_ISSUER_URL', 'is required with AUTH_OIDC_AUDIENCE');
+  return issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience } : undefined;
+}
 
+/** `SERVICE_FLAGS_PROVIDER`: with `ofrep`, where flags outside the registry are resolved (`OFREP_*`). */
+function readFlagsProvider(env: Env): FlagsConfig['ofrep'] {
   const provider = nonEmpty(env, 'SERVICE_FLAGS_PROVIDER') ?? 'database';
   if (provider !== 'database' && provider !== 'ofrep')
     throw new ConfigError('SERVICE_FLAGS_PROVIDER', `must be "database" or "ofrep", got ${JSON.stringify(provider)}`);
@@ -118,14 +123,18 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   if (provider === 'ofrep' && ofrepUrl === undefined)
     throw new ConfigError('OFREP_URL', 'is required with SERVICE_FLAGS_PROVIDER=ofrep');
   const ofrepToken = readSecret(env, 'OFREP_BEARER_TOKEN');
+  return provider === 'ofrep' && ofrepUrl !== undefined
+    ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} }
+    : undefined;
+}
 
-  const jwksCooldownMs = durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN', 30_000, 0);
-
+/** HS256 bearer tokens (`AUTH_JWT_*`); required when there is no OIDC issuer to verify tokens with. */
+function readJwt(env: Env, hasOidcIssuer: boolean): ApiServerConfig['jwt'] {
   const secret = readSecret(env, 'AUTH_JWT_SECRET');
   if (secret !== undefined && Buffer.byteLength(secret) < 32) {
     throw new ConfigError('AUTH_JWT_SECRET', 'must be at least 32 bytes (HS256 needs a 256-bit key)');
   }
-  if (issuerUrl === undefined && secret === undefined) {
+  if (!hasOidcIssuer && secret === undefined) {
     throw new ConfigError(
       'AUTH_JWT_SECRET',
       'set AUTH_JWT_SECRET or AUTH_OIDC_ISSUER_URL: at least one bearer-token verifier is required',
@@ -135,15 +144,43 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
   if (jwtAudience !== undefined && secret === undefined) {
     throw new ConfigError('AUTH_JWT_AUDIENCE', 'applies to HS256 tokens only, and AUTH_JWT_SECRET is not set');
   }
+  return secret === undefined
+    ? undefined
+    : { secret: new TextEncoder().encode(secret), audience: jwtAudience ?? DEFAULT_JWT_AUDIENCE };
+}
 
-  const platformAdmins = (nonEmpty(env, 'PLATFORM_ADMINS') ?? '')
+function readPlatformAdmins(env: Env): string[] {
+  return (nonEmpty(env, 'PLATFORM_ADMINS') ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+}
 
+/** The kubeconfig tokens' lifetime and signing key; the key file is read now, not at the first download. */
+function readKubeconfigSigning(env: Env): {
+  kubeconfigTokenTtlMs: number;
+  kubeconfigSigningKeyFile: string | undefined;
+} {
   const kubeconfigTokenTtlMs = durationVar(env, 'KUBECONFIG_TOKEN_TTL', 12 * 3600_000, 1000);
-  const signingKeyFile = nonEmpty(env, 'KUBECONFIG_SIGNING_KEY_FILE');
-  readFileVar(env, 'KUBECONFIG_SIGNING_KEY_FILE'); // readable now, not at the first download
+  const kubeconfigSigningKeyFile = nonEmpty(env, 'KUBECONFIG_SIGNING_KEY_FILE');
+  readFileVar(env, 'KUBECONFIG_SIGNING_KEY_FILE');
+  return { kubeconfigTokenTtlMs, kubeconfigSigningKeyFile };
+}
+
+/**
+ * Reads and checks every variable; the first bad one is a ConfigError naming it. The sections are
+ * read in this order, so with several bad variables the same one is named every time.
+ */
+export function loadConfig(env: Env = process.env): ApiServerConfig {
+  const platformId = readPlatformId(env);
+  // A malformed pin is an InvalidEnvPinError, a ConfigError naming its variable.
+  const pins = readEnvPins(env);
+  const oidcIssuer = readOidcIssuer(env);
+  const ofrep = readFlagsProvider(env);
+  const jwksCooldownMs = durationVar(env, 'AUTH_OIDC_JWKS_COOLDOWN', 30_000, 0);
+  const jwt = readJwt(env, oidcIssuer !== undefined);
+  const platformAdmins = readPlatformAdmins(env);
+  const kubeconfigSigning = readKubeconfigSigning(env);
 
   return {
     port: parsePort(env, 'PORT', 8081),
@@ -156,14 +193,7 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     databaseStatementTimeoutMs: durationVar(env, 'DATABASE_STATEMENT_TIMEOUT', 5000, 100),
     http: httpTimeouts(env),
     platformId,
-    flags: {
-      pins,
-      ttlMs: durationVar(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000, 0),
-      ofrep:
-        provider === 'ofrep' && ofrepUrl !== undefined
-          ? { url: ofrepUrl, headers: ofrepToken ? { authorization: `Bearer ${ofrepToken}` } : {} }
-          : undefined,
-    },
+    flags: { pins, ttlMs: durationVar(env, 'SERVICE_CACHE_FLAGS_TTL', 10_000, 0), ofrep },
     events: readEventsConfig(env),
     consoleAuth: readConsoleAuthConfig(env),
     consoleStatic: readConsoleStaticConfig(env),
@@ -174,18 +204,14 @@ export function loadConfig(env: Env = process.env): ApiServerConfig {
     presenceSweepIntervalMs: durationVar(env, 'PRESENCE_SWEEP_INTERVAL', 1000, 10),
     auditExport: auditExportConfig(env),
     auditExportPollIntervalMs: durationVar(env, 'AUDIT_EXPORT_POLL_INTERVAL', 1000, 10),
-    oidc: issuerUrl !== undefined && audience !== undefined ? { issuerUrl, audience, jwksCooldownMs } : undefined,
+    oidc: oidcIssuer === undefined ? undefined : { ...oidcIssuer, jwksCooldownMs },
     clockToleranceMs: clockToleranceVar(env),
-    jwt:
-      secret === undefined
-        ? undefined
-        : { secret: new TextEncoder().encode(secret), audience: jwtAudience ?? DEFAULT_JWT_AUDIENCE },
+    jwt,
     platformAdmins,
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     proxyPublicUrl: parseUrl(env, 'PROXY_PUBLIC_URL', ['http:', 'https:']) ?? 'https://127.0.0.1:8443',
     proxyTunnelPublicUrl: parseUrl(env, 'PROXY_TUNNEL_PUBLIC_URL', ['http:', 'https:']) ?? 'https://127.0.0.1:8444',
-    kubeconfigTokenTtlMs,
-    kubeconfigSigningKeyFile: signingKeyFile,
+    ...kubeconfigSigning,
     proxyCa: readFileVar(env, 'PROXY_CA_FILE'),
     proxyInsecureSkipTlsVerify: booleanVar(env, 'PROXY_INSECURE_SKIP_TLS_VERIFY', false),
   };
