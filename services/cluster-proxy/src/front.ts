@@ -215,32 +215,143 @@ export interface KubectlFront {
 }
 
 /**
+ * What is in flight on PORT: kubectl's answers not yet closed, and upgraded sockets; while the
+ * replica drains, each connection closes once its last request is done.
+ */
+class InFlight {
+  draining = false;
+  private readonly answers = new Set<ServerResponse>();
+  private readonly upgrades = new Set<Duplex>();
+  private whenIdle: (() => void) | undefined;
+
+  constructor(private readonly server: () => HttpsServer) {}
+
+  get size(): number {
+    return this.answers.size + this.upgrades.size;
+  }
+
+  /** An answer to kubectl, in flight until it closes. */
+  track(res: ServerResponse): void {
+    this.answers.add(res);
+    if (this.draining) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      this.answers.delete(res);
+      this.settled();
+    });
+  }
+
+  /** An upgraded stream, in flight until its socket closes. */
+  trackUpgrade(socket: Duplex): void {
+    this.upgrades.add(socket);
+    socket.once('close', () => {
+      this.upgrades.delete(socket);
+      this.settled();
+    });
+  }
+
+  drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    // No new connection: the balancer sends it to another replica. Node also closes idle keep-alive connections.
+    this.server().close();
+    this.server().closeIdleConnections();
+    for (const res of this.answers) if (!res.headersSent) res.shouldKeepAlive = false;
+  }
+
+  idle(): Promise<void> {
+    if (this.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const previous = this.whenIdle;
+      this.whenIdle = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  private settled(): void {
+    if (!this.draining) return;
+    // The connection of an answer that ended may be idle now; during a drain, idle ones close.
+    setImmediate(() => this.server().closeIdleConnections());
+    if (this.size === 0) this.whenIdle?.();
+  }
+}
+
+/** Logs a refused or failed kubectl request and answers it as kube-apiserver would. */
+function refused(app: FastifyInstance<HttpsServer>, req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  if (err instanceof ProxyRefusal) {
+    app.log.info({ method: req.method, url: req.url, status: err.statusCode, reason: err.message }, 'request refused');
+    refuse(res, err);
+  } else {
+    app.log.error({ err, method: req.method, url: req.url }, 'request failed');
+    refuse(res, new ProxyRefusal(500, 'the proxy failed to handle the request', 'InternalError'));
+  }
+}
+
+/**
+ * `/clusters/{id}/...`, the kubectl traffic, is served here before Fastify sees it: it is
+ * forwarded as a byte stream, and routing, hooks and a reply object per request would cost
+ * about a tenth of the proxy's CPU for nothing.
+ */
+function clusterHandler(app: FastifyInstance<HttpsServer>, access: KubectlAccess, flight: InFlight) {
+  const { metrics } = access;
+  const isDraining = () => flight.draining;
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    admit(req, access, isDraining).then(
+      ({ tunnel, path, user }) => forwardRequest(tunnel, req, res, path, user, metrics),
+      (err: unknown) => {
+        metrics.requests.inc({ kind: 'request', code: err instanceof ProxyRefusal ? err.statusCode : 500 });
+        refused(app, req, res, err);
+      },
+    );
+  };
+}
+
+/** An upgrade (exec, attach, port-forward) of `/clusters/{id}/...`: admitted, then forwarded as raw bytes. */
+function upgradeHandler(app: FastifyInstance<HttpsServer>, access: KubectlAccess, flight: InFlight) {
+  const { metrics } = access;
+  const isDraining = () => flight.draining;
+  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => undefined);
+    if (!req.url?.startsWith('/clusters/')) return upgradeNotFound(req, socket);
+    flight.trackUpgrade(socket);
+    admit(req, access, isDraining).then(
+      ({ tunnel, path, user }) => forwardUpgrade(tunnel, req, socket, head, path, user, metrics),
+      (err: unknown) => {
+        const refusal = err instanceof ProxyRefusal ? err : new ProxyRefusal(500, 'the proxy failed', 'InternalError');
+        metrics.requests.inc({ kind: 'upgrade', code: refusal.statusCode });
+        if (!(err instanceof ProxyRefusal)) app.log.error({ err }, 'upgrade failed');
+        refuseUpgrade(socket, refusal);
+      },
+    );
+  };
+}
+
+/** The probes and the document of PORT. */
+function portRoutes(app: FastifyInstance<HttpsServer>, registry: TunnelRegistry, flight: InFlight): void {
+  app.route(HEALTH_ROUTE);
+  app.route({
+    method: 'GET',
+    url: '/readyz',
+    schema: { response: { 200: READY, 503: DRAINING } },
+    handler: async (_request, reply) => {
+      const tunnels = registry.all().length;
+      // The balancer (a Kubernetes Service) stops sending new connections here; those open finish.
+      if (flight.draining) return reply.code(503).send({ status: 'draining', tunnels });
+      return { status: 'ok', tunnels };
+    },
+  });
+  app.route({ method: 'GET', url: '/openapi.json', handler: async () => KUBECTL_PORT_DOCUMENT });
+}
+
+/**
  * PORT, what faces kubectl: HTTPS (kubectl sends bearer tokens only over TLS). `/clusters/{id}/...`
  * is admitted and forwarded through the cluster's tunnel, refusals answered as Kubernetes `Status`
  * bodies; everything else (probes, `/openapi.json`) is Fastify's and speaks problem+json.
  */
 export async function createKubectlFront(options: KubectlFrontOptions): Promise<KubectlFront> {
   let serveCluster: (req: IncomingMessage, res: ServerResponse) => void = () => undefined;
-  let draining = false;
-  const isDraining = () => draining;
-  /** What is in flight: answers not yet closed, and upgraded sockets. */
-  const answers = new Set<ServerResponse>();
-  const upgrades = new Set<Duplex>();
-  let whenIdle: (() => void) | undefined;
-  const settled = () => {
-    if (!draining) return;
-    // The connection of an answer that ended may be idle now; during a drain, idle ones close.
-    setImmediate(() => app.server.closeIdleConnections());
-    if (answers.size + upgrades.size === 0) whenIdle?.();
-  };
-  const track = (res: ServerResponse) => {
-    answers.add(res);
-    if (draining) res.shouldKeepAlive = false;
-    res.once('close', () => {
-      answers.delete(res);
-      settled();
-    });
-  };
+  const flight = new InFlight(() => app.server);
   const app = Fastify({
     logger: options.logger,
     https: options.https,
@@ -249,11 +360,11 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
     serverFactory: (handler) => {
       const server = createHttpsServer(options.https, (req, res) => {
         if (req.url?.startsWith('/clusters/')) {
-          track(res);
+          flight.track(res);
           serveCluster(req, res);
         } else {
           // Probes and the document are not waited for, but their connections end too while draining.
-          if (draining) res.shouldKeepAlive = false;
+          if (flight.draining) res.shouldKeepAlive = false;
           handler(req, res);
         }
       });
@@ -268,90 +379,17 @@ export async function createKubectlFront(options: KubectlFrontOptions): Promise<
   });
   // Everything but `/clusters/...` (kubectl's, answered with Kubernetes `Status` bodies) speaks problem+json.
   await app.register(problems, { ownCodePrefix: 'PROXY_' });
-
-  function serve(access: KubectlAccess): void {
-    const { metrics, registry } = access;
-    /**
-     * `/clusters/{id}/...`, the kubectl traffic, is served here before Fastify sees it: it is
-     * forwarded as a byte stream, and routing, hooks and a reply object per request would cost
-     * about a tenth of the proxy's CPU for nothing.
-     */
-    serveCluster = (req, res) => {
-      admit(req, access, isDraining).then(
-        ({ tunnel, path, user }) => forwardRequest(tunnel, req, res, path, user, metrics),
-        (err: unknown) => {
-          metrics.requests.inc({ kind: 'request', code: err instanceof ProxyRefusal ? err.statusCode : 500 });
-          if (err instanceof ProxyRefusal) {
-            app.log.info(
-              { method: req.method, url: req.url, status: err.statusCode, reason: err.message },
-              'request refused',
-            );
-            refuse(res, err);
-          } else {
-            app.log.error({ err, method: req.method, url: req.url }, 'request failed');
-            refuse(res, new ProxyRefusal(500, 'the proxy failed to handle the request', 'InternalError'));
-          }
-        },
-      );
-    };
-
-    app.route(HEALTH_ROUTE);
-    app.route({
-      method: 'GET',
-      url: '/readyz',
-      schema: { response: { 200: READY, 503: DRAINING } },
-      handler: async (_request, reply) => {
-        const tunnels = registry.all().length;
-        // The balancer (a Kubernetes Service) stops sending new connections here; those open finish.
-        if (draining) return reply.code(503).send({ status: 'draining', tunnels });
-        return { status: 'ok', tunnels };
-      },
-    });
-    app.route({ method: 'GET', url: '/openapi.json', handler: async () => KUBECTL_PORT_DOCUMENT });
-    app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      socket.on('error', () => undefined);
-      if (!req.url?.startsWith('/clusters/')) return upgradeNotFound(req, socket);
-      upgrades.add(socket);
-      socket.once('close', () => {
-        upgrades.delete(socket);
-        settled();
-      });
-      admit(req, access, isDraining).then(
-        ({ tunnel, path, user }) => forwardUpgrade(tunnel, req, socket, head, path, user, metrics),
-        (err: unknown) => {
-          const refusal =
-            err instanceof ProxyRefusal ? err : new ProxyRefusal(500, 'the proxy failed', 'InternalError');
-          metrics.requests.inc({ kind: 'upgrade', code: refusal.statusCode });
-          if (!(err instanceof ProxyRefusal)) app.log.error({ err }, 'upgrade failed');
-          refuseUpgrade(socket, refusal);
-        },
-      );
-    });
-  }
-
   return {
     app,
-    serve,
-    drain() {
-      if (draining) return;
-      draining = true;
-      // No new connection: the balancer sends it to another replica. Node also closes idle keep-alive connections.
-      app.server.close();
-      app.server.closeIdleConnections();
-      for (const res of answers) if (!res.headersSent) res.shouldKeepAlive = false;
+    serve(access) {
+      serveCluster = clusterHandler(app, access, flight);
+      portRoutes(app, access.registry, flight);
+      app.server.on('upgrade', upgradeHandler(app, access, flight));
     },
+    drain: () => flight.drain(),
     get inFlight() {
-      return answers.size + upgrades.size;
+      return flight.size;
     },
-    idle() {
-      if (answers.size + upgrades.size === 0) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const previous = whenIdle;
-        whenIdle = () => {
-          previous?.();
-          resolve();
-        };
-      });
-    },
+    idle: () => flight.idle(),
   };
 }
