@@ -4,9 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiServerConfig } from '../config.js';
 import { problemResponses } from '../schemas.js';
 import { CallbackQuery, LoginQuery, redirect, SessionSchema } from './auth-schemas.js';
-import { SESSION_COOKIE } from './cookies.js';
 import { ERROR_PAGE_CSP, signInErrorPage } from './error-page.js';
-import { readSession } from './sessions.js';
 import { SignInFlow } from './sign-in-flow.js';
 
 /**
@@ -37,11 +35,7 @@ export default fp<{ config: ApiServerConfig }>(
     const signIn = config.consoleAuth;
     if (signIn === undefined) return;
     const flow = new SignInFlow(app.pg, signIn);
-    app.acceptSessionCookies({
-      cookieName: SESSION_COOKIE,
-      origin: signIn.origin,
-      lookup: (id) => readSession(app.pg, id),
-    });
+    app.acceptSessionCookies(flow.sessionCookies());
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const errorHandler = asPage(new URL('auth/login', signIn.publicUrl).href);
     const tags = ['console'];

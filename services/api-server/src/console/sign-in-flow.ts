@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import { BadRequest, Forbidden, ServiceUnavailable, Unauthorized } from '../errors.js';
 import { consoleWriteRefusal } from '../plugins/auth.js';
+import type { SessionCookies } from '../plugins/auth.js';
 import type { ConsoleSignIn } from './auth-config.js';
 import { cookieValue, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './cookies.js';
 import { createConsoleOidcClient, ProviderUnavailable, SignInRefused } from './oidc-client.js';
@@ -33,6 +34,15 @@ export class SignInFlow {
   ) {
     this.oidc = createConsoleOidcClient(signIn);
     this.cookies = cookieWriter(signIn);
+  }
+
+  /** How authentication finds the session a request's cookie names. */
+  sessionCookies(): SessionCookies {
+    return {
+      cookieName: SESSION_COOKIE,
+      origin: this.signIn.origin,
+      lookup: (id) => readSession(this.pool, id),
+    };
   }
 
   /** Where to send the browser, and the cookie that ties the provider's answer to this browser. */

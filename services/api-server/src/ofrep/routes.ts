@@ -46,6 +46,14 @@ function eventStreamUrl(request: FastifyRequest, context: OfrepContext, trustsPr
   return stream.href;
 }
 
+/** One flag's evaluation, or OFREP's FLAG_NOT_FOUND when no flag has that key. */
+async function evaluateOne(ofrep: OfrepService, request: FastifyRequest, reply: FastifyReply, key: string) {
+  const evaluation = await ofrep.single(actorOf(request), key, request.body);
+  return (
+    evaluation ?? reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` })
+  );
+}
+
 /** The body with its strong ETag, or a 304 without one when If-None-Match matches it. */
 function withEtag(request: FastifyRequest, reply: FastifyReply, body: BulkEvaluationSuccess) {
   const etag = strongEtag(body);
@@ -70,18 +78,11 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
   app.setErrorHandler(answerOfrepError);
   app.setNotFoundHandler(answerOfrepNotFound);
 
-  const evaluateOne = async (request: FastifyRequest, reply: FastifyReply, key: string) => {
-    const evaluation = await ofrep.single(actorOf(request), key, request.body);
-    return (
-      evaluation ??
-      reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} is not defined` })
-    );
-  };
   app.route({
     method: 'POST',
     url: '/evaluate/flags/:key',
     schema: { ...single, params: Type.Object({ key: Type.String({ description: 'the flag key' }) }) },
-    handler: (request, reply) => evaluateOne(request, reply, request.params.key),
+    handler: (request, reply) => evaluateOne(ofrep, request, reply, request.params.key),
   });
   // The provider does not encode keys: one with a "/" still gets FLAG_NOT_FOUND, not a bare 404.
   // (No params schema: TypeBox would read a property named "*" as a pattern.)
@@ -89,7 +90,7 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
     method: 'POST',
     url: '/evaluate/flags/*',
     schema: { ...single, hide: true },
-    handler: (request, reply) => evaluateOne(request, reply, (request.params as { '*': string })['*']),
+    handler: (request, reply) => evaluateOne(ofrep, request, reply, (request.params as { '*': string })['*']),
   });
 
   app.route({
