@@ -81,7 +81,7 @@ function isRouteHandler(node: ts.FunctionLikeDeclaration): boolean {
 function measure(path: string): Measured[] {
   const file = relative(ROOT, path);
   const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
-  const inRoutes = /^services\/[^/]+\/src\/routes\//.test(file);
+  const inService = /^services\/[^/]+\/src\//.test(file);
   const kubeLite = file.startsWith('packages/kube-lite/');
   const found: Measured[] = [];
   const visit = (node: ts.Node): void => {
@@ -94,7 +94,7 @@ function measure(path: string): Measured[] {
         line: first + 1,
         name: nameOf(fn),
         lines: last - first + 1,
-        handler: inRoutes && isRouteHandler(fn),
+        handler: inService && isRouteHandler(fn),
         kubeLite,
       });
     }

@@ -59,6 +59,10 @@ t.test('it fails on a function over 120 lines, more than 8 over 80, or a route h
   const handler = await size(tree(t, { 'services/s/src/routes/x/index.ts': route(26) }));
   t.equal(handler.code, 1);
   t.match(handler.stdout, /1 route handler\(s\) over 25 lines/);
+  // A feature folder's routes.ts (the API server's shape) is checked as well.
+  const feature = await size(tree(t, { 'services/s/src/flags/routes.ts': route(26) }));
+  t.equal(feature.code, 1);
+  t.match(feature.stdout, /1 route handler\(s\) over 25 lines/);
 });
 
 t.test("kube-lite's functions are listed but not counted; gen/, dist/ and tests are skipped", async (t) => {
