@@ -47,16 +47,17 @@ export async function openAuditExport(
   let log: Logger | undefined;
   /** Records dropped before the metrics existed (none in practice: the spool starts empty or behind). */
   let droppedEarly = 0;
+  // Made once, not per record: a record lost to a full spool or a failed write counts for every sink.
+  const countDropped = (): void => {
+    if (metrics) for (const sink of sinks) metrics.dropped(sink.name, 1);
+    else droppedEarly += 1;
+  };
   let lastTimestamp = '';
   let lastAt = Number.NaN;
   return {
     // Under `block` a request is refused before it runs while the spool is full, so what is refused
     // here is a record of `drop`, or one of a request already running when the spool filled.
     spool: (line, written) => {
-      const dropped = (): void => {
-        if (metrics) for (const sink of sinks) metrics.dropped(sink.name, 1);
-        else droppedEarly += 1;
-      };
       // The line's own time, so that the event's time is its timestamp without parsing it back
       // (lines of the same millisecond share it: parsed once).
       if (line.timestamp !== lastTimestamp) {
@@ -66,11 +67,11 @@ export async function openAuditExport(
       const at = lastAt;
       const appended = spool.append(line, { at: Number.isNaN(at) ? Date.now() : at, kind: kindOf(line) });
       if (!appended.ok) {
-        dropped();
+        countDropped();
         written?.();
       } else
         spool.whenWritten((error) => {
-          if (error) dropped();
+          if (error) countDropped();
           written?.();
         });
     },
