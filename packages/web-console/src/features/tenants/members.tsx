@@ -81,12 +81,20 @@ function RemoveDialog({
   );
 }
 
-function MemberRow({ org, member, onChanged }: { org: string; member: Member; onChanged: () => void }) {
+function MemberRow({
+  org,
+  member,
+  onChanged,
+  onRemove,
+}: {
+  org: string;
+  member: Member;
+  onChanged: () => void;
+  onRemove: (subject: string) => void;
+}) {
   const [role, setRole] = useState<Role>(member.role);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
-  const [removing, setRemoving] = useState(false);
-  const close = useCallback(() => setRemoving(false), []);
   const change = async () => {
     setBusy(true);
     setError(undefined);
@@ -112,22 +120,11 @@ function MemberRow({ org, member, onChanged }: { org: string; member: Member; on
         >
           Change role
         </button>
-        <button type="button" className="button button-secondary" onClick={() => setRemoving(true)}>
+        <button type="button" className="button button-secondary" onClick={() => onRemove(member.subject)}>
           Remove
         </button>
       </span>
       {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
-      {removing && (
-        <RemoveDialog
-          org={org}
-          subject={member.subject}
-          onClose={close}
-          onDone={() => {
-            setRemoving(false);
-            onChanged();
-          }}
-        />
-      )}
     </li>
   );
 }
@@ -187,6 +184,10 @@ export function Members({ org, version }: { org: string; version: number }) {
   const changed = useCallback(() => setOwn((n) => n + 1), []);
   const load = useCallback((signal: AbortSignal) => loadMembers(org, signal), [org]);
   const members = useLoad(load, version + own);
+  // Held here, not in the row: a row is made again when its member's role changes (its key), and a
+  // confirmation open at that moment must stay open.
+  const [removing, setRemoving] = useState<string | undefined>();
+  const closeRemove = useCallback(() => setRemoving(undefined), []);
   return (
     <>
       {members.state === 'loading' && <Loading what="the members" />}
@@ -195,9 +196,26 @@ export function Members({ org, version }: { org: string; version: number }) {
         <ul className="members">
           {members.data.map((member) => (
             // Keyed by role too, so a role changed elsewhere resets the row's selection.
-            <MemberRow key={`${member.subject} ${member.role}`} org={org} member={member} onChanged={changed} />
+            <MemberRow
+              key={`${member.subject} ${member.role}`}
+              org={org}
+              member={member}
+              onChanged={changed}
+              onRemove={setRemoving}
+            />
           ))}
         </ul>
+      )}
+      {removing !== undefined && (
+        <RemoveDialog
+          org={org}
+          subject={removing}
+          onClose={closeRemove}
+          onDone={() => {
+            setRemoving(undefined);
+            changed();
+          }}
+        />
       )}
       <AddMember org={org} onAdded={changed} />
     </>
