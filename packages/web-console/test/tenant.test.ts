@@ -265,6 +265,8 @@ t.test('a tenant admin adds a member with a role, changes the role and removes t
 
   await row.getByRole('button', { name: 'Remove' }).click();
   const confirm = page.getByRole('dialog', { name: `Remove ${newbie} from tenant ${ORG}?` });
+  await confirm.waitFor();
+  t.same(await inspectAtEachWidth(page, 'remove-member-dialog'), [], 'axe: no serious or critical violations');
   await confirm.getByRole('button', { name: 'Remove member' }).click();
   await row.waitFor({ state: 'detached' });
   const after = (await api('GET', `/api/v1/tenants/${ORG}/members`)) as { members: { subject: string }[] };
