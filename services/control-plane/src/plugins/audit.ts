@@ -158,15 +158,10 @@ function credentialsOf(request: FastifyRequest): string[] {
 }
 
 /** What a request's lines share: who made it, what it named, scrubbed of its credentials. */
-interface Who {
-  user: string;
-  role: string;
-  method: string;
-  path: string;
-  clientIP: string;
-  userAgent: string;
-  requestId: string;
-  authMethod: string;
+interface Who extends Pick<
+  AuditLine,
+  'user' | 'role' | 'method' | 'path' | 'clientIP' | 'userAgent' | 'requestId' | 'authMethod'
+> {
   target: string | undefined;
   action: string | undefined;
   /** `request.auditTarget` when this was made, unscrubbed (to see that it changed). */
