@@ -1,0 +1,109 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ErrorNotice, Loading, useLoad } from '@gsp/ui';
+import { SIGNED_OUT_EVENT } from '../lib/api';
+import { loadSession } from '../lib/session';
+import type { PanelSession } from '../lib/session';
+import { SignIn } from '../features/session/sign-in';
+import { SignOut } from '../features/session/sign-out';
+import { ServersPage } from '../features/servers/servers-page';
+import { Nav } from './nav';
+import { FeaturePage } from './pages';
+import { useRoute } from './routes';
+import type { Route } from './routes';
+
+function Page({ route, session }: { route: Route; session: PanelSession }) {
+  switch (route.page) {
+    case 'servers':
+      return <ServersPage session={session} />;
+    case 'server':
+      return (
+        <FeaturePage
+          feature="server"
+          exportName="ServerPage"
+          title="Game server"
+          session={session}
+          namespace={route.namespace}
+          name={route.name}
+          key={`${route.namespace}/${route.name}`}
+        />
+      );
+    case 'fleets':
+      return <FeaturePage feature="fleets" exportName="FleetsPage" title="Fleets" session={session} />;
+    case 'profiles':
+      return <FeaturePage feature="profiles" exportName="ProfilesPage" title="Profiles" session={session} />;
+    case 'apikeys':
+      return <FeaturePage feature="apikeys" exportName="ApiKeysPage" title="API keys" session={session} />;
+    case 'unknown':
+      return (
+        <ErrorNotice>
+          The panel has no page at {route.hash}; go to <a href="#/servers">the game servers</a>.
+        </ErrorNotice>
+      );
+  }
+}
+
+/**
+ * The panel: asks the control plane who is signed in, shows the sign-in view or the shell (header,
+ * navigation, the routed page). Any 401 from the API (the session ended elsewhere, its key was
+ * revoked, it expired) raises `gsp:signed-out`, which asks again and explains the sign-in view.
+ */
+export function App() {
+  const [sessionVersion, setSessionVersion] = useState(0);
+  const [ended, setEnded] = useState(false);
+  const session = useLoad(loadSession, sessionVersion);
+  const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const askAgain = useCallback(() => setSessionVersion((v) => v + 1), []);
+  const signedIn = useCallback(() => {
+    setEnded(false);
+    askAgain();
+  }, [askAgain]);
+  useEffect(() => {
+    const onSignedOut = () => {
+      setEnded(true);
+      askAgain();
+    };
+    window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);
+    return () => window.removeEventListener(SIGNED_OUT_EVENT, onSignedOut);
+  }, [askAgain]);
+  const current = session.state === 'done' && session.data.signedIn ? session.data : undefined;
+
+  return (
+    <>
+      {/* A hash link would change the route: move focus to the content instead. */}
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          main.current?.focus();
+        }}
+      >
+        Skip to main content
+      </a>
+      <header className="top">
+        <h1 className="brand">Game servers</h1>
+        {current !== undefined && (
+          <>
+            <Nav session={current} route={route} />
+            <span className="account">
+              <span className="who">
+                {current.username}
+                {current.role !== null && <span className="role"> ({current.role})</span>}
+              </span>
+              <SignOut onSignedOut={askAgain} />
+            </span>
+          </>
+        )}
+      </header>
+      <main id="main" className="page" ref={main} tabIndex={-1}>
+        {session.state === 'loading' && <Loading what="your session" />}
+        {session.state === 'error' && <ErrorNotice>{session.message}</ErrorNotice>}
+        {session.state === 'done' && !session.data.signedIn && (
+          <SignIn methods={session.data.methods} ended={ended} onSignedIn={signedIn} />
+        )}
+        {current !== undefined && <Page route={route} session={current} />}
+      </main>
+    </>
+  );
+}
