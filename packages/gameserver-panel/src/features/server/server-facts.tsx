@@ -1,0 +1,68 @@
+import { Facts, formatTime } from '@gsp/ui';
+import type { GameServerView } from './types';
+
+function age(createdAt: string, now: number): string {
+  const seconds = Math.max(0, Math.floor((now - Date.parse(createdAt)) / 1000));
+  if (Number.isNaN(seconds)) return 'unknown';
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  return `${Math.floor(seconds / 86_400)} d`;
+}
+
+function Ports({ server }: { server: GameServerView }) {
+  if (server.ports.length === 0) return <>none yet</>;
+  return (
+    <ul className="plain-list">
+      {server.ports.map((p) => (
+        <li key={p.name}>
+          {p.name}: <code>{p.port}</code>/{p.protocol}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Labels({ labels }: { labels: Record<string, string> }) {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return <>none</>;
+  return (
+    <ul className="plain-list labels">
+      {entries.map(([key, value]) => (
+        <li key={key}>
+          <code>
+            {key}={value}
+          </code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What the game server is now: state, where players connect, who is on it, where it came from. */
+export function ServerFacts({ server, now }: { server: GameServerView; now: number }) {
+  const players = server.players;
+  return (
+    <Facts
+      items={[
+        [
+          'State',
+          <strong key="state" className={`state state-${server.state.toLowerCase()}`} data-testid="server-state">
+            {server.state}
+          </strong>,
+        ],
+        ['Address', server.address === null ? 'not scheduled yet' : <code key="address">{server.address}</code>],
+        ['Ports', <Ports key="ports" server={server} />],
+        ['Players', players === null ? 'not tracked' : `${players.count} of ${players.capacity}`],
+        ['Profile', server.profile ?? 'none (not created from a profile)'],
+        ['Labels', <Labels key="labels" labels={server.labels} />],
+        [
+          'Age',
+          <time key="age" dateTime={server.createdAt} title={formatTime(server.createdAt)}>
+            {age(server.createdAt, now)}
+          </time>,
+        ],
+      ]}
+    />
+  );
+}
