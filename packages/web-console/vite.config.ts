@@ -8,9 +8,10 @@ export default defineConfig(({ command }) => ({
   // server serves the page at /console/ too, so the page's relative API URLs resolve as in production.
   base: command === 'serve' ? '/console/' : './',
   plugins: [react()],
-  // Workspace packages (@gsp/platform-contract/identifiers) are bundled from their TypeScript
+  // Workspace packages (@gsp/platform-contract/identifiers, @gsp/ui) are bundled from their TypeScript
   // sources, as tsx runs them, so the page builds without their dist/.
-  resolve: { conditions: ['@gsp/source', ...defaultClientConditions] },
+  // @gsp/ui's components import react from its own folder: dedupe keeps one React in the bundle.
+  resolve: { conditions: ['@gsp/source', ...defaultClientConditions], dedupe: ['react', 'react-dom'] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

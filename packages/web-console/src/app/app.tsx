@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ErrorNotice, Loading } from '../components/notice';
+import { ErrorNotice, Loading, useLoad } from '@gsp/ui';
 import { AuditFeed } from '../features/audit/audit-feed';
 import { PlatformCliAccess } from '../features/platform/cli-access';
 import { loadSession } from '../features/session/api';
@@ -8,7 +8,6 @@ import { SignOut } from '../features/session/sign-out';
 import { TenantView } from '../features/tenants/tenant-view';
 import { markFirstData } from '../lib/first-data';
 import { useLiveUpdates } from '../lib/live';
-import { useLoad } from '../lib/use-load';
 
 export function App() {
   // Grows on sign-out, so the page asks the server again who is signed in.

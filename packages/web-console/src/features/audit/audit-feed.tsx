@@ -1,5 +1,4 @@
-import { ErrorNotice, Loading } from '../../components/notice';
-import { Panel } from '../../components/panel';
+import { ErrorNotice, Loading, Panel } from '@gsp/ui';
 import { AuditEntries } from './components/audit-entries';
 import { AuditFilterForm } from './components/audit-filter-form';
 import { NO_FILTER, useAuditFeed } from './hooks/use-audit-feed';

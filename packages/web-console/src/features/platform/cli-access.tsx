@@ -1,9 +1,5 @@
 import { useCallback, useState } from 'react';
-import { ErrorNotice, Loading } from '../../components/notice';
-import { Facts } from '../../components/facts';
-import { Panel } from '../../components/panel';
-import { formatTime } from '../../lib/format';
-import { useLoad } from '../../lib/use-load';
+import { ErrorNotice, Loading, Facts, Panel, formatTime, useLoad } from '@gsp/ui';
 import { loadPlatformCliAccess } from './api';
 import type { PlatformFlag } from './api';
 import { SwitchOffDialog, SwitchOnDialog } from './switch-dialogs';

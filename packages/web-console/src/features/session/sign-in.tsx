@@ -1,5 +1,5 @@
 import { apiUrl } from '../../lib/api';
-import { Panel } from '../../components/panel';
+import { Panel } from '@gsp/ui';
 
 export function SignIn() {
   return (

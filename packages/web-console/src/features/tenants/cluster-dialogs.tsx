@@ -1,10 +1,7 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { ExpiryField, expiresAtOf, NO_EXPIRY } from '../../components/expiry-field';
-import type { Expiry } from '../../components/expiry-field';
-import { Modal } from '../../components/modal';
-import { ErrorNotice } from '../../components/notice';
-import { useAction } from '../../lib/use-action';
+import { ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice, useAction } from '@gsp/ui';
+import type { Expiry } from '@gsp/ui';
 import { clearOverride, deleteCluster, setOverride } from './api';
 import type { Cluster } from './api';
 

@@ -1,9 +1,6 @@
 import { useCallback, useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Modal } from '../../components/modal';
-import { ErrorNotice, Loading } from '../../components/notice';
-import { failure } from '../../lib/failure';
-import { useLoad } from '../../lib/use-load';
+import { Modal, ErrorNotice, Loading, failure, useLoad } from '@gsp/ui';
 import { loadMembers, putMember, removeMember, ROLE_NAMES, ROLES } from './api';
 import type { Member, Role } from './api';
 

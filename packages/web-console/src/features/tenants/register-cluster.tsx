@@ -1,9 +1,7 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { isDnsLabel } from '@gsp/platform-contract/identifiers';
-import { Modal } from '../../components/modal';
-import { ErrorNotice } from '../../components/notice';
-import { failure } from '../../lib/failure';
+import { Modal, ErrorNotice, failure } from '@gsp/ui';
 import { registerCluster } from './api';
 import type { Registered } from './api';
 

@@ -1,7 +1,5 @@
 import { useCallback, useId, useState } from 'react';
-import { ErrorNotice, Loading } from '../../components/notice';
-import { Panel } from '../../components/panel';
-import { useLoad } from '../../lib/use-load';
+import { ErrorNotice, Loading, Panel, useLoad } from '@gsp/ui';
 import { loadClusters, loadMemberships, ROLE_NAMES } from './api';
 import type { Membership } from './api';
 import { ClusterCard } from './cluster-card';

@@ -1,4 +1,4 @@
-import { formatTime } from '../../../lib/format';
+import { formatTime } from '@gsp/ui';
 import { ACTIONS } from '../actions';
 import type { AuditItem } from '../api';
 

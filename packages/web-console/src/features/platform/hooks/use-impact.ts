@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { failure } from '../../../lib/failure';
+import { failure } from '@gsp/ui';
 import { loadImpact } from '../api';
 import type { Impact } from '../api';
 

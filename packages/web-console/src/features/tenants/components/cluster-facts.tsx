@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { formatTime } from '../../../lib/format';
+import { formatTime } from '@gsp/ui';
 import type { CliAccess, Cluster, SwitchRecord } from '../api';
 
 const SOURCES = new Map<string, string>([

@@ -17,8 +17,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, version = 
       },
       (err: unknown) => {
         if (abort.signal.aborted) return;
-        const message =
-          err instanceof ApiError ? err.message : 'Something went wrong in the console; reload the page to try again.';
+        const message = err instanceof ApiError ? err.message : 'Something went wrong; reload the page to try again.';
         setLoaded({ state: 'error', message });
       },
     );

@@ -1,0 +1,13 @@
+export { ExpiryField, expiresAtOf, NO_EXPIRY } from './components/expiry-field';
+export type { Expiry } from './components/expiry-field';
+export { Facts } from './components/facts';
+export { Modal } from './components/modal';
+export { ErrorNotice, Loading } from './components/notice';
+export { Panel } from './components/panel';
+export { ApiError, createApi } from './lib/api';
+export type { Api, ApiOptions } from './lib/api';
+export { failure } from './lib/failure';
+export { formatTime } from './lib/format';
+export { useAction } from './lib/use-action';
+export { useLoad } from './lib/use-load';
+export type { Loaded } from './lib/use-load';
