@@ -1,28 +1,11 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test } from 'tap';
+import { runScript, throwawayTree } from './run-script.js';
 
-const script = fileURLToPath(new URL('../cycles.ts', import.meta.url));
-
-function cycles(root: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) =>
-    execFile(
-      process.execPath,
-      ['--conditions=@gsp/source', '--import', 'tsx', script, root],
-      { timeout: 60_000 },
-      (err, stdout) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout }),
-    ),
-  );
-}
+const cycles = (root: string) => runScript('cycles', root);
 
 /** A repository of one workspace, `packages/a`, with these sources under `src/`. */
 function fixture(t: Test, sources: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'gsp-cycles-'));
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const files: Record<string, string> = {
     'packages/a/tsconfig.json': JSON.stringify({
       compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true },
@@ -30,11 +13,7 @@ function fixture(t: Test, sources: Record<string, string>): string {
     }),
   };
   for (const [name, text] of Object.entries(sources)) files[`packages/a/src/${name}`] = text;
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-  return root;
+  return throwawayTree(t, files);
 }
 
 t.test('a circle made only of `import type` is found, and the check fails', async (t) => {

@@ -1,22 +1,7 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runScript, throwawayTree as tree } from './run-script.js';
 
-const script = fileURLToPath(new URL('../size.ts', import.meta.url));
-
-function size(root: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) =>
-    execFile(
-      process.execPath,
-      ['--conditions=@gsp/source', '--import', 'tsx', script, root],
-      { timeout: 60_000 },
-      (err, stdout) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout }),
-    ),
-  );
-}
+const size = (root: string) => runScript('size', root);
 
 /** A function `name` of `lines` lines in all (its signature and closing brace included). */
 const fn = (name: string, lines: number): string =>
@@ -25,16 +10,6 @@ const fn = (name: string, lines: number): string =>
 /** A route plugin whose one handler is `lines` lines long. */
 const route = (lines: number): string =>
   `export default async (app: { route(o: object): void }) => {\n  app.route({\n    handler: async () => {\n${'      void 0;\n'.repeat(lines - 2)}    },\n  });\n};\n`;
-
-function tree(t: { teardown(fn: () => void): void }, files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'gsp-size-'));
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
 
 t.test('functions are measured from their first line to their closing brace, and listed over 80', async (t) => {
   const root = tree(t, {
