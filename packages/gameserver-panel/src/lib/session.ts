@@ -1,4 +1,4 @@
-import { getJson } from './api';
+import { getJson, SIGNED_OUT_EVENT } from './api';
 
 export type Verb = 'get' | 'list' | 'create' | 'update' | 'delete' | 'execute';
 
@@ -104,4 +104,20 @@ export function whyNot(session: PanelSession, resource: string, verb: Verb, name
   const who = session.role === null ? 'You have no role, so you' : `Your role (${session.role})`;
   const where = namespace !== undefined && can(session, resource, verb) ? ` in namespace ${namespace}` : '';
   return `${who} cannot ${doing(resource, verb)}${where}; ${askWhom(resource, verb)}.`;
+}
+
+/**
+ * Asks the control plane whether the session still holds (after a live stream closed or was
+ * refused); when it ended, raises `gsp:signed-out` so the app shows the sign-in view. Answers
+ * whether it still holds; a failed question counts as holding (the stream retries).
+ */
+export async function sessionHolds(): Promise<boolean> {
+  try {
+    const answer = await getJson<SessionAnswer>('/panel/auth/session');
+    if (answer.signedIn) return true;
+    window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
+    return false;
+  } catch {
+    return true;
+  }
 }

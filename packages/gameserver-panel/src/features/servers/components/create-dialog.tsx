@@ -1,0 +1,121 @@
+import { useId, useRef, useState } from 'react';
+import type { FormEvent } from 'react';
+import { ErrorNotice, Loading, Modal, useAction, useLoad } from '@gsp/ui';
+import { isDnsLabel } from '@gsp/platform-contract/identifiers';
+import type { GameServer } from '../../../lib/types';
+import { createServer, loadProfiles } from '../api/servers';
+
+const NAME_RULE =
+  'A name is at most 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit.';
+
+/** What the form's values are missing, as a sentence (before anything is sent). */
+function problemOf(profile: string, namespace: string, name: string): string | undefined {
+  if (profile === '') return 'Choose a profile.';
+  if (!isDnsLabel(namespace)) return `The namespace "${namespace}" is not valid. ${NAME_RULE}`;
+  if (name !== '' && !isDnsLabel(name)) return `The name "${name}" is not valid. ${NAME_RULE}`;
+  return undefined;
+}
+
+/**
+ * Creates a game server from a profile in a namespace the role may create in (`namespaces`:
+ * '*' for any, then typed; else chosen). The name is optional: the control plane picks one.
+ */
+export function CreateDialog({
+  namespaces,
+  known,
+  initialNamespace,
+  onClose,
+  onCreated,
+}: {
+  namespaces: '*' | string[];
+  known: readonly string[];
+  initialNamespace: string;
+  onClose: () => void;
+  onCreated: (created: GameServer | undefined) => void;
+}) {
+  const id = useId();
+  const profiles = useLoad(loadProfiles);
+  const [profile, setProfile] = useState('');
+  const [namespace, setNamespace] = useState(initialNamespace);
+  const [name, setName] = useState('');
+  const created = useRef<GameServer | undefined>(undefined);
+  const { busy, error, setError, run } = useAction(() => onCreated(created.current));
+  // Until one is chosen, the select shows (and the form sends) the first profile.
+  const chosen = profile !== '' ? profile : profiles.state === 'done' ? (profiles.data[0]?.name ?? '') : '';
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const problem = problemOf(chosen, namespace.trim(), name.trim());
+    if (problem !== undefined) return setError(problem);
+    void run(async () => {
+      created.current = await createServer(namespace.trim(), chosen, name.trim() === '' ? undefined : name.trim());
+    });
+  };
+  return (
+    <Modal title="Create a game server" onClose={onClose}>
+      {profiles.state === 'loading' && <Loading what="the profiles" />}
+      {profiles.state === 'error' && <ErrorNotice>{profiles.message}</ErrorNotice>}
+      {profiles.state === 'done' && profiles.data.length === 0 && (
+        <ErrorNotice>There is no profile to create a game server from; an admin adds one under Profiles.</ErrorNotice>
+      )}
+      {profiles.state === 'done' && profiles.data.length > 0 && (
+        <form className="form" onSubmit={submit} noValidate>
+          <label htmlFor={`${id}-profile`}>Profile</label>
+          <select id={`${id}-profile`} value={chosen} onChange={(e) => setProfile(e.target.value)}>
+            {profiles.data.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.description === undefined || p.description === '' ? p.name : `${p.name}: ${p.description}`}
+              </option>
+            ))}
+          </select>
+          <label htmlFor={`${id}-namespace`}>Namespace</label>
+          {namespaces === '*' ? (
+            <>
+              <input
+                id={`${id}-namespace`}
+                list={`${id}-namespaces`}
+                autoComplete="off"
+                spellCheck={false}
+                value={namespace}
+                onChange={(e) => setNamespace(e.target.value)}
+              />
+              <datalist id={`${id}-namespaces`}>
+                {known.map((ns) => (
+                  <option key={ns} value={ns} />
+                ))}
+              </datalist>
+            </>
+          ) : (
+            <select id={`${id}-namespace`} value={namespace} onChange={(e) => setNamespace(e.target.value)}>
+              {namespaces.map((ns) => (
+                <option key={ns} value={ns}>
+                  {ns}
+                </option>
+              ))}
+            </select>
+          )}
+          <label htmlFor={`${id}-name`}>Name (optional)</label>
+          <input
+            id={`${id}-name`}
+            autoComplete="off"
+            spellCheck={false}
+            aria-describedby={`${id}-name-hint`}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+          <p id={`${id}-name-hint`} className="why">
+            Left empty, the name is the profile's and a random suffix.
+          </p>
+          {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
+          <div className="actions">
+            <button type="submit" className="button" disabled={busy}>
+              Create
+            </button>
+            <button type="button" className="button button-secondary" onClick={onClose}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,258 @@
+/**
+ * The harness every panel test uses: a real control plane (buildApp + loadConfig) on kube-lite with
+ * Redis (a fresh key prefix), Basic, API keys and OIDC sign-in against a real oidc-provider with its
+ * login and consent pages, the panel's PANEL_* settings, a roles file with a role limited to one
+ * namespace, and profiles stored. The browser signs in through the page as a person would.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Provider from 'oidc-provider';
+import type { FastifyInstance } from 'fastify';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { Page } from 'playwright-core';
+import { buildApp } from '@gsp/control-plane/src/app.js';
+import { loadConfig } from '@gsp/control-plane/src/config.js';
+import { AuditCapture, BASIC_ADMIN, redisPrefix, startKube, TEST_REDIS_URL } from '@gsp/control-plane/test/helper.js';
+import type { KubeLite } from '@gsp/kube-lite';
+import { assertBuilt } from '@gsp/ui/testing';
+import type { Tap } from '@gsp/ui/testing';
+
+export { BASIC_ADMIN };
+export { until } from '@gsp/control-plane/test/helper.js';
+
+/** The panel's build, which root `npm test`'s pretest makes. */
+export const DIST_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist') + '/';
+/** Where tests write screenshots (gitignored). */
+export const ARTEFACTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-artefacts');
+
+export const ADMIN_USER = 'root';
+export const ADMIN_PASSWORD = 'correct horse battery staple';
+export const OIDC_CLIENT_ID = 'gsp-panel';
+const OIDC_CLIENT_SECRET = 'panel-secret-for-tests';
+
+/** The namespaces the stack makes; `games` is the one the limited role may see. */
+export const NAMESPACES = ['games', 'other'] as const;
+/** A custom role that sees and manages game servers in `games` only. */
+export const LIMITED_ROLE = 'games-admin';
+
+const ROLES_YAML = `roles:
+  ${LIMITED_ROLE}:
+    permissions:
+      - {resource: session, verbs: [get, list]}
+      - {resource: profiles, verbs: [get, list]}
+      - {resource: gameservers, verbs: [get, list, create, delete, execute], namespaces: [games]}
+      - {resource: snapshots, verbs: [get, list, create], namespaces: [games]}
+      - {resource: logs, verbs: [get, list], namespaces: [games]}
+      - {resource: console, verbs: [execute], namespaces: [games]}
+`;
+
+/** The profiles stored: `arena` with player tracking and an action, `lobby` with the least a profile holds. */
+export const PROFILES: Record<string, object> = {
+  arena: {
+    description: 'Team deathmatch',
+    image: 'example/arena:1.0',
+    ports: [{ name: 'game', containerPort: 7777 }],
+    players: { initialCapacity: 16 },
+    actions: { 'say-hello': { command: ['echo', 'hello'], timeoutSeconds: 5, description: 'Says hello.' } },
+  },
+  lobby: { image: 'example/lobby:1.0', ports: [{ name: 'game', containerPort: 7000 }] },
+};
+
+export interface PanelStack {
+  app: FastifyInstance;
+  kube: KubeLite;
+  /** `http://127.0.0.1:<port>/panel/` (PANEL_PUBLIC_URL). */
+  panelUrl: string;
+  /** The control plane's origin, `http://127.0.0.1:<port>`. */
+  origin: string;
+  issuer: string;
+  audit: AuditCapture;
+  /** Creates an API key with `role` (as the Basic admin) and answers its value. */
+  createApiKey(role: string, name?: string): Promise<string>;
+  /** Revokes the API key `name` (as the Basic admin). */
+  revokeApiKey(name: string): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * oidc-provider with its development login and consent pages; its only client is the panel. The
+ * login is the subject; a login named like a role (`admin`, `operator`, `viewer`, or the limited
+ * role) carries it in the `roles` claim of the ID token, which AUTH_OIDC_ROLE_MAPPING maps.
+ */
+async function startProvider(t: Tap, redirectUri: string): Promise<string> {
+  const handler: { provider?: Provider } = {};
+  const server = createServer((req, res) => (handler.provider as Provider).callback()(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  handler.provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: OIDC_CLIENT_ID,
+        client_secret: OIDC_CLIENT_SECRET,
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    pkce: { required: () => true },
+    ttl: { IdToken: 3600, Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600 },
+    cookies: { keys: ['cookie-key-for-panel-tests'] },
+    claims: { openid: ['sub', 'roles'], profile: ['name', 'preferred_username'], email: ['email'] },
+    conformIdTokenClaims: false,
+    findAccount: (_ctx: unknown, sub: string) => ({
+      accountId: sub,
+      claims: () => ({ sub, preferred_username: sub, roles: [sub.replace(/-.*$/, '')] }),
+    }),
+  });
+  return issuer;
+}
+
+async function createNamespaces(kube: KubeLite): Promise<void> {
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+  for (const name of NAMESPACES) await core.createNamespace({ body: { metadata: { name } } });
+}
+
+async function putProfiles(app: FastifyInstance): Promise<void> {
+  for (const [name, profile] of Object.entries(PROFILES)) {
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/api/v1/profiles/${name}`,
+      headers: BASIC_ADMIN,
+      payload: profile,
+    });
+    if (res.statusCode !== 201) throw new Error(`profile ${name}: ${res.statusCode} ${res.body}`);
+  }
+}
+
+/** The control plane serving the built panel; `env` overrides the stack's variables. */
+export async function startPanelStack(t: Tap, env: Record<string, string> = {}): Promise<PanelStack> {
+  assertBuilt(DIST_DIR, 'the game-server panel', 'packages/gameserver-panel');
+  const kube = await startKube(t);
+  await createNamespaces(kube);
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const panelUrl = `${origin}/panel/`;
+  const issuer = await startProvider(t, `${panelUrl}auth/callback`);
+  const rolesDir = mkdtempSync(join(tmpdir(), 'panel-roles-'));
+  writeFileSync(join(rolesDir, 'roles.yaml'), ROLES_YAML);
+  const config = loadConfig(
+    {
+      KUBECONFIG: kube.kubeconfigPath,
+      POD_NAMESPACE: 'default',
+      AUTH_MODE: 'oidc,basic,apikey',
+      AUTH_BASIC_USER: ADMIN_USER,
+      AUTH_BASIC_PASSWORD: ADMIN_PASSWORD,
+      AUTH_BASIC_ROLE: 'admin',
+      AUTH_OIDC_ISSUER_URL: issuer,
+      AUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+      AUTH_OIDC_ROLE_MAPPING: `admin=admin,operator=operator,viewer=viewer,${LIMITED_ROLE}=${LIMITED_ROLE}`,
+      RBAC_ROLES_FILE: join(rolesDir, 'roles.yaml'),
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: redisPrefix(),
+      PANEL_DIST_DIR: DIST_DIR,
+      PANEL_PUBLIC_URL: panelUrl,
+      PANEL_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+      PANEL_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET,
+      ...env,
+    },
+    { serviceAccountNamespaceFile: '/nonexistent' },
+  );
+  const audit = new AuditCapture();
+  const app = await buildApp(config, { logger: false, auditStream: audit });
+  t.teardown(() => app.close());
+  await app.listen({ port, host: '127.0.0.1' });
+  await putProfiles(app);
+  return {
+    app,
+    kube,
+    panelUrl,
+    origin,
+    issuer,
+    audit,
+    async createApiKey(role, name = `key-${role}-${Math.random().toString(36).slice(2, 8)}`) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/apikeys',
+        headers: BASIC_ADMIN,
+        payload: { name, role },
+      });
+      if (res.statusCode !== 201) throw new Error(`creating key ${name}: ${res.statusCode} ${res.body}`);
+      return (res.json() as { key: string }).key;
+    },
+    async revokeApiKey(name) {
+      const res = await app.inject({ method: 'DELETE', url: `/api/v1/apikeys/${name}`, headers: BASIC_ADMIN });
+      if (res.statusCode !== 204) throw new Error(`revoking key ${name}: ${res.statusCode} ${res.body}`);
+    },
+  };
+}
+
+/**
+ * Creates `count` game servers `<prefix>-<n>` in `namespace` straight in kube-lite (as kubectl
+ * would), labelled `gsp.dev/profile` and `tier` (`gold` every tenth, else `basic`), in parallel batches.
+ */
+export async function seedServers(kube: KubeLite, namespace: string, count: number, prefix = 'gs'): Promise<void> {
+  const api = kube.kubeConfig.makeApiClient(CustomObjectsApi);
+  const create = (n: number) =>
+    api.createNamespacedCustomObject({
+      group: 'agones.dev',
+      version: 'v1',
+      namespace,
+      plural: 'gameservers',
+      body: {
+        apiVersion: 'agones.dev/v1',
+        kind: 'GameServer',
+        metadata: {
+          name: `${prefix}-${String(n).padStart(4, '0')}`,
+          labels: { 'gsp.dev/profile': 'lobby', tier: n % 10 === 0 ? 'gold' : 'basic' },
+        },
+        spec: { ports: [{ name: 'game', containerPort: 7000, protocol: 'UDP' }] },
+      },
+    });
+  for (let start = 0; start < count; start += 50) {
+    const batch = [];
+    for (let n = start; n < Math.min(count, start + 50); n++) batch.push(create(n));
+    await Promise.all(batch);
+  }
+}
+
+/** Waits until the panel shows its signed-in shell (the Sign out button). */
+async function signedIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Signs in on the open panel page with the Basic form. */
+export async function signInBasic(page: Page, user = ADMIN_USER, password = ADMIN_PASSWORD): Promise<void> {
+  await page.getByLabel('Username').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await signedIn(page);
+}
+
+/** Signs in on the open panel page with an API key. */
+export async function signInApiKey(page: Page, key: string): Promise<void> {
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  await signedIn(page);
+}
+
+/** Signs in on the open panel page through oidc-provider's login and consent pages as `login`. */
+export async function signInOidc(page: Page, login: string): Promise<void> {
+  await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill('any password');
+  await page.locator('button[type="submit"]').click();
+  await page.locator('button[type="submit"]', { hasText: /continue/i }).click();
+  await signedIn(page);
+}
