@@ -83,3 +83,4 @@ export {
   renewLeases,
 } from './presence.js';
 export type { AgentPresence, HeldTunnel, RenewOptions, RenewOutcome, TransactionPool } from './presence.js';
+export { BROWSER_APP_CSP, HASHED_ASSET_CACHE } from './browser-page.js';

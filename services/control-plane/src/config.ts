@@ -10,11 +10,14 @@ import type { AuditSpoolConfig } from './config/audit.js';
 import { readBasic, readModes, readOidc, readRoles } from './config/auth.js';
 import type { AuthMode, BasicConfig, OidcConfig } from './config/auth.js';
 import { readKubeBounds, readKubeconfig, readNamespace, SERVICE_ACCOUNT_NAMESPACE } from './config/kube.js';
+import { readPanel } from './config/panel.js';
+import type { PanelConfig } from './config/panel.js';
 
 export { ConfigError } from '@gsp/service-kit';
 export { AUTH_MODES } from './config/auth.js';
 export type { AuthMode, BasicConfig, OidcConfig } from './config/auth.js';
 export type { AuditSpoolConfig } from './config/audit.js';
+export type { PanelConfig } from './config/panel.js';
 
 export interface ControlPlaneConfig {
   port: number;
@@ -48,6 +51,8 @@ export interface ControlPlaneConfig {
   auditSpool: AuditSpoolConfig;
   /** `REPLICA_ID`: names this replica in the records' `source` (its spool is its own). */
   replicaId: string;
+  /** `PANEL_*`: the game-server panel served under `/panel/` and its sessions. */
+  panel: PanelConfig;
 }
 
 export interface LoadOptions {
@@ -68,6 +73,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
   const apikeyMaxTtlMs = readApikeyMaxTtl(env);
   const consoleTicketTtlMs = readConsoleTicketTtl(env);
   const apikeyPrefix = readApikeyPrefix(env);
+  const panel = readPanel(env, modes);
   return {
     port: parsePort(env, 'PORT', 8080),
     // Not 9090: the cluster proxy's default, and both run on one host under `npm start`.
@@ -96,5 +102,6 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     auditExport: auditExportConfig(env),
     auditSpool: readAuditSpool(env),
     replicaId: readReplicaId(env),
+    panel,
   };
 }

@@ -2,34 +2,23 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { BROWSER_APP_CSP, HASHED_ASSET_CACHE } from '@gsp/platform-contract';
 import fp from 'fastify-plugin';
 import type { ApiServerConfig } from '../config.js';
 import { ServiceUnavailable } from '../errors.js';
 
 /**
- * The page may load its own script and style files and call its own origin, nothing else: no inline
- * script or style, no framing, no `<base>`. Forms post only to this origin (sign-in is a link to
- * `/console/auth/login`, which redirects to the issuer; sign-out is a `fetch`).
+ * The page may load its own script and style files and call its own origin, nothing else (the
+ * platform's one policy for browser apps). Sign-in is a link to `/console/auth/login`, which
+ * redirects to the issuer; sign-out is a `fetch`.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+export const CONSOLE_CSP = BROWSER_APP_CSP;
 
 export const NOT_BUILT_MESSAGE =
   'the web console is not built: run `npm run build -w packages/web-console` (or set CONSOLE_DIST_DIR to a built console) and restart the API server';
 
 const HTML_CACHE = 'no-store';
-// Vite names every file under assets/ after a hash of its content: a changed file gets a new name.
-const ASSET_CACHE = 'public, max-age=31536000, immutable';
+const ASSET_CACHE = HASHED_ASSET_CACHE;
 const OTHER_CACHE = 'no-cache';
 
 function cacheControlFor(path: string): string {

@@ -24,6 +24,8 @@ declare module 'fastify' {
     public?: boolean;
     /** False: no audit line (health probes). */
     audit?: boolean;
+    /** Authenticate a credential when one is present, else go on without a principal (the panel's session route). */
+    authOptional?: boolean;
     permission?: Permission;
     scope?: Scope;
   }
@@ -239,6 +241,7 @@ export default fp<AuthPluginOptions>(
       // credentialOf names only the kinds whose method is on.
       const method = credential === undefined ? undefined : methods.get(credential.kind);
       if (credential === undefined || method === undefined) {
+        if (request.routeOptions.config.authOptional === true) return;
         refused('missing');
         reply.header('www-authenticate', challenges);
         throw new Unauthorized(`authentication is required (${challenges.map((c) => c.split(' ')[0]).join(', ')})`);

@@ -10,6 +10,7 @@ import consoleRoutes from './console/index.js';
 import logRoutes from './logs/index.js';
 import snapshotRoutes from './snapshots/index.js';
 import apiKeyRoutes from './apikeys/index.js';
+import panelRoutes from './panel/index.js';
 
 /**
  * Every route plugin, each encapsulated and registered on the root in this order (that of
@@ -40,4 +41,5 @@ export async function registerRoutes(
     roles: config.roles,
     maxTtlMs: config.apikeyMaxTtlMs,
   });
+  await app.register(panelRoutes, { config });
 }
