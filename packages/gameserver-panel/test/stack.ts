@@ -234,15 +234,15 @@ async function signedIn(page: Page): Promise<void> {
 
 /** Signs in on the open panel page with the Basic form. */
 export async function signInBasic(page: Page, user = ADMIN_USER, password = ADMIN_PASSWORD): Promise<void> {
-  await page.getByLabel('Username').fill(user);
-  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Username', { exact: true }).fill(user);
+  await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await signedIn(page);
 }
 
 /** Signs in on the open panel page with an API key. */
 export async function signInApiKey(page: Page, key: string): Promise<void> {
-  await page.getByLabel('API key').fill(key);
+  await page.getByLabel('API key', { exact: true }).fill(key);
   await page.getByRole('button', { name: 'Sign in with the key' }).click();
   await signedIn(page);
 }
