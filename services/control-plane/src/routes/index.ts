@@ -4,6 +4,7 @@ import type { ControlPlaneConfig } from '../config.js';
 import opsRoutes from './ops/index.js';
 import sessionRoutes from './session/index.js';
 import gameServerRoutes from './gameservers/index.js';
+import feedRoutes from './feed/index.js';
 import fleetRoutes from './fleets/index.js';
 import profileRoutes from './profiles/index.js';
 import consoleRoutes from './console/index.js';
@@ -24,6 +25,7 @@ export async function registerRoutes(
   await app.register(opsRoutes);
   await app.register(sessionRoutes);
   await app.register(gameServerRoutes);
+  await app.register(feedRoutes);
   await app.register(fleetRoutes);
   await app.register(profileRoutes);
   await app.register(consoleRoutes);

@@ -31,6 +31,13 @@ export const ROUTES = {
     scope: 'filtered',
     minimumRole: 'viewer',
   },
+  watchGameServers: {
+    method: 'GET',
+    url: '/api/v1/events/gameservers',
+    permission: { resource: 'gameservers', verb: 'list' },
+    scope: 'filtered',
+    minimumRole: 'viewer',
+  },
   getGameServer: {
     method: 'GET',
     url: '/api/v1/gameservers/:namespace/:name',
