@@ -117,7 +117,7 @@ export function ServerSnapshots({ session, server }: { session: PanelSession; se
   const mayTake = may('snapshots', 'create');
   return (
     <Panel title="Snapshots">
-      <WhyNots session={session} ids={ids} show={{ take: !mayTake, ...why }} />
+      <WhyNots session={session} ids={ids} show={{ take: !mayTake, ...(list.length > 0 ? why : {}) }} />
       <button
         className="button"
         type="button"
@@ -163,7 +163,7 @@ function WhyNots({
 }: {
   session: PanelSession;
   ids: { take: string; restore: string; remove: string };
-  show: { take: boolean; restore: string | undefined; remove: string | undefined };
+  show: { take: boolean; restore?: string | undefined; remove?: string | undefined };
 }) {
   return (
     <>

@@ -24,6 +24,7 @@ export function useTerminal(host: RefObject<HTMLDivElement | null>, label: strin
       convertEol: true,
       cursorBlink: false,
       disableStdin: true,
+      fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, 'Liberation Mono', monospace",
       fontSize: 14,
       rows: 16,
       scrollback: 2000,

@@ -1,0 +1,176 @@
+/**
+ * A game server's page in a real browser against a real control plane on kube-lite: the console
+ * in its terminal, actions, logs, snapshots, and what a viewer may not do. The pure parts (the
+ * terminal's line discipline, the log stream's parsing) are specified first.
+ */
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
+import type { OpenedPage, Tap } from '@gsp/ui/testing';
+import { LineDiscipline } from '../src/features/server/line-discipline.js';
+import { MAX_LOG_LINES, appendBounded, parseEvents } from '../src/features/server/log-lines.js';
+import { ARTEFACTS_DIR, BASIC_ADMIN, signInApiKey, signInBasic, startPanelStack, until } from './stack.js';
+
+t.test('the line discipline echoes, edits with Backspace and sends whole lines', async (t) => {
+  const line = new LineDiscipline();
+  t.same(line.type('say hx\x7fi\r'), { echo: 'say hx\b \bi\r\n', lines: ['say hi\n'] });
+  t.same(line.type('ab\x1b[Dc\x1bOA'), { echo: 'abc', lines: [] }, 'arrow keys are ignored');
+  t.same(line.type('\x03'), { echo: '^C\r\n', lines: [] }, 'Ctrl+C drops the line');
+  t.same(line.type('one\r\ntwo\npart').lines, ['one\n', 'two\n'], 'a paste sends each of its lines');
+  t.equal(line.pending, 'part', 'the unfinished line is kept');
+});
+
+t.test('the log stream is parsed by event and kept to its last 2,000 lines', async (t) => {
+  const { events, rest } = parseEvents('data: one\n\ndata: two\n\nevent: end\ndata: end of log\n\ndata: thr');
+  t.same(events, [
+    { event: 'message', data: 'one' },
+    { event: 'message', data: 'two' },
+    { event: 'end', data: 'end of log' },
+  ]);
+  t.equal(rest, 'data: thr');
+  const many = Array.from({ length: MAX_LOG_LINES }, (_, i) => String(i));
+  t.same(appendBounded(many, ['new']).slice(-2), [String(MAX_LOG_LINES - 1), 'new']);
+  t.equal(appendBounded(many, ['new']).length, MAX_LOG_LINES);
+});
+
+const stack = await startPanelStack(t);
+const { app } = stack;
+const SERVER = 'world-1';
+const PAGE_HASH = `#/servers/games/${SERVER}`;
+
+/** A profile with storage, so the server has snapshots; its hooks say what they do on the console. */
+const WORLD = {
+  image: 'example/world:1.0',
+  ports: [{ name: 'game', containerPort: 7777 }],
+  storage: { size: '1Gi', mountPath: '/data' },
+  snapshot: { preCommand: ['say', 'saving'], postCommand: ['say', 'saved'] },
+  actions: { greet: { command: ['echo'], timeoutSeconds: 5, description: 'Echoes its arguments.' } },
+};
+
+const put = await app.inject({ method: 'PUT', url: '/api/v1/profiles/world', headers: BASIC_ADMIN, payload: WORLD });
+if (put.statusCode !== 201) throw new Error(`profile world: ${put.statusCode} ${put.body}`);
+const created = await app.inject({
+  method: 'POST',
+  url: '/api/v1/gameservers/games',
+  headers: BASIC_ADMIN,
+  payload: { profile: 'world', name: SERVER },
+});
+if (created.statusCode !== 201) throw new Error(`game server: ${created.statusCode} ${created.body}`);
+await until('the game server Ready', async () => {
+  const res = await app.inject({ url: `/api/v1/gameservers/games/${SERVER}`, headers: BASIC_ADMIN });
+  return res.statusCode === 200 && (res.json() as { state: string }).state === 'Ready';
+});
+
+const browser = await launchBrowser(t);
+
+/**
+ * The terminal's text, its rows joined (xterm pads cells with no-break spaces). xterm does not
+ * render while the terminal is out of view, so it is scrolled into view, as a person would look.
+ */
+async function terminalText(page: Page): Promise<string> {
+  const rows = page.locator('[data-testid="terminal"] .xterm-rows');
+  await rows.scrollIntoViewIfNeeded();
+  return (await rows.innerText()).replace(/\u00a0/g, ' ');
+}
+
+async function waitForTerminal(page: Page, pattern: RegExp): Promise<void> {
+  await until(`the terminal to show ${pattern}`, async () => pattern.test(await terminalText(page)), 10_000);
+}
+
+/** Opens the server's page signed in with a new API key of `role`. */
+async function openAs(t: Tap, role: string): Promise<OpenedPage> {
+  const opened = await openPage(t, browser, stack.panelUrl);
+  await signInApiKey(opened.page, await stack.createApiKey(role));
+  await opened.page.goto(`${stack.panelUrl}${PAGE_HASH}`);
+  await opened.page.getByRole('heading', { name: `Game server games/${SERVER}` }).waitFor();
+  await opened.page.getByTestId('server-state').waitFor();
+  return opened;
+}
+
+t.test('an operator uses the console, runs allocate, follows the logs and takes a snapshot', async (t) => {
+  const opened = await openAs(t, 'operator');
+  const { page } = opened;
+
+  await page.getByRole('button', { name: 'Open console' }).click();
+  await page
+    .getByTestId('console-status')
+    .getByText(/Connected/)
+    .waitFor();
+  await waitForTerminal(page, /console of games\/world-1/);
+  await page.keyboard.type('say hi');
+  await page.keyboard.press('Enter');
+  await waitForTerminal(page, /\[server\] hi/);
+  t.pass('say hi answers [server] hi in the terminal');
+
+  await page.getByRole('button', { name: 'Follow' }).click();
+  await page.getByText(/Following the log/).waitFor();
+  await page.locator('.xterm-helper-textarea').focus();
+  await page.keyboard.type('say in the log');
+  await page.keyboard.press('Enter');
+  await until('the log line', async () => /\[say\] in the log/.test(await page.getByTestId('log').innerText()), 10_000);
+  t.pass('a line the game writes appears in the followed log');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.getByText(/The follow ended: you stopped it/).waitFor();
+
+  await page.getByRole('button', { name: 'allocate', exact: true }).click();
+  await page.getByText(/allocate: the game server is now Allocated/).waitFor();
+  await until(
+    'the state Allocated',
+    async () => (await page.getByTestId('server-state').innerText()) === 'Allocated',
+    10_000,
+  );
+  await waitForTerminal(page, /\[state: Allocated\]/);
+  t.pass('allocate: the facts and the console show Allocated');
+  t.same(await inspectAtEachWidth(page, 'server-console', ARTEFACTS_DIR), [], 'axe: none serious or critical');
+
+  await page.getByRole('button', { name: 'Take a snapshot' }).click();
+  await page.getByText(/The pre-snapshot command exited with code 0/).waitFor();
+  const row = page.getByRole('row', { name: new RegExp(`^${SERVER}-\\d{14}`) });
+  await until('the snapshot ready', async () => /Ready/.test(await row.innerText()), 15_000);
+  t.pass('the snapshot taken becomes ready on the page, with its hooks shown');
+  t.same(await inspectAtEachWidth(page, 'snapshots', ARTEFACTS_DIR), [], 'axe: none serious or critical');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});
+
+/** The disabled buttons of the page and whether each is described by a visible sentence saying why. */
+async function disabledWithWhy(page: Page, names: (string | RegExp)[]): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  for (const name of names) {
+    const button = page.getByRole('button', { name, exact: typeof name === 'string' }).first();
+    const why = (await button.getAttribute('aria-describedby')) ?? '';
+    const text = why === '' ? '' : await page.locator(`[id="${why.split(' ').at(-1) ?? ''}"]`).innerText();
+    found[String(name)] = (await button.isDisabled()) ? text : 'enabled';
+  }
+  return found;
+}
+
+t.test('a viewer sees every control that changes the server disabled, each saying why', async (t) => {
+  const opened = await openAs(t, 'viewer');
+  const { page } = opened;
+  await page.getByRole('row', { name: new RegExp(`^${SERVER}-`) }).waitFor();
+  const names = ['allocate', 'reserve', 'restart', 'greet', 'shutdown', 'Open console', 'Take a snapshot'];
+  const found = await disabledWithWhy(page, [...names, /^Restore/, /^Delete/]);
+  for (const [name, why] of Object.entries(found))
+    t.match(why, /^(Restore: |Delete: )?Your role \(viewer\) cannot .+; ask an? .+\.$/, `${name}: ${why}`);
+  t.equal(await page.getByRole('button', { name: 'Follow' }).isDisabled(), false, 'a viewer may read the logs');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});
+
+t.test('an admin restores a snapshot into a new server and is linked to it', async (t) => {
+  const opened = await openPage(t, browser, stack.panelUrl);
+  const { page } = opened;
+  await signInBasic(page);
+  await page.goto(`${stack.panelUrl}${PAGE_HASH}`);
+  await page
+    .getByRole('button', { name: /^Restore/ })
+    .first()
+    .click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name of the new game server').fill('world-restored');
+  await dialog.getByRole('button', { name: 'Restore into a new server' }).click();
+  await dialog.getByRole('link', { name: 'games/world-restored' }).click();
+  await page.getByRole('heading', { name: 'Game server games/world-restored' }).waitFor();
+  await page.getByTestId('server-state').waitFor();
+  t.pass('the new server has its page');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});
