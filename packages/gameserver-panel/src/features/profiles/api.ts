@@ -63,6 +63,15 @@ function sentence(text: string): string {
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
 
+/**
+ * A field's detail as a sentence without changing the field's name: `ports[0].containerPort must
+ * be at most 65535` reads "The ports[0].containerPort must be at most 65535."
+ */
+function fieldSentence(detail: string): string {
+  const first = detail.trim().split(' ')[0] ?? '';
+  return /^[a-z][^\s]*[.[]/.test(first) ? sentence(`The ${detail.trim()}`) : sentence(detail);
+}
+
 function fieldProblems(errors: unknown): FieldProblem[] {
   if (!Array.isArray(errors)) return [];
   return errors.flatMap((e: unknown) => {
@@ -70,7 +79,7 @@ function fieldProblems(errors: unknown): FieldProblem[] {
     const { in: part, pointer, detail } = e as Record<string, unknown>;
     if (typeof pointer !== 'string' || typeof detail !== 'string') return [];
     const where = part === 'path' || part === 'query' || part === 'header' ? part : 'body';
-    return [{ in: where, pointer: pointer.replace(/^#/, ''), detail: sentence(detail) }];
+    return [{ in: where, pointer: pointer.replace(/^#/, ''), detail: fieldSentence(detail) }];
   });
 }
 
