@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
 import type { OpenedPage, Tap } from '@gsp/ui/testing';
 import { LineDiscipline } from '../src/features/server/line-discipline.js';
+import { paletteColours } from '../src/features/server/true-color.js';
 import { MAX_LOG_LINES, appendBounded, parseEvents } from '../src/features/server/log-lines.js';
 import { ARTEFACTS_DIR, BASIC_ADMIN, signInApiKey, signInBasic, startPanelStack, until } from './stack.js';
 
@@ -18,6 +19,12 @@ t.test('the line discipline echoes, edits with Backspace and sends whole lines',
   t.same(line.type('\x03'), { echo: '^C\r\n', lines: [] }, 'Ctrl+C drops the line');
   t.same(line.type('one\r\ntwo\npart').lines, ['one\n', 'two\n'], 'a paste sends each of its lines');
   t.equal(line.pending, 'part', 'the unfinished line is kept');
+});
+
+t.test('24-bit colours are written as palette colours, which the DOM renderer styles by class', async (t) => {
+  t.equal(paletteColours('\x1b[1;38;2;255;0;0mred\x1b[0m'), '\x1b[1;38;5;196mred\x1b[0m');
+  t.equal(paletteColours('\x1b[48;2;0;0;255;38;5;10mx'), '\x1b[48;5;21;38;5;10mx');
+  t.equal(paletteColours('\x1b[32mgreen\x1b[0m plain'), '\x1b[32mgreen\x1b[0m plain', 'palette colours stay');
 });
 
 t.test('the log stream is parsed by event and kept to its last 2,000 lines', async (t) => {

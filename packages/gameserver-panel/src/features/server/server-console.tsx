@@ -6,6 +6,7 @@ import type { PanelSession } from '../../lib/session';
 import type { ServerRef } from './api';
 import { ConsoleSocket } from './console-socket';
 import { LineDiscipline } from './line-discipline';
+import { paletteColours } from './true-color';
 import { useTerminal } from './use-terminal';
 
 type Status =
@@ -24,7 +25,10 @@ const DIM = (text: string) => `\x1b[2m${text}\x1b[0m`;
 async function openConsole(ref: ServerRef, term: Terminal, setStatus: (s: Status) => void): Promise<() => void> {
   const line = new LineDiscipline();
   const socket = new ConsoleSocket({
-    output: (data) => term.write(line.pending === '' ? data : `\r\x1b[2K${data}${line.pending}`),
+    output: (output) => {
+      const data = paletteColours(output);
+      term.write(line.pending === '' ? data : `\r\x1b[2K${data}${line.pending}`);
+    },
     state: (state) => {
       term.write(DIM(`\r\n[state: ${state}]\r\n`) + line.pending);
       setStatus({ phase: 'open', state });
