@@ -84,6 +84,34 @@ t.test('an admin scales a fleet and sees the new replica count', async (t) => {
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
 
+t.test("a refused scale shows the control plane's sentence", async (t) => {
+  await createFleet('games', 'brief', 0);
+  const opened = await openPage(t, browser, stack.panelUrl);
+  const { page } = opened;
+  await signInBasic(page);
+  await go(page, 'Fleets');
+  const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /brief/ }) });
+  await until('the fleet is listed', async () => {
+    if ((await card.count()) === 1) return true;
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    return false;
+  });
+  await stack.kube.kubeConfig
+    .makeApiClient(CustomObjectsApi)
+    .deleteNamespacedCustomObject({
+      group: 'agones.dev',
+      version: 'v1',
+      namespace: 'games',
+      plural: 'fleets',
+      name: 'brief',
+    });
+  await card.getByLabel('Desired replicas (0 to 10000)').fill('1');
+  await card.getByRole('button', { name: 'Scale' }).click();
+  await card.getByRole('alert').waitFor();
+  t.equal(await card.getByRole('alert').innerText(), 'Fleet games/brief not found.', 'the refusal, as a sentence');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});
+
 t.test('an admin edits a profile, sees each error at its field, fixes them and saves', async (t) => {
   const opened = await openPage(t, browser, stack.panelUrl);
   const { page } = opened;

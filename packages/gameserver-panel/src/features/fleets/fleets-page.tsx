@@ -25,7 +25,7 @@ function FleetCard({ session, fleet, onScaled }: { session: PanelSession; fleet:
       />
       <ScaleForm
         fleet={fleet}
-        {...(mayScale ? {} : { why: whyNot(session, 'fleets', 'update') })}
+        {...(mayScale ? {} : { why: whyNot(session, 'fleets', 'update', fleet.namespace) })}
         onScaled={onScaled}
       />
     </li>
