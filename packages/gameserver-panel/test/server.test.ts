@@ -84,10 +84,10 @@ async function waitForTerminal(page: Page, pattern: RegExp): Promise<void> {
   await until(`the terminal to show ${pattern}`, async () => pattern.test(await terminalText(page)), 10_000);
 }
 
-/** Opens the server's page signed in with a new API key of `role`. */
-async function openAs(t: Tap, role: string): Promise<OpenedPage> {
+/** Opens the server's page signed in with a new API key of `role` (named `keyName`, if given). */
+async function openAs(t: Tap, role: string, keyName?: string): Promise<OpenedPage> {
   const opened = await openPage(t, browser, stack.panelUrl);
-  await signInApiKey(opened.page, await stack.createApiKey(role));
+  await signInApiKey(opened.page, await stack.createApiKey(role, keyName));
   await opened.page.goto(`${stack.panelUrl}${PAGE_HASH}`);
   await opened.page.getByRole('heading', { name: `Game server games/${SERVER}` }).waitFor();
   await opened.page.getByTestId('server-state').waitFor();
@@ -138,6 +138,34 @@ t.test('an operator uses the console, runs allocate, follows the logs and takes 
   t.same(await inspectAtEachWidth(page, 'snapshots', ARTEFACTS_DIR), [], 'axe: none serious or critical');
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
+
+t.test(
+  'revoking the key closes the open console within 2 s, saying why, and the next click asks to sign in',
+  async (t) => {
+    const keyName = 'operator-to-revoke';
+    const opened = await openAs(t, 'operator', keyName);
+    const { page } = opened;
+    await page.getByRole('button', { name: 'Open console' }).click();
+    await page
+      .getByTestId('console-status')
+      .getByText(/Connected/)
+      .waitFor();
+    await page.keyboard.press('Tab');
+    t.notOk(
+      await page.evaluate(() => document.activeElement?.classList.contains('xterm-helper-textarea')),
+      'Tab moves focus out of the terminal (no keyboard trap)',
+    );
+    const revokedAt = Date.now();
+    await stack.revokeApiKey(keyName);
+    await page.getByText('The console closed: credential revoked.').waitFor({ timeout: 2000 });
+    t.ok(Date.now() - revokedAt < 2000, `closed with the reason in ${Date.now() - revokedAt} ms`);
+    t.match(await page.getByTestId('console-status').innerText(), /Closed/);
+    await page.getByRole('button', { name: 'allocate', exact: true }).click();
+    await page.getByText('Your session has ended; sign in again.').waitFor();
+    t.pass('the next action leads to the sign-in view');
+    t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+  },
+);
 
 /** The disabled buttons of the page and whether each is described by a visible sentence saying why. */
 async function disabledWithWhy(page: Page, names: (string | RegExp)[]): Promise<Record<string, string>> {

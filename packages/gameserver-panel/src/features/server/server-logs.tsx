@@ -15,18 +15,13 @@ function modeText(mode: Mode, count: number): string {
   return count === 0 ? 'No log loaded yet.' : `${shown}.`;
 }
 
-/** The container's log: its last lines, or followed live until Stop (the last 2,000 lines kept). */
-export function ServerLogs({ session, server }: { session: PanelSession; server: ServerRef }) {
-  const reasonId = useId();
-  const linesId = useId();
-  const [tail, setTail] = useState(200);
+/** The log's lines and what is being done with it: its last lines read, or a follow until stopped. */
+function useLog(server: ServerRef, tail: number) {
   const [lines, setLines] = useState<string[]>([]);
   const [mode, setMode] = useState<Mode>({ mode: 'idle' });
   const [error, setError] = useState<string | undefined>();
   const abortRef = useRef<AbortController | undefined>(undefined);
-  const allowed = can(session, 'logs', 'get', server.namespace);
   useEffect(() => () => abortRef.current?.abort(), []);
-
   const start = async (follow: boolean) => {
     abortRef.current?.abort();
     const abort = new AbortController();
@@ -52,6 +47,16 @@ export function ServerLogs({ session, server }: { session: PanelSession; server:
     abortRef.current?.abort();
     setMode({ mode: 'ended', reason: 'you stopped it' });
   };
+  return { lines, mode, error, start, stop };
+}
+
+/** The container's log: its last lines, or followed live until Stop (the last 2,000 lines kept). */
+export function ServerLogs({ session, server }: { session: PanelSession; server: ServerRef }) {
+  const reasonId = useId();
+  const linesId = useId();
+  const [tail, setTail] = useState(200);
+  const { lines, mode, error, start, stop } = useLog(server, tail);
+  const allowed = can(session, 'logs', 'get', server.namespace);
   const disabled = !allowed || mode.mode === 'loading';
   const describedBy = allowed ? undefined : reasonId;
   return (

@@ -33,6 +33,9 @@ export function useTerminal(host: RefObject<HTMLDivElement | null>, label: strin
     });
     const fit = new FitAddon();
     term.loadAddon(fit);
+    // Tab and Shift+Tab move focus on, as everywhere on the page: the terminal is no keyboard trap
+    // (the console reads lines, so a Tab would do nothing in it anyway).
+    term.attachCustomKeyEventHandler((event) => event.key !== 'Tab');
     term.open(element);
     term.textarea?.setAttribute('aria-label', labelRef.current);
     const refit = () => {
