@@ -96,15 +96,13 @@ t.test("a refused scale shows the control plane's sentence", async (t) => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     return false;
   });
-  await stack.kube.kubeConfig
-    .makeApiClient(CustomObjectsApi)
-    .deleteNamespacedCustomObject({
-      group: 'agones.dev',
-      version: 'v1',
-      namespace: 'games',
-      plural: 'fleets',
-      name: 'brief',
-    });
+  await stack.kube.kubeConfig.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
+    group: 'agones.dev',
+    version: 'v1',
+    namespace: 'games',
+    plural: 'fleets',
+    name: 'brief',
+  });
   await card.getByLabel('Desired replicas (0 to 10000)').fill('1');
   await card.getByRole('button', { name: 'Scale' }).click();
   await card.getByRole('alert').waitFor();
@@ -140,6 +138,9 @@ t.test('an admin edits a profile, sees each error at its field, fixes them and s
   t.match(await description(port), 'The ports[0].containerPort must be at most 65535.', 'with its own sentence');
   t.equal(await form.getByLabel('Container image').getAttribute('aria-invalid'), null, 'a good field is not marked');
   t.ok(await summary.evaluate((el) => el === document.activeElement), 'the summary takes focus');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  t.ok(await port.evaluate((el) => el === document.activeElement), "the summary's first item leads to its field");
   t.same(await inspectAtEachWidth(page, 'profile-errors', ARTEFACTS_DIR), [], 'axe: the form with its errors');
   await page.setViewportSize({ width: 1280, height: 800 });
 
@@ -217,7 +218,7 @@ t.test('an admin creates an API key, sees it once, copies it and revokes it', as
   const works = await stack.app.inject({ method: 'GET', url: '/api/v1/session', headers: { 'x-api-key': key } });
   t.match(works.json(), { role: 'operator' }, 'the key works with its role');
 
-  await dialog.getByRole('button', { name: 'Done' }).click();
+  await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
   await page.getByText('API key ci-bot created.').waitFor();
   const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'ci-bot' }) });
