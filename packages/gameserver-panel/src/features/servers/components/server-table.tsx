@@ -53,8 +53,8 @@ function Row({
         {address(gs)}
       </span>
       <span role="cell" className="cell cell-players">
+        <span className="cell-label">Players </span>
         {gs.players === null ? '—' : `${gs.players.count}/${gs.players.capacity}`}
-        <span className="cell-label"> players</span>
       </span>
       <span role="cell" className="cell cell-profile">
         <span className="cell-label">Profile </span>
