@@ -44,3 +44,6 @@ export {
 export type { OidcTokenVerifier, OidcVerifierOptions, VerifiedClaims } from './oidc.js';
 export { silentLogger } from './logger.js';
 export type { ErrorLogger, Logger } from './logger.js';
+// The browser products' session cookies (the web console's, the game-server panel's).
+export { cookieValue, setCookie } from './cookies.js';
+export type { CookieOptions } from './cookies.js';

@@ -2,7 +2,7 @@ import { createServiceMetrics } from '@gsp/service-kit';
 import type { Counter, Registry } from 'prom-client';
 
 /** Why a request was refused before its route ran: the credential that failed, none, or the failure limit. */
-export type AuthFailure = 'apikey' | 'bearer' | 'basic' | 'missing' | 'blocked';
+export type AuthFailure = 'apikey' | 'bearer' | 'basic' | 'session' | 'missing' | 'blocked';
 
 /** What an operator watches on the control plane, on a registry of its own. */
 export interface ControlPlaneMetrics {
@@ -44,7 +44,7 @@ export function createMetrics(sources: MetricsSources): ControlPlaneMetrics {
     duration: { observe: ({ route }, seconds) => requests.observe('', route, seconds) },
     authFailures: metrics.counter(
       'auth_failures_total',
-      'Requests refused by authentication: by the credential that failed (apikey, bearer, basic), missing, or blocked by the failed sign-in limit',
+      'Requests refused by authentication: by the credential that failed (apikey, bearer, basic, an ended panel session), missing, or blocked by the failed sign-in limit',
       ['reason'],
     ),
   };

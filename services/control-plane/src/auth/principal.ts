@@ -16,6 +16,8 @@ export interface Principal {
   apiKey?: ApiKeyIdentity;
   /** When the credential stops being valid (a bearer token's `exp`, in ms): what a long-lived console is closed at. */
   expiresAt?: number;
+  /** SHA-256 of the panel session a cookie request came with: what the feed and consoles close on when it ends. */
+  sessionHash?: string;
 }
 
 /** A credential that is present but not acceptable; the message is safe to show the caller. */

@@ -122,7 +122,7 @@ const CREDENTIAL_PARAMS = new Set(['ticket', 'token', 'access_token', 'api_key',
 /**
  * The credentials `request` carried: its API key, its Authorization value, the token or what a
  * Basic one decodes to (and its password), a console ticket (or token) in the query, WebSocket
- * subprotocols.
+ * subprotocols, cookies.
  * None of them may appear in its record, wherever the caller put them (a path, the user agent, a
  * console line); each is looked for as sent and as a URL encodes it.
  */
@@ -154,6 +154,9 @@ function credentialsOf(request: FastifyRequest): string[] {
       if (CREDENTIAL_PARAMS.has(name.toLowerCase())) add(value);
   const protocols = headers['sec-websocket-protocol'];
   if (typeof protocols === 'string') for (const p of protocols.split(',')) add(p.trim());
+  // Every cookie's value (the panel's session, its sign-in under way, and whatever else the browser holds).
+  const cookies = headers.cookie;
+  if (typeof cookies === 'string') for (const part of cookies.split(';')) add(part.slice(part.indexOf('=') + 1).trim());
   return [...found].sort((a, b) => b.length - a.length);
 }
 

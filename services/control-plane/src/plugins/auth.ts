@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { bearerToken, guardRoutes, singleFlight } from '@gsp/service-kit';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { bearerToken, cookieValue, guardRoutes, singleFlight } from '@gsp/service-kit';
 import type { RouteGuard } from '@gsp/service-kit';
 import type { AuthMode, BasicConfig, OidcConfig } from '../config.js';
 import { createApiKeyVerifier } from '../auth/apikey.js';
@@ -14,9 +14,11 @@ import type { AuthFailure } from '../metrics.js';
 import { allowedNamespaces, authorize } from '../rbac/roles.js';
 import type { Permission, Role, Roles } from '../rbac/roles.js';
 import type { Scope } from '../routes/table.js';
-import { Forbidden, TooManyRequests, Unauthorized } from '../errors.js';
+import { BadRequest, Forbidden, TooManyRequests, Unauthorized } from '../errors.js';
+import { panelCookieRefusal } from '../panel/csrf.js';
 import { CHALLENGES, credentialOf, missingChallenges } from './credentials.js';
 import type { CredentialKind } from './credentials.js';
+import { PANEL_COOKIE, SESSION_ENDED } from './panel-sessions.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,6 +34,17 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Whether the request's principal holds `permission` (in `namespace`, when given): for rules a route table cannot state alone. */
     mayDo(request: FastifyRequest, permission: Permission, namespace?: string): boolean;
+    /**
+     * The principal of a credential of `kind` (as its header would carry it), verified as the
+     * chain verifies a header, within the same failed sign-in limit: the panel's sign-in. A 401
+     * (without a challenge) or a 429 when it is refused; a 400 when the method is off.
+     */
+    verifyCredential(
+      kind: CredentialKind,
+      value: string,
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ): Promise<Principal>;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -196,13 +209,79 @@ function limitedVerification(
   };
 }
 
+type CredentialCheck = (
+  kind: CredentialKind,
+  value: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  challenge: boolean,
+) => Promise<Principal>;
+
+/**
+ * The principal of a credential of a method that is on: one already known good, else verified
+ * within the failed sign-in limit. `challenge`: say in WWW-Authenticate how to authenticate (not
+ * to the panel's sign-in, where a browser would show its own dialogue).
+ */
+function credentialCheck(
+  methods: ReadonlyMap<CredentialKind, Method>,
+  verify: ReturnType<typeof limitedVerification>,
+  refused: (reason: AuthFailure) => void,
+): CredentialCheck {
+  return async (kind, value, request, reply, challenge) => {
+    const method = methods.get(kind);
+    if (method === undefined) throw new BadRequest(`signing in with ${kind} is not on here`);
+    // Before the failure limit: someone else's failed attempts from the same address (a client
+    // retrying a revoked key, say) must not lock out the holder of a good credential.
+    const known = method.known(value, request.ip);
+    if (known !== undefined) return known;
+    let outcome: Outcome;
+    try {
+      outcome = await verify(kind, method, value, request.ip);
+    } catch (err) {
+      if (!(err instanceof InvalidCredentialError)) throw err;
+      refused(kind);
+      if (challenge) reply.header('www-authenticate', CHALLENGES[kind]);
+      throw new Unauthorized(err.message);
+    }
+    if ('blockedFor' in outcome) {
+      refused('blocked');
+      reply.header('retry-after', String(Math.ceil(outcome.blockedFor / 1000)));
+      throw new TooManyRequests('too many failed authentication attempts from this address; try again later');
+    }
+    return outcome.principal;
+  };
+}
+
+/**
+ * The principal of the panel's session cookie, found again now; an ended session is a 401 that
+ * deletes the cookie (the panel's session route answers signed out instead). A request made with
+ * the cookie must say it comes from the panel (src/panel/csrf.ts).
+ */
+function sessionCheck(
+  app: FastifyInstance,
+  refused: (reason: AuthFailure) => void,
+): (id: string, request: FastifyRequest, reply: FastifyReply) => Promise<Principal | null> {
+  return async (id, request, reply) => {
+    const principal = await app.panelSessions.principalOf(id);
+    if (principal === undefined) {
+      reply.header('set-cookie', app.panelSessions.clearCookie());
+      if (request.routeOptions.config.authOptional === true) return null;
+      refused('session');
+      throw new Unauthorized(SESSION_ENDED);
+    }
+    const refusal = panelCookieRefusal(request.method, request.headers, app.panelSessions.originOf(request));
+    if (refusal !== undefined) throw new Forbidden(refusal);
+    return principal;
+  };
+}
+
 /**
  * Authentication chain in `onRequest` (credentials.ts): API key, bearer token, Basic. The first
  * provider whose credential is present decides; a present but invalid credential is a 401 and
  * never falls through. A credential not already known good takes one attempt from its client
  * address's failed sign-in limit before it is verified, and gives it back when it proves good. A
  * route whose config says `tickets` also takes a single-use console ticket (plugins/tickets.ts)
- * when no header is present. Authorization is attached per route from `config.permission` by one
+ * when no header is present; without either, the panel's session cookie (plugins/panel-sessions.ts). Authorization is attached per route from `config.permission` by one
  * `onRoute` hook.
  */
 export default fp<AuthPluginOptions>(
@@ -225,6 +304,14 @@ export default fp<AuthPluginOptions>(
         request.principal !== null && authorize({ role: roleOf(request.principal) }, permission, namespace),
     );
 
+    const byCredential = credentialCheck(methods, verify, refused);
+    app.decorate(
+      'verifyCredential',
+      (kind: CredentialKind, value: string, request: FastifyRequest, reply: FastifyReply) =>
+        byCredential(kind, value, request, reply, false),
+    );
+    const bySession = sessionCheck(app, refused);
+
     app.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.config.public) return;
       if (modes.has('none')) {
@@ -232,46 +319,31 @@ export default fp<AuthPluginOptions>(
         return;
       }
       const { headers } = request;
-      const sources = { apiKey: headers['x-api-key'], authorization: headers.authorization, ticket: ticketOf(request) };
+      const sources = {
+        apiKey: headers['x-api-key'],
+        authorization: headers.authorization,
+        ticket: ticketOf(request),
+        cookie: cookieValue(headers.cookie, PANEL_COOKIE),
+      };
       const credential = credentialOf(sources, enabled);
       if (credential?.kind === 'ticket') {
         request.principal = await redeemTicket(app, request, credential.value);
         return;
       }
-      // credentialOf names only the kinds whose method is on.
-      const method = credential === undefined ? undefined : methods.get(credential.kind);
-      if (credential === undefined || method === undefined) {
+      if (credential?.kind === 'session') {
+        request.principal = await bySession(credential.value, request, reply);
+        return;
+      }
+      if (credential === undefined) {
         if (request.routeOptions.config.authOptional === true) return;
         refused('missing');
         reply.header('www-authenticate', challenges);
         throw new Unauthorized(`authentication is required (${challenges.map((c) => c.split(' ')[0]).join(', ')})`);
       }
-      const { kind, value } = credential;
-      // Before the failure limit: someone else's failed attempts from the same address (a client
-      // retrying a revoked key, say) must not lock out the holder of a good credential.
-      const principal = method.known(value, request.ip);
-      if (principal !== undefined) {
-        request.principal = principal;
-        return;
-      }
-      let outcome: Outcome;
-      try {
-        outcome = await verify(kind, method, value, request.ip);
-      } catch (err) {
-        if (!(err instanceof InvalidCredentialError)) throw err;
-        refused(kind);
-        reply.header('www-authenticate', CHALLENGES[kind]);
-        throw new Unauthorized(err.message);
-      }
-      if ('blockedFor' in outcome) {
-        refused('blocked');
-        reply.header('retry-after', String(Math.ceil(outcome.blockedFor / 1000)));
-        throw new TooManyRequests('too many failed authentication attempts from this address; try again later');
-      }
-      request.principal = outcome.principal;
+      request.principal = await byCredential(credential.kind, credential.value, request, reply, true);
     });
 
     guardRoutes(app, (route) => permissionCheck(route, roleOf));
   },
-  { name: 'auth', dependencies: ['apikeys', 'tickets'] },
+  { name: 'auth', dependencies: ['apikeys', 'tickets', 'panel-sessions'] },
 );

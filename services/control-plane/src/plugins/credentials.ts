@@ -2,8 +2,11 @@
 export const CREDENTIAL_KINDS = ['apikey', 'bearer', 'basic'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
-/** A credential present on a request, as the header has it (the key, the whole Authorization), or a ticket. */
-export type Presented = { kind: CredentialKind; value: string } | { kind: 'ticket'; value: string };
+/**
+ * A credential present on a request, as the header has it (the key, the whole Authorization), a
+ * ticket, or the panel's session cookie.
+ */
+export type Presented = { kind: CredentialKind; value: string } | { kind: 'ticket' | 'session'; value: string };
 
 /** What of a request the chain reads: its two credential headers and the ticket its route accepts. */
 export interface CredentialSources {
@@ -11,6 +14,8 @@ export interface CredentialSources {
   authorization: string | undefined;
   /** `?ticket=`, only when the route accepts tickets (`config.tickets`) and the request is a GET. */
   ticket: string | undefined;
+  /** The panel's session cookie (`gsp_panel`), when sent. */
+  cookie: string | undefined;
 }
 
 const REALM = 'gsp-control-plane';
@@ -32,8 +37,10 @@ export function missingChallenges(enabled: ReadonlySet<CredentialKind>): string[
 
 /**
  * The credential that decides, of the kinds `enabled`: the first present in the order API key,
- * bearer token, Basic; a ticket only when no credential header is. A present credential decides
- * even when it will prove invalid: the chain never falls through to the next.
+ * bearer token, Basic; a ticket only when no credential header is; the panel's session cookie
+ * only when neither is (a script that sets a header speaks for itself, not for the browser's
+ * cookie). A present credential decides even when it will prove invalid: the chain never falls
+ * through to the next.
  */
 export function credentialOf(sources: CredentialSources, enabled: ReadonlySet<CredentialKind>): Presented | undefined {
   const { apiKey, authorization = '' } = sources;
@@ -44,5 +51,6 @@ export function credentialOf(sources: CredentialSources, enabled: ReadonlySet<Cr
   const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
   if (enabled.has('bearer') && scheme === 'bearer') return { kind: 'bearer', value: authorization };
   if (enabled.has('basic') && scheme === 'basic') return { kind: 'basic', value: authorization };
-  return sources.ticket === undefined ? undefined : { kind: 'ticket', value: sources.ticket };
+  if (sources.ticket !== undefined) return { kind: 'ticket', value: sources.ticket };
+  return sources.cookie === undefined ? undefined : { kind: 'session', value: sources.cookie };
 }

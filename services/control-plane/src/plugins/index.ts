@@ -19,6 +19,7 @@ import redis from './redis.js';
 import kube from './kube.js';
 import apikeys from './apikeys.js';
 import tickets from './tickets.js';
+import panelSessions from './panel-sessions.js';
 import auth from './auth.js';
 import profiles from './profiles.js';
 import agones from './agones.js';
@@ -133,6 +134,7 @@ export async function registerPlugins(
   await app.register(agones);
   const metrics = registerMetrics(app, auditExport);
   await app.register(tickets, { ttlMs: config.consoleTicketTtlMs });
+  await app.register(panelSessions, { panel: config.panel, basic: config.basic });
   await app.register(auth, {
     modes: config.modes,
     basic: config.basic,

@@ -7,10 +7,13 @@ const ALL = new Set(CREDENTIAL_KINDS);
 const KEY = 'gsp_abc';
 const BEARER = 'Bearer eyJ.token';
 const BASIC = 'Basic cm9vdDpwdw==';
-const none: CredentialSources = { apiKey: undefined, authorization: undefined, ticket: undefined };
+const none: CredentialSources = { apiKey: undefined, authorization: undefined, ticket: undefined, cookie: undefined };
 
 t.test('an API key decides over an Authorization header and a ticket', async (t) => {
-  t.same(credentialOf({ apiKey: ` ${KEY} `, authorization: BEARER, ticket: 'x' }, ALL), { kind: 'apikey', value: KEY });
+  t.same(credentialOf({ apiKey: ` ${KEY} `, authorization: BEARER, ticket: 'x', cookie: 'c' }, ALL), {
+    kind: 'apikey',
+    value: KEY,
+  });
 });
 
 t.test('a bearer token or Basic credentials are passed on as the whole header, the scheme in any case', async (t) => {
@@ -40,6 +43,24 @@ t.test('a ticket counts only when no credential header of a method on is present
   });
 });
 
+t.test(
+  "the panel's session cookie counts only when no credential header of a method on, nor a ticket, is present",
+  async (t) => {
+    t.same(credentialOf({ ...none, cookie: 'sid' }, ALL), { kind: 'session', value: 'sid' });
+    t.same(credentialOf({ ...none, authorization: 'Negotiate x', cookie: 'sid' }, ALL), {
+      kind: 'session',
+      value: 'sid',
+    });
+    t.same(credentialOf({ ...none, authorization: BEARER, cookie: 'sid' }, ALL), { kind: 'bearer', value: BEARER });
+    t.same(credentialOf({ ...none, apiKey: KEY, cookie: 'sid' }, ALL), { kind: 'apikey', value: KEY });
+    t.same(credentialOf({ ...none, ticket: 'tkt', cookie: 'sid' }, ALL), { kind: 'ticket', value: 'tkt' });
+    t.same(credentialOf({ ...none, apiKey: KEY, cookie: 'sid' }, new Set<CredentialKind>()), {
+      kind: 'session',
+      value: 'sid',
+    });
+  },
+);
+
 t.test('no credential, or an unknown scheme, is none', async (t) => {
   t.equal(credentialOf(none, ALL), undefined);
   t.equal(credentialOf({ ...none, authorization: 'Negotiate abc' }, ALL), undefined);
@@ -54,10 +75,11 @@ t.test('the first present credential decides, whatever the others hold', async (
       header,
       fc.option(fc.constantFrom(BEARER, BASIC, 'Other x'), { nil: undefined }),
       header,
-      (on, apiKey, authorization, ticket) => {
-        const got = credentialOf({ apiKey, authorization, ticket }, new Set(on));
+      header,
+      (on, apiKey, authorization, ticket, cookie) => {
+        const got = credentialOf({ apiKey, authorization, ticket, cookie }, new Set(on));
         const scheme = authorization?.split(' ')[0]?.toLowerCase();
-        const expected: CredentialKind | 'ticket' | undefined =
+        const expected: CredentialKind | 'ticket' | 'session' | undefined =
           on.includes('apikey') && apiKey !== undefined
             ? 'apikey'
             : on.includes('bearer') && scheme === 'bearer'
@@ -66,7 +88,9 @@ t.test('the first present credential decides, whatever the others hold', async (
                 ? 'basic'
                 : ticket !== undefined
                   ? 'ticket'
-                  : undefined;
+                  : cookie !== undefined
+                    ? 'session'
+                    : undefined;
         return got?.kind === expected;
       },
     ),

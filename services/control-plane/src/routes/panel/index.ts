@@ -1,29 +1,14 @@
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { cookieValue } from '@gsp/service-kit';
 import type { ControlPlaneConfig } from '../../config.js';
-import { RESOURCES, VERBS } from '../../rbac/roles.js';
+import { Forbidden } from '../../errors.js';
+import { panelCookieRefusal } from '../../panel/csrf.js';
+import { basicHeader, recordOf } from '../../panel/sign-in.js';
 import { sessionView } from '../../panel/session-view.js';
 import type { SignInMethods } from '../../panel/session-view.js';
 import { panelStatic, securePanelReply } from '../../panel/static.js';
-
-const Methods = Type.Object({ oidc: Type.Boolean(), basic: Type.Boolean(), apikey: Type.Boolean() });
-const SignedOut = Type.Object({ signedIn: Type.Literal(false), methods: Methods });
-const SignedIn = Type.Object({
-  signedIn: Type.Literal(true),
-  methods: Methods,
-  userId: Type.String(),
-  username: Type.String(),
-  role: Type.Union([Type.String(), Type.Null()]),
-  authMethod: Type.Union([Type.Literal('oidc'), Type.Literal('basic'), Type.Literal('apikey'), Type.Literal('none')]),
-  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  permissions: Type.Array(
-    Type.Object({
-      resource: Type.String({ description: `one of ${RESOURCES.join(', ')}` }),
-      verb: Type.String({ description: `one of ${VERBS.join(', ')}` }),
-      namespaces: Type.Union([Type.Literal('*'), Type.Array(Type.String())]),
-    }),
-  ),
-});
+import { PANEL_COOKIE } from '../../plugins/panel-sessions.js';
+import { SessionAnswer, SignInBody } from './schemas.js';
 
 /** The panel's sign-in and session routes under `/panel/auth/`, and the built panel under `/panel/`. */
 const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = async (app, { config }) => {
@@ -33,17 +18,57 @@ const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = a
     apikey: config.modes.has('apikey'),
   };
   await app.register(panelStatic, { distDir: config.panel.distDir });
-  app.addHook('onRequest', async (_request, reply) => securePanelReply(reply));
+  app.addHook('onRequest', async (request, reply) => {
+    securePanelReply(reply);
+    reply.header('cache-control', 'no-store');
+    // Sign-in and sign-out come from the panel's own script: a cross-site form cannot set the header.
+    if (request.method === 'POST') {
+      const origin = app.panelSessions.originOf(request);
+      const refusal = panelCookieRefusal(request.method, request.headers, origin, 'a panel sign-in or sign-out');
+      if (refusal !== undefined) throw new Forbidden(refusal);
+    }
+  });
 
   app.route({
     method: 'GET',
     url: '/panel/auth/session',
     // Anyone may ask; a credential, when present, is checked and says who.
     config: { authOptional: true },
-    schema: { hide: true, response: { 200: Type.Union([SignedOut, SignedIn]) } },
+    schema: { hide: true, response: { 200: SessionAnswer } },
+    handler: async (request) => sessionView(request.principal, methods, config.roles),
+  });
+
+  app.route({
+    method: 'POST',
+    url: '/panel/auth/sign-in',
+    config: { public: true },
+    schema: { hide: true, body: SignInBody },
     handler: async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return sessionView(request.principal, methods, config.roles);
+      const { body } = request;
+      const principal =
+        body.method === 'basic'
+          ? await app.verifyCredential('basic', basicHeader(body.username, body.password), request, reply)
+          : await app.verifyCredential('apikey', body.key.trim(), request, reply);
+      // The audit line names who signed in.
+      request.principal = principal;
+      reply.header('set-cookie', await app.panelSessions.create(recordOf(principal, app.panelSessions.ttlMs)));
+      return reply.code(204).send();
+    },
+  });
+
+  app.route({
+    method: 'POST',
+    url: '/panel/auth/logout',
+    config: { public: true },
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      const id = cookieValue(request.headers.cookie, PANEL_COOKIE);
+      if (id !== undefined) {
+        request.principal = (await app.panelSessions.principalOf(id)) ?? null;
+        await app.panelSessions.endById(id, 'signed out');
+      }
+      reply.header('set-cookie', app.panelSessions.clearCookie());
+      return reply.code(204).send();
     },
   });
 };

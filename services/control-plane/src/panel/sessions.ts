@@ -1,0 +1,170 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ApiKeyIdentity } from '../apikeys/store.js';
+import { ServiceUnavailable, withRetryAfter } from '../errors.js';
+import type { SharedRedis } from '../plugins/redis.js';
+
+/**
+ * How a session's principal is found again on each request: a Basic session by its user (against
+ * the configuration then), an API-key session by its key (which must still be current), an OIDC
+ * session by what its ID token said. `expiresAt` (ms) is when the session ends in any case.
+ */
+export type SessionRecord =
+  | { method: 'basic'; user: string; expiresAt: number }
+  | { method: 'apikey'; apiKey: ApiKeyIdentity; expiresAt: number }
+  | { method: 'oidc'; userId: string; username: string; role: string | undefined; expiresAt: number };
+
+export interface FoundSession {
+  /** SHA-256 of the id (hex): what is stored, logged and published, never the id. */
+  hash: string;
+  record: SessionRecord;
+}
+
+/** Told of each session that ended, on this replica or another: its hash and why. */
+export type EndedListener = (hash: string, reason: string) => void;
+
+/** 32 random bytes, base64url: what the cookie holds. */
+const ID_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+export const sessionHashOf = (id: string): string => createHash('sha256').update(id).digest('hex');
+
+function parseRecord(text: string): SessionRecord | undefined {
+  try {
+    const record = JSON.parse(text) as SessionRecord;
+    if (typeof record.expiresAt !== 'number') return undefined;
+    if (record.method === 'basic') return typeof record.user === 'string' ? record : undefined;
+    if (record.method === 'apikey') return typeof record.apiKey?.sha256 === 'string' ? record : undefined;
+    if (record.method === 'oidc') return typeof record.userId === 'string' ? record : undefined;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const unavailable = () =>
+  withRetryAfter(
+    new ServiceUnavailable('panel sessions cannot be checked right now (Redis is not answering); try again shortly'),
+    2,
+  );
+
+/**
+ * The panel's sessions: in Redis when REDIS_URL is set (`<prefix>panel:session:<sha256(id)>`,
+ * expiring with the session, so every replica sees each one and a sign-out or revocation on one
+ * ends it on all), else in this replica's memory (a restart signs everyone out). While Redis is
+ * down a cookie cannot be checked: a 503, never a fallback that another replica would not share.
+ * Ends are published on `<prefix>panel:session-ended`, so that every replica closes what the
+ * session has open (consoles, the live feed).
+ */
+export class PanelSessionStore {
+  private readonly local = new Map<string, { record: SessionRecord; timer: NodeJS.Timeout }>();
+  private readonly listeners = new Set<EndedListener>();
+  private readonly replica = randomUUID();
+  private subscriber: Redis | undefined;
+
+  constructor(private readonly redis: SharedRedis | undefined) {}
+
+  private keyOf(hash: string): string {
+    return `${this.redis?.keyPrefix ?? ''}panel:session:${hash}`;
+  }
+
+  private get channel(): string {
+    return `${this.redis?.keyPrefix ?? ''}panel:session-ended`;
+  }
+
+  /** Subscribes to the ends published by the other replicas (with Redis). */
+  async start(): Promise<void> {
+    if (this.redis === undefined) return;
+    const subscriber = this.redis.client.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
+    this.subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, text: string) => {
+      try {
+        const { hash, reason, from } = JSON.parse(text) as { hash?: unknown; reason?: unknown; from?: unknown };
+        if (from !== this.replica && typeof hash === 'string' && typeof reason === 'string') this.emit(hash, reason);
+      } catch {
+        // Not ours to read.
+      }
+    });
+    await subscriber.subscribe(this.channel).catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    for (const { timer } of this.local.values()) clearTimeout(timer);
+    this.local.clear();
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  }
+
+  /** A new session holding `record`; its id, for the cookie (only its hash is stored). */
+  async create(record: SessionRecord): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    const hash = sessionHashOf(id);
+    const ttlMs = Math.max(1, record.expiresAt - Date.now());
+    const redis = this.usableRedis();
+    if (redis === undefined) {
+      const timer = setTimeout(() => this.local.delete(hash), Math.min(ttlMs, 2 ** 31 - 1));
+      timer.unref();
+      this.local.set(hash, { record, timer });
+      return id;
+    }
+    await this.command(() => redis.client.set(this.keyOf(hash), JSON.stringify(record), 'PX', ttlMs));
+    return id;
+  }
+
+  /** The session of cookie value `id`, if it exists and has not ended. */
+  async find(id: string): Promise<FoundSession | undefined> {
+    if (!ID_FORMAT.test(id)) return undefined;
+    const hash = sessionHashOf(id);
+    const redis = this.usableRedis();
+    let record: SessionRecord | undefined;
+    if (redis === undefined) record = this.local.get(hash)?.record;
+    else {
+      const text = await this.command(() => redis.client.get(this.keyOf(hash)));
+      record = text === null ? undefined : parseRecord(text);
+    }
+    if (record === undefined || record.expiresAt <= Date.now()) return undefined;
+    return { hash, record };
+  }
+
+  /** Ends the session `hash` everywhere (sign-out, a revoked key): deleted, and the end published. */
+  async end(hash: string, reason: string): Promise<void> {
+    const held = this.local.get(hash);
+    if (held !== undefined) {
+      clearTimeout(held.timer);
+      this.local.delete(hash);
+    }
+    const redis = this.usableRedis();
+    if (redis !== undefined) {
+      await this.command(() => redis.client.del(this.keyOf(hash)));
+      const message = JSON.stringify({ hash, reason, from: this.replica });
+      await this.command(() => redis.client.publish(this.channel, message));
+    }
+    this.emit(hash, reason);
+  }
+
+  /** Tells `listener` of every session that ends; returns how to stop. */
+  onEnded(listener: EndedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells the listeners of this replica that `hash` ended (also for ends found here: an expiry, a revoked key). */
+  emit(hash: string, reason: string): void {
+    for (const listener of [...this.listeners]) listener(hash, reason);
+  }
+
+  /** Redis when it is configured; a 503 when it is configured but not answering. */
+  private usableRedis(): SharedRedis | undefined {
+    if (this.redis === undefined) return undefined;
+    if (!this.redis.health.usable()) throw unavailable();
+    return this.redis;
+  }
+
+  private async command<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      this.redis?.health.failed(err as Error);
+      throw unavailable();
+    }
+  }
+}
