@@ -8,7 +8,7 @@ import type { GameServerView } from './types';
 export type LiveServer =
   | { state: 'loading' }
   | { state: 'error'; message: string }
-  | { state: 'gone'; last?: GameServerView }
+  | { state: 'gone' }
   | { state: 'done'; server: GameServerView };
 
 const FEED = '/api/v1/events/gameservers';
@@ -25,8 +25,8 @@ function parse<T>(data: string): T | undefined {
 }
 
 /**
- * One game server, kept live: fetched once (its 404 or 403 is a sentence), then followed on the
- * list's feed, whose snapshot (each reconnection sends one) and changes carry the whole item.
+ * One game server, kept live: fetched (its 404 or 403 is a sentence), then followed on the list's
+ * feed, whose snapshot (each reconnection sends one) and changes carry the whole item.
  */
 export function useServer(ref: ServerRef): LiveServer {
   const { namespace, name } = ref;
@@ -35,17 +35,20 @@ export function useServer(ref: ServerRef): LiveServer {
     const here = { namespace, name };
     const abort = new AbortController();
     const show = (server: GameServerView) => setLive({ state: 'done', server });
-    const gone = () => setLive((l) => ({ state: 'gone', ...(l.state === 'done' ? { last: l.server } : {}) }));
-    getServer(here, abort.signal).then(show, (err: unknown) => {
-      if (abort.signal.aborted) return;
-      if (err instanceof ApiError && err.status === 404) gone();
-      else setLive({ state: 'error', message: failure(err) });
-    });
+    const gone = () => setLive({ state: 'gone' });
+    const fetchNow = () =>
+      getServer(here, abort.signal).then(show, (err: unknown) => {
+        if (abort.signal.aborted) return;
+        if (err instanceof ApiError && err.status === 404) gone();
+        else setLive({ state: 'error', message: failure(err) });
+      });
+    void fetchNow();
     const feed = new EventSource(panelUrl(FEED));
     feed.addEventListener('snapshot', (e: MessageEvent<string>) => {
       const found = parse<{ items: GameServerView[] }>(e.data)?.items.find((item) => isThis(here, item));
+      // Not in the feed's snapshot: gone, or in a namespace the role may get but not list. Ask.
       if (found) show(found);
-      else gone();
+      else void fetchNow();
     });
     feed.addEventListener('change', (e: MessageEvent<string>) => {
       const change = parse<{ type: string; item: GameServerView }>(e.data);
