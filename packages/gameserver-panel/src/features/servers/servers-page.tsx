@@ -43,6 +43,48 @@ function useVisible(feed: ReturnType<typeof useServerFeed>, filters: FilterValue
   return { visible, labelError: labels.ok ? undefined : labels.error };
 }
 
+/** Create, and the sentences disabled controls point at: why not create, why not delete (`undeletable`'s namespace). */
+function Toolbar({
+  session,
+  createWhyId,
+  deleteWhyId,
+  undeletable,
+  onCreate,
+}: {
+  session: PanelSession;
+  createWhyId: string;
+  deleteWhyId: string;
+  undeletable: GameServer | undefined;
+  onCreate: () => void;
+}) {
+  const mayCreate = can(session, 'gameservers', 'create');
+  return (
+    <div className="servers-toolbar">
+      <div className="servers-create">
+        <button
+          type="button"
+          className="button"
+          disabled={!mayCreate}
+          aria-describedby={mayCreate ? undefined : createWhyId}
+          onClick={onCreate}
+        >
+          Create a game server
+        </button>
+        {!mayCreate && (
+          <p id={createWhyId} className="why">
+            {whyNot(session, 'gameservers', 'create')}
+          </p>
+        )}
+      </div>
+      {undeletable !== undefined && (
+        <p id={deleteWhyId} className="why">
+          {whyNot(session, 'gameservers', 'delete', undeletable.namespace)}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** The game servers the role may list, live: filters, create from a profile, delete with a confirmation. */
 export function ServersPage({ session }: { session: PanelSession }) {
   const id = useId();
@@ -54,7 +96,6 @@ export function ServersPage({ session }: { session: PanelSession }) {
   const { visible, labelError } = useVisible(feed, filters);
   const namespaces = useMemo(() => knownNamespaces(session, feed.servers.values()), [session, feed.version]);
   const createIn = namespacesFor(session, 'gameservers', 'create');
-  const mayCreate = can(session, 'gameservers', 'create');
   // The sentence for disabled Delete buttons: the first shown server the role may not delete.
   const undeletable = visible.find((gs) => !can(session, 'gameservers', 'delete', gs.namespace));
   const deletion = useCallback(
@@ -73,29 +114,13 @@ export function ServersPage({ session }: { session: PanelSession }) {
 
   return (
     <Panel title="Game servers">
-      <div className="servers-toolbar">
-        <div className="servers-create">
-          <button
-            type="button"
-            className="button"
-            disabled={!mayCreate}
-            aria-describedby={mayCreate ? undefined : `${id}-why-create`}
-            onClick={() => setCreating(true)}
-          >
-            Create a game server
-          </button>
-          {!mayCreate && (
-            <p id={`${id}-why-create`} className="why">
-              {whyNot(session, 'gameservers', 'create')}
-            </p>
-          )}
-        </div>
-        {undeletable !== undefined && (
-          <p id={`${id}-why-delete`} className="why">
-            {whyNot(session, 'gameservers', 'delete', undeletable.namespace)}
-          </p>
-        )}
-      </div>
+      <Toolbar
+        session={session}
+        createWhyId={`${id}-why-create`}
+        deleteWhyId={`${id}-why-delete`}
+        undeletable={undeletable}
+        onCreate={() => setCreating(true)}
+      />
       <Filters values={filters} namespaces={namespaces} labelError={labelError} onChange={setFilters} />
       <div role="status" className="live-status" data-live={feed.status}>
         {feed.status === 'paused' && <p className="notice notice-warning">Live updates paused, reconnecting…</p>}
@@ -120,9 +145,7 @@ export function ServersPage({ session }: { session: PanelSession }) {
           onCreated={(gs) => {
             setCreating(false);
             setSaid(
-              gs === undefined
-                ? 'Created.'
-                : `Created ${gs.namespace}/${gs.name}; it appears in the list as it starts.`,
+              `Created ${gs === undefined ? 'it' : `${gs.namespace}/${gs.name}`}; it appears in the list as it starts.`,
             );
           }}
         />

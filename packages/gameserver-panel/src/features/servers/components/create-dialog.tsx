@@ -4,6 +4,7 @@ import { ErrorNotice, Loading, Modal, useAction, useLoad } from '@gsp/ui';
 import { isDnsLabel } from '@gsp/platform-contract/identifiers';
 import type { GameServer } from '../../../lib/types';
 import { createServer, loadProfiles } from '../api/servers';
+import type { ProfileChoice } from '../api/servers';
 
 const NAME_RULE =
   'A name is at most 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit.';
@@ -14,6 +15,71 @@ function problemOf(profile: string, namespace: string, name: string): string | u
   if (!isDnsLabel(namespace)) return `The namespace "${namespace}" is not valid. ${NAME_RULE}`;
   if (name !== '' && !isDnsLabel(name)) return `The name "${name}" is not valid. ${NAME_RULE}`;
   return undefined;
+}
+
+/** The namespace: typed (with the known ones offered) for a role that may create anywhere, else chosen. */
+function NamespaceField({
+  id,
+  namespaces,
+  known,
+  value,
+  onChange,
+}: {
+  id: string;
+  namespaces: '*' | string[];
+  known: readonly string[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  if (namespaces !== '*')
+    return (
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        {namespaces.map((ns) => (
+          <option key={ns} value={ns}>
+            {ns}
+          </option>
+        ))}
+      </select>
+    );
+  return (
+    <>
+      <input
+        id={id}
+        list={`${id}-known`}
+        autoComplete="off"
+        spellCheck={false}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      <datalist id={`${id}-known`}>
+        {known.map((ns) => (
+          <option key={ns} value={ns} />
+        ))}
+      </datalist>
+    </>
+  );
+}
+
+function ProfileSelect({
+  id,
+  profiles,
+  value,
+  onChange,
+}: {
+  id: string;
+  profiles: readonly ProfileChoice[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+      {profiles.map((p) => (
+        <option key={p.name} value={p.name}>
+          {p.description === undefined || p.description === '' ? p.name : `${p.name}: ${p.description}`}
+        </option>
+      ))}
+    </select>
+  );
 }
 
 /**
@@ -60,39 +126,15 @@ export function CreateDialog({
       {profiles.state === 'done' && profiles.data.length > 0 && (
         <form className="form" onSubmit={submit} noValidate>
           <label htmlFor={`${id}-profile`}>Profile</label>
-          <select id={`${id}-profile`} value={chosen} onChange={(e) => setProfile(e.target.value)}>
-            {profiles.data.map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.description === undefined || p.description === '' ? p.name : `${p.name}: ${p.description}`}
-              </option>
-            ))}
-          </select>
+          <ProfileSelect id={`${id}-profile`} profiles={profiles.data} value={chosen} onChange={setProfile} />
           <label htmlFor={`${id}-namespace`}>Namespace</label>
-          {namespaces === '*' ? (
-            <>
-              <input
-                id={`${id}-namespace`}
-                list={`${id}-namespaces`}
-                autoComplete="off"
-                spellCheck={false}
-                value={namespace}
-                onChange={(e) => setNamespace(e.target.value)}
-              />
-              <datalist id={`${id}-namespaces`}>
-                {known.map((ns) => (
-                  <option key={ns} value={ns} />
-                ))}
-              </datalist>
-            </>
-          ) : (
-            <select id={`${id}-namespace`} value={namespace} onChange={(e) => setNamespace(e.target.value)}>
-              {namespaces.map((ns) => (
-                <option key={ns} value={ns}>
-                  {ns}
-                </option>
-              ))}
-            </select>
-          )}
+          <NamespaceField
+            id={`${id}-namespace`}
+            namespaces={namespaces}
+            known={known}
+            value={namespace}
+            onChange={setNamespace}
+          />
           <label htmlFor={`${id}-name`}>Name (optional)</label>
           <input
             id={`${id}-name`}
