@@ -20,6 +20,26 @@ export interface FoundSession {
   record: SessionRecord;
 }
 
+/** An OIDC sign-in under way, kept until its callback (single use, at most LOGIN_TTL_MS). */
+export interface PendingLogin {
+  nonce: string;
+  codeVerifier: string;
+  /** Where to send the browser once signed in: a URL under the panel. */
+  returnTo: string;
+}
+
+export const LOGIN_TTL_MS = 10 * 60_000;
+
+function parseLogin(text: string): PendingLogin | undefined {
+  try {
+    const login = JSON.parse(text) as PendingLogin;
+    const valid = [login.nonce, login.codeVerifier, login.returnTo].every((v) => typeof v === 'string');
+    return valid ? login : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Told of each session that ended, on this replica or another: its hash and why. */
 export type EndedListener = (hash: string, reason: string) => void;
 
@@ -57,6 +77,7 @@ const unavailable = () =>
  */
 export class PanelSessionStore {
   private readonly local = new Map<string, { record: SessionRecord; timer: NodeJS.Timeout }>();
+  private readonly logins = new Map<string, { login: PendingLogin; timer: NodeJS.Timeout }>();
   private readonly listeners = new Set<EndedListener>();
   private readonly replica = randomUUID();
   private subscriber: Redis | undefined;
@@ -65,6 +86,10 @@ export class PanelSessionStore {
 
   private keyOf(hash: string): string {
     return `${this.redis?.keyPrefix ?? ''}panel:session:${hash}`;
+  }
+
+  private loginKeyOf(hash: string): string {
+    return `${this.redis?.keyPrefix ?? ''}panel:login:${hash}`;
   }
 
   private get channel(): string {
@@ -89,8 +114,9 @@ export class PanelSessionStore {
   }
 
   async stop(): Promise<void> {
-    for (const { timer } of this.local.values()) clearTimeout(timer);
+    for (const { timer } of [...this.local.values(), ...this.logins.values()]) clearTimeout(timer);
     this.local.clear();
+    this.logins.clear();
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 
@@ -139,6 +165,34 @@ export class PanelSessionStore {
       await this.command(() => redis.client.publish(this.channel, message));
     }
     this.emit(hash, reason);
+  }
+
+  /** Keeps the OIDC sign-in started with `state` until its callback takes it. */
+  async saveLogin(state: string, login: PendingLogin): Promise<void> {
+    const hash = sessionHashOf(state);
+    const redis = this.usableRedis();
+    if (redis !== undefined) {
+      await this.command(() => redis.client.set(this.loginKeyOf(hash), JSON.stringify(login), 'PX', LOGIN_TTL_MS));
+      return;
+    }
+    const timer = setTimeout(() => this.logins.delete(hash), LOGIN_TTL_MS);
+    timer.unref();
+    this.logins.set(hash, { login, timer });
+  }
+
+  /** The sign-in started with `state`, consumed: a callback is answered once. */
+  async takeLogin(state: string): Promise<PendingLogin | undefined> {
+    const hash = sessionHashOf(state);
+    const redis = this.usableRedis();
+    if (redis !== undefined) {
+      const text = await this.command(() => redis.client.getdel(this.loginKeyOf(hash)));
+      return text === null ? undefined : parseLogin(text);
+    }
+    const held = this.logins.get(hash);
+    if (held === undefined) return undefined;
+    clearTimeout(held.timer);
+    this.logins.delete(hash);
+    return held.login;
   }
 
   /** Tells `listener` of every session that ends; returns how to stop. */

@@ -35,6 +35,8 @@ export interface PanelSessions {
   originOf(request: FastifyRequest): string;
   /** How long a Basic or API-key session lasts. */
   ttlMs: number;
+  /** OIDC sign-ins under way, kept where the sessions are. */
+  logins: Pick<PanelSessionStore, 'saveLogin' | 'takeLogin'>;
 }
 
 export interface PanelSessionsOptions {
@@ -162,6 +164,10 @@ export default fp<PanelSessionsOptions>(
       clearCookie: () => cookie('', 0),
       originOf: (request) => panel.origin ?? `${request.protocol}://${request.host}`,
       ttlMs: panel.sessionTtlMs,
+      logins: {
+        saveLogin: (state, login) => store.saveLogin(state, login),
+        takeLogin: (state) => store.takeLogin(state),
+      },
     } satisfies PanelSessions);
   },
   { name: 'panel-sessions', dependencies: ['redis', 'apikeys'] },

@@ -8,6 +8,7 @@ import { sessionView } from '../../panel/session-view.js';
 import type { SignInMethods } from '../../panel/session-view.js';
 import { panelStatic, securePanelReply } from '../../panel/static.js';
 import { PANEL_COOKIE } from '../../plugins/panel-sessions.js';
+import panelOidcRoutes from './oidc.js';
 import { SessionAnswer, SignInBody } from './schemas.js';
 
 /** The panel's sign-in and session routes under `/panel/auth/`, and the built panel under `/panel/`. */
@@ -18,6 +19,13 @@ const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = a
     apikey: config.modes.has('apikey'),
   };
   await app.register(panelStatic, { distDir: config.panel.distDir });
+  const { oidc: client, publicUrl } = config.panel;
+  if (client !== undefined && publicUrl !== undefined && config.oidc !== undefined)
+    await app.register(panelOidcRoutes, {
+      panel: { ...config.panel, oidc: client, publicUrl },
+      oidc: config.oidc,
+      roles: config.roles,
+    });
   app.addHook('onRequest', async (request, reply) => {
     securePanelReply(reply);
     reply.header('cache-control', 'no-store');
