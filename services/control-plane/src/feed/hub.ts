@@ -17,6 +17,9 @@ const END_GRACE_MS = 5000;
 /** setTimeout fires at once for longer delays. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+const SNAPSHOT_HEAD = Buffer.from('event: snapshot\ndata: {"items":');
+const SNAPSHOT_TAIL = Buffer.from('}\n\n');
+
 const CHANGE_TYPES = { add: 'added', update: 'modified', delete: 'deleted' } as const satisfies Record<
   ChangeType,
   string
@@ -26,10 +29,7 @@ export interface GameServerFeedOptions {
   gameServers: Pick<Informer<AgonesGameServer>, 'onChange' | 'requireReady'>;
   listing: Pick<GameServerListing, 'everything' | 'select' | 'json'>;
   apikeys: ApiKeyStore;
-  /**
-   * Seam for panel sessions (helper "bff": `app.panelSessions.onEnded`): tells of each session
-   * that ends, by the hash its principals carry as `sessionHash`. Unset: no panel sessions.
-   */
+  /** Tells of each panel session that ends (`app.panelSessions.onEnded`), by the hash its principals carry. */
   onSessionEnded?: (listener: (sessionHash: string) => void) => () => void;
   maxBacklogBytes?: number;
   keepAliveMs?: number;
@@ -46,10 +46,6 @@ export interface FeedCaller {
 
 type Closing = Exclude<FeedEnd, 'client went'>;
 type Expiry = { at: number; reason: Closing };
-
-/** The hash of the panel session a principal came with (added by the panel's cookie authentication). */
-const sessionOf = (principal: Principal): string | undefined =>
-  (principal as Principal & { sessionHash?: string }).sessionHash;
 
 /**
  * The live feeds of the game-server list on this replica. One informer listener serves them all:
@@ -95,7 +91,7 @@ export class GameServerFeed {
     this.options.gameServers.requireReady();
     const { principal, visible } = caller;
     const apiKey = principal.apiKey;
-    const session = sessionOf(principal);
+    const session = principal.sessionHash;
     let cancelExpiry = (): void => undefined;
     const stream = new FeedStream({
       visible,
@@ -127,11 +123,11 @@ export class GameServerFeed {
     this.endAll(this.streams, 'the control plane is shutting down');
   }
 
-  private snapshot(visible: 'all' | ReadonlySet<string>): Buffer {
+  private snapshot(visible: 'all' | ReadonlySet<string>): Buffer[] {
     const { listing } = this.options;
     const items =
       visible === 'all' ? listing.everything() : listing.json(listing.select({ visible: (ns) => visible.has(ns) }));
-    return Buffer.concat([Buffer.from('event: snapshot\ndata: {"items":'), items, Buffer.from('}\n\n')]);
+    return [SNAPSHOT_HEAD, items, SNAPSHOT_TAIL];
   }
 
   /** When the caller's right to the feed ends by itself: its API key's or its credential's expiry. */

@@ -52,10 +52,13 @@ export class FeedStream extends Readable {
     return visible === 'all' || visible.has(namespace);
   }
 
-  /** The first frame: however large, it is not a backlog; what queues beyond it is. */
-  snapshot(frame: Buffer): void {
-    this.limit = frame.length + this.options.maxBacklogBytes;
-    this.send(frame);
+  /**
+   * The first frame, in parts (the list's JSON is shared between feeds, not copied into each):
+   * however large, it is not a backlog; what queues beyond it is.
+   */
+  snapshot(parts: readonly Buffer[]): void {
+    this.limit = parts.reduce((sum, part) => sum + part.length, 0) + this.options.maxBacklogBytes;
+    for (const part of parts) this.send(part);
   }
 
   send(frame: Buffer | string): void {

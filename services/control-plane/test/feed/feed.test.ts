@@ -196,6 +196,27 @@ t.test('a viewer may open the feed; revoking its API key closes it with the reas
   t.match(lines[0], { role: 'viewer', method: 'GET', outcome: 'the API key was revoked' });
 });
 
+t.test("signing out of the panel closes the feed opened with the session's cookie", async (t) => {
+  const { app, open } = await setUp(t);
+  const key = await createKey(app, 'panel-user', 'viewer');
+  const signIn = await app.inject({
+    method: 'POST',
+    url: '/panel/auth/sign-in',
+    headers: { 'x-gsp-panel': '1' },
+    payload: { method: 'apikey', key },
+  });
+  t.equal(signIn.statusCode, 204, signIn.body);
+  const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
+  const feed = await open({ cookie });
+  t.equal(feed.status, 200);
+  await feed.next('the snapshot', (e) => e.event === 'snapshot');
+  const out = await app.inject({ method: 'POST', url: '/panel/auth/logout', headers: { cookie, 'x-gsp-panel': '1' } });
+  t.equal(out.statusCode, 204, out.body);
+  t.same((await feed.next('the close', (e) => e.event === 'close', 0, 1000)).data, {
+    reason: 'the panel session has ended',
+  });
+});
+
 t.test('an unauthenticated caller gets a 401 problem', async (t) => {
   const { open } = await setUp(t);
   const anonymous = await open({});
@@ -270,7 +291,7 @@ t.test('the feed ends when the credential expires or the panel session ends', as
     /^event: snapshot\ndata: \{"items":\[\]\}\n\n[^]*event: close\ndata: \{"reason":"the credential has expired"\}\n\n$/,
   );
 
-  const signedIn = open({ ...principal, sessionHash: 'abc' } as Principal);
+  const signedIn = open({ ...principal, sessionHash: 'abc' });
   for (const listener of ended) listener('other');
   t.notOk(signedIn().includes('event: close'), "another session's end does not end it");
   for (const listener of ended) listener('abc');

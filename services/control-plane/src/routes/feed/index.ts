@@ -15,7 +15,12 @@ const FEED_RESPONSE = {
 /** `GET /api/v1/events/gameservers`: the game-server list, live (the panel's list is built on it). */
 const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { gameServers } = app.agones;
-  const feed = new GameServerFeed({ gameServers, listing: new GameServerListing(gameServers), apikeys: app.apikeys });
+  const feed = new GameServerFeed({
+    gameServers,
+    listing: new GameServerListing(gameServers),
+    apikeys: app.apikeys,
+    onSessionEnded: (listener) => app.panelSessions.onEnded((hash) => listener(hash)),
+  });
   // Open feeds end, saying so, when the control plane shuts down, so that closing does not wait on them.
   app.addHook('preClose', async () => feed.stop());
 
