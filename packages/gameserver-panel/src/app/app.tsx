@@ -53,14 +53,21 @@ export function App() {
   const session = useLoad(loadSession, sessionVersion);
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
+  // Signing out on purpose ends the live feed too; that is no news to the person who chose it.
+  const chose = useRef(false);
   const askAgain = useCallback(() => setSessionVersion((v) => v + 1), []);
   const signedIn = useCallback(() => {
+    chose.current = false;
     setEnded(false);
+    askAgain();
+  }, [askAgain]);
+  const signedOut = useCallback(() => {
+    chose.current = true;
     askAgain();
   }, [askAgain]);
   useEffect(() => {
     const onSignedOut = () => {
-      setEnded(true);
+      if (!chose.current) setEnded(true);
       askAgain();
     };
     window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);
@@ -91,7 +98,7 @@ export function App() {
                 {current.username}
                 {current.role !== null && <span className="role"> ({current.role})</span>}
               </span>
-              <SignOut onSignedOut={askAgain} />
+              <SignOut onSignedOut={signedOut} />
             </span>
           </>
         )}
