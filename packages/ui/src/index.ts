@@ -5,7 +5,7 @@ export { Modal } from './components/modal';
 export { ErrorNotice, Loading } from './components/notice';
 export { Panel } from './components/panel';
 export { ApiError, createApi } from './lib/api';
-export type { Api, ApiOptions } from './lib/api';
+export type { Api, ApiOptions, FieldProblem } from './lib/api';
 export { failure } from './lib/failure';
 export { formatTime } from './lib/format';
 export { useAction } from './lib/use-action';

@@ -1,8 +1,19 @@
-/** A failed call, with a sentence for people in `message` and the HTTP status (0: no answer). */
+/** One field a refusal names (a problem's `errors[]`): where (an RFC 6901 pointer in the body, path…) and why. */
+export interface FieldProblem {
+  in: 'body' | 'path' | 'query' | 'header';
+  pointer: string;
+  detail: string;
+}
+
+/**
+ * A failed call, with a sentence for people in `message`, the HTTP status (0: no answer) and the
+ * fields the refusal names, if any (a form shows each at its field).
+ */
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    readonly fields: readonly FieldProblem[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -39,6 +50,19 @@ export interface Api<P extends string> {
 interface Problem {
   title?: unknown;
   detail?: unknown;
+  errors?: unknown;
+}
+
+/** The well-formed entries of a problem's `errors[]`; anything else is left out. */
+export function fieldProblems(errors: unknown): FieldProblem[] {
+  if (!Array.isArray(errors)) return [];
+  return errors.flatMap((entry: unknown) => {
+    if (typeof entry !== 'object' || entry === null) return [];
+    const { in: part, pointer, detail } = entry as { in?: unknown; pointer?: unknown; detail?: unknown };
+    if (typeof pointer !== 'string' || typeof detail !== 'string') return [];
+    const where = part === 'path' || part === 'query' || part === 'header' ? part : 'body';
+    return [{ in: where, pointer: pointer.replace(/^#/, ''), detail }];
+  });
 }
 
 function sentence(text: string): string {
@@ -47,21 +71,26 @@ function sentence(text: string): string {
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
 
-async function describeFailure(res: Response, server: string): Promise<string> {
-  const type = res.headers.get('content-type') ?? '';
-  if (type.includes('json')) {
+function statusSentence(status: number, server: string): string {
+  if (status === 401) return 'You are signed out.';
+  if (status === 403) return 'You do not have the right to see this.';
+  if (status >= 500) return `The ${server} could not answer (HTTP ${status}); try again in a moment.`;
+  return `The ${server} refused the request (HTTP ${status}).`;
+}
+
+/** A refusal as an ApiError: the problem's detail (else title, else the status) as a sentence, and its fields. */
+async function refusal(res: Response, server: string): Promise<ApiError> {
+  let problem: Problem = {};
+  if ((res.headers.get('content-type') ?? '').includes('json')) {
     try {
-      const problem = (await res.json()) as Problem;
-      if (typeof problem.detail === 'string' && problem.detail !== '') return sentence(problem.detail);
-      if (typeof problem.title === 'string' && problem.title !== '') return sentence(problem.title);
+      problem = (await res.json()) as Problem;
     } catch {
-      // Not the JSON it claimed to be: fall through to the status.
+      // Not the JSON it claimed to be: the status speaks.
     }
   }
-  if (res.status === 401) return 'You are signed out.';
-  if (res.status === 403) return 'You do not have the right to see this.';
-  if (res.status >= 500) return `The ${server} could not answer (HTTP ${res.status}); try again in a moment.`;
-  return `The ${server} refused the request (HTTP ${res.status}).`;
+  const text = [problem.detail, problem.title].find((t): t is string => typeof t === 'string' && t !== '');
+  const message = text === undefined ? statusSentence(res.status, server) : sentence(text);
+  return new ApiError(message, res.status, fieldProblems(problem.errors));
 }
 
 /** A fetch client for one app: same-origin cookies, JSON, failures as ApiError sentences. */
@@ -86,7 +115,7 @@ export function createApi<P extends string>(options: ApiOptions<P>): Api<P> {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
       return fail(unreachable('reload'));
     }
-    if (!res.ok) return fail(new ApiError(await describeFailure(res, server), res.status));
+    if (!res.ok) return fail(await refusal(res, server));
     return (await res.json()) as T;
   }
 
@@ -111,7 +140,7 @@ export function createApi<P extends string>(options: ApiOptions<P>): Api<P> {
     } catch {
       return fail(unreachable('try again'));
     }
-    if (!res.ok) return fail(new ApiError(await describeFailure(res, server), res.status));
+    if (!res.ok) return fail(await refusal(res, server));
     if (res.status === 204 || !(res.headers.get('content-type') ?? '').includes('json')) return undefined;
     return (await res.json()) as T;
   }

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { failure } from '@gsp/ui';
-import { putProfile, ProfileRefusal } from './api';
+import { putProfile, refusedFields } from './api';
 import type { Profile } from './api';
 import { bodyOf, draftOf, fieldOf } from './draft';
 import type { Problem, ProfileDraft } from './draft';
@@ -10,8 +10,9 @@ import { GeneralFields, PortFields, ResourceFields, RestField } from './profile-
 
 /** The problems of a refused PUT: each field the control plane named, else its sentence alone. */
 function problemsOf(err: unknown): Problem[] {
-  if (err instanceof ProfileRefusal && err.fields.length > 0)
-    return err.fields.map((f) => {
+  const fields = refusedFields(err);
+  if (fields.length > 0)
+    return fields.map((f) => {
       const field = fieldOf(f);
       return field === undefined ? { message: f.detail } : { field, message: f.detail };
     });
