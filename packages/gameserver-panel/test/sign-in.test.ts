@@ -1,6 +1,6 @@
 import t from 'tap';
 import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
-import { ARTEFACTS_DIR, signInApiKey, signInBasic, startPanelStack } from './stack.js';
+import { ARTEFACTS_DIR, signInApiKey, signInBasic, signInOidc, startPanelStack } from './stack.js';
 
 const stack = await startPanelStack(t);
 const browser = await launchBrowser(t);
@@ -17,6 +17,20 @@ t.test('signed out, the panel offers every sign-in method the control plane has'
   t.equal(await page.getByLabel('API key', { exact: true }).getAttribute('type'), 'password', 'the key is masked');
   t.equal(await page.getByRole('navigation').count(), 0, 'no navigation before signing in');
   t.same(await inspectAtEachWidth(page, 'sign-in', ARTEFACTS_DIR), [], 'axe: no serious or critical violations');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});
+
+t.test('an operator signs in through the identity provider and comes back to the page they were on', async (t) => {
+  const opened = await openPage(t, browser, `${stack.panelUrl}#/fleets`);
+  const { page } = opened;
+  await signInOidc(page, 'operator');
+  t.equal(new URL(page.url()).hash, '#/fleets', 'back on the route');
+  t.equal(await page.locator('header .who').innerText(), 'operator (operator)', 'named, with the mapped role');
+  t.same(
+    await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]),
+    [0, 0, ''],
+    'no credential in storage or a script-readable cookie',
+  );
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
 

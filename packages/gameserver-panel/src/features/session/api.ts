@@ -11,13 +11,11 @@ export async function signInApiKey(key: string): Promise<void> {
 }
 
 /**
- * Where the identity provider's sign-in starts: back to this page and route afterwards
- * (`returnTo` is a path under /panel/, the current one with its hash route).
+ * Where the identity provider's sign-in starts: back to this page and route afterwards. `returnTo`
+ * is the page's own path (under the panel's public URL, whatever prefix a proxy adds) and its hash
+ * route.
  */
 export function oidcLoginUrl(): string {
-  const here = new URL(window.location.href);
-  const base = new URL(document.baseURI);
-  const under = here.pathname.startsWith(base.pathname) ? here.pathname.slice(base.pathname.length) : '';
-  const returnTo = `/panel/${under}${here.hash}`;
+  const returnTo = `${window.location.pathname}${window.location.hash}`;
   return panelUrl(`/panel/auth/login?returnTo=${encodeURIComponent(returnTo)}`);
 }
