@@ -40,6 +40,8 @@ export interface HubOptions {
   exec: CommandRunner;
   limits: ConsoleLimits;
   log: FastifyBaseLogger;
+  /** Subscribes to the ends of panel sessions (signed out on any replica, expired, key revoked): their consoles close. */
+  onSessionEnded?: (listener: (sessionHash: string, reason: string) => void) => () => void;
 }
 
 export interface OpenRequest {
@@ -53,11 +55,13 @@ const keyOf = (namespace: string, name: string): string => `${namespace}/${name}
 /**
  * The open consoles of this replica, and what ends them from outside: the game server's state
  * (told to its consoles; Shutdown or deletion closes them), the revocation of the API key a
- * console was opened with (on any replica: each learns it from its own watch), and its expiry.
+ * console was opened with (on any replica: each learns it from its own watch), the end of the
+ * panel session it was opened from, and its expiry.
  */
 export class ConsoleHub {
   private readonly byServer = new Map<string, Set<ConsoleSession>>();
   private readonly byKey = new Map<string, Set<ConsoleSession>>();
+  private readonly bySession = new Map<string, Set<ConsoleSession>>();
   private readonly stops: (() => void)[];
 
   constructor(private readonly options: HubOptions) {
@@ -67,6 +71,12 @@ export class ConsoleHub {
         for (const session of [...(this.byKey.get(key.sha256) ?? [])]) session.close(REVOKED, CloseCode.policy);
       }),
     ];
+    if (options.onSessionEnded !== undefined)
+      this.stops.push(
+        options.onSessionEnded((hash, reason) => {
+          for (const session of [...(this.bySession.get(hash) ?? [])]) session.close(reason, CloseCode.policy);
+        }),
+      );
   }
 
   /** Serves a console on `socket`, upgraded for `request`; everything after is the session's. */
@@ -76,6 +86,7 @@ export class ConsoleHub {
     const state = gs === undefined ? 'Shutdown' : stateOf(gs);
     const serverKey = keyOf(namespace, name);
     const apiKey = request.principal.apiKey?.sha256;
+    const panelSession = request.principal.sessionHash;
     const session = new ConsoleSession({
       socket,
       limits: this.options.limits,
@@ -84,10 +95,12 @@ export class ConsoleHub {
       ended: (ended) => {
         remove(this.byServer, serverKey, ended);
         if (apiKey !== undefined) remove(this.byKey, apiKey, ended);
+        if (panelSession !== undefined) remove(this.bySession, panelSession, ended);
       },
     });
     add(this.byServer, serverKey, session);
     if (apiKey !== undefined) add(this.byKey, apiKey, session);
+    if (panelSession !== undefined) add(this.bySession, panelSession, session);
 
     // Checked again now that the session listens: a change just before it is not missed.
     if (gs === undefined || state === 'Shutdown') return session.close(SHUT_DOWN, CloseCode.normal);

@@ -151,6 +151,13 @@ export class PanelSessionStore {
     return { hash, record };
   }
 
+  /** Whether the session `hash` still exists (a console ticket issued to it is worth nothing once it ended). */
+  async alive(hash: string): Promise<boolean> {
+    const redis = this.usableRedis();
+    if (redis === undefined) return this.local.has(hash);
+    return (await this.command(() => redis.client.exists(this.keyOf(hash)))) === 1;
+  }
+
   /** Ends the session `hash` everywhere (sign-out, a revoked key): deleted, and the end published. */
   async end(hash: string, reason: string): Promise<void> {
     const held = this.local.get(hash);

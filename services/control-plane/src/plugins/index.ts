@@ -133,8 +133,8 @@ export async function registerPlugins(
   await app.register(profiles);
   await app.register(agones);
   const metrics = registerMetrics(app, auditExport);
-  await app.register(tickets, { ttlMs: config.consoleTicketTtlMs });
   await app.register(panelSessions, { panel: config.panel, basic: config.basic });
+  await app.register(tickets, { ttlMs: config.consoleTicketTtlMs });
   await app.register(auth, {
     modes: config.modes,
     basic: config.basic,

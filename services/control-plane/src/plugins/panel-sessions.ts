@@ -25,6 +25,8 @@ export interface PanelSessions {
   create(record: SessionRecord): Promise<string>;
   /** The principal of cookie value `id`, found again now; undefined when the session has ended (it is then ended everywhere). */
   principalOf(id: string): Promise<Principal | undefined>;
+  /** Whether the session `hash` has not ended. */
+  alive(hash: string): Promise<boolean>;
   /** Ends the session of cookie value `id` on every replica (sign-out). */
   endById(id: string, reason: string): Promise<void>;
   /** Tells `listener` of each session that ends (signed out on any replica, its key revoked, expired): its hash and why. */
@@ -160,6 +162,7 @@ export default fp<PanelSessionsOptions>(
         const found = await store.find(id);
         if (found !== undefined) await store.end(found.hash, reason);
       },
+      alive: (hash) => store.alive(hash),
       onEnded: (listener) => store.onEnded(listener),
       clearCookie: () => cookie('', 0),
       originOf: (request) => panel.origin ?? `${request.protocol}://${request.host}`,

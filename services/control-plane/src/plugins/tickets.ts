@@ -47,6 +47,10 @@ export default fp<TicketsPluginOptions>(
         const apiKey = grant?.principal.apiKey;
         // A ticket is worth what the credential it was asked with is worth now.
         if (apiKey !== undefined && currentKey(app.apikeys, apiKey.sha256) === undefined) return undefined;
+        // Asked for from a panel session: worth nothing once it ended (signed out on any replica).
+        const session = grant?.principal.sessionHash;
+        if (session !== undefined && app.hasDecorator('panelSessions') && !(await app.panelSessions.alive(session)))
+          return undefined;
         return grant?.principal;
       },
     } satisfies ConsoleTickets);

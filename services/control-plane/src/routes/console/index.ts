@@ -39,6 +39,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     exec: app.kube.exec,
     limits: CONSOLE_LIMITS,
     log: app.log,
+    onSessionEnded: (listener) => app.panelSessions.onEnded(listener),
   });
   app.addHook('onClose', async () => hub.stop());
 
