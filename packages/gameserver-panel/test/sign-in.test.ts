@@ -1,6 +1,6 @@
 import t from 'tap';
 import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
-import { ARTEFACTS_DIR, signInApiKey, signInBasic, signInOidc, startPanelStack } from './stack.js';
+import { ARTEFACTS_DIR, seedServers, signInApiKey, signInBasic, signInOidc, startPanelStack } from './stack.js';
 
 const stack = await startPanelStack(t);
 const browser = await launchBrowser(t);
@@ -70,4 +70,25 @@ t.test('when its API key is revoked, the open page shows the sign-in view saying
   t.ok(Date.now() - revoked < 5_000, `shown ${Date.now() - revoked} ms after the revocation`);
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   t.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'signed out');
+});
+
+t.test('behind a proxy that adds a path prefix, sign-in and the live list stay under it', async (t) => {
+  const behind = await startPanelStack(t, {}, { prefix: '/gsp' });
+  await seedServers(behind.kube, 'games', 2, 'behind');
+  const opened = await openPage(t, browser, behind.panelUrl);
+  const { page } = opened;
+  const outside: string[] = [];
+  page.on('request', (req) => {
+    const url = new URL(req.url());
+    if (url.origin === behind.origin && !url.pathname.startsWith('/gsp/')) outside.push(url.pathname);
+  });
+  await signInOidc(page, 'admin');
+  t.equal(new URL(page.url()).pathname, '/gsp/panel/', 'back on the panel, under the prefix');
+  await page.getByRole('link', { name: 'behind-0001', exact: true }).waitFor();
+  await page.locator('[data-live="live"]').waitFor({ state: 'attached' });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signInBasic(page);
+  await page.getByRole('link', { name: 'behind-0000', exact: true }).waitFor();
+  t.same(outside, [], 'no request left the prefix');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });

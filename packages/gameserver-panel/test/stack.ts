@@ -4,7 +4,8 @@
  * login and consent pages, the panel's PANEL_* settings, a roles file with a role limited to one
  * namespace, and profiles stored. The browser signs in through the page as a person would.
  */
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,9 +66,9 @@ export const PROFILES: Record<string, object> = {
 export interface PanelStack {
   app: FastifyInstance;
   kube: KubeLite;
-  /** `http://127.0.0.1:<port>/panel/` (PANEL_PUBLIC_URL). */
+  /** `http://127.0.0.1:<port>/panel/` (PANEL_PUBLIC_URL), with the prefix in front when there is one. */
   panelUrl: string;
-  /** The control plane's origin, `http://127.0.0.1:<port>`. */
+  /** The panel's origin, `http://127.0.0.1:<port>` (the proxy's, with a prefix). */
   origin: string;
   issuer: string;
   audit: AuditCapture;
@@ -136,37 +137,87 @@ async function putProfiles(app: FastifyInstance): Promise<void> {
   }
 }
 
-/** The control plane serving the built panel; `env` overrides the stack's variables. */
-export async function startPanelStack(t: Tap, env: Record<string, string> = {}): Promise<PanelStack> {
+/**
+ * A proxy on a free port that serves `prefix` by forwarding to the control plane without it (plain
+ * requests, event streams and WebSocket upgrades), as an ingress with a path rewrite would.
+ * Answers its public base URL, `http://127.0.0.1:<port><prefix>`.
+ */
+async function startFront(t: Tap, prefix: string, target: () => number): Promise<string> {
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (!url.startsWith(`${prefix}/`)) return void res.writeHead(404).end();
+    const options = { host: '127.0.0.1', port: target(), method: req.method, path: url.slice(prefix.length) };
+    const upstream = httpRequest({ ...options, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  server.on('upgrade', (req, socket, head) => {
+    const url = req.url ?? '/';
+    if (!url.startsWith(`${prefix}/`)) return void socket.destroy();
+    const upstream = connect(target(), '127.0.0.1', () => {
+      const lines = [`${req.method} ${url.slice(prefix.length)} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      upstream.write(head);
+      upstream.pipe(socket).pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
+}
+
+/** The control plane's variables for the stack (before the test's own). */
+function stackEnv(kube: KubeLite, issuer: string, panelUrl: string, rolesFile: string): Record<string, string> {
+  return {
+    KUBECONFIG: kube.kubeconfigPath,
+    POD_NAMESPACE: 'default',
+    AUTH_MODE: 'oidc,basic,apikey',
+    AUTH_BASIC_USER: ADMIN_USER,
+    AUTH_BASIC_PASSWORD: ADMIN_PASSWORD,
+    AUTH_BASIC_ROLE: 'admin',
+    AUTH_OIDC_ISSUER_URL: issuer,
+    AUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+    AUTH_OIDC_ROLE_MAPPING: `admin=admin,operator=operator,viewer=viewer,${LIMITED_ROLE}=${LIMITED_ROLE}`,
+    RBAC_ROLES_FILE: rolesFile,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: redisPrefix(),
+    PANEL_DIST_DIR: DIST_DIR,
+    PANEL_PUBLIC_URL: panelUrl,
+    PANEL_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+    PANEL_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET,
+  };
+}
+
+/**
+ * The control plane serving the built panel; `env` overrides the stack's variables. With
+ * `prefix` (such as `/gsp`), the browser reaches it through a proxy that strips that prefix, and
+ * `panelUrl` is `<front><prefix>/panel/`.
+ */
+export async function startPanelStack(
+  t: Tap,
+  env: Record<string, string> = {},
+  { prefix }: { prefix?: string } = {},
+): Promise<PanelStack> {
   assertBuilt(DIST_DIR, 'the game-server panel', 'packages/gameserver-panel');
   const kube = await startKube(t);
   await createNamespaces(kube);
   const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const panelUrl = `${origin}/panel/`;
+  const base = prefix === undefined ? `http://127.0.0.1:${port}` : await startFront(t, prefix, () => port);
+  const origin = new URL(base).origin;
+  const panelUrl = `${base}/panel/`;
   const issuer = await startProvider(t, `${panelUrl}auth/callback`);
   const rolesDir = mkdtempSync(join(tmpdir(), 'panel-roles-'));
   writeFileSync(join(rolesDir, 'roles.yaml'), ROLES_YAML);
   const config = loadConfig(
-    {
-      KUBECONFIG: kube.kubeconfigPath,
-      POD_NAMESPACE: 'default',
-      AUTH_MODE: 'oidc,basic,apikey',
-      AUTH_BASIC_USER: ADMIN_USER,
-      AUTH_BASIC_PASSWORD: ADMIN_PASSWORD,
-      AUTH_BASIC_ROLE: 'admin',
-      AUTH_OIDC_ISSUER_URL: issuer,
-      AUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
-      AUTH_OIDC_ROLE_MAPPING: `admin=admin,operator=operator,viewer=viewer,${LIMITED_ROLE}=${LIMITED_ROLE}`,
-      RBAC_ROLES_FILE: join(rolesDir, 'roles.yaml'),
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_KEY_PREFIX: redisPrefix(),
-      PANEL_DIST_DIR: DIST_DIR,
-      PANEL_PUBLIC_URL: panelUrl,
-      PANEL_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
-      PANEL_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET,
-      ...env,
-    },
+    { ...stackEnv(kube, issuer, panelUrl, join(rolesDir, 'roles.yaml')), ...env },
     { serviceAccountNamespaceFile: '/nonexistent' },
   );
   const audit = new AuditCapture();
