@@ -33,7 +33,8 @@ async function openConsole(ref: ServerRef, term: Terminal, setStatus: (s: Status
       term.write(DIM(`\r\n[state: ${state}]\r\n`) + line.pending);
       setStatus({ phase: 'open', state });
     },
-    closed: (reason) => {
+    closed: (said) => {
+      const reason = said.replace(/\.$/, '');
       term.options.disableStdin = true;
       term.write(DIM(`\r\n[console closed: ${reason}]\r\n`));
       setStatus({ phase: 'closed', reason });
