@@ -7,8 +7,10 @@ import { build, startKube } from './helper.js';
 
 type Document = ServedDocument<{ resource: string; verb: string }>;
 
-/** The spec's public routes (section 5): every other one is authenticated. */
-const PUBLIC = new Set(['GET /healthz', 'GET /readyz']);
+/** The spec's public routes (section 5) and the panel's sign-in and sign-out: every other one is authenticated. */
+const PUBLIC = new Set(['GET /healthz', 'GET /readyz', 'POST /panel/auth/sign-in', 'POST /panel/auth/logout']);
+/** Routes that answer without credentials too, and say who is calling when there are some. */
+const OPTIONAL = new Set(['GET /panel/auth/session']);
 /** Any one of the schemes of section 5 authenticates. */
 const AUTHENTICATED = [{ apiKey: [] }, { bearer: [] }, { basic: [] }];
 const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
@@ -68,13 +70,19 @@ t.test('/openapi.json is an OpenAPI 3.1 document whose references all resolve', 
   }
 });
 
+t.test("the panel's session route answers signed out without credentials", async (t) => {
+  const res = await app.inject('/panel/auth/session');
+  t.equal(res.statusCode, 200);
+  t.equal(res.json().signedIn, false);
+});
+
 t.test('every operation documents its security, its success, its errors and its permission', async (t) => {
   for (const { name, path, op } of operations) {
     t.test(name, async (t) => {
       const isPublic = PUBLIC.has(name);
       t.same(
         op.security,
-        isPublic ? [] : AUTHENTICATED,
+        isPublic ? [] : OPTIONAL.has(name) ? [{}, ...AUTHENTICATED] : AUTHENTICATED,
         isPublic ? 'public: security []' : 'an API key, a bearer token or Basic',
       );
       for (const requirement of op.security ?? []) {
@@ -118,6 +126,7 @@ t.test('every operation documents its security, its success, its errors and its 
           '429 and 503 say Retry-After',
         );
         const spec = table.get(name);
+        if (OPTIONAL.has(name)) return;
         t.ok(spec, 'is in the route table');
         t.same(op['x-permission'], spec?.permission, 'x-permission is the route table entry');
         t.equal(op['x-minimum-role'], spec?.minimumRole, 'x-minimum-role is the route table entry');
@@ -129,7 +138,7 @@ t.test('every operation documents its security, its success, its errors and its 
 });
 
 t.test('an authenticated operation called without credentials answers the documented 401 problem', async (t) => {
-  for (const { name, method, path } of operations.filter((o) => !PUBLIC.has(o.name))) {
+  for (const { name, method, path } of operations.filter((o) => !PUBLIC.has(o.name) && !OPTIONAL.has(o.name))) {
     const url = path.replace(/\{[^}]+\}/g, 'openapi-probe');
     const res = await app.inject({
       method: method as 'GET',

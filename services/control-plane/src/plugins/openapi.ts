@@ -113,7 +113,8 @@ export default fp(
       const minimumRole = table.get(`${method} ${route.url}`)?.minimumRole;
       route.schema = {
         ...schema,
-        security: config.public === true ? [] : AUTHENTICATED,
+        // `{}`: the panel's session route answers without credentials too (signed out).
+        security: config.public === true ? [] : config.authOptional === true ? [{}, ...AUTHENTICATED] : AUTHENTICATED,
         // Left out when empty: without it, Swagger documents a default 200 rather than nothing.
         ...(Object.keys(response).length === 0 ? {} : { response }),
         ...(permission === undefined

@@ -9,7 +9,7 @@ import type { SignInMethods } from '../../panel/session-view.js';
 import { panelStatic, securePanelReply } from '../../panel/static.js';
 import { PANEL_COOKIE } from '../../plugins/panel-sessions.js';
 import panelOidcRoutes from './oidc.js';
-import { SessionAnswer, SignInBody } from './schemas.js';
+import { NoContent, SessionAnswer, SignInBody } from './schemas.js';
 
 /** The panel's sign-in and session routes under `/panel/auth/`, and the built panel under `/panel/`. */
 const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = async (app, { config }) => {
@@ -42,15 +42,25 @@ const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = a
     url: '/panel/auth/session',
     // Anyone may ask; a credential, when present, is checked and says who.
     config: { authOptional: true },
-    schema: { hide: true, response: { 200: SessionAnswer } },
+    schema: {
+      tags: ['panel'],
+      summary: 'Who is signed in to the panel (by its cookie or a credential header), and what they may do',
+      response: { 200: SessionAnswer },
+    },
     handler: async (request) => sessionView(request.principal, methods, config.roles),
   });
 
   app.route({
     method: 'POST',
     url: '/panel/auth/sign-in',
-    config: { public: true },
-    schema: { hide: true, body: SignInBody },
+    config: { public: true, errors: [401, 403, 429, 503] },
+    schema: {
+      tags: ['panel'],
+      summary:
+        'Sign in to the panel with Basic or an API key: 204 and the gsp_panel session cookie (needs X-GSP-Panel: 1)',
+      body: SignInBody,
+      response: { 204: NoContent },
+    },
     handler: async (request, reply) => {
       const { body } = request;
       const principal =
@@ -60,15 +70,19 @@ const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = a
       // The audit line names who signed in.
       request.principal = principal;
       reply.header('set-cookie', await app.panelSessions.create(recordOf(principal, app.panelSessions.ttlMs)));
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 
   app.route({
     method: 'POST',
     url: '/panel/auth/logout',
-    config: { public: true },
-    schema: { hide: true },
+    config: { public: true, errors: [403, 503] },
+    schema: {
+      tags: ['panel'],
+      summary: 'End the panel session everywhere and delete its cookie (needs X-GSP-Panel: 1)',
+      response: { 204: NoContent },
+    },
     handler: async (request, reply) => {
       const id = cookieValue(request.headers.cookie, PANEL_COOKIE);
       if (id !== undefined) {
@@ -76,7 +90,7 @@ const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = a
         await app.panelSessions.endById(id, 'signed out');
       }
       reply.header('set-cookie', app.panelSessions.clearCookie());
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 };

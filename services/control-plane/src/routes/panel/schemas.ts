@@ -38,3 +38,6 @@ export const SignInBody = Type.Union([
     { additionalProperties: false },
   ),
 ]);
+
+/** A 204: signed in or out, the answer is the cookie. */
+export const NoContent = Type.Null({ description: 'the Set-Cookie header carries the answer' });
