@@ -257,46 +257,51 @@ t.test('a reader that stops reading is cut once its backlog passes the bound', a
   t.ok(changes < patches, `${changes} of ${patches} changes were queued before it was cut`);
 });
 
-t.test('the feed ends when the credential expires or the panel session ends', async (t) => {
-  const kube = await startKube(t);
-  const { app } = await build(t, kube);
-  const ended = new Set<(hash: string) => void>();
-  const feed = new GameServerFeed({
-    gameServers: app.agones.gameServers,
-    listing: new GameServerListing(app.agones.gameServers),
-    apikeys: app.apikeys,
-    onSessionEnded: (listener) => {
-      ended.add(listener);
-      return () => ended.delete(listener);
-    },
-  });
-  t.teardown(() => feed.stop());
-  const principal: Principal = { userId: 'u', username: 'u', role: 'viewer', method: 'oidc' };
-  const reasons: string[] = [];
-  const open = (p: Principal) => {
-    const stream = feed.open({
-      principal: p,
-      visible: 'all',
-      queuedInResponse: () => 0,
-      onEnd: (r) => reasons.push(r),
+t.test(
+  'a quiet feed gets keep-alive comments, and ends when the credential expires or the panel session ends',
+  async (t) => {
+    const kube = await startKube(t);
+    const { app } = await build(t, kube);
+    const ended = new Set<(hash: string) => void>();
+    const feed = new GameServerFeed({
+      gameServers: app.agones.gameServers,
+      listing: new GameServerListing(app.agones.gameServers),
+      apikeys: app.apikeys,
+      onSessionEnded: (listener) => {
+        ended.add(listener);
+        return () => ended.delete(listener);
+      },
+      keepAliveMs: 20,
     });
-    let text = '';
-    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    return () => text;
-  };
-  const expiring = open({ ...principal, expiresAt: Date.now() + 200 });
-  await until('the expiry', () => expiring().includes('event: close'));
-  t.match(
-    expiring(),
-    /^event: snapshot\ndata: \{"items":\[\]\}\n\n[^]*event: close\ndata: \{"reason":"the credential has expired"\}\n\n$/,
-  );
+    t.teardown(() => feed.stop());
+    const principal: Principal = { userId: 'u', username: 'u', role: 'viewer', method: 'oidc' };
+    const reasons: string[] = [];
+    const open = (p: Principal) => {
+      const stream = feed.open({
+        principal: p,
+        visible: 'all',
+        queuedInResponse: () => 0,
+        onEnd: (r) => reasons.push(r),
+      });
+      let text = '';
+      stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      return () => text;
+    };
+    const expiring = open({ ...principal, expiresAt: Date.now() + 200 });
+    await until('a keep-alive comment', () => expiring().includes(': keep-alive\n\n'));
+    await until('the expiry', () => expiring().includes('event: close'));
+    t.match(
+      expiring(),
+      /^event: snapshot\ndata: \{"items":\[\]\}\n\n[^]*event: close\ndata: \{"reason":"the credential has expired"\}\n\n$/,
+    );
 
-  const signedIn = open({ ...principal, sessionHash: 'abc' });
-  for (const listener of ended) listener('other');
-  t.notOk(signedIn().includes('event: close'), "another session's end does not end it");
-  for (const listener of ended) listener('abc');
-  await until('the end of the session', () => signedIn().includes('event: close'));
-  t.match(signedIn(), /event: close\ndata: \{"reason":"the panel session has ended"\}\n\n$/);
-  t.same(reasons, ['the credential has expired', 'the panel session has ended']);
-  t.equal(feed.size, 0);
-});
+    const signedIn = open({ ...principal, sessionHash: 'abc' });
+    for (const listener of ended) listener('other');
+    t.notOk(signedIn().includes('event: close'), "another session's end does not end it");
+    for (const listener of ended) listener('abc');
+    await until('the end of the session', () => signedIn().includes('event: close'));
+    t.match(signedIn(), /event: close\ndata: \{"reason":"the panel session has ended"\}\n\n$/);
+    t.same(reasons, ['the credential has expired', 'the panel session has ended']);
+    t.equal(feed.size, 0);
+  },
+);
