@@ -164,3 +164,30 @@ t.test('a namespace-limited role never sees the other namespace', async (t) => {
   t.same(options, ['All namespaces', 'games'], 'the namespace select offers games only');
   t.ok(await page.getByRole('button', { name: 'Create a game server' }).isEnabled(), 'it may create in games');
 });
+
+t.test('keyboard only: the skip link, the create dialog and a server link', async (t) => {
+  const { page } = await openPage(t, browser, stack.panelUrl);
+  await signInBasic(page);
+  await page.getByRole('link', { name: 'arena-0000', exact: true }).waitFor();
+  const focused = () => page.evaluate(() => document.activeElement?.textContent ?? document.activeElement?.id);
+  // From the top of a fresh page (the cookie keeps it signed in), as a keyboard user arrives.
+  await page.reload();
+  await page.getByRole('link', { name: 'arena-0000', exact: true }).waitFor();
+  await page.keyboard.press('Tab');
+  t.equal(await focused(), 'Skip to main content', 'the first stop is the skip link');
+  await page.keyboard.press('Enter');
+  t.equal(await page.evaluate(() => document.activeElement?.id), 'main', 'Enter moves focus to the content');
+  t.equal(new URL(page.url()).hash, '', 'without changing the route');
+  await page.keyboard.press('Tab');
+  t.equal(await focused(), 'Create a game server');
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Create a game server' });
+  await dialog.getByLabel('Profile').waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  t.equal(await focused(), 'Create a game server', 'Escape closes it and focus returns');
+  await page.getByRole('link', { name: 'arena-0000', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/#\/servers\/games\/arena-0000$/);
+  t.pass("Enter on a server's name opens its page");
+});
