@@ -71,8 +71,19 @@ async function signIn(context: BrowserContext, panelUrl: string, key: string): P
   if (res.status() !== 204) throw new Error(`panel sign-in answered ${res.status()}: ${await res.text()}`);
 }
 
-/** Milliseconds from navigation start to the list's first rows. */
-async function firstRows(page: Page, url: string): Promise<number> {
+/**
+ * In the page, milliseconds from navigation start to: the HTML's last byte, DOMContentLoaded (the
+ * module scripts have run) and the session's answer. Source text: tsx would add helpers the page
+ * does not have to a function.
+ */
+const MILESTONES = `(() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const session = performance.getEntriesByType('resource').find((e) => e.name.includes('auth/session'));
+  return [nav?.responseEnd ?? NaN, nav?.domContentLoadedEventEnd ?? NaN, session?.responseEnd ?? NaN];
+})()`;
+
+/** Milliseconds from navigation start to the list's first rows, and to the milestones before them. */
+async function firstRows(page: Page, url: string): Promise<number[]> {
   await page.goto(url);
   const handle = await page
     .waitForFunction(() => performance.getEntriesByName('gsp:first-rows')[0]?.startTime, { timeout: 30_000 })
@@ -80,22 +91,32 @@ async function firstRows(page: Page, url: string): Promise<number> {
       const text = await page.locator('body').innerText();
       throw new Error(`no first rows; the page says: ${text.slice(0, 400)}`, { cause: err });
     });
-  return (await handle.jsonValue()) as number;
+  const rows = (await handle.jsonValue()) as number;
+  return [rows, ...((await page.evaluate(MILESTONES)) as number[])];
 }
+
+const median = (ms: readonly number[]): string =>
+  quantile(
+    [...ms].sort((a, b) => a - b),
+    0.5,
+  ).toFixed(0);
 
 async function firstRender(browser: Browser, panelUrl: string, key: string): Promise<void> {
   const cold: number[] = [];
   const warm: number[] = [];
+  const milestones: number[][] = [[], [], []];
   for (let i = 0; i <= RUNS; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       await signIn(context, panelUrl, key);
       const page = await context.newPage();
-      const [c, w] = [await firstRows(page, panelUrl), await firstRows(page, panelUrl)];
+      const [c = NaN, ...steps] = await firstRows(page, panelUrl);
+      const [w = NaN] = await firstRows(page, panelUrl);
       // The first round warms the server's and the browser's code paths.
       if (i > 0) {
         cold.push(c);
         warm.push(w);
+        steps.forEach((ms, j) => milestones[j]?.push(ms));
       }
     } finally {
       await context.close();
@@ -106,6 +127,10 @@ async function firstRender(browser: Browser, panelUrl: string, key: string): Pro
     ['p90', 0.9],
   ];
   console.log(`list of ${SERVERS} to first rows: cold ${summary(cold, q)}; warm ${summary(warm, q)}`);
+  const [html = [], scripts = [], session = []] = milestones;
+  console.log(
+    `  cold, medians from navigation: HTML ${median(html)} ms, scripts run (DOMContentLoaded) ${median(scripts)} ms, session answered ${median(session)} ms, first rows ${median(cold)} ms`,
+  );
   const worst = Math.max(
     quantile(
       [...cold].sort((a, b) => a - b),
@@ -266,6 +291,7 @@ async function main(): Promise<void> {
     `JavaScript ${(js / 1024).toFixed(1)} KiB gzipped (budget ${JS_BUDGET_KIB} KiB, the terminal included), CSS ${(css / 1024).toFixed(1)} KiB gzipped`,
   );
 
+  const started = Date.now();
   const stack = await startPanelStack(t, { PANEL_DIST_DIR: dist });
   await seedServers(stack.kube, 'games', SERVERS);
   await until(
@@ -276,6 +302,7 @@ async function main(): Promise<void> {
     },
     120_000,
   );
+  console.log(`set-up: ${SERVERS} game servers Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const key = await stack.createApiKey('admin', 'bench-admin');
   const browser = await launchBrowser(t);
   await firstRender(browser, stack.panelUrl, key);
