@@ -1,3 +1,4 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { cookieValue } from '@gsp/service-kit';
 import type { ControlPlaneConfig } from '../../config.js';
@@ -10,6 +11,20 @@ import { panelStatic, securePanelReply } from '../../panel/static.js';
 import { PANEL_COOKIE } from '../../plugins/panel-sessions.js';
 import panelOidcRoutes from './oidc.js';
 import { NoContent, SessionAnswer, SignInBody } from './schemas.js';
+
+/**
+ * Every `/panel/` answer has the page's security headers and is not cached (the static files set
+ * their own caching); sign-in and sign-out come from the panel's own script, which a cross-site
+ * form cannot pass for (`X-GSP-Panel: 1`, the panel's origin).
+ */
+async function guardPanelRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  securePanelReply(reply);
+  reply.header('cache-control', 'no-store');
+  if (request.method !== 'POST') return;
+  const origin = app.panelSessions.originOf(request);
+  const refusal = panelCookieRefusal(request.method, request.headers, origin, 'a panel sign-in or sign-out');
+  if (refusal !== undefined) throw new Forbidden(refusal);
+}
 
 /** The panel's sign-in and session routes under `/panel/auth/`, and the built panel under `/panel/`. */
 const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = async (app, { config }) => {
@@ -26,16 +41,7 @@ const panelRoutes: FastifyPluginAsyncTypebox<{ config: ControlPlaneConfig }> = a
       oidc: config.oidc,
       roles: config.roles,
     });
-  app.addHook('onRequest', async (request, reply) => {
-    securePanelReply(reply);
-    reply.header('cache-control', 'no-store');
-    // Sign-in and sign-out come from the panel's own script: a cross-site form cannot set the header.
-    if (request.method === 'POST') {
-      const origin = app.panelSessions.originOf(request);
-      const refusal = panelCookieRefusal(request.method, request.headers, origin, 'a panel sign-in or sign-out');
-      if (refusal !== undefined) throw new Forbidden(refusal);
-    }
-  });
+  app.addHook('onRequest', async (request, reply) => guardPanelRequest(app, request, reply));
 
   app.route({
     method: 'GET',
