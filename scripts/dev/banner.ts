@@ -14,6 +14,8 @@ import { DEV_ADMIN, DEV_CLUSTER } from './tenant.js';
 export interface PlatformUrls {
   api: string;
   controlPlane: string;
+  /** The game-server panel, served by the control plane. */
+  panel: string;
   /** kubectl's entry point (TLS, self-signed). */
   proxy: string;
   /** Where agents dial. */
@@ -81,6 +83,7 @@ api-server    ${apiUrl}  (OpenAPI ${apiUrl}/openapi.json, metrics ${metrics('API
 ${consoleLines.join('\n')}
 control-plane ${controlPlaneUrl}  (metrics ${metrics('CONTROL_PLANE_METRICS_PORT')})
               Basic admin:${password}, try: curl -u admin:${password} ${controlPlaneUrl}/api/v1/session
+panel         ${urls.panel}  (sign in with user admin, password ${password}, or an API key)
 proxy         ${urls.proxy} (kubectl), tunnel ${urls.tunnel}, metrics ${metrics('CLUSTER_PROXY_METRICS_PORT')}
 agent         ${urls.agent}/readyz (tenant "${DEV_TENANT}", cluster "${DEV_CLUSTER}" ${facts.clusterId})
               metrics ${metrics('TUNNEL_AGENT_METRICS_PORT')}

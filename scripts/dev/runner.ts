@@ -217,16 +217,14 @@ async function checkConfiguredCluster(kubeconfig: string): Promise<string> {
 }
 
 /** Builds the web console into `outDir` with Vite (its workspace's build, without the type check). */
-async function buildConsole(outDir: string): Promise<void> {
-  const workspace = join(root, 'packages', 'web-console');
+async function buildPage(workspaceName: string, what: string, outDir: string): Promise<void> {
+  const workspace = join(root, 'packages', workspaceName);
   const vitePackage = createRequire(join(workspace, 'package.json')).resolve('vite/package.json');
   const { bin } = JSON.parse(readFileSync(vitePackage, 'utf8')) as { bin: { vite: string } };
   const args = [join(vitePackage, '..', bin.vite), 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'error'];
   await new Promise<void>((resolveBuild, reject) =>
     execFile(process.execPath, args, { cwd: workspace, timeout: READY_DEADLINE_MS }, (err, stdout, stderr) =>
-      err
-        ? reject(new Error(`the web console did not build: ${(stderr || stdout || err.message).trim()}`))
-        : resolveBuild(),
+      err ? reject(new Error(`${what} did not build: ${(stderr || stdout || err.message).trim()}`)) : resolveBuild(),
     ),
   );
 }
@@ -252,6 +250,7 @@ function urlsOf(ports: Ports): PlatformUrls {
   return {
     api,
     controlPlane: local('CONTROL_PLANE_PORT'),
+    panel: env.PANEL_PUBLIC_URL ?? `${local('CONTROL_PLANE_PORT')}/panel/`,
     proxy: local('CLUSTER_PROXY_PORT', 'https'),
     tunnel: local('CLUSTER_PROXY_TUNNEL_PORT'),
     agent: local('TUNNEL_AGENT_PORT'),
@@ -267,8 +266,16 @@ function urlsOf(ports: Ports): PlatformUrls {
  */
 function startConsoleBuild(dataDir: string): { dist: string; built: Promise<void> } {
   const dist = env.CONSOLE_DIST_DIR ?? join(dataDir, 'console');
-  const built = env.CONSOLE_DIST_DIR ? Promise.resolve() : buildConsole(dist);
+  const built = env.CONSOLE_DIST_DIR ? Promise.resolve() : buildPage('web-console', 'the web console', dist);
   // Awaited later; until then a failure must not count as unhandled.
+  built.catch(() => undefined);
+  return { dist, built };
+}
+
+/** The game-server panel's files, built likewise into the data directory, for the control plane to serve under /panel/. */
+function startPanelBuild(dataDir: string): { dist: string; built: Promise<void> } {
+  const dist = env.PANEL_DIST_DIR ?? join(dataDir, 'panel');
+  const built = env.PANEL_DIST_DIR ? Promise.resolve() : buildPage('gameserver-panel', 'the game-server panel', dist);
   built.catch(() => undefined);
   return { dist, built };
 }
@@ -292,8 +299,11 @@ async function startCluster({ dataDir, ports, urls }: Start): Promise<string> {
   return kubeconfig;
 }
 
-/** The control plane needs its cluster at start; a development admin signs in with Basic. Answers the password. */
-function startControlPlane({ dataDir, ports }: Start, kubeconfig: string): string {
+/**
+ * The control plane needs its cluster at start; a development admin signs in with Basic (to the
+ * API and to the panel it serves). Answers the password.
+ */
+function startControlPlane({ dataDir, ports }: Start, kubeconfig: string, panelDist: string): string {
   const basicPassword = persistentSecret(dataDir, 'dev-basic-password');
   startService('control-plane', {
     PORT: String(ports.CONTROL_PLANE_PORT),
@@ -304,6 +314,7 @@ function startControlPlane({ dataDir, ports }: Start, kubeconfig: string): strin
     AUTH_BASIC_USER: 'admin',
     AUTH_BASIC_PASSWORD: basicPassword,
     AUTH_BASIC_ROLE: 'admin',
+    PANEL_DIST_DIR: panelDist,
   });
   return basicPassword;
 }
@@ -391,7 +402,7 @@ async function startTunnel({ ports, urls }: Start, databaseUrl: string, agent: D
   return proxyTtl;
 }
 
-/** Starts each part once what it needs answers (the console's build and the database meanwhile), then prints the banner. */
+/** Starts each part once what it needs answers (the console's and the panel's builds and the database meanwhile), then prints the banner. */
 async function main(): Promise<void> {
   // Before anything starts: a configured cluster that does not answer stops npm start at once.
   const configuredCluster = env.KUBECONFIG ? await checkConfiguredCluster(env.KUBECONFIG) : undefined;
@@ -408,9 +419,12 @@ async function main(): Promise<void> {
 
   const jwt = devJwt(env, dataDir, true);
   const consoleBuild = startConsoleBuild(dataDir);
+  const panelBuild = startPanelBuild(dataDir);
   const databaseUrl = await databaseUrlOf(dataDir);
   const kubeconfig = await startCluster(start);
-  const basicPassword = startControlPlane(start, kubeconfig);
+  // The control plane looks for the panel's files when it starts.
+  await panelBuild.built;
+  const basicPassword = startControlPlane(start, kubeconfig, panelBuild.dist);
   const signIn = startSignIn(start, consoleBuild.dist);
   await consoleBuild.built;
   startApiServer(start, jwt, databaseUrl, signIn);

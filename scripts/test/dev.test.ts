@@ -58,6 +58,8 @@ interface Banner {
   token: string;
   /** The web console's URL. */
   console: string;
+  /** The game-server panel's URL (served by the control plane). */
+  panel: string;
   /** The console's development users: login to password. */
   passwords: Map<string, string>;
   text: string;
@@ -117,6 +119,7 @@ function startRunner(t: Test, env: Record<string, string>): Runner {
       kubeLite: match(done, /^cluster\s+kube-lite (http:\/\/\S+)/m),
       token: match(done, /export TOKEN=(\S+)/),
       console: match(done, /^console\s+(http:\/\/\S+)/m),
+      panel: match(done, /^panel\s+(http:\/\/\S+)/m),
       passwords: new Map([...done.matchAll(/^ +user (\S+) +password (\S+) /gm)].map((m) => [m[1]!, m[2]!])),
     };
   })();
@@ -129,6 +132,31 @@ async function signInAs(page: Page, login: string, password: string): Promise<vo
   await page.getByLabel('Username').fill(login);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * The panel line of the banner, in a browser: open the printed URL, sign in as the printed Basic
+ * user, and the game-server list shows, with no CSP violation or console error.
+ */
+async function panelSignsIn(t: Test, b: Banner): Promise<void> {
+  t.match(
+    b.text,
+    /^panel\s+\S+\/panel\/\s+\(sign in with user admin, password \S+, or an API key\)/m,
+    'the banner says how',
+  );
+  const { launchBrowser, openPage, pageProblems } = (await import(browserKit)) as BrowserKit;
+  const browser = await launchBrowser(t);
+  const opened = await openPage(t, browser, b.panel);
+  const { page } = opened;
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill(b.basicPassword);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Game servers' }).waitFor({ timeout: 30_000 });
+  // page.request shares the browser context's cookies.
+  const answer = await page.request.get(new URL('auth/session', b.panel).href);
+  const session = (await answer.json()) as { signedIn: boolean; username: string; authMethod: string };
+  t.match(session, { signedIn: true, username: 'admin', authMethod: 'basic' }, 'signed in by the panel cookie');
+  t.same(await pageProblems(opened), [], 'no CSP violation or console error');
 }
 
 /**
@@ -319,6 +347,7 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
   });
 
   await t.test('the console signs in as the banner says, and refuses a wrong password', (t) => signsIn(t, b));
+  await t.test('the panel signs in as the banner says and shows the game servers', (t) => panelSignsIn(t, b));
 
   await t.test('Ctrl-C stops everything cleanly', (t) => stopsCleanly(t, runner, b));
 });
