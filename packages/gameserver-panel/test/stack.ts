@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import Provider from 'oidc-provider';
 import type { FastifyInstance } from 'fastify';
@@ -204,7 +205,7 @@ function stackEnv(kube: KubeLite, issuer: string, panelUrl: string, rolesFile: s
 export async function startPanelStack(
   t: Tap,
   env: Record<string, string> = {},
-  { prefix }: { prefix?: string } = {},
+  { prefix, logs }: { prefix?: string; logs?: Writable } = {},
 ): Promise<PanelStack> {
   assertBuilt(DIST_DIR, 'the game-server panel', 'packages/gameserver-panel');
   const kube = await startKube(t);
@@ -221,7 +222,8 @@ export async function startPanelStack(
     { serviceAccountNamespaceFile: '/nonexistent' },
   );
   const audit = new AuditCapture();
-  const app = await buildApp(config, { logger: false, auditStream: audit });
+  const logger = logs === undefined ? false : { level: 'info', stream: logs };
+  const app = await buildApp(config, { logger, auditStream: audit });
   t.teardown(() => app.close());
   await app.listen({ port, host: '127.0.0.1' });
   await putProfiles(app);
