@@ -75,6 +75,8 @@ export interface AuditLine {
   requestId: string;
   authMethod: string;
   durationMs: number;
+  /** True when the panel's session cookie authenticated the request (`authMethod` says how the session was signed in). */
+  session?: boolean;
   /** What the request acted on, from its path: `namespace/name` of a game server or fleet, a profile's or key's name. */
   target?: string;
   /** The action run, on `.../actions/{action}`. */
@@ -167,6 +169,7 @@ interface Who extends Pick<
 > {
   target: string | undefined;
   action: string | undefined;
+  session: boolean;
   /** `request.auditTarget` when this was made, unscrubbed (to see that it changed). */
   auditTarget: string | undefined;
 }
@@ -233,6 +236,7 @@ class RequestLines {
       authMethod: who.authMethod,
       durationMs,
     };
+    if (who.session) line.session = true;
     if (who.target !== undefined) line.target = who.target;
     if (who.action !== undefined) line.action = who.action;
     return line;
@@ -270,6 +274,7 @@ class RequestLines {
         authMethod: principal?.method ?? '',
         target: request.auditTarget ?? target,
         action,
+        session: principal?.sessionHash !== undefined,
         auditTarget: request.auditTarget,
       },
       this.secretsOf(request),

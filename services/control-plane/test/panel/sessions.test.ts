@@ -241,7 +241,8 @@ t.test('the audit line of a cookie request names the method and never holds the 
   const signInLine = lines.find((l) => l.path === '/panel/auth/sign-in');
   t.match(signInLine, { user: ADMIN_USER, authMethod: 'basic', status: 204 }, 'the sign-in is audited with who');
   const line = lines.find((l) => l.path === '/api/v1/session');
-  t.match(line, { user: ADMIN_USER, authMethod: 'basic', status: 200 });
+  t.match(line, { user: ADMIN_USER, authMethod: 'basic', status: 200, session: true });
+  t.notOk(signInLine?.session, 'the sign-in itself came with no session');
   t.notMatch(JSON.stringify(lines), id, 'the cookie value is in no audit line');
   t.match(line?.userAgent, /\[REDACTED\]/);
 });
