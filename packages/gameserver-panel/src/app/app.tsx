@@ -7,7 +7,7 @@ import { SignIn } from '../features/session/sign-in';
 import { SignOut } from '../features/session/sign-out';
 import { ServersPage } from '../features/servers/servers-page';
 import { Nav } from './nav';
-import { FeaturePage } from './pages';
+import { ApiKeysPage, FleetsPage, Lazy, ProfilesPage, ServerPage } from './pages';
 import { useRoute } from './routes';
 import type { Route } from './routes';
 
@@ -17,22 +17,33 @@ function Page({ route, session }: { route: Route; session: PanelSession }) {
       return <ServersPage session={session} />;
     case 'server':
       return (
-        <FeaturePage
-          feature="server"
-          exportName="ServerPage"
-          title="Game server"
-          session={session}
-          namespace={route.namespace}
-          name={route.name}
-          key={`${route.namespace}/${route.name}`}
-        />
+        <Lazy title="Game server">
+          <ServerPage
+            session={session}
+            namespace={route.namespace}
+            name={route.name}
+            key={`${route.namespace}/${route.name}`}
+          />
+        </Lazy>
       );
     case 'fleets':
-      return <FeaturePage feature="fleets" exportName="FleetsPage" title="Fleets" session={session} />;
+      return (
+        <Lazy title="Fleets">
+          <FleetsPage session={session} />
+        </Lazy>
+      );
     case 'profiles':
-      return <FeaturePage feature="profiles" exportName="ProfilesPage" title="Profiles" session={session} />;
+      return (
+        <Lazy title="Profiles">
+          <ProfilesPage session={session} />
+        </Lazy>
+      );
     case 'apikeys':
-      return <FeaturePage feature="apikeys" exportName="ApiKeysPage" title="API keys" session={session} />;
+      return (
+        <Lazy title="API keys">
+          <ApiKeysPage session={session} />
+        </Lazy>
+      );
     case 'unknown':
       return (
         <ErrorNotice>
