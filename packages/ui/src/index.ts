@@ -1,9 +1,11 @@
+export { ConfirmDialog } from './components/confirm-dialog';
 export { ExpiryField, expiresAtOf, NO_EXPIRY } from './components/expiry-field';
 export type { Expiry } from './components/expiry-field';
 export { Facts } from './components/facts';
 export { Modal } from './components/modal';
 export { ErrorNotice, Loading } from './components/notice';
 export { Panel } from './components/panel';
+export { SignOutButton } from './components/sign-out-button';
 export { ApiError, createApi } from './lib/api';
 export type { Api, ApiOptions, FieldProblem } from './lib/api';
 export { failure } from './lib/failure';

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { ErrorNotice, Modal, useAction } from '@gsp/ui';
+import { ConfirmDialog, ErrorNotice, Modal, useAction } from '@gsp/ui';
 import { deleteSnapshot, restoreSnapshot } from './api';
 import type { GameServerView, SnapshotView } from './types';
 
@@ -70,27 +70,18 @@ export function DeleteDialog({
   onClose: () => void;
   onDeleted: () => void;
 }) {
-  const { busy, error, run } = useAction(onDeleted);
   return (
-    <Modal title={`Delete snapshot ${snapshot.name}?`} onClose={onClose}>
-      <p>
-        The snapshotter removes its data: no server can be restored from it afterwards. Game servers already restored
-        from it keep their storage.
-      </p>
-      {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
-      <div className="actions">
-        <button className="button button-secondary" type="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button button-danger"
-          disabled={busy}
-          onClick={() => void run(async () => void (await deleteSnapshot(snapshot)))}
-        >
-          {busy ? 'Deleting…' : `Delete ${snapshot.name}`}
-        </button>
-      </div>
-    </Modal>
+    <ConfirmDialog
+      title={`Delete snapshot ${snapshot.name}?`}
+      confirmLabel={`Delete ${snapshot.name}`}
+      busyLabel="Deleting…"
+      danger
+      onConfirm={async () => void (await deleteSnapshot(snapshot))}
+      onClose={onClose}
+      onDone={onDeleted}
+    >
+      The snapshotter removes its data: no server can be restored from it afterwards. Game servers already restored from
+      it keep their storage.
+    </ConfirmDialog>
   );
 }

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice, useAction } from '@gsp/ui';
+import { ConfirmDialog, ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice, useAction } from '@gsp/ui';
 import type { Expiry } from '@gsp/ui';
 import { clearPlatformSwitch, switchPlatformOff } from './api';
 import { BlastRadius, PlatformIdField } from './components/platform-confirm';
@@ -69,19 +69,15 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
 
 /** Clearing the platform's value (DELETE): a plain confirmation. */
 export function SwitchOnDialog({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
-  const { busy, error, run } = useAction(onDone);
   return (
-    <Modal title="Switch CLI access back on for the platform?" onClose={onClose}>
-      <p>This clears the platform's switch: every cluster without an override of its own gets kubectl access back.</p>
-      {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
-      <div className="actions">
-        <button type="button" className="button" onClick={() => void run(clearPlatformSwitch)} disabled={busy}>
-          Switch back on
-        </button>
-        <button type="button" className="button button-secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </Modal>
+    <ConfirmDialog
+      title="Switch CLI access back on for the platform?"
+      confirmLabel="Switch back on"
+      onConfirm={clearPlatformSwitch}
+      onClose={onClose}
+      onDone={onDone}
+    >
+      This clears the platform's switch: every cluster without an override of its own gets kubectl access back.
+    </ConfirmDialog>
   );
 }

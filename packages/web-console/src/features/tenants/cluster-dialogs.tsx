@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice, useAction } from '@gsp/ui';
+import { ConfirmDialog, ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice, useAction } from '@gsp/ui';
 import type { Expiry } from '@gsp/ui';
 import { clearOverride, deleteCluster, setOverride } from './api';
 import type { Cluster } from './api';
@@ -77,52 +77,33 @@ export function SwitchDialog({ org, cluster, value, onClose, onDone }: DialogPro
 
 /** Clears the cluster's override (DELETE): the platform's value applies again. */
 export function ClearDialog({ org, cluster, onClose, onDone }: DialogProps) {
-  const { busy, error, run } = useAction(onDone);
   return (
-    <Modal title={`Clear the override on cluster ${cluster.name}?`} onClose={onClose}>
-      <p>The platform's value (or, without one, the built-in default) decides for this cluster again.</p>
-      {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
-      <div className="actions">
-        <button
-          type="button"
-          className="button"
-          onClick={() => void run(() => clearOverride(org, cluster.id))}
-          disabled={busy}
-        >
-          Clear override
-        </button>
-        <button type="button" className="button button-secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </Modal>
+    <ConfirmDialog
+      title={`Clear the override on cluster ${cluster.name}?`}
+      confirmLabel="Clear override"
+      onConfirm={() => clearOverride(org, cluster.id)}
+      onClose={onClose}
+      onDone={onDone}
+    >
+      The platform's value (or, without one, the built-in default) decides for this cluster again.
+    </ConfirmDialog>
   );
 }
 
 /** Deletes the cluster after a confirmation that names it and says what follows. */
 export function DeleteDialog({ org, cluster, onClose, onDone }: DialogProps) {
-  const { busy, error, run } = useAction(onDone);
   return (
-    <Modal title={`Delete cluster ${cluster.name}?`} onClose={onClose}>
-      <p>
-        Cluster <strong>{cluster.name}</strong> (<span className="code">{cluster.id}</span>) is removed from tenant{' '}
-        {org}: kubectl through the proxy stops working for it, its agent token stops working and its agent's tunnel is
-        closed. This cannot be undone.
-      </p>
-      {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
-      <div className="actions">
-        <button
-          type="button"
-          className="button button-danger"
-          onClick={() => void run(() => deleteCluster(org, cluster.id))}
-          disabled={busy}
-        >
-          Delete cluster {cluster.name}
-        </button>
-        <button type="button" className="button button-secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </Modal>
+    <ConfirmDialog
+      title={`Delete cluster ${cluster.name}?`}
+      confirmLabel={`Delete cluster ${cluster.name}`}
+      danger
+      onConfirm={() => deleteCluster(org, cluster.id)}
+      onClose={onClose}
+      onDone={onDone}
+    >
+      Cluster <strong>{cluster.name}</strong> (<span className="code">{cluster.id}</span>) is removed from tenant {org}:
+      kubectl through the proxy stops working for it, its agent token stops working and its agent's tunnel is closed.
+      This cannot be undone.
+    </ConfirmDialog>
   );
 }

@@ -1,6 +1,6 @@
 import { useCallback, useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Modal, ErrorNotice, Loading, failure, useLoad } from '@gsp/ui';
+import { ConfirmDialog, ErrorNotice, Loading, failure, useLoad } from '@gsp/ui';
 import { loadMembers, putMember, removeMember, ROLE_NAMES, ROLES } from './api';
 import type { Member, Role } from './api';
 
@@ -46,35 +46,18 @@ function RemoveDialog({
   onClose: () => void;
   onDone: () => void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const remove = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await removeMember(org, subject);
-      onDone();
-    } catch (err) {
-      setError(failure(err));
-      setBusy(false);
-    }
-  };
   return (
-    <Modal title={`Remove ${subject} from tenant ${org}?`} onClose={onClose}>
-      <p>
-        They lose every right in tenant {org} at their next request: its clusters, kubectl through the proxy and this
-        tenant in the console.
-      </p>
-      {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
-      <div className="actions">
-        <button type="button" className="button button-danger" onClick={() => void remove()} disabled={busy}>
-          Remove member
-        </button>
-        <button type="button" className="button button-secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </Modal>
+    <ConfirmDialog
+      title={`Remove ${subject} from tenant ${org}?`}
+      confirmLabel="Remove member"
+      danger
+      onConfirm={() => removeMember(org, subject)}
+      onClose={onClose}
+      onDone={onDone}
+    >
+      They lose every right in tenant {org} at their next request: its clusters, kubectl through the proxy and this
+      tenant in the console.
+    </ConfirmDialog>
   );
 }
 
