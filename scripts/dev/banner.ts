@@ -3,7 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { Env } from '@gsp/service-kit';
 import { describeAccess } from './access.js';
 import type { CliAccess } from './access.js';
-import { gameServerWalkthrough } from './demo.js';
+import { gameServerWalkthrough, panelWalkthrough } from './demo.js';
 import { DEV_TENANT } from './issuer/users.js';
 import type { DevUser } from './issuer/users.js';
 import { PORTS } from './ports.js';
@@ -101,6 +101,7 @@ Another subject, e.g. "alice" as a viewer of tenant "${DEV_TENANT}" (roles: admi
 
 ${accessLines.join('\n')}
 ${walkthrough.join('\n')}
+${panelWalkthrough(urls.panel, password).join('\n')}
 
 kubectl through the cluster proxy and the tunnel agent${facts.access.enabled ? '' : ' (410 while access is off)'}:
   curl -s ${apiUrl}/api/v1/tenants/${DEV_TENANT}/clusters/${facts.clusterId}/kubeconfig -H "Authorization: Bearer $TOKEN" > ${devKubeconfig}

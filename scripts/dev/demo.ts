@@ -65,3 +65,13 @@ export function gameServerWalkthrough(url: string, password: string, kubeconfig:
     ...(kubeconfig ? [`  npx gsp-kubectl --kubeconfig ${kubeconfig} get gameservers,fleets -n ${DEMO_NAMESPACE}`] : []),
   ];
 }
+
+/** How to try the game-server panel with what the walkthrough above makes. */
+export function panelWalkthrough(panelUrl: string, password: string): string[] {
+  return [
+    `The game-server panel: open ${panelUrl} and sign in as admin (password ${password}), then run the lines above:`,
+    `  arena-1 appears and changes state in the open list without a reload; open it, Open console, type "say hi"`,
+    `  and press Enter; its actions, Logs > Follow, Fleets, Profiles and API keys (a new key is shown once) are`,
+    `  one click away. An API key of role viewer signs in read-only, each control saying why it is disabled.`,
+  ];
+}
