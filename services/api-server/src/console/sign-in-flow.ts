@@ -1,14 +1,14 @@
 import type pg from 'pg';
 import type { FastifyRequest } from 'fastify';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
+import { asSignInProblem, returnTarget } from '@gsp/service-kit/browser-app';
 import { BadRequest, Forbidden, ServiceUnavailable, Unauthorized } from '../errors.js';
 import { consoleWriteRefusal } from '../plugins/auth.js';
 import type { SessionCookies } from '../plugins/auth.js';
 import type { ConsoleSignIn } from './auth-config.js';
 import { cookieValue, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './cookies.js';
-import { createConsoleOidcClient, ProviderUnavailable, SignInRefused } from './oidc-client.js';
+import { createConsoleOidcClient } from './oidc-client.js';
 import type { ConsoleOidcClient, SignedIn } from './oidc-client.js';
-import { returnTarget } from './return-to.js';
 import { createSession, endSession, LOGIN_TTL_MS, readSession, recordLogin, takeLogin } from './sessions.js';
 
 /** What `GET /console/auth/session` answers: never a token. */
@@ -51,7 +51,7 @@ export class SignInFlow {
     if (returnTo === undefined)
       throw new BadRequest(`returnTo must be a path of the console, under ${new URL(this.signIn.publicUrl).pathname}`);
     const login = { state: randomState(), nonce: randomNonce(), codeVerifier: randomPKCECodeVerifier() };
-    const url = await unavailableAs503(this.oidc.authorizationUrl(login));
+    const url = await asSignInProblem(this.oidc.authorizationUrl(login), signInProblems);
     await recordLogin(this.pool, login.state, { ...login, returnTo });
     return { url: url.href, cookie: this.cookies.login(login.state) };
   }
@@ -73,7 +73,7 @@ export class SignInFlow {
         `this sign-in was already used or took longer than ${LOGIN_TTL_MS / 60_000} minutes: sign in again`,
       );
     const query = new URL(request.url, 'http://callback.invalid').search;
-    const signedIn = await unavailableAs503(this.oidc.complete(query, { ...login, state }));
+    const signedIn = await asSignInProblem(this.oidc.complete(query, { ...login, state }), signInProblems);
     const id = await createSession(this.pool, signedIn, signedIn.expiresAt);
     const cookies = [this.cookies.login(''), this.cookies.session(id, signedIn.expiresAt)];
     return { signedIn, returnTo: login.returnTo, cookies };
@@ -126,14 +126,8 @@ function cookieWriter(signIn: ConsoleSignIn) {
   };
 }
 
-/** The provider's refusals as 400/401 problems, its absence as a 503: never a 500. */
-async function unavailableAs503<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (err instanceof SignInRefused)
-      throw err.status === 400 ? new BadRequest(err.message) : new Unauthorized(err.message);
-    if (err instanceof ProviderUnavailable) throw new ServiceUnavailable(err.message);
-    throw err;
-  }
-}
+/** The provider's refusals as 401 problems, its absence as a 503. */
+const signInProblems = {
+  refused: (message: string) => new Unauthorized(message),
+  unavailable: (message: string) => new ServiceUnavailable(message),
+};

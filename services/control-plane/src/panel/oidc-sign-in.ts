@@ -1,14 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import { cookieValue, setCookie } from '@gsp/service-kit';
+import { asSignInProblem, createSignInClient, returnTarget } from '@gsp/service-kit/browser-app';
+import type { SignInClient } from '@gsp/service-kit/browser-app';
 import { roleFromClaims, usernameFromClaims } from '../auth/oidc.js';
 import type { OidcConfig, PanelConfig } from '../config.js';
 import type { PanelOidcClient as PanelOidcSettings } from '../config/panel.js';
 import { BadRequest, ServiceUnavailable, Unauthorized } from '../errors.js';
 import type { Roles } from '../rbac/roles.js';
-import { createPanelOidcClient, ProviderUnavailable, SignInRefused } from './oidc-client.js';
-import type { PanelOidcClient } from './oidc-client.js';
-import { returnTarget } from './return-to.js';
 import { LOGIN_TTL_MS } from './sessions.js';
 import type { PanelSessionStore, SessionRecord } from './sessions.js';
 
@@ -24,7 +23,7 @@ type Logins = Pick<PanelSessionStore, 'saveLogin' | 'takeLogin'>;
  * mapping bearer tokens use; it ends at the token's `exp`.
  */
 export class PanelSignIn {
-  private readonly client: PanelOidcClient;
+  private readonly client: SignInClient;
   private readonly publicUrl: string;
 
   constructor(
@@ -33,7 +32,7 @@ export class PanelSignIn {
     private readonly roles: Roles,
     private readonly logins: Logins,
   ) {
-    this.client = createPanelOidcClient({ issuerUrl: oidc.issuerUrl, ...panel.oidc });
+    this.client = createSignInClient({ issuerUrl: oidc.issuerUrl, ...panel.oidc });
     this.publicUrl = panel.publicUrl;
   }
 
@@ -54,7 +53,7 @@ export class PanelSignIn {
     if (returnTo === undefined)
       throw new BadRequest(`returnTo must be a path of the panel, under ${new URL(this.publicUrl).pathname}`);
     const login = { state: randomState(), nonce: randomNonce(), codeVerifier: randomPKCECodeVerifier() };
-    const url = await asProblem(this.client.authorizationUrl(login));
+    const url = await asSignInProblem(this.client.authorizationUrl(login), signInProblems);
     await this.logins.saveLogin(login.state, { nonce: login.nonce, codeVerifier: login.codeVerifier, returnTo });
     return { url: url.href, cookie: this.loginCookie(login.state) };
   }
@@ -73,7 +72,7 @@ export class PanelSignIn {
         `this sign-in was already used or took longer than ${LOGIN_TTL_MS / 60_000} minutes: sign in again`,
       );
     const query = new URL(request.url, 'http://callback.invalid').search;
-    const claims = await asProblem(this.client.complete(query, { ...login, state }));
+    const { claims } = await asSignInProblem(this.client.complete(query, { ...login, state }), signInProblems);
     const record = {
       method: 'oidc' as const,
       userId: claims.sub,
@@ -85,13 +84,8 @@ export class PanelSignIn {
   }
 }
 
-/** The provider's refusals as 401 problems, its absence as a 503: never a 500. */
-async function asProblem<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (err instanceof SignInRefused) throw new Unauthorized(err.message);
-    if (err instanceof ProviderUnavailable) throw new ServiceUnavailable(err.message);
-    throw err;
-  }
-}
+/** The provider's refusals as 401 problems, its absence as a 503. */
+const signInProblems = {
+  refused: (message: string) => new Unauthorized(message),
+  unavailable: (message: string) => new ServiceUnavailable(message),
+};

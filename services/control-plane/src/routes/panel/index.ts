@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { cookieValue } from '@gsp/service-kit';
+import { secureBrowserPage } from '@gsp/service-kit/browser-app';
 import type { ControlPlaneConfig } from '../../config.js';
 import { Forbidden } from '../../errors.js';
 import { panelCookieRefusal } from '../../panel/csrf.js';
 import { basicHeader, recordOf } from '../../panel/sign-in.js';
 import { sessionView } from '../../panel/session-view.js';
 import type { SignInMethods } from '../../panel/session-view.js';
-import { panelStatic, securePanelReply } from '../../panel/static.js';
+import { panelStatic } from '../../panel/static.js';
 import { PANEL_COOKIE } from '../../plugins/panel-sessions.js';
 import panelOidcRoutes from './oidc.js';
 import { NoContent, SessionAnswer, SignInBody } from './schemas.js';
@@ -18,7 +19,7 @@ import { NoContent, SessionAnswer, SignInBody } from './schemas.js';
  * form cannot pass for (`X-GSP-Panel: 1`, the panel's origin).
  */
 async function guardPanelRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  securePanelReply(reply);
+  secureBrowserPage(reply);
   reply.header('cache-control', 'no-store');
   if (request.method !== 'POST') return;
   const origin = app.panelSessions.originOf(request);

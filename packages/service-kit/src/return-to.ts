@@ -1,9 +1,10 @@
 import { hasControlCharacters } from '@gsp/platform-contract';
 
 /**
- * Where to send the browser after sign-in: `returnTo` when it is a path of the console itself
- * (same origin, under the console's path), never another site; the console's root when unset.
- * Undefined when `returnTo` is given but not such a path.
+ * Where to send the browser after sign-in to a browser app served at `publicUrl` (the web
+ * console, the game-server panel): `returnTo` when it is a path of the app itself (same origin,
+ * under the app's path), never another site; the app's root when unset. Undefined when
+ * `returnTo` is given but is not such a path.
  */
 export function returnTarget(returnTo: string | undefined, publicUrl: string): string | undefined {
   if (returnTo === undefined || returnTo === '') return publicUrl;
@@ -22,7 +23,7 @@ export function returnTarget(returnTo: string | undefined, publicUrl: string): s
   } catch {
     return undefined;
   }
-  if (target.origin !== base.origin || !target.pathname.startsWith(base.pathname)) return undefined;
   // A path such as `/console/../api` resolves outside; the resolved path is what the browser goes to.
+  if (target.origin !== base.origin || !target.pathname.startsWith(base.pathname)) return undefined;
   return target.href;
 }
