@@ -9,7 +9,7 @@ export interface Expiry {
 export const NO_EXPIRY: Expiry = { preset: 'never', custom: '' };
 
 const PRESETS = new Map<string, { label: string; minutes: number | null }>([
-  ['never', { label: 'Never (until someone changes it)', minutes: null }],
+  ['never', { label: 'Never', minutes: null }],
   ['10m', { label: '10 minutes', minutes: 10 }],
   ['1h', { label: '1 hour', minutes: 60 }],
   ['8h', { label: '8 hours', minutes: 8 * 60 }],
@@ -27,7 +27,7 @@ export function expiresAtOf(expiry: Expiry, now = Date.now()): { expiresAt?: str
     const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(expiry.custom)
       ? new Date(expiry.custom).getTime()
       : Number.NaN;
-    if (Number.isNaN(at)) return { problem: 'Choose the date and time when access switches back.' };
+    if (Number.isNaN(at)) return { problem: 'Choose the date and time of the expiry.' };
     if (at <= now) return { problem: 'The expiry must be in the future.' };
     return { expiresAt: new Date(at).toISOString() };
   }
@@ -35,15 +35,20 @@ export function expiresAtOf(expiry: Expiry, now = Date.now()): { expiresAt?: str
   return minutes === null ? {} : { expiresAt: new Date(now + minutes * 60_000).toISOString() };
 }
 
-/** A preset expiry, or a custom local date and time to the second. */
+/**
+ * A preset expiry, or a custom local date and time to the second. `neverLabel` says what "never"
+ * means where the field is used (default "Never").
+ */
 export function ExpiryField({
   label,
   value,
   onChange,
+  neverLabel,
 }: {
   label: string;
   value: Expiry;
   onChange: (expiry: Expiry) => void;
+  neverLabel?: string;
 }) {
   const id = useId();
   return (
@@ -57,7 +62,7 @@ export function ExpiryField({
       >
         {[...PRESETS].map(([key, preset]) => (
           <option key={key} value={key}>
-            {preset.label}
+            {key === 'never' && neverLabel !== undefined ? neverLabel : preset.label}
           </option>
         ))}
       </select>

@@ -104,10 +104,12 @@ export function CreateKeyForm({
             <option key={r}>{r}</option>
           ))}
         </select>
-        <ExpiryField label="Expires after" value={expiry} onChange={setExpiry} />
-        <p className="why">
-          “Never” means the longest lifetime the control plane allows (APIKEY_MAX_TTL), or no expiry when it sets none.
-        </p>
+        <ExpiryField
+          label="Expires after"
+          value={expiry}
+          onChange={setExpiry}
+          neverLabel="Never (or the longest the control plane allows: APIKEY_MAX_TTL)"
+        />
         {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
         <div className="actions">
           <button type="submit" className="button" disabled={!allowed || busy} aria-describedby={whyId}>

@@ -5,6 +5,7 @@ import type { Expiry } from '@gsp/ui';
 import { clearPlatformSwitch, switchPlatformOff } from './api';
 import { BlastRadius, PlatformIdField } from './components/platform-confirm';
 import { useImpact } from './hooks/use-impact';
+import { SWITCH_NEVER } from '../../lib/expiry';
 
 const REASON_MAX = 200;
 
@@ -45,7 +46,7 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
           value={reason}
           onChange={(e) => setReason(e.target.value)}
         />
-        <ExpiryField label="Switch back on after" value={expiry} onChange={setExpiry} />
+        <ExpiryField label="Switch back on after" value={expiry} onChange={setExpiry} neverLabel={SWITCH_NEVER} />
         <PlatformIdField
           id={`${ids}-confirm`}
           platformId={platformId}

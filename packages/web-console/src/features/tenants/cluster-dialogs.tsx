@@ -4,6 +4,7 @@ import { ConfirmDialog, ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice,
 import type { Expiry } from '@gsp/ui';
 import { clearOverride, deleteCluster, setOverride } from './api';
 import type { Cluster } from './api';
+import { SWITCH_NEVER } from '../../lib/expiry';
 
 const REASON_MAX = 200;
 
@@ -60,7 +61,7 @@ export function SwitchDialog({ org, cluster, value, onClose, onDone }: DialogPro
           value={reason}
           onChange={(e) => setReason(e.target.value)}
         />
-        <ExpiryField label="Clear the override after" value={expiry} onChange={setExpiry} />
+        <ExpiryField label="Clear the override after" value={expiry} onChange={setExpiry} neverLabel={SWITCH_NEVER} />
         {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
         <div className="actions">
           <button type="submit" className={value ? 'button' : 'button button-danger'} disabled={!reasonOk || busy}>
