@@ -12,7 +12,7 @@ import './apikeys.css';
 function KeyCard({ apiKey, why, onRevoke }: { apiKey: ApiKey; why: string | undefined; onRevoke: () => void }) {
   const ids = useId();
   return (
-    <li className="key" aria-labelledby={`${ids}-name`}>
+    <li className="card key" aria-labelledby={`${ids}-name`}>
       <h4 id={`${ids}-name`}>{apiKey.name}</h4>
       <Facts
         items={[
@@ -57,7 +57,7 @@ function KeyList({
   if (keys.length === 0) return <p>There are no API keys.</p>;
   return (
     <>
-      <ul className="keys">
+      <ul className="card-grid keys">
         {keys.map((k) => (
           <KeyCard key={k.name} apiKey={k} why={why} onRevoke={() => setRevoking(k)} />
         ))}

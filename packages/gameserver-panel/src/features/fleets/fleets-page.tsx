@@ -10,7 +10,7 @@ import './fleets.css';
 function FleetCard({ session, fleet, onScaled }: { session: PanelSession; fleet: Fleet; onScaled: () => void }) {
   const mayScale = can(session, 'fleets', 'update', fleet.namespace);
   return (
-    <li className="fleet" aria-labelledby={`fleet-${fleet.namespace}-${fleet.name}`}>
+    <li className="card fleet" aria-labelledby={`fleet-${fleet.namespace}-${fleet.name}`}>
       <h3 id={`fleet-${fleet.namespace}-${fleet.name}`}>
         {fleet.name} <span className="fleet-namespace">in {fleet.namespace}</span>
       </h3>
@@ -50,7 +50,7 @@ export function FleetsPage({ session }: { session: PanelSession }) {
       {fleets.state === 'error' && <ErrorNotice>{fleets.message}</ErrorNotice>}
       {fleets.state === 'done' && fleets.data.length === 0 && <p>There are no fleets you may see.</p>}
       {fleets.state === 'done' && fleets.data.length > 0 && (
-        <ul className="fleets">
+        <ul className="card-grid fleets">
           {fleets.data.map((fleet) => (
             <FleetCard key={`${fleet.namespace}/${fleet.name}`} session={session} fleet={fleet} onScaled={reload} />
           ))}
