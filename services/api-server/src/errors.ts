@@ -9,3 +9,4 @@ export const BadRequest = createError('API_BAD_REQUEST', '%s', 400);
 export const Gone = createError('API_GONE', '%s', 410);
 export const ServiceUnavailable = createError('API_UNAVAILABLE', '%s', 503);
 export const NotAcceptable = createError('API_NOT_ACCEPTABLE', '%s', 406);
+export const TooManyRequests = createError('API_TOO_MANY_REQUESTS', '%s', 429);

@@ -97,10 +97,18 @@ export interface ConsoleStack {
   databaseUrl: string;
 }
 
+export interface ConsoleStackOptions {
+  replicas?: number;
+  prefix?: string;
+  provider?: ProviderOptions;
+  /** More of the replicas' environment (`CONSOLE_SIGN_IN_LIMIT`, ...). */
+  env?: Record<string, string>;
+}
+
 /** The provider, `replicas` API servers on one schema, and the front; `PLATFORM_ADMINS` includes `<issuer>#root`. */
 export async function startConsoleStack(
   t: Tap,
-  { replicas = 2, prefix = '', provider = {} }: { replicas?: number; prefix?: string; provider?: ProviderOptions } = {},
+  { replicas = 2, prefix = '', provider = {}, env: more = {} }: ConsoleStackOptions = {},
 ): Promise<ConsoleStack> {
   let target = '';
   const front = await startFront(t, () => target, prefix);
@@ -117,6 +125,7 @@ export async function startConsoleStack(
     CONSOLE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
     CONSOLE_PUBLIC_URL: publicUrl,
     OUTBOX_RELAY_ENABLED: 'false',
+    ...more,
   };
   const built: { app: FastifyInstance; url: string }[] = [];
   for (let i = 0; i < replicas; i++) {

@@ -1,4 +1,4 @@
-import { ConfigError, nonEmpty, parseUrl, readSecret } from '@gsp/service-kit';
+import { ConfigError, durationVar, integerVar, nonEmpty, parseUrl, readSecret } from '@gsp/service-kit';
 import type { Env } from '@gsp/service-kit';
 
 /**
@@ -28,6 +28,10 @@ export interface ConsoleSignIn {
   loginCookiePath: string;
   /** `Secure` cookies, when the console is served over https. */
   secureCookies: boolean;
+  /** `CONSOLE_SIGN_IN_LIMIT`: sign-ins one client address may have under way (each kept at most 10 minutes). */
+  signInLimit: number;
+  /** `CONSOLE_SIGN_IN_SWEEP_INTERVAL`: how often sign-ins nobody came back for, and ended sessions, are deleted. */
+  sweepIntervalMs: number;
 }
 
 /** Unset (all three variables absent) means the console has no sign-in and session cookies are ignored. */
@@ -66,5 +70,7 @@ export function readConsoleAuthConfig(env: Env): ConsoleAuthConfig {
     cookiePath: new URL('..', publicUrl).pathname,
     loginCookiePath: new URL('auth/', publicUrl).pathname,
     secureCookies: url.protocol === 'https:',
+    signInLimit: integerVar(env, 'CONSOLE_SIGN_IN_LIMIT', 30),
+    sweepIntervalMs: durationVar(env, 'CONSOLE_SIGN_IN_SWEEP_INTERVAL', 60_000, 10),
   };
 }

@@ -1,21 +1,33 @@
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiServerConfig } from '../config.js';
-import { problemResponses } from '../schemas.js';
+import { problem, problemResponses } from '../schemas.js';
 import { CallbackQuery, LoginQuery, redirect, SessionSchema } from './auth-schemas.js';
 import { ERROR_PAGE_CSP, signInErrorPage } from './error-page.js';
+import { sweepExpired } from './sessions.js';
 import { SignInFlow } from './sign-in-flow.js';
+
+/** A 429 of a sign-in start: the address has as many sign-ins under way as it may. */
+const tooManySignIns = problem(
+  'this address has CONSOLE_SIGN_IN_LIMIT sign-ins under way; retry after `Retry-After` seconds',
+  { 'Retry-After': Type.Integer({ description: "seconds until the address's oldest sign-in expires" }) },
+);
+
+/** Statuses a browser is shown as a page rather than problem+json. */
+const PAGE_STATUSES = new Set([400, 401, 429, 503]);
 
 /**
  * Login and callback are top-level navigations: a browser gets a page saying what went wrong and
  * how to start again (at `loginUrl`); other clients the problem+json every route answers.
  */
 function asPage(loginUrl: string) {
-  return (err: Error & { statusCode?: number }, request: FastifyRequest, reply: FastifyReply) => {
+  return (err: Error & { statusCode?: number; retryAfter?: number }, request: FastifyRequest, reply: FastifyReply) => {
     const status = err.statusCode;
+    if (err.retryAfter !== undefined) reply.header('retry-after', String(err.retryAfter));
     const wantsHtml = (request.headers.accept ?? '').includes('text/html');
-    if (!wantsHtml || (status !== 400 && status !== 401 && status !== 503)) throw err;
+    if (!wantsHtml || status === undefined || !PAGE_STATUSES.has(status)) throw err;
     return reply
       .code(status)
       .header('content-security-policy', ERROR_PAGE_CSP)
@@ -23,6 +35,37 @@ function asPage(loginUrl: string) {
       .type('text/html; charset=utf-8')
       .send(signInErrorPage(err.message, loginUrl));
   };
+}
+
+/**
+ * Deletes, every `intervalMs`, the sign-ins nobody came back for and the sessions past their end,
+ * whether or not anyone signs in. Every replica sweeps; a row is deleted once whoever comes first.
+ */
+function sweepPeriodically(app: FastifyInstance, intervalMs: number): void {
+  let running: Promise<void> | undefined;
+  let failing = false;
+  const sweep = () => {
+    running ??= sweepExpired(app.pg)
+      .then(
+        (swept) => {
+          if (failing) app.log.info('console sign-in sweep works again');
+          failing = false;
+          if (swept.logins + swept.sessions > 0) app.log.debug(swept, 'expired console sign-ins and sessions deleted');
+        },
+        (err: Error) => {
+          // Once per outage, not once per interval.
+          if (!failing) app.log.warn({ err: { message: err.message } }, 'console sign-in sweep failed; will retry');
+          failing = true;
+        },
+      )
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(sweep, intervalMs);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await running;
+  });
 }
 
 /**
@@ -35,6 +78,7 @@ export default fp<{ config: ApiServerConfig }>(
     const signIn = config.consoleAuth;
     if (signIn === undefined) return;
     const flow = new SignInFlow(app.pg, signIn);
+    sweepPeriodically(app, signIn.sweepIntervalMs);
     app.acceptSessionCookies(flow.sessionCookies());
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const errorHandler = asPage(new URL('auth/login', signIn.publicUrl).href);
@@ -48,11 +92,11 @@ export default fp<{ config: ApiServerConfig }>(
         tags,
         summary: 'Starts signing in to the console at the identity provider',
         querystring: LoginQuery,
-        response: { ...redirect, 400: problemResponses[400], 503: problemResponses[503] },
+        response: { ...redirect, 400: problemResponses[400], 429: tooManySignIns, 503: problemResponses[503] },
       },
       errorHandler,
       handler: async (request, reply) => {
-        const { url, cookie } = await flow.start(request.query.returnTo);
+        const { url, cookie } = await flow.start(request.query.returnTo, request.ip);
         return reply.header('set-cookie', cookie).redirect(url, 303);
       },
     });

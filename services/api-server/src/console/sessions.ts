@@ -22,15 +22,49 @@ export interface PendingLogin {
   returnTo: string;
 }
 
-/** Records a sign-in under way, and clears sign-ins and sessions past their time. */
-export async function recordLogin(db: Queryable, state: string, login: PendingLogin): Promise<void> {
-  await db.query('DELETE FROM console_logins WHERE expires_at < now()');
-  await db.query('DELETE FROM console_sessions WHERE expires_at < now()');
-  await db.query(
-    `INSERT INTO console_logins (state_hash, code_verifier, nonce, return_to, expires_at)
-     VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond')`,
-    [sha256(state), login.codeVerifier, login.nonce, login.returnTo, LOGIN_TTL_MS],
-  );
+/** Who starts a sign-in, for its budget: the SHA-256 of the client's address, and how many it may have under way. */
+export interface LoginBudget {
+  client: string;
+  limit: number;
+}
+
+/** The SHA-256 of a client address: what `console_logins` keeps of who started a sign-in. */
+export const clientHash = sha256;
+
+/**
+ * Records a sign-in under way, unless its client already has `budget.limit` under way: then nothing
+ * is written, and the answer is how long (ms) until the client's oldest one expires. 0 once recorded.
+ */
+export async function recordLogin(
+  pool: pg.Pool,
+  state: string,
+  login: PendingLogin,
+  budget: LoginBudget,
+): Promise<number> {
+  return withTransaction(pool, async (tx) => {
+    // One start per address at a time, so parallel starts cannot all pass the count.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`console_logins:${budget.client}`]);
+    const { rows } = await tx.query<{ pending: number; wait_ms: number | null }>(
+      `SELECT count(*)::int AS pending, ceil(extract(epoch FROM min(expires_at) - now()) * 1000)::int AS wait_ms
+       FROM console_logins WHERE client_hash = $1 AND expires_at > now()`,
+      [budget.client],
+    );
+    const { pending = 0, wait_ms: waitMs = null } = rows[0] ?? {};
+    if (pending >= budget.limit) return Math.max(1, waitMs ?? LOGIN_TTL_MS);
+    await tx.query(
+      `INSERT INTO console_logins (state_hash, code_verifier, nonce, return_to, client_hash, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond')`,
+      [sha256(state), login.codeVerifier, login.nonce, login.returnTo, budget.client, LOGIN_TTL_MS],
+    );
+    return 0;
+  });
+}
+
+/** Deletes the sign-ins nobody came back for and the sessions past their end; how many of each. */
+export async function sweepExpired(db: Queryable): Promise<{ logins: number; sessions: number }> {
+  const logins = await db.query('DELETE FROM console_logins WHERE expires_at <= now()');
+  const sessions = await db.query('DELETE FROM console_sessions WHERE expires_at <= now()');
+  return { logins: logins.rowCount ?? 0, sessions: sessions.rowCount ?? 0 };
 }
 
 /** Takes the sign-in `state` names: once only, and not after it expired. */

@@ -183,4 +183,29 @@ CREATE TABLE audit_export_poison (
 );
 `,
   },
+  {
+    name: '008_console_login_bounds',
+    sql: `
+-- Who started each pending console sign-in (the SHA-256 of the client address): an address may
+-- have at most CONSOLE_SIGN_IN_LIMIT under way, so anonymous starts cannot fill the table; rows
+-- before this migration count for nobody and expire as before.
+ALTER TABLE console_logins ADD COLUMN client_hash text NOT NULL DEFAULT '';
+CREATE INDEX console_logins_by_client ON console_logins (client_hash, expires_at);
+-- The sweep deletes by expiry, on a timer, whether or not anyone signs in.
+CREATE INDEX console_logins_by_expiry ON console_logins (expires_at);
+`,
+  },
+  {
+    name: '009_subject_names',
+    sql: `
+-- What people are called, as their identity provider last said at a console sign-in (the
+-- session's display name), so pages can show names where they would show subjects: display
+-- only, rights always follow the subject. Outlives the session; written again at each sign-in.
+CREATE TABLE subject_names (
+  subject    text PRIMARY KEY,
+  name       text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];

@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
 import bcrypt from 'bcrypt';
 import { TtlCache } from '@gsp/service-kit';
 import type { BasicConfig } from '../config.js';
@@ -56,6 +57,23 @@ export async function createBasicVerifier(config: BasicConfig): Promise<BasicVer
       return principal;
     },
   };
+}
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: string, length: number) => Promise<Buffer>;
+
+/**
+ * What a panel session signed in with Basic keeps of the credential, so that a session opened with
+ * another user or password ends (as one of a revoked key does): the same value for the same
+ * configuration after any restart, another one as soon as the user or password changes. Never the
+ * password: with `AUTH_BASIC_PASSWORD_HASH`, a digest of the user and the bcrypt hash; with a
+ * plaintext password, scrypt of it salted with the user, so that what Redis holds costs a guesser
+ * as much per guess as the bcrypt hash in the configuration would.
+ */
+export async function basicCredentialVersion(config: BasicConfig): Promise<string> {
+  if (config.passwordHash !== undefined)
+    return createHash('sha256').update(`gsp-basic-hash\n${config.user}\n${config.passwordHash}`).digest('base64url');
+  const derived = await scryptAsync(config.password as string, `gsp-basic-password\n${config.user}`, 32);
+  return derived.toString('base64url');
 }
 
 /** The user and password of an `Authorization: Basic` header, or undefined when it is malformed. */

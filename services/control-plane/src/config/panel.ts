@@ -33,10 +33,16 @@ export interface PanelConfig {
   oidc: PanelOidcClient | undefined;
   /** `PANEL_SESSION_TTL_SECONDS`: how long a Basic or API-key session lasts (an OIDC one ends with its ID token). */
   sessionTtlMs: number;
+  /**
+   * `PANEL_SIGN_IN_LIMIT`: OIDC sign-ins one client address may start per 10 minutes (how long a
+   * pending one is kept), so anonymous starts cannot fill the store with pending sign-ins.
+   */
+  signInLimit: number;
 }
 
 const DEFAULT_TTL_SECONDS = 8 * 3600;
 const MAX_TTL_SECONDS = 30 * 86_400;
+const DEFAULT_SIGN_IN_LIMIT = 30;
 
 /** The panel workspace's `dist/`, found through its package (a workspace link in this repository). */
 function defaultDistDir(): string | undefined {
@@ -103,5 +109,6 @@ export function readPanel(env: Env, modes: ReadonlySet<AuthMode>): PanelConfig {
     secureCookies: url?.protocol === 'https:',
     oidc: readPanelOidc(env, modes, url),
     sessionTtlMs: ttlSeconds * 1000,
+    signInLimit: integerVar(env, 'PANEL_SIGN_IN_LIMIT', DEFAULT_SIGN_IN_LIMIT),
   };
 }

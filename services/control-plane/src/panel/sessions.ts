@@ -5,14 +5,30 @@ import { ServiceUnavailable, withRetryAfter } from '../errors.js';
 import type { SharedRedis } from '../plugins/redis.js';
 
 /**
- * How a session's principal is found again on each request: a Basic session by its user (against
- * the configuration then), an API-key session by its key (which must still be current), an OIDC
- * session by what its ID token said. `expiresAt` (ms) is when the session ends in any case.
+ * A Basic session: its user, and the version of the credential it was signed in with
+ * (`basicCredentialVersion`, never the password), both checked against the configuration on each
+ * request, so that a changed password ends it.
+ */
+export interface BasicSessionRecord {
+  method: 'basic';
+  user: string;
+  credential: string;
+  expiresAt: number;
+}
+
+/**
+ * How a session's principal is found again on each request: a Basic session by its user and
+ * credential version (against the configuration then), an API-key session by its key (which must
+ * still be current), an OIDC session by what its ID token said. `expiresAt` (ms) is when the
+ * session ends in any case.
  */
 export type SessionRecord =
-  | { method: 'basic'; user: string; expiresAt: number }
+  | BasicSessionRecord
   | { method: 'apikey'; apiKey: ApiKeyIdentity; expiresAt: number }
   | { method: 'oidc'; userId: string; username: string; role: string | undefined; expiresAt: number };
+
+/** What a sign-in asks to keep: the sessions plugin adds the Basic credential's version. */
+export type NewSessionRecord = Exclude<SessionRecord, BasicSessionRecord> | Omit<BasicSessionRecord, 'credential'>;
 
 export interface FoundSession {
   /** SHA-256 of the id (hex): what is stored, logged and published, never the id. */

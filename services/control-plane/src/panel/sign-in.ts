@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.js';
-import type { SessionRecord } from './sessions.js';
+import type { NewSessionRecord } from './sessions.js';
 
 /** The `Authorization` value of a Basic sign-in, as the chain's Basic method reads it. */
 export function basicHeader(username: string, password: string): string {
@@ -8,10 +8,11 @@ export function basicHeader(username: string, password: string): string {
 
 /**
  * What a session signed in by `principal` (Basic or API key) keeps to find it again, ending
- * `ttlMs` from now: a Basic user is checked against the configuration on each request, an API
- * key against the key index (a revoked or expired key ends the session).
+ * `ttlMs` from now: a Basic user is checked against the configuration on each request (with the
+ * credential's version, which the sessions plugin adds), an API key against the key index (a
+ * revoked or expired key ends the session).
  */
-export function recordOf(principal: Principal, ttlMs: number, now = Date.now()): SessionRecord {
+export function recordOf(principal: Principal, ttlMs: number, now = Date.now()): NewSessionRecord {
   const expiresAt = now + ttlMs;
   if (principal.method === 'apikey' && principal.apiKey !== undefined)
     return { method: 'apikey', apiKey: principal.apiKey, expiresAt };

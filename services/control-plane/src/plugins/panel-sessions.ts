@@ -1,17 +1,20 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { setCookie } from '@gsp/service-kit';
+import { basicCredentialVersion } from '../auth/basic.js';
 import type { Principal } from '../auth/principal.js';
 import type { BasicConfig, PanelConfig } from '../config.js';
 import { currentKey } from '../console/hub.js';
 import { PanelSessionStore } from '../panel/sessions.js';
-import type { EndedListener, FoundSession, SessionRecord } from '../panel/sessions.js';
+import type { EndedListener, FoundSession, NewSessionRecord } from '../panel/sessions.js';
 
 /** The panel's session cookie: HttpOnly, SameSite=Strict, on the folder that holds `panel/` and `api/`. */
 export const PANEL_COOKIE = 'gsp_panel';
 
-export const SESSION_ENDED = 'the panel session has ended (signed out, revoked or expired): sign in again';
+export const SESSION_ENDED =
+  'the panel session has ended (signed out, revoked, expired or its password changed): sign in again';
 export const KEY_REVOKED = 'the API key of the panel session was revoked or has expired';
+export const BASIC_CHANGED = 'the Basic user or password the panel session was signed in with has changed';
 export const SESSION_EXPIRED = 'the panel session has expired';
 
 declare module 'fastify' {
@@ -21,8 +24,8 @@ declare module 'fastify' {
 }
 
 export interface PanelSessions {
-  /** A new session for `record`; the `Set-Cookie` value that carries it. */
-  create(record: SessionRecord): Promise<string>;
+  /** A new session for `record` (a Basic one with this configuration's credential version); its `Set-Cookie` value. */
+  create(record: NewSessionRecord): Promise<string>;
   /** The principal of cookie value `id`, found again now; undefined when the session has ended (it is then ended everywhere). */
   principalOf(id: string): Promise<Principal | undefined>;
   /** Whether the session `hash` has not ended. */
@@ -85,17 +88,26 @@ class Served {
   }
 }
 
+/** The Basic user this replica is configured with, and its credential's version (`basicCredentialVersion`). */
+interface CurrentBasic {
+  config: BasicConfig;
+  credential: string;
+}
+
 /** The principal a session stands for now; undefined when what it was signed in with no longer holds. */
 function principalNow(
   app: { apikeys: Parameters<typeof currentKey>[0] },
-  basic: BasicConfig | undefined,
+  basic: CurrentBasic | undefined,
   found: FoundSession,
 ): Principal | undefined {
   const { hash, record } = found;
   const session = { sessionHash: hash, expiresAt: record.expiresAt };
   if (record.method === 'basic') {
-    if (basic === undefined || basic.user !== record.user) return undefined;
-    return { userId: basic.user, username: basic.user, role: basic.role, method: 'basic', ...session };
+    // A session from before the password changed (or from before versions were kept) has ended.
+    if (basic === undefined || basic.config.user !== record.user || basic.credential !== record.credential)
+      return undefined;
+    const { config } = basic;
+    return { userId: config.user, username: config.user, role: config.role, method: 'basic', ...session };
   }
   if (record.method === 'oidc') {
     const { userId, username, role } = record;
@@ -120,6 +132,8 @@ function principalNow(
 export default fp<PanelSessionsOptions>(
   async (app, { panel, basic }) => {
     const store = new PanelSessionStore(app.redis);
+    const current =
+      basic === undefined ? undefined : { config: basic, credential: await basicCredentialVersion(basic) };
     const served = new Served((hash, reason) => store.emit(hash, reason));
     store.onEnded((hash) => served.forget(hash));
     const cookie = (value: string, maxAgeSeconds: number) =>
@@ -144,15 +158,17 @@ export default fp<PanelSessionsOptions>(
 
     app.decorate('panelSessions', {
       async create(record) {
-        const id = await store.create(record);
+        const id = await store.create(
+          record.method === 'basic' ? { ...record, credential: current?.credential ?? '' } : record,
+        );
         return cookie(id, Math.ceil((record.expiresAt - Date.now()) / 1000));
       },
       async principalOf(id) {
         const found = await store.find(id);
         if (found === undefined) return undefined;
-        const principal = principalNow(app, basic, found);
+        const principal = principalNow(app, current, found);
         if (principal === undefined) {
-          await store.end(found.hash, KEY_REVOKED);
+          await store.end(found.hash, found.record.method === 'basic' ? BASIC_CHANGED : KEY_REVOKED);
           return undefined;
         }
         served.saw(found.hash, principal.apiKey?.sha256, principal.expiresAt ?? found.record.expiresAt);

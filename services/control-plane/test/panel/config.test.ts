@@ -64,6 +64,12 @@ t.test('PANEL_SESSION_TTL_SECONDS is a positive whole number of at most 30 days'
   refuses(t, { PANEL_SESSION_TTL_SECONDS: '8h' }, 'PANEL_SESSION_TTL_SECONDS', /whole number/);
 });
 
+t.test('PANEL_SIGN_IN_LIMIT is a positive whole number, 30 by default', async (t) => {
+  t.equal(load({}).signInLimit, 30);
+  t.equal(load({ PANEL_SIGN_IN_LIMIT: '200' }).signInLimit, 200);
+  refuses(t, { PANEL_SIGN_IN_LIMIT: '0' }, 'PANEL_SIGN_IN_LIMIT', /positive integer/);
+});
+
 t.test('PANEL_DIST_DIR is resolved; unset, it is the dist/ of @gsp/gameserver-panel', async (t) => {
   t.equal(load({ PANEL_DIST_DIR: '/srv/panel' }).distDir, '/srv/panel');
   t.match(load({}).distDir, /packages\/gameserver-panel\/dist$/);

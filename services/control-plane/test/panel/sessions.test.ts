@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
+import bcrypt from 'bcrypt';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -186,6 +187,57 @@ t.test('an API-key session lasts while its key does: a revoked key ends it', asy
     return r.statusCode === 401 && r;
   });
   t.equal(after.json().detail, SESSION_ENDED);
+});
+
+type Tap = Parameters<typeof build>[0];
+
+/** A control plane on the shared Redis under `prefix` (a restart is another one on the same prefix). */
+async function onRedis(t: Tap, prefix: string, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const { app } = await build(t, kube, { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, ...env });
+  await until('Redis to be connected', () => app.redis?.client.status === 'ready');
+  return app;
+}
+
+t.test('a changed Basic password ends the panel sessions signed in with the old one, across a restart', async (t) => {
+  const prefix = redisPrefix();
+  const before = await onRedis(t, prefix);
+  const cookie = await basicSession(before);
+  const redis = new Redis(TEST_REDIS_URL);
+  t.teardown(() => redis.quit());
+  const [key] = await redis.keys(`${prefix}panel:session:*`);
+  t.notMatch((await redis.get(key ?? '')) ?? '', ADMIN_PASSWORD, 'the session keeps no password');
+  await before.close();
+
+  const samePassword = await onRedis(t, prefix);
+  t.equal((await whoAmI(samePassword, cookie)).statusCode, 200, 'a restart with the same password keeps the session');
+  await samePassword.close();
+
+  const newPassword = await onRedis(t, prefix, { AUTH_BASIC_PASSWORD: 'a new password after a leak' });
+  const refused = await whoAmI(newPassword, cookie);
+  t.equal(refused.statusCode, 401, 'the old cookie no longer authenticates');
+  t.equal(refused.json().detail, SESSION_ENDED);
+  t.match(String(refused.headers['set-cookie']), /Max-Age=0/, 'and is deleted');
+  t.equal(await redis.exists(key ?? ''), 0, 'the session is ended in Redis, for every replica');
+  const signedIn = await signIn(newPassword, {
+    method: 'basic',
+    username: ADMIN_USER,
+    password: 'a new password after a leak',
+  });
+  t.equal((await whoAmI(newPassword, cookieOf(signedIn))).statusCode, 200, 'the new password signs in');
+});
+
+t.test('with AUTH_BASIC_PASSWORD_HASH, a session lasts while the configured hash does', async (t) => {
+  const prefix = redisPrefix();
+  const hash = await bcrypt.hash(ADMIN_PASSWORD, 4);
+  const first = await onRedis(t, prefix, { AUTH_BASIC_PASSWORD: '', AUTH_BASIC_PASSWORD_HASH: hash });
+  const cookie = await basicSession(first);
+  await first.close();
+  const same = await onRedis(t, prefix, { AUTH_BASIC_PASSWORD: '', AUTH_BASIC_PASSWORD_HASH: hash });
+  t.equal((await whoAmI(same, cookie)).statusCode, 200, 'the same hash keeps the session');
+  await same.close();
+  const rotated = await bcrypt.hash('another password', 4);
+  const after = await onRedis(t, prefix, { AUTH_BASIC_PASSWORD: '', AUTH_BASIC_PASSWORD_HASH: rotated });
+  t.equal((await whoAmI(after, cookie)).statusCode, 401, 'another hash ends it');
 });
 
 t.test('a session ends after PANEL_SESSION_TTL_SECONDS', async (t) => {

@@ -2,7 +2,9 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { OidcConfig, PanelConfig } from '../../config.js';
 import type { PanelOidcClient } from '../../config/panel.js';
+import { TooManyRequests } from '../../errors.js';
 import { PanelSignIn } from '../../panel/oidc-sign-in.js';
+import { LOGIN_TTL_MS } from '../../panel/sessions.js';
 import type { Roles } from '../../rbac/roles.js';
 
 export interface PanelOidcRoutesOptions {
@@ -14,11 +16,22 @@ export interface PanelOidcRoutesOptions {
 /** `GET /panel/auth/login` and `/panel/auth/callback`: the panel's OIDC sign-in (authorization code with PKCE). */
 const panelOidcRoutes: FastifyPluginAsyncTypebox<PanelOidcRoutesOptions> = async (app, { panel, oidc, roles }) => {
   const flow = new PanelSignIn(panel, oidc, roles, app.panelSessions.logins);
+  // Each start keeps a pending sign-in for LOGIN_TTL_MS: a budget per address over the same time
+  // bounds what anonymous starts can keep (the request budget, per address, is far larger).
+  const signInBudget = {
+    max: panel.signInLimit,
+    timeWindow: LOGIN_TTL_MS,
+    errorResponseBuilder: () =>
+      new TooManyRequests(
+        `too many sign-ins started from this address: at most ${panel.signInLimit} ` +
+          `per ${LOGIN_TTL_MS / 60_000} minutes`,
+      ),
+  };
 
   app.route({
     method: 'GET',
     url: '/panel/auth/login',
-    config: { public: true },
+    config: { public: true, rateLimit: signInBudget },
     schema: { hide: true, querystring: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 2048 })) }) },
     handler: async (request, reply) => {
       const { url, cookie } = await flow.start(request.query.returnTo);
