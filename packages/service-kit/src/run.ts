@@ -8,13 +8,12 @@ export interface RunningService {
   close(): Promise<void>;
   /**
    * The graceful stop SIGTERM asks for, when the service has one (Kubernetes sends SIGTERM before
-   * it removes a pod): finish what is in flight, then close. SIGINT, or a second signal meanwhile,
-   * still calls `close`.
+   * it removes a pod): finish what is in flight, then close. SIGINT calls `close` instead.
    */
   drain?(): Promise<void>;
   /** How long `drain` may take before the process exits with 1 (default: 10 s, as `close`). */
   drainDeadlineMs?: number;
-  log?: Pick<Logger, 'info'>;
+  log?: Logger;
 }
 
 export interface RunServiceOptions<C> {
@@ -33,7 +32,9 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * `options.ports` that is busy or not permitted, is printed as `<name>: invalid configuration:
  * <message>`, without a stack, and exits with 1), and on SIGINT or SIGTERM close and exit with 0
  * (1 when closing fails or outlasts 10 s). A service with `drain` drains on SIGTERM instead (exit 1
- * when it fails or outlasts `drainDeadlineMs`), and a second signal closes it at once.
+ * when it fails or outlasts `drainDeadlineMs`); a second SIGTERM or SIGINT during the drain exits
+ * with 1 at once, as Kubernetes components do: whoever sends it has stopped waiting. A signal
+ * during a close is ignored: the close is the fast stop already.
  */
 export async function runService<C>(
   name: string,
@@ -58,8 +59,16 @@ export async function runService<C>(
   }
   let stopping: 'drain' | 'close' | undefined;
   const stop = (signal: NodeJS.Signals) => {
+    // A terminal's Ctrl-C reaches the whole process group, and `npm start` then sends SIGTERM to each
+    // service: a close already under way (the fast stop) goes on.
     if (stopping === 'close') return;
-    const drain = signal === 'SIGTERM' && stopping === undefined ? service.drain?.bind(service) : undefined;
+    if (stopping === 'drain') {
+      const message = `${signal} during the drain: exiting at once, cutting what is still in flight`;
+      if (service.log) service.log.warn({ signal }, message);
+      else console.error(`${name}: ${message}`);
+      process.exit(1);
+    }
+    const drain = signal === 'SIGTERM' ? service.drain?.bind(service) : undefined;
     stopping = drain ? 'drain' : 'close';
     service.log?.info({ signal }, drain ? 'draining' : 'shutting down');
     const deadline = drain ? (service.drainDeadlineMs ?? SHUTDOWN_DEADLINE_MS) : SHUTDOWN_DEADLINE_MS;
@@ -85,7 +94,7 @@ export interface HttpServiceConfig {
 export interface HttpService {
   listen(options: { port: number; host: string }): Promise<unknown>;
   close(): Promise<unknown>;
-  log: Pick<Logger, 'info'>;
+  log: Logger;
   metrics: { registry: MetricsSource };
 }
 

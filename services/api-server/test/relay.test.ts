@@ -66,8 +66,12 @@ t.test('a relay killed between publish and mark redelivers the event after resta
     'the restarted relay delivered the same event again',
   );
   t.match(seen[1], { flag: 'cli_access.enabled', actor: PLATFORM_ADMIN, scope: { type: 'platform' }, value: false });
-  const { rows } = await app.pg.query('SELECT delivered_at FROM outbox_events WHERE id = $1', [id]);
-  t.ok(rows[0].delivered_at, 'and marked it delivered');
+  // The relay marks the row after it publishes: the subscriber may see the event first.
+  const deliveredAt = await until('the redelivered event to be marked delivered', async () => {
+    const { rows } = await app.pg.query('SELECT delivered_at FROM outbox_events WHERE id = $1', [id]);
+    return (rows[0]?.delivered_at as Date | null) ?? undefined;
+  });
+  t.ok(deliveredAt, 'and marked it delivered');
 });
 
 t.test('two relays running together deliver every event, each marked once, in order per scope', async (t) => {

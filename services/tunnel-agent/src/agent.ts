@@ -123,7 +123,7 @@ class Agent implements TunnelAgent {
     this.stopped ??= (async () => {
       this.stopping.abort();
       this.dialling?.abort();
-      await this.loop;
+      await this.drainer.within(this.loop);
       await this.drainer.all(this.held.all());
     })();
     return this.stopped;

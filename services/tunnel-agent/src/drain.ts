@@ -8,7 +8,11 @@ import type { Held } from './held.js';
  */
 const DRAIN_SETTLE_MS = 250;
 
-/** The agent's stop: `drain` on every tunnel, each closed once its requests are done or the grace is over. */
+/**
+ * The agent's stop: `drain` on every tunnel, each closed once its requests are done or the grace is
+ * over. The grace is one deadline for every wait of the stop (the dial loop, each tunnel's requests,
+ * the proxy's answer to the close), so a proxy that vanishes mid-drain cannot hold the agent past it.
+ */
 export class AgentDrain {
   /** Ends the grace: at its deadline, or sooner when a shorter stop is asked. */
   private graceOver: () => void = () => undefined;
@@ -24,6 +28,16 @@ export class AgentDrain {
     this.ends = Date.now() + graceMs;
     clearTimeout(this.timer);
     this.timer = setTimeout(this.graceOver, graceMs);
+  }
+
+  /** `work`, or undefined once the grace is over first. */
+  within<T>(work: Promise<T>): Promise<T | undefined> {
+    return Promise.race([work, this.grace.then(() => undefined)]);
+  }
+
+  /** What is left of the grace, in milliseconds (Infinity before a stop). */
+  private remainingMs(): number {
+    return Math.max(0, this.ends - Date.now());
   }
 
   /** Drains every tunnel in `entries`; resolves once all are closed. */
@@ -45,6 +59,7 @@ export class AgentDrain {
     const abandoned = entry.tunnel.inFlight;
     if (abandoned > 0)
       this.log.warn({ replicaId: entry.replicaId, abandoned }, 'requests still in flight after AGENT_DRAIN_GRACE');
-    await entry.tunnel.close();
+    // Past the deadline the proxy gets no time to close its side: the tunnel is cut.
+    await entry.tunnel.close(this.remainingMs());
   }
 }

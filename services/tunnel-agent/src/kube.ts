@@ -86,10 +86,12 @@ export async function kubeTarget(
     );
   }, CREDENTIAL_REFRESH_MS);
   timer.unref();
+  // Requests still open are cut, not awaited: a watch has no end of its own (bodyTimeout 0), and by
+  // now the tunnels that would carry its answers are closed.
   target.close = async () => {
     clearInterval(timer);
     (options.agent as http.Agent).destroy();
-    await pool.close();
+    await pool.destroy();
   };
   return target;
 }

@@ -11,9 +11,10 @@ await runService(
     agent.app.log.info({ url, metricsUrl }, 'tunnel agent listening (probes on PORT, Prometheus on METRICS_PORT)');
     return {
       close: () => agent.close(),
-      // SIGTERM: every tunnel is drained (the proxy sends no new request on it), its requests finish.
+      // SIGTERM: every tunnel is drained (the proxy sends no new request on it), its requests finish,
+      // all by AGENT_DRAIN_GRACE; closing the ports and the pool after it takes milliseconds.
       drain: () => agent.drain(),
-      drainDeadlineMs: config.drainGraceMs + 5000,
+      drainDeadlineMs: config.drainGraceMs + 2000,
       log: agent.app.log,
     };
   },

@@ -214,6 +214,9 @@ export interface ReplicaSetup {
   agent(options?: Partial<AgentOptions>): TunnelAgent;
   /** GETs `path` of the cluster through `replica` as the operator (kubectl's request). */
   kubectlGet(replica: Replica, path: string): Promise<Answer>;
+  /** The operator's bearer token for the cluster, and the CA the replicas' certificate is trusted by. */
+  token: string;
+  ca: string;
 }
 
 /**
@@ -321,6 +324,8 @@ export async function startReplicas(
       return agent;
     },
     kubectlGet: (replica, path) => get(`${replica.url}/clusters/${clusterId}${path}`, ca, token),
+    token,
+    ca,
   };
 }
 

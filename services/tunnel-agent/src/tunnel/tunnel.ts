@@ -251,11 +251,12 @@ export class AgentTunnel {
 
   /**
    * Ends the tunnel from the agent's side: what is queued goes out first (the last answers), then
-   * the agent's half of the stream ends and the proxy closes its own; cut if it has not within 1 s.
+   * the agent's half of the stream ends and the proxy closes its own; cut if it has not within 1 s
+   * (or `waitMs`, when less is left of a stop's deadline).
    */
-  async close(): Promise<void> {
+  async close(waitMs = CLOSE_WAIT_MS): Promise<void> {
     this.out.end();
-    const timer = setTimeout(() => this.abort(), CLOSE_WAIT_MS);
+    const timer = setTimeout(() => this.abort(), Math.min(waitMs, CLOSE_WAIT_MS));
     await this.done.catch(() => undefined);
     clearTimeout(timer);
   }
