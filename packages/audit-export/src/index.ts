@@ -21,7 +21,7 @@ export type { OtlpSinkOptions } from './otlp.js';
 export { backoffDelay, deliver, ship } from './backoff.js';
 export type { BackoffOptions, DeliverOptions, ShipOptions } from './backoff.js';
 export { exportMetrics } from './metrics.js';
-export type { ExportMetrics } from './metrics.js';
+export type { Backlog, BacklogSource, ExportMetrics } from './metrics.js';
 export { AUDIT_EXPORT_DEFAULTS, auditExportConfig, createSinks, parseOtlpHeaders } from './config.js';
 export type { AuditExportConfig } from './config.js';
 export { RETRY_AFTER_MAX_MS, retryAfterMs } from './http.js';

@@ -141,7 +141,7 @@ t.test('the console ticket never appears unredacted in the log, and the CSP hold
   t.equal(sockets.length, 1, 'one console socket');
   const ticket = new URL(sockets[0] ?? 'ws://x/').searchParams.get('ticket') ?? '';
   t.ok(ticket.length >= 20, 'the socket was opened with a ticket');
-  await until('the upgrade logged', async () => logs.text.includes('ticket=[redacted]'));
+  await until('the upgrade logged', async () => logs.text.includes('ticket=[REDACTED]'));
   t.notOk(logs.text.includes(ticket), 'the application log never holds the ticket');
   t.notOk(stack.audit.text.join('').includes(ticket), 'nor does the audit');
 

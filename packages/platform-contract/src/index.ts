@@ -1,5 +1,6 @@
 export {
   CLI_ACCESS_DISABLED,
+  CLI_ACCESS_DISABLED_BY_TENANT,
   cliAccessDisabledMessage,
   EXPIRY_ACTOR,
   KUBECONFIG_AUDIENCE,
@@ -30,12 +31,25 @@ export {
   subjectProblem,
 } from './identifiers.js';
 export {
+  LONE_SURROGATE,
+  REASON_MAX_LENGTH,
+  UNSHOWABLE_CHARACTERS,
+  WELL_FORMED_RULE,
+  characterCount,
+  hasLoneSurrogate,
+  hasUnshowable,
+  hasVisibleCharacter,
+  reasonProblem,
+  replaceUnshowable,
+} from './text.js';
+export {
   KUBECTL_PERMISSION,
   PLATFORM_ADMIN_ROLE,
   TENANT_ROLES,
   authorize,
   isPlatformAdmin,
   platformResource,
+  rolesWith,
   tenantResource,
   tenantRole,
 } from './permissions.js';

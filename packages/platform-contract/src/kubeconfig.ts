@@ -1,9 +1,16 @@
+import { TENANT_ROLES } from './permissions.js';
+
 /** `iss` of the tokens in downloaded kubeconfigs: the API server signs them. */
 export const KUBECONFIG_ISSUER = 'gsp-api-server';
 /** `aud` of the same tokens: the cluster proxy accepts no other. */
 export const KUBECONFIG_AUDIENCE = 'gsp-cluster-proxy';
 /** The specification's refusal: the proxy and the kubeconfig download answer 410 with it. */
 export const CLI_ACCESS_DISABLED = 'CLI access is disabled by platform policy';
+/**
+ * The refusal when the off that decided is the tenant's own (its admin or operator set the
+ * cluster's override): not the platform's policy, so the sentence does not say it is.
+ */
+export const CLI_ACCESS_DISABLED_BY_TENANT = "CLI access is disabled by the tenant's own decision";
 
 /** Where the effective `cli_access.enabled` came from (the flags client's `source`). */
 export type CliAccessSource = 'env' | 'cluster' | 'platform' | 'default';
@@ -33,11 +40,16 @@ export function setterOf(record: SwitchRecord): string | undefined {
   return `tenant ${record.actorRole} ${record.actor}`;
 }
 
+/** Whether the stored off that decided is the tenant's own: its cluster's override, set by one of its members. */
+const tenantDecided = (source: CliAccessSource, record: SwitchRecord | undefined): boolean =>
+  source === 'cluster' && TENANT_ROLES.some((role) => role === record?.actorRole);
+
 /**
- * The 410 message for a cluster whose CLI access is off: the specification's words, then who
- * turned it off, at which scope, why and until when, so a kubectl user knows whom to ask and how
- * long it lasts. `service` names the process whose `SERVICE_CLI_ACCESS_ENABLED` pin decided it
- * ("the proxy", "the API server"); `record` is the stored value that decided it.
+ * The 410 message for a cluster whose CLI access is off: the specification's words (or, when the
+ * tenant's own admin or operator switched the cluster off, CLI_ACCESS_DISABLED_BY_TENANT), then
+ * who turned it off, at which scope, why and until when, so a kubectl user knows whom to ask and
+ * how long it lasts. `service` names the process whose `SERVICE_CLI_ACCESS_ENABLED` pin decided
+ * it ("the proxy", "the API server"); `record` is the stored value that decided it.
  */
 export function cliAccessDisabledMessage(
   clusterId: string,
@@ -55,5 +67,6 @@ export function cliAccessDisabledMessage(
     if (record?.reason) why += `: ${JSON.stringify(record.reason)}`;
     if (record?.expiresAt != null) why += ` (until ${new Date(record.expiresAt).toISOString()})`;
   }
-  return `${CLI_ACCESS_DISABLED} for cluster ${clusterId}: ${why}`;
+  const sentence = tenantDecided(source, record) ? CLI_ACCESS_DISABLED_BY_TENANT : CLI_ACCESS_DISABLED;
+  return `${sentence} for cluster ${clusterId}: ${why}`;
 }

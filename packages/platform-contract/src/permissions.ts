@@ -11,6 +11,11 @@ const TENANT_ROLE_PERMISSIONS: Readonly<Record<TenantRole, readonly PlatformPerm
   admin: ['tenant.read', 'clusters.register', 'members.manage'],
 };
 
+/** The tenant roles that grant `permission`, highest first (platform admins hold every permission). */
+export function rolesWith(permission: PlatformPermission): TenantRole[] {
+  return TENANT_ROLES.filter((role) => TENANT_ROLE_PERMISSIONS[role].includes(permission));
+}
+
 export interface RoleBinding {
   role: string;
   resource: string;

@@ -4,13 +4,15 @@ import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { clientErrorHandler, frameworkErrors, maxParamLengthFor } from './framework.js';
 import { applyHttpTimeouts } from './http.js';
+import { ServiceLogController } from './log-controller.js';
 import type { HttpTimeouts } from './http.js';
 import { ProblemSchema } from './problems.js';
 import { proxyTrust } from './trust-proxy.js';
+import { serializeRequest } from './redaction.js';
+import { serviceValidatorCompiler, withWellFormedText } from './validator.js';
 
 /** A service's Fastify instance: TypeBox schemas validate and type the routes. */
 export type ServiceApp = FastifyInstance<
@@ -22,6 +24,7 @@ export type ServiceApp = FastifyInstance<
 >;
 
 export interface ServiceAppOptions {
+  /** The application log; its request serializer is replaced by one that logs no credential (`withRedaction`). */
   logger: FastifyServerOptions['logger'];
   bodyLimit: number;
   http: HttpTimeouts;
@@ -36,17 +39,30 @@ export interface ServiceAppOptions {
 }
 
 /**
+ * `logger` with service-kit's request serializer, which shows no credential of a URL, in place of
+ * any other: every service's request log is cleaned the same way.
+ */
+export function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === undefined || logger === false) return logger;
+  const options = logger === true ? {} : logger;
+  return { ...options, serializers: { ...options.serializers, req: serializeRequest } };
+}
+
+/**
  * The boot both HTTP services share: a request id (a UUID, echoed in `x-request-id`), TypeBox
- * validation, a body limit, JSON bodies only (anything else is 415), the HTTP timeouts of the
- * service's config, and problem+json for what Fastify refuses before any route. The `Problem`
- * schema is registered for routes to reference.
+ * validation with well-formed Unicode in every body (`serviceValidatorCompiler`), a body limit,
+ * JSON bodies only (anything else is 415), the HTTP timeouts of the service's config,
+ * problem+json for what Fastify refuses before any route, and a request log that shows no
+ * credential (`withRedaction`). The `Problem` schema is registered for routes to reference.
  */
 export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const app = Fastify({
-    logger: options.logger,
+    logger: withRedaction(options.logger),
     bodyLimit: options.bodyLimit,
     routerOptions: { maxParamLength: maxParamLengthFor(options.longestPathIdentifier) },
     genReqId: () => randomUUID(),
+    // A client closing a streamed response is its normal end: not an info line (log-controller.ts).
+    logController: new ServiceLogController(),
     frameworkErrors: options.frameworkErrors ?? frameworkErrors,
     clientErrorHandler: options.clientErrorHandler ?? clientErrorHandler,
     ...(options.trustProxy === undefined || options.trustProxy === false
@@ -55,7 +71,11 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     ...(options.pluginTimeout === undefined ? {} : { pluginTimeout: options.pluginTimeout }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   applyHttpTimeouts(app.server, options.http);
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(serviceValidatorCompiler);
+  // A route with a validator of its own (the control plane's profiles) keeps the well-formed rule too.
+  app.addHook('onRoute', (route) => {
+    if (route.validatorCompiler !== undefined) route.validatorCompiler = withWellFormedText(route.validatorCompiler);
+  });
   // Only JSON bodies are accepted; anything else is 415 rather than a confusing 400.
   app.removeContentTypeParser('text/plain');
   // Not async: a hook that returns a promise costs every request a promise and a microtask.

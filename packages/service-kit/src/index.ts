@@ -31,7 +31,19 @@ export * from './openapi.js';
 export { TtlCache, singleFlight } from './ttl-cache.js';
 export { bearerToken } from './auth.js';
 export { waitUntil } from './wait.js';
-export { createServiceApp, guardRoutes, registerOpenApi } from './boot.js';
+export { createServiceApp, guardRoutes, registerOpenApi, withRedaction } from './boot.js';
+export { loneSurrogatePath, serviceValidatorCompiler, withWellFormedText } from './validator.js';
+// Credentials kept out of logs and audit records, however a caller encoded them.
+export {
+  CREDENTIAL_QUERY_PARAMS,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  redactSecrets,
+  redactUrl,
+  requestCredentials,
+  serializeRequest,
+} from './redaction.js';
+export type { Secret, SecretPattern } from './redaction.js';
 export type { OpenApiOptions, RouteGuard, ServiceApp, ServiceAppOptions } from './boot.js';
 export {
   clockToleranceVar,

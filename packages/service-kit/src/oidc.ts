@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { JWTPayload } from 'jose';
 import { isReservedName, RESERVED_PREFIX } from '@gsp/platform-contract';
+import { hasLoneSurrogate } from '@gsp/platform-contract/text';
 import { durationVar } from './config.js';
 import type { Env } from './config.js';
 
@@ -141,6 +142,8 @@ export function createOidcTokenVerifier(options: OidcVerifierOptions): OidcToken
       // Kubernetes' own names: a platform identity must never be mistaken for one of its components.
       if (isReservedName(payload.sub))
         throw new InvalidTokenError(`the token's subject begins with "${RESERVED_PREFIX}", which Kubernetes reserves`);
+      // Written into audit records and Kubernetes objects, neither of which can hold half a character.
+      if (hasLoneSurrogate(payload.sub)) throw new InvalidTokenError("the token's subject holds half of a character");
       return payload as VerifiedClaims;
     },
   };

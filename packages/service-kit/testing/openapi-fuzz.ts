@@ -67,6 +67,59 @@ export interface FuzzRequest {
  */
 const INHERITED_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
 
+/**
+ * Halves of characters (unpaired UTF-16 surrogates, which JSON can escape but no UTF-8 text, nor
+ * PostgreSQL, can hold) and characters that show nothing yet change what is shown: the Arabic letter
+ * mark, zero-width space and joiners, word joiner, byte order mark, tag characters, bidirectional
+ * controls and isolates. A server must refuse each (400) or clean it, never store it or answer 500.
+ */
+export const TRICKY_CHARACTERS = [
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\ude00\ud83d', // a pair in the wrong order: two halves
+  '\u061c',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u{e0001}',
+  '\u{e0041}',
+  '\u{e007f}',
+  '\u200e',
+  '\u200f',
+  '\u202a',
+  '\u202e',
+  '\u2066',
+  '\u2069',
+];
+
+/** Text mixing ordinary characters with TRICKY_CHARACTERS, or made of them only. */
+export const trickyText: fc.Arbitrary<string> = fc
+  .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom(...TRICKY_CHARACTERS)), {
+    minLength: 1,
+    maxLength: 6,
+  })
+  .map((parts) => parts.join(''));
+
+/**
+ * `text` percent-encoded, and a lone surrogate as a careless client sends it: the three bytes UTF-8
+ * would give its code point (WTF-8, `%ED%A0%80`), which are no UTF-8 (`encodeURIComponent` throws).
+ */
+export function percentEncode(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0xd800 || code > 0xdfff) out += encodeURIComponent(char);
+    else
+      for (const byte of [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)])
+        out += `%${byte.toString(16).toUpperCase()}`;
+  }
+  return out;
+}
+
 /** Path segments a careless server trips over, raw as they go on the wire. */
 const HOSTILE_SEGMENTS = [
   ...INHERITED_NAMES,
@@ -87,6 +140,12 @@ const HOSTILE_SEGMENTS = [
   '%20',
   'ñ',
   '%F0%9F%92%A9',
+  '%ED%A0%80',
+  'a%ED%B0%80b',
+  '%E2%80%8B',
+  '%EF%BB%BF',
+  '%E2%80%AE',
+  '%F3%A0%80%81',
   '{id}',
   '-',
   '0',
@@ -100,6 +159,7 @@ const segment = (plausible: readonly string[]): fc.Arbitrary<string> =>
     { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
     { weight: 1, arbitrary: fc.constantFrom(...INHERITED_NAMES) },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(encodeURIComponent) },
+    { weight: 1, arbitrary: trickyText.map(percentEncode) },
   );
 
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
@@ -114,6 +174,7 @@ const wrongTyped = fc.oneof(
 );
 const hostileString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 60 }),
+  trickyText,
   fc.constantFrom(
     '',
     ' ',
@@ -237,7 +298,7 @@ export function requests(ops: Operation[], options: FuzzOptions): fc.Arbitrary<F
         let i = 0;
         const path = op.path.replace(/\{[^}]+\}/g, () => segments[i++] as string);
         const search = query
-          .map(([k, v]) => `${encodeURIComponent(k)}=${k === '%zz' ? '%zz' : encodeURIComponent(v)}`)
+          .map(([k, v]) => `${encodeURIComponent(k)}=${k === '%zz' ? '%zz' : percentEncode(v)}`)
           .join('&');
         const headers: Record<string, string> = { ...credential, ...extra };
         if (accept !== '') headers.accept = accept;

@@ -270,3 +270,33 @@ t.test(
     );
   },
 );
+
+t.test(
+  'while the receiver never answers, a scrape shows every row waiting, those written after the stuck batch too',
+  async (t) => {
+    const { url } = await freshSchema(t);
+    const receiver = await startReceiver(() => ({ status: 200, hang: true }));
+    t.teardown(() => receiver.close());
+    const app = await buildApp(
+      loadConfig({
+        DATABASE_URL: url,
+        AUTH_JWT_SECRET: JWT_SECRET,
+        PLATFORM_ADMINS: PLATFORM_ADMIN,
+        AUDIT_WEBHOOK_URL: receiver.url,
+        AUDIT_EXPORT_BATCH_MAX: String(BATCH),
+        AUDIT_EXPORT_POLL_INTERVAL: '50ms',
+      }),
+      false,
+    );
+    t.teardown(() => app.close());
+    await app.ready();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    t.teardown(() => pool.end());
+    await append(pool, 50);
+    await until('the first batch at the receiver, which never answers', () => receiver.requests.length > 0, 10_000);
+    await append(pool, 100, 50);
+    t.equal(await gauge(app, 'gsp_audit_export_queued', 'webhook'), 150, 'queued: the 150 rows, not the first 50');
+    const age = (await gauge(app, 'gsp_audit_export_oldest_age_seconds', 'webhook')) ?? 0;
+    t.ok(age > 0, `the oldest is ${age} s old`);
+  },
+);

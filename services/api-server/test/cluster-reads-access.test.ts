@@ -85,7 +85,7 @@ t.test('the cluster reads answer each cluster CLI access state, as GET .../acces
       );
       t.match(
         off?.message,
-        /^CLI access is disabled by platform policy for cluster .*tenant operator otto.*node upgrade/,
+        /^CLI access is disabled by the tenant's own decision for cluster .*tenant operator otto.*node upgrade/,
       );
       t.same(await readOne(app, 'vic', eu.id), off, 'the single read answers the same');
       t.same(list.get(us.id)?.enabled, true, 'the other cluster keeps access');

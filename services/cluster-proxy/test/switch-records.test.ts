@@ -1,7 +1,7 @@
 import t from 'tap';
 import { bearer, kubectl, ORG, OPERATOR, PLATFORM_ADMIN, startRedisStack, until } from './stack.js';
 import type { Stack } from './stack.js';
-import { POLICY, works } from './workload.js';
+import { POLICY, TENANT_DECISION, works } from './workload.js';
 
 const FLAG = 'cli_access.enabled';
 
@@ -64,28 +64,32 @@ t.test(
   },
 );
 
-t.test("a tenant operator's cluster override makes kubectl name that scope and its reason", async (t) => {
-  const stack = await startRedisStack(t, { clusters: 1 });
-  const [a] = stack.clusters as [Stack['clusters'][0]];
-  await until('the agent to connect', () => (a.agent.connected ? true : undefined));
-  const kubeconfig = await a.kubeconfig();
-  await put(stack, `/api/v1/platform/feature-flags/${FLAG}`, PLATFORM_ADMIN, { value: false, reason: 'incident 42' });
-  await put(stack, `/api/v1/tenants/${ORG}/clusters/${a.id}/feature-flags/${FLAG}`, OPERATOR, {
-    value: false,
-    reason: 'draining before the upgrade',
-  });
-  const refused = await until(
-    'kubectl to name the cluster override',
-    async () => {
-      const r = await kubectl(kubeconfig, ['get', 'namespaces']);
-      return r.stderr.includes('for this cluster') ? r : undefined;
-    },
-    5000,
-    50,
-  );
-  t.match(
-    refused.stderr,
-    `${POLICY} for cluster ${a.id}: set by tenant operator ${OPERATOR} for this cluster: "draining before the upgrade"`,
-  );
-  t.notMatch(refused.stderr, 'incident 42', 'not the platform value, which the override hides');
-});
+t.test(
+  "a tenant operator's off for the cluster is the tenant's decision in kubectl's refusal, with its reason",
+  async (t) => {
+    const stack = await startRedisStack(t, { clusters: 1 });
+    const [a] = stack.clusters as [Stack['clusters'][0]];
+    await until('the agent to connect', () => (a.agent.connected ? true : undefined));
+    const kubeconfig = await a.kubeconfig();
+    await put(stack, `/api/v1/platform/feature-flags/${FLAG}`, PLATFORM_ADMIN, { value: false, reason: 'incident 42' });
+    await put(stack, `/api/v1/tenants/${ORG}/clusters/${a.id}/feature-flags/${FLAG}`, OPERATOR, {
+      value: false,
+      reason: 'draining before the upgrade',
+    });
+    const refused = await until(
+      'kubectl to name the cluster override',
+      async () => {
+        const r = await kubectl(kubeconfig, ['get', 'namespaces']);
+        return r.stderr.includes('for this cluster') ? r : undefined;
+      },
+      5000,
+      50,
+    );
+    t.match(
+      refused.stderr,
+      `${TENANT_DECISION} for cluster ${a.id}: set by tenant operator ${OPERATOR} for this cluster: "draining before the upgrade"`,
+    );
+    t.notMatch(refused.stderr, POLICY, "not called the platform's policy: the tenant decided it");
+    t.notMatch(refused.stderr, 'incident 42', 'not the platform value, which the override hides');
+  },
+);

@@ -19,6 +19,8 @@ ${port === undefined ? '' : `  ports: [{ name: default, containerPort: ${port} }
 
 /** The message kubectl prints when the kill switch refuses it. */
 export const POLICY = 'CLI access is disabled by platform policy';
+/** The refusal's sentence when the tenant's own admin or operator switched the cluster off. */
+export const TENANT_DECISION = "CLI access is disabled by the tenant's own decision";
 
 /** True when `kubectl get namespaces` succeeds (undefined otherwise, for `until`). */
 export const works = async (kubeconfig: string): Promise<true | undefined> =>

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { clientErrorHandler, createServiceApp, sendProblem } from '@gsp/service-kit';
 import type { ControlPlaneConfig } from './config.js';
+import { AuditLogFile } from './audit-log-file.js';
 import { clientErrorStatus, frameworkProblem, seenOf } from './early-errors.js';
-import { redactingLogger } from './logger.js';
 import { registerPlugins } from './plugins/index.js';
 import { registerRoutes } from './routes/index.js';
 
@@ -24,7 +24,7 @@ export interface BuildOptions {
  */
 export async function buildApp(config: ControlPlaneConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = createServiceApp({
-    logger: redactingLogger(options.logger ?? { level: config.logLevel, stream: process.stderr }),
+    logger: options.logger ?? { level: config.logLevel, stream: process.stderr },
     bodyLimit: BODY_LIMIT,
     http: config.http,
     // Every path identifier (namespace, name, action, API key) is at most a DNS-1123 label long.
@@ -54,8 +54,21 @@ export async function buildApp(config: ControlPlaneConfig, options: BuildOptions
   if (config.modes.has('none')) {
     app.log.warn('AUTH_MODE=none: EVERY REQUEST IS AN ANONYMOUS ADMIN. Use this for local development only.');
   }
-  const auditStream = options.auditStream ?? process.stdout;
+  const auditStream = options.auditStream ?? auditDestination(app, config);
   await registerPlugins(app, config, auditStream);
   await registerRoutes(app, config, auditStream);
   return app;
+}
+
+/**
+ * Where audit lines go: standard output, or the file of AUDIT_LOG_FILE. The file is closed by the
+ * first onClose hook registered, which runs last: after the consoles and feeds that end during
+ * the close have written their lines.
+ */
+function auditDestination(app: FastifyInstance, config: ControlPlaneConfig): Writable {
+  if (config.auditLogFile === undefined) return process.stdout;
+  const file = AuditLogFile.open(config.auditLogFile);
+  file.on('error', (err) => app.log.error({ err: { message: err.message } }, 'an audit line could not be written'));
+  app.addHook('onClose', async () => void file.end());
+  return file;
 }

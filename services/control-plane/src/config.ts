@@ -49,6 +49,8 @@ export interface ControlPlaneConfig {
   auditExport: AuditExportConfig;
   /** The durable spool the records are shipped from (`AUDIT_SPOOL_*`), used when a sink is configured. */
   auditSpool: AuditSpoolConfig;
+  /** `AUDIT_LOG_FILE`: where the audit lines are appended instead of standard output; unset, standard output. */
+  auditLogFile: string | undefined;
   /** `REPLICA_ID`: names this replica in the records' `source` (its spool is its own). */
   replicaId: string;
   /** `PANEL_*`: the game-server panel served under `/panel/` and its sessions. */
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     consoleTicketTtlMs,
     auditExport: auditExportConfig(env),
     auditSpool: readAuditSpool(env),
+    auditLogFile: nonEmpty(env, 'AUDIT_LOG_FILE'),
     replicaId: readReplicaId(env),
     panel,
   };

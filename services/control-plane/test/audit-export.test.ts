@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
 import type { FastifyInstance } from 'fastify';
 import { ExportLogsServiceRequestSchema, verifySignature } from '@gsp/audit-export';
-import { laterReceiver, webhookEvents } from '@gsp/audit-export/testing';
+import { laterReceiver, startReceiver, webhookEvents } from '@gsp/audit-export/testing';
 import type { Received } from '@gsp/audit-export/testing';
 import { ADMIN_PASSWORD, ADMIN_USER, build, createKey, startKube, until } from './helper.js';
 
@@ -295,4 +295,72 @@ t.test('no credential of a request appears in its exported record, wherever the 
       t.notOk(exported.includes(form), `${form.slice(0, 6)}… is in no record (webhook, OTLP, stdout, spool)`);
   t.notOk(exported.includes(basic.slice(6)), 'nor the Basic credentials');
   t.ok(exported.includes('[REDACTED]'), 'where a caller put one, the record says [REDACTED]');
+});
+
+/** A gauge's value as a scrape of /metrics shows it now (the registry /metrics serves). */
+async function scraped(app: FastifyInstance, name: string, sink: string): Promise<number> {
+  const text = await app.metrics.registry.metrics();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{sink="${sink}"} `));
+  return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+t.test(
+  'while the receiver never answers, a scrape shows every record waiting and the age of the oldest, at once',
+  async (t) => {
+    const kube = await startKube(t);
+    const webhook = await startReceiver(() => ({ status: 200, hang: true }));
+    t.teardown(() => webhook.close());
+    const { app, audit } = await build(t, kube, {
+      AUTH_MODE: 'none',
+      AUDIT_WEBHOOK_URL: webhook.url,
+      AUDIT_SPOOL_DIR: spoolDir(t),
+      // Closing does not wait for a receiver that never answers.
+      AUDIT_SPOOL_DRAIN: '0s',
+    });
+    await many(300, 20, async () => (await app.inject({ method: 'GET', url: '/api/v1/session' })).statusCode);
+    await until('the first batch at the receiver, which never answers', () => webhook.requests.length > 0, 10_000);
+    t.equal(await scraped(app, 'gsp_audit_export_queued', 'webhook'), audit.lines().length, 'queued: all 300 records');
+    const age = await scraped(app, 'gsp_audit_export_oldest_age_seconds', 'webhook');
+    t.ok(age > 0, `the oldest is ${age} s old`);
+    await many(150, 20, async () => (await app.inject({ method: 'GET', url: '/api/v1/session' })).statusCode);
+    t.equal(
+      await scraped(app, 'gsp_audit_export_queued', 'webhook'),
+      450,
+      'the next scrape counts the 150 records since, with no batch finished in between',
+    );
+    t.ok((await scraped(app, 'gsp_audit_export_oldest_age_seconds', 'webhook')) >= age, 'and the oldest only ages');
+  },
+);
+
+t.test('under block a full spool refuses requests and drops no record of one it let in', async (t) => {
+  const kube = await startKube(t);
+  const webhook = await startReceiver(() => ({ status: 200, hang: true }));
+  t.teardown(() => webhook.close());
+  const dir = spoolDir(t);
+  const { app, audit } = await build(t, kube, {
+    AUTH_MODE: 'none',
+    AUDIT_WEBHOOK_URL: webhook.url,
+    AUDIT_SPOOL_DIR: dir,
+    AUDIT_SPOOL_MAX_BYTES: String(64 * 1024),
+    AUDIT_SPOOL_FULL: 'block',
+    AUDIT_SPOOL_DRAIN: '0s',
+  });
+  // Many at once: requests let in before the spool filled are still running when it does.
+  const statuses = await many(600, 50, async () => {
+    return (await app.inject({ method: 'GET', url: '/api/v1/session' })).statusCode;
+  });
+  const served = statuses.filter((s) => s === 200).length;
+  t.ok(served > 0 && served < 600, `${served} served, ${600 - served} refused with 503`);
+  t.equal(
+    await counter(app, 'gsp_audit_export_records_total', { sink: 'webhook', result: 'dropped' }),
+    0,
+    'dropped stays 0: block refuses requests, it does not lose records',
+  );
+  const spooled = readdirSync(dir)
+    .filter((f) => f.endsWith('.seg'))
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+    .filter((l) => l !== '').length;
+  t.equal(spooled, served, 'the spool holds the record of every request served');
+  t.equal(await scraped(app, 'gsp_audit_export_queued', 'webhook'), served, 'and queued says so');
+  t.equal(audit.lines().length, 600, 'stdout has every line, the refusals too');
 });

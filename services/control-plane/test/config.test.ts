@@ -184,6 +184,17 @@ t.test('the server refuses to start without KUBECONFIG outside a cluster, saying
   );
 });
 
+t.test('KUBECONFIG set but empty is unset, as kubectl takes it', async (t) => {
+  t.equal(load({ KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '10.0.0.1' }).kubeconfig, undefined, 'in a pod: in-cluster');
+  refuses(t, { KUBECONFIG: ' ' }, 'KUBECONFIG', /is unset and this is not running in a Kubernetes pod/);
+});
+
+t.test('audit lines go to standard output unless AUDIT_LOG_FILE names a file; set but empty is unset', async (t) => {
+  t.equal(load({}).auditLogFile, undefined);
+  t.equal(load({ AUDIT_LOG_FILE: '' }).auditLogFile, undefined);
+  t.equal(load({ AUDIT_LOG_FILE: '/var/log/gsp/audit.log' }).auditLogFile, '/var/log/gsp/audit.log');
+});
+
 t.test('console tickets live 30 s unless CONSOLE_TICKET_TTL says otherwise, at most 5 minutes', async (t) => {
   t.equal(load({}).consoleTicketTtlMs, 30_000);
   t.equal(load({ CONSOLE_TICKET_TTL: '10s' }).consoleTicketTtlMs, 10_000);

@@ -294,7 +294,7 @@ t.test('a ticket opens the console once without credential headers, on any repli
     'the console is audited as the user the ticket was issued to',
   );
   const everything = [a, b].map((r) => r.audit.text.join('') + r.log.text).join('');
-  t.ok(a.log.text.includes('ticket=[redacted]'), 'the request log shows the URL with the ticket redacted');
+  t.ok(a.log.text.includes('ticket=[REDACTED]'), 'the request log shows the URL with the ticket redacted');
   for (const secret of [ticket, elsewhere.ticket, key])
     t.notOk(everything.includes(secret), 'no ticket or key in any audit or log line');
 });

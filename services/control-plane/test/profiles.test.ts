@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { parse } from 'yaml';
+import { WELL_FORMED_RULE } from '@gsp/platform-contract';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { BASIC_ADMIN, baseEnv, build, createKey, kubectl, startKube, until } from './helper.js';
@@ -312,6 +313,24 @@ t.test('an argv element with a NUL character is refused', async (t) => {
     { in: 'body', pointer: '#/restartCommand/1', detail: 'restartCommand[1] must not contain NUL characters' },
   ]);
 });
+
+t.test(
+  'half a character anywhere in a profile is a 400 naming its pointer, and Kubernetes never sees it',
+  async (t) => {
+    t.same(await refused({ ...VALID, description: 'Vanilla \ud800 Minecraft' }), [
+      { in: 'body', pointer: '#/description', detail: `description ${WELL_FORMED_RULE}` },
+    ]);
+    t.match(await refused({ ...VALID, env: { MOTD: 'welcome \udc00' } }), [{ pointer: '#/env/MOTD' }]);
+    t.match(await refused({ ...VALID, restartCommand: ['say', '\ude00\ud83d'] }), [{ pointer: '#/restartCommand/1' }]);
+    const run = await kubectl(kube, ['get', 'configmap', 'gsp-profile-refused', '-n', 'default']);
+    t.not(run.code, 0, 'no ConfigMap was written');
+    t.equal(
+      (await put('emoji', { ...VALID, description: 'Vanilla 😀 Minecraft' })).statusCode,
+      201,
+      'whole characters are fine',
+    );
+  },
+);
 
 t.test('every error of a body is named at once, those of the schema and those across fields', async (t) => {
   const errors = await refused({

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { ship } from '@gsp/audit-export';
-import type { BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
+import type { Backlog, BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
 import type { Logger } from '@gsp/service-kit';
 
 export interface AuditExporterOptions {
@@ -56,11 +56,15 @@ SELECT id, xid::text AS xid, action, actor, resource, org, details, request_id, 
  ORDER BY xid, id
  LIMIT $3`;
 
-/** What waits for a sink after its cursor, and the age of the oldest of it. */
+/**
+ * What waits for a sink after its stored cursor (everything when it has none yet), and the age of
+ * the oldest of it: the same answer on every replica, whichever exports.
+ */
 const BACKLOG = `
-SELECT count(*)::int AS records, extract(epoch FROM now() - min(created_at))::float8 AS oldest
-  FROM audit_events
- WHERE (xid, id) > ($1::xid8, $2::bigint)`;
+SELECT count(e.id)::int AS records, coalesce(extract(epoch FROM now() - min(e.created_at)), 0)::float8 AS oldest
+  FROM (SELECT $1::text AS sink) s
+  LEFT JOIN audit_export_cursors c ON c.sink = s.sink
+  JOIN audit_events e ON (e.xid, e.id) > (coalesce(c.last_xid, '0'::xid8), coalesce(c.last_id, 0))`;
 
 /** A cancellable wait. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -98,6 +102,19 @@ export class AuditExporter {
   async stop(): Promise<void> {
     this.stopping.abort();
     await Promise.all(this.loops);
+  }
+
+  /**
+   * Each sink's backlog as the table has it now: what the backlog gauges read when scraped, also
+   * while a batch is stuck in its retries (and on a replica that is not the exporter).
+   */
+  async backlog(): Promise<Map<string, Backlog>> {
+    const backlogs = new Map<string, Backlog>();
+    for (const sink of this.options.sinks) {
+      const { rows } = await this.options.pool.query<{ records: number; oldest: number }>(BACKLOG, [sink.name]);
+      backlogs.set(sink.name, { records: rows[0]?.records ?? 0, oldestSeconds: rows[0]?.oldest ?? 0 });
+    }
+    return backlogs;
   }
 
   /** Takes the sink's lock when free, exports while holding it; on any failure, drops the connection and tries again. */
@@ -142,9 +159,6 @@ export class AuditExporter {
     let lastXid = cursor.rows[0]?.last_xid ?? '0';
     let lastId = cursor.rows[0]?.last_id ?? '0';
     while (!signal.aborted) {
-      const backlog = await client.query<{ records: number; oldest: number | null }>(BACKLOG, [lastXid, lastId]);
-      metrics.queued(sink.name, backlog.rows[0]?.records ?? 0);
-      metrics.oldest(sink.name, backlog.rows[0]?.oldest ?? 0);
       const { rows } = await client.query<AuditRow>(NEXT_BATCH, [lastXid, lastId, this.options.batchMax]);
       const last = rows.at(-1);
       if (!last) {

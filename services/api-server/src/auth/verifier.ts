@@ -9,7 +9,7 @@ import {
   toleranceSeconds,
   TtlCache,
 } from '@gsp/service-kit';
-import { hasControlCharacters, isReservedName, RESERVED_PREFIX } from '@gsp/platform-contract';
+import { hasControlCharacters, hasLoneSurrogate, isReservedName, RESERVED_PREFIX } from '@gsp/platform-contract';
 
 export { InvalidTokenError };
 
@@ -112,6 +112,7 @@ function subjectOf(sub: unknown): string {
   if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('the token has no subject');
   // The subject is written into role bindings and kubeconfigs and becomes Impersonate-User at a cluster.
   if (hasControlCharacters(sub)) throw new InvalidTokenError("the token's subject contains control characters");
+  if (hasLoneSurrogate(sub)) throw new InvalidTokenError("the token's subject holds half of a character");
   if (isReservedName(sub))
     throw new InvalidTokenError(`the token's subject begins with "${RESERVED_PREFIX}", which Kubernetes reserves`);
   return sub;

@@ -1,19 +1,21 @@
+import { hasVisibleCharacter, replaceUnshowable } from '@gsp/platform-contract/text';
+
 /** The longest name the console shows for a user, in characters (code points). */
 export const DISPLAY_NAME_MAX_LENGTH = 100;
 
 /** The ID token claims a name is taken from, in order of preference. */
 export const NAME_CLAIMS = ['name', 'email', 'preferred_username'] as const;
 
-// C0 and C1 controls, DEL, and the invisible marks that reorder or hide text (bidi overrides,
-// isolates, zero-width characters): none belongs in a name shown to another person.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]+/g;
-
-/** `value` as one line of at most DISPLAY_NAME_MAX_LENGTH characters; undefined when nothing is left. */
+/**
+ * `value` as one line of at most DISPLAY_NAME_MAX_LENGTH characters; undefined when nothing visible
+ * is left. What the reason rule refuses (platform-contract's UNSHOWABLE_CHARACTERS: controls,
+ * bidirectional and other invisible characters, halves of characters) is cleaned out here instead:
+ * a name comes from an identity provider, and no one can ask it to be retyped.
+ */
 export function showable(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const line = value.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim();
-  if (line === '') return undefined;
+  const line = replaceUnshowable(value).replace(/\s+/g, ' ').trim();
+  if (!hasVisibleCharacter(line)) return undefined;
   const chars = [...line];
   return chars.length <= DISPLAY_NAME_MAX_LENGTH ? line : `${chars.slice(0, DISPLAY_NAME_MAX_LENGTH - 1).join('')}…`;
 }

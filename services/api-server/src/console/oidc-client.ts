@@ -1,6 +1,6 @@
 import { createSignInClient, SignInRefused } from '@gsp/service-kit/browser-app';
 import type { LoginSecrets } from '@gsp/service-kit/browser-app';
-import { hasControlCharacters, isReservedName } from '@gsp/platform-contract';
+import { hasControlCharacters, hasLoneSurrogate, isReservedName } from '@gsp/platform-contract';
 import type { ConsoleSignIn } from './auth-config.js';
 import { displayName, hasName } from './display-name.js';
 
@@ -32,7 +32,7 @@ export function createConsoleOidcClient(signIn: ConsoleSignIn): ConsoleOidcClien
       const { claims, userInfo } = await client.complete(query, login);
       const subject = `${claims.iss}#${claims.sub}`;
       // As for bearer tokens: the subject becomes role bindings and Impersonate-User at a cluster.
-      if (hasControlCharacters(subject) || isReservedName(claims.sub))
+      if (hasControlCharacters(subject) || hasLoneSurrogate(subject) || isReservedName(claims.sub))
         throw new SignInRefused("the ID token's subject is not one this platform accepts");
       const named = hasName(claims) ? claims : await userInfo();
       return { subject, name: displayName(named, subject), expiresAt: new Date(claims.exp * 1000) };

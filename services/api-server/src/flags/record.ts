@@ -4,29 +4,8 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { parseInstant } from '../audit-log/instant.js';
 
-/** A reason is 1 to this many characters (code points, as JSON Schema counts them). */
-export const REASON_MAX_LENGTH = 200;
 /** How far ahead `expiresAt` may be: a switch left off longer should be a decision without a timer. */
 export const EXPIRY_MAX_AHEAD_MS = 30 * 24 * 3600_000;
-
-/**
- * What a reason may not hold: control characters (C0, DEL, C1), line and paragraph separators,
- * and the bidirectional controls that would make kubectl print the reason out of order.
- */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-
-/** Why `reason` is refused, as the 400 says it; `undefined` when it is fine. */
-export function reasonProblem(reason: string): string | undefined {
-  const length = [...reason].length;
-  if (length === 0) return 'reason must not be empty';
-  if (length > REASON_MAX_LENGTH)
-    return `reason must be at most ${REASON_MAX_LENGTH} characters long (it has ${length})`;
-  if (UNPRINTABLE.test(reason))
-    return 'reason must be printable: no control characters, line breaks or bidirectional controls';
-  if (reason.trim() === '') return 'reason must not be blank';
-  return undefined;
-}
 
 /** An RFC 3339 date-time with its offset, as epoch milliseconds; `undefined` when it is not one. */
 export function parseRfc3339(text: string): number | undefined {
@@ -59,6 +38,13 @@ export const RecordSchema = Type.Object(
   {
     value: Type.Boolean(),
     actor: stringOrNull({ description: 'who set it; null when a platform admin set it and the caller is not one' }),
+    actorName: Type.Optional(
+      Type.String({
+        description:
+          'what the actor is called, as their identity provider said at their last console sign-in; ' +
+          'absent when the platform does not know, or `actor` is null',
+      }),
+    ),
     actorRole: stringOrNull({
       description: '`platform-admin` or the tenant role the actor held; null for values set before records existed',
     }),
@@ -100,4 +86,10 @@ export function recordJson(record: SwitchRecord | undefined, callerIsPlatformAdm
     reason: record.reason,
     expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
   });
+}
+
+/** `record` with its actor's name when `names` has it: a copy, as records are shared between answers. */
+export function namedRecord(record: RecordJson | null, names: ReadonlyMap<string, string>): RecordJson | null {
+  const name = record?.actor == null ? undefined : names.get(record.actor);
+  return name === undefined || record === null ? record : { ...record, actorName: name };
 }

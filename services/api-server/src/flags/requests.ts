@@ -6,6 +6,7 @@ import {
   PLATFORM_ADMIN_ACTOR,
   platformResource,
   readBindings,
+  reasonProblem,
   tenantResource,
   tenantRole,
 } from '@gsp/platform-contract';
@@ -18,7 +19,7 @@ import { platformOffImpact } from '../console/impact.js';
 import type { PlatformOffImpact } from '../console/impact.js';
 import { platformAdminCheck } from './caller.js';
 import type { PlatformAdminCheck } from './caller.js';
-import { parseExpiry, reasonProblem } from './record.js';
+import { parseExpiry } from './record.js';
 import type { FlagListItem, FlagService, WriteResult } from './service.js';
 import type { SetBody } from './schemas.js';
 

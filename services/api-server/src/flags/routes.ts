@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../plugins/auth.js';
 import { bodyProblemResponses, ClusterParams, problemResponses } from '../schemas.js';
+import { SubjectNames, withNames } from '../subjects/names.js';
+import { namedRecord } from './record.js';
 import { CONFIRM_HEADER, FlagRequests } from './requests.js';
+import type { FlagListItem } from './service.js';
 import { ClusterFlagParams, FlagListSchema, FlagParams, ImpactSchema, SetBody, WriteResultSchema } from './schemas.js';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -10,17 +13,30 @@ const tags = ['feature-flags'];
 /** Flag values at the platform and at each cluster: read, set, clear. */
 const featureFlagRoutes: FastifyPluginAsyncTypebox<{ platformId: string }> = async (app, opts) => {
   const requests = new FlagRequests(app.pg, app.flags, opts.platformId);
-  platformFlagRoutes(app, requests);
+  platformFlagRoutes(app, requests, new SubjectNames(app.pg));
   clusterFlagRoutes(app, requests);
 };
 
-function platformFlagRoutes(app: App, requests: FlagRequests): void {
+/** The list with each record's actor named where the platform knows them (from memory when it can). */
+function named(answer: { flags: FlagListItem[] }, names: SubjectNames) {
+  const actors = answer.flags.map((item) => item.platformRecord?.actor);
+  return withNames(names.of(actors), (known) =>
+    known.size === 0
+      ? answer
+      : { flags: answer.flags.map((item) => ({ ...item, platformRecord: namedRecord(item.platformRecord, known) })) },
+  );
+}
+
+function platformFlagRoutes(app: App, requests: FlagRequests, names: SubjectNames): void {
   app.route({
     method: 'GET',
     url: '/api/v1/platform/feature-flags',
     schema: { tags, response: { 200: FlagListSchema, 401: problemResponses[401] } },
     // Not async: the hot path answers from memory without a promise (Fastify sends what a handler returns).
-    handler: (request) => requests.platformList(actorOf(request)),
+    handler: (request) => {
+      const answer = requests.platformList(actorOf(request));
+      return answer instanceof Promise ? answer.then((a) => named(a, names)) : named(answer, names);
+    },
   });
 
   app.route({

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { ClusterParams } from '../schemas.js';
-import { MaybeRecordSchema, REASON_MAX_LENGTH } from './record.js';
+import { REASON_MAX_LENGTH } from '@gsp/platform-contract';
+import { MaybeRecordSchema } from './record.js';
 
 export const ImpactSchema = Type.Object({
   platformId: Type.String({ description: 'what the typed confirmation (X-GSP-Confirm) must say' }),
@@ -48,7 +49,9 @@ export const SetBody = Type.Object(
     value: Type.Boolean(),
     reason: Type.Optional(
       Type.String({
-        description: `why, shown to tenants and kubectl users: 1 to ${REASON_MAX_LENGTH} printable characters`,
+        description:
+          `why, shown to tenants and kubectl users: 1 to ${REASON_MAX_LENGTH} characters (code points), at least one ` +
+          'visible, none a control, bidirectional or other invisible character',
       }),
     ),
     expiresAt: Type.Optional(

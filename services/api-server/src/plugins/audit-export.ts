@@ -20,17 +20,22 @@ export default fp<AuditExportPluginOptions>(
     // replica, so a receiver deduplicates a batch a successor sent again (same source, same ids).
     const sinks = createSinks(opts.config, { service: 'api-server', replica: opts.platformId });
     if (sinks.length === 0) return;
+    const metrics = exportMetrics(app.metrics.registry);
     const exporter = new AuditExporter({
       pool: app.pg,
       sinks,
       batchMax: opts.config.batchMax,
       backoff: opts.config.backoff,
-      metrics: exportMetrics(app.metrics.registry),
+      metrics,
       log: app.log,
       pollIntervalMs: opts.pollIntervalMs,
     });
+    const stopGauges = metrics.backlog(() => exporter.backlog());
     app.addHook('onReady', () => exporter.start());
-    app.addHook('onClose', () => exporter.stop());
+    app.addHook('onClose', async () => {
+      stopGauges();
+      await exporter.stop();
+    });
   },
   { name: 'audit-export', dependencies: ['db', 'metrics'] },
 );

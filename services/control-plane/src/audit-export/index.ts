@@ -12,6 +12,7 @@ export { Shipper, exportRecordOf, kindOf, typeOfKind } from './shipper.js';
 export interface SpoolableLine {
   timestamp: string;
   action?: string | undefined;
+  requestId?: string | undefined;
 }
 
 /** The audit export of one control-plane process: its spool, and the shipper started once metrics exist. */
@@ -24,8 +25,30 @@ export interface AuditExport {
   spool(line: SpoolableLine, written?: () => void): void;
   /** Whether requests are refused now: `block` and the spool full. */
   blocked(): boolean;
+  /**
+   * The request `requestId` was refused because the spool is full (`block`): its line goes to
+   * standard output only. The spool keeps the records of requests it let in, past its bound if it
+   * must, but not those of the refusals, which would grow it for as long as clients retry.
+   */
+  refused(requestId: string): void;
   start(registry: Registry, log: Logger): void;
   close(): Promise<void>;
+}
+
+/**
+ * A line's own time in ms, so that the event's time is its timestamp without parsing it back (lines
+ * of the same millisecond share it: parsed once); now when it does not parse.
+ */
+function lineTime(): (timestamp: string) => number {
+  let lastTimestamp = '';
+  let lastAt = Number.NaN;
+  return (timestamp) => {
+    if (timestamp !== lastTimestamp) {
+      lastTimestamp = timestamp;
+      lastAt = Date.parse(timestamp);
+    }
+    return Number.isNaN(lastAt) ? Date.now() : lastAt;
+  };
 }
 
 /** Opens the spool when a sink is configured; undefined (stdout only) when none is. */
@@ -44,28 +67,24 @@ export async function openAuditExport(
   });
   let shipper: Shipper | undefined;
   let metrics: ExportMetrics | undefined;
+  let stopGauges: (() => void) | undefined;
   let log: Logger | undefined;
   /** Records dropped before the metrics existed (none in practice: the spool starts empty or behind). */
   let droppedEarly = 0;
-  // Made once, not per record: a record lost to a full spool or a failed write counts for every sink.
+  // Made once, not per record: a record lost to a full spool (`drop`) or a failed write counts for every sink.
   const countDropped = (): void => {
     if (metrics) for (const sink of sinks) metrics.dropped(sink.name, 1);
     else droppedEarly += 1;
   };
-  let lastTimestamp = '';
-  let lastAt = Number.NaN;
+  const timeOf = lineTime();
+  /** Requests refused by `block` whose line has not come yet. */
+  const refusedIds = new Set<string>();
   return {
-    // Under `block` a request is refused before it runs while the spool is full, so what is refused
-    // here is a record of `drop`, or one of a request already running when the spool filled.
+    // Under `block` a request is refused before it runs while the spool is full, and the spool takes
+    // the records of those already running: only `drop` has records refused here.
     spool: (line, written) => {
-      // The line's own time, so that the event's time is its timestamp without parsing it back
-      // (lines of the same millisecond share it: parsed once).
-      if (line.timestamp !== lastTimestamp) {
-        lastTimestamp = line.timestamp;
-        lastAt = Date.parse(line.timestamp);
-      }
-      const at = lastAt;
-      const appended = spool.append(line, { at: Number.isNaN(at) ? Date.now() : at, kind: kindOf(line) });
+      if (line.requestId !== undefined && refusedIds.delete(line.requestId)) return written?.();
+      const appended = spool.append(line, { at: timeOf(line.timestamp), kind: kindOf(line) });
       if (!appended.ok) {
         countDropped();
         written?.();
@@ -76,11 +95,23 @@ export async function openAuditExport(
         });
     },
     blocked: () => spoolConfig.full === 'block' && spool.isFull,
+    refused: (requestId) => {
+      refusedIds.add(requestId);
+    },
     start(registry, logger) {
       log = logger;
       metrics = exportMetrics(registry);
       for (const sink of sinks) metrics.dropped(sink.name, droppedEarly);
-      shipper = new Shipper({ spool, sinks, batchMax: config.batchMax, backoff: config.backoff, metrics, log: logger });
+      const started = new Shipper({
+        spool,
+        sinks,
+        batchMax: config.batchMax,
+        backoff: config.backoff,
+        metrics,
+        log: logger,
+      });
+      stopGauges = metrics.backlog(() => started.backlog());
+      shipper = started;
       shipper.start();
     },
     async close() {
@@ -90,6 +121,7 @@ export async function openAuditExport(
           'stopping with audit records not yet exported (AUDIT_SPOOL_DRAIN passed); they stay in the spool for the next start',
         );
       await shipper?.stop();
+      stopGauges?.();
       await spool.close();
     },
   };

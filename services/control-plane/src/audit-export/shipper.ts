@@ -1,5 +1,5 @@
 import { ship } from '@gsp/audit-export';
-import type { BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
+import type { Backlog, BackoffOptions, ExportMetrics, ExportRecord, Sink } from '@gsp/audit-export';
 import type { Logger } from '@gsp/service-kit';
 import type { Spool, SpooledRecord } from '../audit-spool/index.js';
 
@@ -10,7 +10,7 @@ export interface ShipperOptions {
   backoff: BackoffOptions;
   metrics: ExportMetrics;
   log: Logger;
-  /** How often the backlog gauges are refreshed and drops are logged (at most once per interval). */
+  /** How often drops are logged (at most once per interval). */
   reportIntervalMs?: number;
 }
 
@@ -110,14 +110,23 @@ export class Shipper {
     this.report();
   }
 
-  /** The gauges, and a log line for the drops since the last report (they are counted as they happen). */
+  /**
+   * Each sink's backlog as the spool has it now: what the backlog gauges read when scraped (never
+   * the figures of the last batch, which a stuck delivery would keep for as long as it retries).
+   */
+  backlog(): Map<string, Backlog> {
+    const { spool, sinks } = this.options;
+    return new Map(
+      sinks.map((sink) => {
+        const { records, oldestMs } = spool.backlog(sink.name);
+        return [sink.name, { records, oldestSeconds: (oldestMs ?? 0) / 1000 }];
+      }),
+    );
+  }
+
+  /** A log line for the drops since the last report (they are counted as they happen). */
   report(): void {
-    const { spool, sinks, metrics, log } = this.options;
-    for (const sink of sinks) {
-      const backlog = spool.backlog(sink.name);
-      metrics.queued(sink.name, backlog.records);
-      metrics.oldest(sink.name, (backlog.oldestMs ?? 0) / 1000);
-    }
+    const { spool, log } = this.options;
     const dropped = spool.dropped - this.droppedSeen;
     if (dropped > 0) {
       this.droppedSeen = spool.dropped;
@@ -157,9 +166,6 @@ export class Shipper {
           'the audit spool could not record a delivery',
         );
       }
-      const backlog = spool.backlog(sink.name);
-      metrics.queued(sink.name, backlog.records);
-      metrics.oldest(sink.name, (backlog.oldestMs ?? 0) / 1000);
     }
   }
 }

@@ -11,7 +11,11 @@ export interface SpoolOptions {
   dir: string;
   /** AUDIT_SPOOL_MAX_BYTES: bytes of all segments on disk. */
   maxBytes: number;
-  /** AUDIT_SPOOL_FULL */
+  /**
+   * AUDIT_SPOOL_FULL. `drop`: a full spool refuses appends (each counted in `dropped`). `block`: the
+   * caller refuses new work while `isFull`, and the spool takes the records of work it already let
+   * in, past the bound: nothing is dropped.
+   */
   full: 'block' | 'drop';
   /** Roll to a new segment file past this (default 8 MiB; at most an eighth of `maxBytes` is used). */
   segmentBytes?: number;
@@ -213,7 +217,7 @@ export class Spool {
    */
   append(record: object, meta: AppendMeta = {}): AppendResult {
     if (this.closed) throw new SpoolClosedError('the audit spool is closed');
-    if (this.isFull) return this.refuse();
+    if (this.isFull && this.options.full === 'drop') return this.refuse();
     const seq = ++this.queuedSeq;
     const at = meta.at ?? Date.now();
     const json = JSON.stringify(record);
@@ -239,7 +243,7 @@ export class Spool {
     else this.written.push({ seq: this.queuedSeq, done });
   }
 
-  /** Whether an append would be refused now (with `block` the request path answers 503 then). */
+  /** Whether the bound is reached: `drop` refuses appends, and under `block` the request path answers 503. */
   get isFull(): boolean {
     return this.total + this.pendingBytes >= this.options.maxBytes;
   }
@@ -249,7 +253,7 @@ export class Spool {
     return this.total + this.pendingBytes;
   }
 
-  /** Records refused since open with full='drop'. */
+  /** Records refused since open with full='drop', and records lost to a failed write there. */
   get dropped(): number {
     return this.droppedCount;
   }
@@ -453,7 +457,7 @@ export class Spool {
   }
 
   private refuse(): AppendResult {
-    if (this.options.full === 'drop') this.droppedCount++;
+    this.droppedCount++;
     return { ok: false, reason: 'full' };
   }
 

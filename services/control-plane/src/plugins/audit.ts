@@ -1,6 +1,9 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Writable } from 'node:stream';
+import { MIN_SECRET_LENGTH, redactSecrets, requestCredentials } from '@gsp/service-kit';
+import type { Secret, SecretPattern } from '@gsp/service-kit';
+import { CHECKSUM_LENGTH, hashKey, RANDOM_LENGTH } from '../apikeys/keys.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,7 +57,14 @@ export interface AuditPluginOptions {
    * event or a refused request, when written. Unset: standard output only.
    */
   spool?: ((line: AuditLine, written?: () => void) => void) | undefined;
+  /** APIKEY_PREFIX: a ticket's or a session's API key is recognised in a record by its shape and hash. */
+  apikeyPrefix?: string | undefined;
+  /** AUTH_BASIC_PASSWORD, when set in plain: redacted from the records of a Basic user's tickets and sessions. */
+  basicPassword?: string | undefined;
 }
+
+/** Credentials of the deployment that a request authenticated by a ticket or a session stands for. */
+type KnownCredentials = Pick<AuditPluginOptions, 'apikeyPrefix' | 'basicPassword'>;
 
 /**
  * The control plane's audit record: one JSON line per request (or per event within a request
@@ -115,51 +125,35 @@ function targetOf(params: unknown): { target?: string; action?: string } {
   };
 }
 
-/** Secrets shorter than this are not searched for (a 3-letter one would blank every match of it). */
-const MIN_SECRET_LENGTH = 6;
-const REDACTED = '[REDACTED]';
-/** Query parameters that carry a credential: the console's ticket, and the names clients put tokens under. */
-const CREDENTIAL_PARAMS = new Set(['ticket', 'token', 'access_token', 'api_key', 'apikey', 'key', 'password']);
-
 /**
- * The credentials `request` carried: its API key, its Authorization value, the token or what a
- * Basic one decodes to (and its password), a console ticket (or token) in the query, WebSocket
- * subprotocols, cookies.
- * None of them may appear in its record, wherever the caller put them (a path, the user agent, a
- * console line); each is looked for as sent and as a URL encodes it.
+ * The credentials of `request` no record may hold, wherever the caller put them (a path, the user
+ * agent, a console line) and however they encoded them (`redactSecrets` reads percent-encodings):
+ * those it carries (service-kit's `requestCredentials`: its API key, Authorization, Basic password,
+ * credential query values such as the console's ticket, subprotocols, cookies); and those of the
+ * principal a ticket or a session stands for, which the request does not carry: its API key,
+ * recognised by shape and hash, and the configured Basic password.
  */
-function credentialsOf(request: FastifyRequest): string[] {
-  const found = new Set<string>();
-  const add = (value: unknown): void => {
-    if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH) return;
-    found.add(value);
-    const encoded = encodeURIComponent(value);
-    if (encoded !== value) found.add(encoded);
+function credentialsOf(request: FastifyRequest, known: KnownCredentials): Secret[] {
+  const secrets: Secret[] = requestCredentials(request.headers, request.url);
+  // Undefined, not null, on a request answered before the lifecycle (no decorators there).
+  const principal = request.principal ?? null;
+  const keyHash = principal?.apiKey?.sha256;
+  // A key the request carries is among its credentials already: searched for as it is, which is cheaper.
+  if (keyHash !== undefined && known.apikeyPrefix !== undefined && request.headers['x-api-key'] === undefined)
+    secrets.push(keyOf(known.apikeyPrefix, keyHash));
+  const password = known.basicPassword;
+  if (principal?.method === 'basic' && password !== undefined && password.length >= MIN_SECRET_LENGTH)
+    secrets.push(password);
+  return secrets;
+}
+
+/** An API key of `prefix`'s shape (generateKey: the prefix, `_`, 38 base62 characters) whose hash is `sha256`. */
+function keyOf(prefix: string, sha256: string): SecretPattern {
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return {
+    pattern: new RegExp(`${escaped}_[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}`, 'g'),
+    matches: (candidate) => hashKey(candidate) === sha256,
   };
-  const headers = request.headers;
-  add(headers['x-api-key']);
-  const authorization = headers.authorization;
-  if (typeof authorization === 'string') {
-    add(authorization);
-    const space = authorization.indexOf(' ');
-    const credentials = space < 0 ? '' : authorization.slice(space + 1).trim();
-    add(credentials);
-    if (/^basic$/i.test(authorization.slice(0, space))) {
-      const decoded = Buffer.from(credentials, 'base64').toString('utf8');
-      add(decoded);
-      add(decoded.slice(decoded.indexOf(':') + 1));
-    }
-  }
-  const query = request.url.indexOf('?');
-  if (query >= 0)
-    for (const [name, value] of new URLSearchParams(request.url.slice(query + 1)))
-      if (CREDENTIAL_PARAMS.has(name.toLowerCase())) add(value);
-  const protocols = headers['sec-websocket-protocol'];
-  if (typeof protocols === 'string') for (const p of protocols.split(',')) add(p.trim());
-  // Every cookie's value (the panel's session, its sign-in under way, and whatever else the browser holds).
-  const cookies = headers.cookie;
-  if (typeof cookies === 'string') for (const part of cookies.split(';')) add(part.slice(part.indexOf('=') + 1).trim());
-  return [...found].sort((a, b) => b.length - a.length);
 }
 
 /** What a request's lines share: who made it, what it named, scrubbed of its credentials. */
@@ -174,15 +168,14 @@ interface Who extends Pick<
   auditTarget: string | undefined;
 }
 
-/** `line` with every occurrence of `secrets` in its text fields replaced. */
-function scrub<L extends object>(line: L, secrets: readonly string[]): L {
+/** `line` with every occurrence of `secrets` in its text fields replaced, however it was encoded. */
+function scrub<L extends object>(line: L, secrets: readonly Secret[]): L {
   if (secrets.length === 0) return line;
   const fields = line as unknown as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
     if (typeof value !== 'string') continue;
-    let clean = value;
-    for (const secret of secrets) if (clean.includes(secret)) clean = clean.split(secret).join(REDACTED);
+    const clean = redactSecrets(value, secrets);
     if (clean !== value) fields[key] = clean;
   }
   return line;
@@ -209,12 +202,14 @@ const CLIENT_CLOSED = 499;
  * stdout, events).
  */
 class RequestLines {
-  private readonly secrets = new WeakMap<FastifyRequest, string[]>();
+  private readonly secrets = new WeakMap<FastifyRequest, Secret[]>();
   private readonly whos = new WeakMap<FastifyRequest, Who>();
 
-  secretsOf(request: FastifyRequest): string[] {
+  constructor(private readonly known: KnownCredentials) {}
+
+  secretsOf(request: FastifyRequest): Secret[] {
     let found = this.secrets.get(request);
-    if (found === undefined) this.secrets.set(request, (found = credentialsOf(request)));
+    if (found === undefined) this.secrets.set(request, (found = credentialsOf(request, this.known)));
     return found;
   }
 
@@ -312,7 +307,7 @@ function unparsedLine(seen: UnparsedRequest): AuditLine {
 export default fp<AuditPluginOptions>(
   async (app, opts) => {
     const spool = opts.spool;
-    const lines = new RequestLines();
+    const lines = new RequestLines({ apikeyPrefix: opts.apikeyPrefix, basicPassword: opts.basicPassword });
     const write = (line: AuditLine, spooled = false): void => {
       if (spool && !spooled) spool(line);
       opts.stream.write(`${JSON.stringify(line)}\n`);

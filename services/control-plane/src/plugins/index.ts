@@ -73,11 +73,17 @@ async function registerAudit(
 ): Promise<AuditExport | undefined> {
   const auditExport = await openAuditExport(config.auditExport, config.auditSpool, config.replicaId);
   app.decorate('auditExport', auditExport);
-  await app.register(audit, { stream: auditStream, spool: auditExport?.spool });
+  await app.register(audit, {
+    stream: auditStream,
+    spool: auditExport?.spool,
+    apikeyPrefix: config.apikeyPrefix,
+    basicPassword: config.basic?.password,
+  });
   if (auditExport) {
     // AUDIT_SPOOL_FULL=block: while the spool is full, no request runs unrecorded (fail closed).
     app.addHook('onRequest', (request, _reply, done) => {
       if (!auditExport.blocked() || request.routeOptions.config.audit === false) return done();
+      auditExport.refused(request.id);
       done(
         withRetryAfter(
           new ServiceUnavailable(

@@ -1,13 +1,12 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { REASON_MAX_LENGTH, reasonProblem } from '@gsp/platform-contract/text';
 import { ConfirmDialog, ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice, useAction } from '@gsp/ui';
 import type { Expiry } from '@gsp/ui';
 import { clearPlatformSwitch, switchPlatformOff } from './api';
 import { BlastRadius, PlatformIdField } from './components/platform-confirm';
 import { useImpact } from './hooks/use-impact';
 import { SWITCH_NEVER } from '../../lib/expiry';
-
-const REASON_MAX = 200;
 
 /** Switching the whole platform off: reason, optional expiry, the blast radius and a typed confirmation. */
 export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
@@ -20,7 +19,9 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
 
   const platformId = typeof impact?.platformId === 'string' ? impact.platformId : undefined;
   const confirmed = platformId === undefined ? typed.trim() !== '' : typed.trim() === platformId;
-  const reasonOk = reason.trim().length >= 1 && reason.trim().length <= REASON_MAX;
+  // The server's rule, counted as it counts (code points): what it would refuse is said before sending.
+  const reasonRefused = reasonProblem(reason.trim());
+  const reasonOk = reasonRefused === undefined;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -37,15 +38,21 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
     <Modal title="Switch CLI access off for the whole platform" onClose={onClose}>
       <BlastRadius id={`${ids}-impact`} impact={impact} error={impactError} />
       <form className="form" onSubmit={submit}>
-        <label htmlFor={`${ids}-reason`}>Reason (shown to everyone, 1–200 characters)</label>
+        <label htmlFor={`${ids}-reason`}>Reason (shown to everyone, 1–{REASON_MAX_LENGTH} characters)</label>
         <input
           id={`${ids}-reason`}
           name="reason"
           required
-          maxLength={REASON_MAX}
+          aria-invalid={reason !== '' && !reasonOk}
+          aria-describedby={reason !== '' && !reasonOk ? `${ids}-reason-why` : undefined}
           value={reason}
           onChange={(e) => setReason(e.target.value)}
         />
+        {reason !== '' && !reasonOk && (
+          <p className="why" id={`${ids}-reason-why`}>
+            The {reasonRefused}.
+          </p>
+        )}
         <ExpiryField label="Switch back on after" value={expiry} onChange={setExpiry} neverLabel={SWITCH_NEVER} />
         <PlatformIdField
           id={`${ids}-confirm`}

@@ -1,12 +1,11 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { REASON_MAX_LENGTH, reasonProblem } from '@gsp/platform-contract/text';
 import { ConfirmDialog, ExpiryField, expiresAtOf, NO_EXPIRY, Modal, ErrorNotice, useAction } from '@gsp/ui';
 import type { Expiry } from '@gsp/ui';
 import { clearOverride, deleteCluster, setOverride } from './api';
 import type { Cluster } from './api';
 import { SWITCH_NEVER } from '../../lib/expiry';
-
-const REASON_MAX = 200;
 
 interface DialogProps {
   org: string;
@@ -25,7 +24,9 @@ export function SwitchDialog({ org, cluster, value, onClose, onDone }: DialogPro
   const { busy, error, setError, run } = useAction(onDone);
   const ids = useId();
   const trimmed = reason.trim();
-  const reasonOk = [...trimmed].length <= REASON_MAX && (value || trimmed !== '');
+  // The server's rule, counted as it counts (code points); a reason is optional only to switch on.
+  const reasonRefused = trimmed === '' && value ? undefined : reasonProblem(trimmed);
+  const reasonOk = reasonRefused === undefined;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -49,18 +50,25 @@ export function SwitchDialog({ org, cluster, value, onClose, onDone }: DialogPro
       </p>
       <form className="form" onSubmit={submit}>
         <label htmlFor={`${ids}-reason`}>
-          {value ? 'Reason (optional, up to 200 characters)' : 'Reason (shown to kubectl users, 1–200 characters)'}
+          {value
+            ? `Reason (optional, up to ${REASON_MAX_LENGTH} characters)`
+            : `Reason (shown to kubectl users, 1–${REASON_MAX_LENGTH} characters)`}
         </label>
         <input
           id={`${ids}-reason`}
           name="reason"
           required={!value}
-          maxLength={REASON_MAX}
           autoComplete="off"
-          aria-describedby={`${ids}-what`}
+          aria-invalid={reason !== '' && !reasonOk}
+          aria-describedby={reason !== '' && !reasonOk ? `${ids}-what ${ids}-reason-why` : `${ids}-what`}
           value={reason}
           onChange={(e) => setReason(e.target.value)}
         />
+        {reason !== '' && !reasonOk && (
+          <p className="why" id={`${ids}-reason-why`}>
+            The {reasonRefused}.
+          </p>
+        )}
         <ExpiryField label="Clear the override after" value={expiry} onChange={setExpiry} neverLabel={SWITCH_NEVER} />
         {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
         <div className="actions">
