@@ -1,4 +1,5 @@
 /** The banner's account of kubectl access in `npm start`: whether it is on, why, and what turns it. */
+import { CURL } from './demo.js';
 
 /** `cliAccess` of `GET /api/v1/tenants/{org}/clusters/{id}/access`. */
 export interface CliAccess {
@@ -35,8 +36,8 @@ export function describeAccess(access: CliAccess, ctx: AccessContext): string[] 
   const auth = '-H "Authorization: Bearer $TOKEN"';
   const until = new Date((ctx.now ?? Date.now()) + 3600_000).toISOString();
   const body = JSON.stringify({ value: false, reason: 'trying the kill switch', expiresAt: until });
-  const turnOff = `  curl -s -X PUT ${platformFlag} ${auth} -H 'Content-Type: application/json' -d '${body}'`;
-  const clear = (url: string): string => `  curl -s -X DELETE ${url} ${auth}`;
+  const turnOff = `  ${CURL} -X PUT ${platformFlag} ${auth} -H 'Content-Type: application/json' -d '${body}'`;
+  const clear = (url: string): string => `  ${CURL} -X DELETE ${url} ${auth}`;
   if (access.envPinned) {
     return [
       `kubectl access is pinned ${access.enabled ? 'ON' : 'OFF'} by SERVICE_CLI_ACCESS_ENABLED=${ctx.pin ?? ''} ` +

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { Env } from '@gsp/service-kit';
 import { describeAccess } from './access.js';
 import type { CliAccess } from './access.js';
-import { gameServerWalkthrough, panelWalkthrough } from './demo.js';
+import { CURL, gameServerWalkthrough, panelWalkthrough } from './demo.js';
 import { DEV_TENANT } from './issuer/users.js';
 import type { DevUser } from './issuer/users.js';
 import { PORTS } from './ports.js';
@@ -37,6 +37,8 @@ export interface BannerFacts {
   configuredCluster: string | undefined;
   kubeconfig: string;
   basicPassword: string;
+  /** Where the control plane writes its audit lines (AUDIT_LOG_FILE), out of the console's way. */
+  auditLog: string;
   clusterId: string;
   users: readonly DevUser[];
   /** The cluster proxy's flag cache TTL. */
@@ -74,7 +76,7 @@ export function printBanner(facts: BannerFacts): void {
   const walkthrough = gameServerWalkthrough(
     controlPlaneUrl,
     password,
-    env.KUBECONFIG ? undefined : shown(facts.kubeconfig),
+    facts.configuredCluster ? undefined : shown(facts.kubeconfig),
   );
   const metrics = (variable: keyof Ports) => `http://127.0.0.1:${ports[variable]}/metrics`;
   console.log(`
@@ -82,7 +84,8 @@ export function printBanner(facts: BannerFacts): void {
 api-server    ${apiUrl}  (OpenAPI ${apiUrl}/openapi.json, metrics ${metrics('API_SERVER_METRICS_PORT')})
 ${consoleLines.join('\n')}
 control-plane ${controlPlaneUrl}  (metrics ${metrics('CONTROL_PLANE_METRICS_PORT')})
-              Basic admin:${password}, try: curl -u admin:${password} ${controlPlaneUrl}/api/v1/session
+              Basic admin:${password}, try: ${CURL} -u admin:${password} ${controlPlaneUrl}/api/v1/session
+              audit lines (one a request) go to ${shown(facts.auditLog)}: tail -f it to watch them
 panel         ${urls.panel}  (sign in with user admin, password ${password}, or an API key)
 proxy         ${urls.proxy} (kubectl), tunnel ${urls.tunnel}, metrics ${metrics('CLUSTER_PROXY_METRICS_PORT')}
 agent         ${urls.agent}/readyz (tenant "${DEV_TENANT}", cluster "${DEV_CLUSTER}" ${facts.clusterId})
@@ -95,13 +98,13 @@ Ports move with ${Object.keys(PORTS).join(', ')} (0: any free port).
 Development platform-admin token (subject "${DEV_ADMIN}", audience "${facts.jwtAudience}", expires in 12 hours; restart for a new one):
   export TOKEN=${token}
 Another subject, e.g. "alice" as a viewer of tenant "${DEV_TENANT}" (roles: admin, operator, viewer):
-  curl -s -X PUT ${apiUrl}/api/v1/tenants/${DEV_TENANT}/members/alice -H "Authorization: Bearer $TOKEN" ${json} -d '{"role": "viewer"}'
+  ${CURL} -X PUT ${apiUrl}/api/v1/tenants/${DEV_TENANT}/members/alice -H "Authorization: Bearer $TOKEN" ${json} -d '{"role": "viewer"}'
   export ALICE=$(${tokenCommand})
-  curl -s ${apiUrl}/api/v1/tenants/${DEV_TENANT}/clusters -H "Authorization: Bearer $ALICE"
+  ${CURL} ${apiUrl}/api/v1/tenants/${DEV_TENANT}/clusters -H "Authorization: Bearer $ALICE"
 
 ${accessLines.join('\n')}
 ${walkthrough.join('\n')}
-${panelWalkthrough(urls.panel, password).join('\n')}
+${panelWalkthrough(urls.panel, controlPlaneUrl, password).join('\n')}
 
 kubectl through the cluster proxy and the tunnel agent${facts.access.enabled ? '' : ' (410 while access is off)'}:
   curl -s ${apiUrl}/api/v1/tenants/${DEV_TENANT}/clusters/${facts.clusterId}/kubeconfig -H "Authorization: Bearer $TOKEN" > ${devKubeconfig}

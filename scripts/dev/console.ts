@@ -1,6 +1,7 @@
 /**
  * What `npm start` prints of its services' output: each line prefixed with the service's name,
- * audit lines marked `[audit]`, request logs only at LOG_LEVEL=debug (so the banner and its
+ * any audit line marked `[audit]` (the control plane's go to a file of the data directory, see
+ * runner.ts), request logs only at LOG_LEVEL=debug (so the banner and its
  * `export TOKEN=` line stay on screen), a repeated warning once a minute, and while stopping only
  * warnings and worse.
  */

