@@ -13,6 +13,7 @@ import { buildApp } from '@gsp/api-server/src/app.js';
 import { loadConfig } from '@gsp/api-server/src/config.js';
 import { startProvider } from '@gsp/api-server/test/console-auth-stack.js';
 import { CLIENT_ID, CLIENT_SECRET } from '@gsp/api-server/test/console-auth-stack.js';
+import type { ProviderOptions } from '@gsp/api-server/test/console-auth-stack.js';
 import { freshSchema, JWT_SECRET, PLATFORM_ADMIN } from '@gsp/api-server/test/helper.js';
 import { DIST_DIR } from './browser.js';
 
@@ -30,8 +31,15 @@ export interface LiveStack {
   restore(): void;
 }
 
-/** `env`: more API server variables (such as PROXY_TUNNEL_PUBLIC_URL), over the stack's own. */
-export async function startLiveStack(t: Tap, env: Record<string, string> = {}): Promise<LiveStack> {
+/**
+ * `env`: more API server variables (such as PROXY_TUNNEL_PUBLIC_URL), over the stack's own;
+ * `provider`: what the identity provider says of its users (their names).
+ */
+export async function startLiveStack(
+  t: Tap,
+  env: Record<string, string> = {},
+  provider: ProviderOptions = {},
+): Promise<LiveStack> {
   let upstreamUrl = '';
   let cut = false;
   const streams = new Set<ServerResponse>();
@@ -60,7 +68,7 @@ export async function startLiveStack(t: Tap, env: Record<string, string> = {}): 
   t.teardown(() => new Promise<void>((resolve) => front.close(() => resolve())));
   const consoleUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}/console/`;
 
-  const issuer = await startProvider(t, () => `${consoleUrl}auth/callback`);
+  const issuer = await startProvider(t, () => `${consoleUrl}auth/callback`, provider);
   const { url: databaseUrl } = await freshSchema(t);
   const app = await buildApp(
     loadConfig({

@@ -9,7 +9,12 @@ import { signInAs, startLiveStack } from './live-stack.js';
 
 assertBuilt();
 const TUNNEL_URL = 'https://tunnel.example.test:8444';
-const stack = await startLiveStack(t, { PROXY_TUNNEL_PUBLIC_URL: `${TUNNEL_URL}/` });
+/** Ada's identity provider gives her name; the others' gives none. */
+const stack = await startLiveStack(
+  t,
+  { PROXY_TUNNEL_PUBLIC_URL: `${TUNNEL_URL}/` },
+  { claims: (login) => (login === 'ada' ? { name: 'Ada Lovelace' } : {}) },
+);
 const browser = await launchBrowser(t);
 const ORG = 'acme';
 const subjectOf = (login: string) => `${stack.issuer}#${login}`;
@@ -81,6 +86,7 @@ t.test(
     const { page } = opened;
     const card = cardOf(page, 'eu-1');
     await fact(card, 'CLI access').getByText('On').waitFor();
+    t.equal(await card.getByRole('button', { name: 'Switch on' }).count(), 0, 'while on, no Switch on');
     t.equal(await fact(card, 'ID').innerText(), eu.id);
     t.equal(await fact(card, 'Expires').innerText(), 'Never');
     t.equal(await fact(card, 'Agent').innerText(), 'Not connected');
@@ -94,7 +100,14 @@ t.test(
     const dialog = page.getByRole('dialog', { name: 'Switch CLI access off for cluster eu-1' });
     const submit = dialog.getByRole('button', { name: 'Switch off' });
     t.ok(await submit.isDisabled(), 'no switching off without a reason');
-    await dialog.getByLabel(/^Reason/).fill('maintenance window');
+    // The server's reason rule, counted as the server counts, said before anything is sent.
+    const reason = dialog.getByLabel(/^Reason/);
+    await reason.fill('\u200b');
+    t.ok(await submit.isDisabled(), 'nor with a reason of one invisible character');
+    t.match(await description(reason), /The reason must be printable: no control characters/, 'and it says why');
+    await reason.fill('🚧'.repeat(200));
+    t.ok(await submit.isEnabled(), '200 emoji are 200 characters, as the server counts them');
+    await reason.fill('maintenance window');
     await dialog.getByLabel('Clear the override after').selectOption({ label: 'Custom date and time' });
     const inAnHour = Math.floor((Date.now() + 3600_000) / 1000) * 1000;
     await dialog.getByLabel('Date and time (your local time)').fill(await localDateTime(page, inAnHour));
@@ -103,19 +116,31 @@ t.test(
 
     await fact(card, 'CLI access').getByText('Off').waitFor();
     t.equal(await fact(card, 'Source').innerText(), "this cluster's override");
-    t.equal(await fact(card, 'Set by').innerText(), `${subjectOf('ada')} (tenant admin)`);
+    t.equal(await fact(card, 'Set by').innerText(), 'Ada Lovelace (tenant admin)', 'by the name she signed in with');
+    t.equal(await fact(card, 'Set by').locator('[title]').getAttribute('title'), subjectOf('ada'), 'subject on hover');
+    t.equal(await card.getByRole('button', { name: 'Switch off' }).count(), 0, 'while off, no Switch off');
+    t.ok(await card.getByRole('button', { name: 'Switch on' }).isEnabled(), 'Switch on instead');
     t.equal(await fact(card, 'Reason').innerText(), 'maintenance window');
     const record = await clusterRecord(eu.id);
     t.equal(record?.record?.expiresAt, new Date(inAnHour).toISOString(), 'the custom local time, sent in UTC');
     t.equal(await fact(card, 'Expires').innerText(), await shown(page, new Date(inAnHour).toISOString()));
+    const refusalBox = card.locator('.notice-warning');
+    t.match(await refusalBox.innerText(), `(until ${await shown(page, new Date(inAnHour).toISOString())})`);
+    t.notMatch(await refusalBox.innerText(), /\d{4}-\d\d-\d\dT/, 'the refusal box shows no ISO instant');
+    const utc = `${new Date(inAnHour).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    for (const time of [fact(card, 'Expires').locator('time'), refusalBox.locator('time')])
+      t.equal(await time.getAttribute('title'), utc, 'UTC on hover, in the fields and the refusal alike');
 
     const disabled = card.getByRole('button', { name: 'Download kubeconfig' });
     t.ok(await disabled.isDisabled(), 'the kubeconfig download is disabled while access is off');
     t.match(
       await description(disabled),
-      /^CLI access is disabled by platform policy for cluster .*"maintenance window"/,
+      /^CLI access is disabled by the tenant's own decision for cluster .*"maintenance window"/,
     );
-    t.ok(await card.getByText(/CLI access is disabled by platform policy/).isVisible(), 'the message is on screen');
+    t.ok(
+      await card.getByText(/CLI access is disabled by the tenant's own decision/).isVisible(),
+      'the message is on screen',
+    );
     t.equal(await cardOf(page, 'us-1').getByRole('link', { name: 'Download kubeconfig' }).count(), 1, 'us-1 is on');
     t.same(await inspectAtEachWidth(page, 'tenant-admin'), [], 'axe: no serious or critical violations');
     await page.setViewportSize({ width: WIDTHS[0], height: 800 });
@@ -238,17 +263,21 @@ t.test('a tenant admin adds a member with a role, changes the role and removes t
   const members = page.locator('.members');
   await members.getByText(subjectOf('vic')).waitFor();
 
-  await page.getByLabel(/^Subject/).fill('system:intruder');
+  const hint = await description(page.getByLabel('User id'));
+  t.match(hint, `Their id at ${stack.issuer}, where they sign in`, `the field says what to type: ${hint}`);
+  t.match(hint, `They are added as ${stack.issuer}#alice`);
+  await page.getByLabel('User id').fill('ünïcode');
   await page.getByRole('button', { name: 'Add member' }).click();
   const refused = await page.locator('form', { hasText: 'Add a member' }).getByRole('alert').innerText();
   t.match(refused, /subject/i, `a bad subject is refused in a sentence: ${refused}`);
   t.notMatch(refused, /[{}]/, 'never JSON');
 
-  await page.getByLabel(/^Subject/).fill(newbie);
+  await page.getByLabel('User id').fill('newbie');
   await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Operator' });
   await page.getByRole('button', { name: 'Add member' }).click();
   const row = members.locator('li', { hasText: newbie });
   await row.waitFor();
+  t.pass('a bare user id is added qualified with the platform issuer');
   t.equal(await row.getByLabel(`Role of ${newbie}`).inputValue(), 'operator');
 
   await row.getByLabel(`Role of ${newbie}`).selectOption({ label: 'Viewer' });
@@ -295,11 +324,13 @@ t.test('a viewer sees the same controls disabled, each saying why', async (t) =>
   const { page } = opened;
   const card = cardOf(page, 'eu-1');
   await fact(card, 'CLI access').getByText('On').waitFor();
-  for (const name of ['Switch off', 'Switch on']) {
-    const button = card.getByRole('button', { name });
-    t.ok(await button.isDisabled(), `${name} is disabled`);
-    t.equal(await description(button), 'Viewers cannot change CLI access; ask a tenant admin or operator.');
-  }
+  const switchOff = card.getByRole('button', { name: 'Switch off' });
+  t.ok(await switchOff.isDisabled(), 'Switch off is disabled');
+  t.equal(await description(switchOff), 'Viewers cannot change CLI access; ask a tenant admin or operator.');
+  t.equal(await card.getByRole('button', { name: 'Switch on' }).count(), 0, 'access is on: no Switch on');
+  const rights = await page.locator('.role').innerText();
+  t.notMatch(rights, /everything/, `the viewer is not told they see everything: ${rights}`);
+  t.match(rights, /you see its clusters and their CLI access/);
   for (const name of ['Download kubeconfig', 'Delete cluster']) {
     const button = card.getByRole('button', { name });
     t.ok(await button.isDisabled(), `${name} is disabled`);
@@ -355,12 +386,15 @@ t.test('with the keyboard only, a tenant admin switches a cluster off and on aga
   await fact(card, 'CLI access').getByText('Off').waitFor();
   t.equal(await fact(card, 'Reason').innerText(), 'keyboard only');
 
-  t.equal(await focusedLabel(page), 'Switch off', 'focus is back on the button that opened the dialog');
+  t.equal(
+    await focusedLabel(page),
+    'Switch on',
+    'focus is back on the button that opened the dialog, which now switches on',
+  );
   await page.keyboard.press('Tab');
-  t.equal(await focusedLabel(page), 'Switch on');
+  t.equal(await focusedLabel(page), 'Clear override');
   await page.keyboard.press('Shift+Tab');
-  t.equal(await focusedLabel(page), 'Switch off', 'Shift+Tab goes back to Switch off');
-  await page.keyboard.press('Tab');
+  t.equal(await focusedLabel(page), 'Switch on', 'Shift+Tab goes back to Switch on');
   await page.keyboard.press('Space');
   const on = page.getByRole('dialog', { name: 'Switch CLI access on for cluster eu-1' });
   await on.waitFor();

@@ -21,7 +21,7 @@ import kubeconfigRoutes from './kubeconfig/routes.js';
 import ofrepRoutes from './ofrep/routes.js';
 import eventRoutes from './events/routes.js';
 import consoleAuth from './console/auth.js';
-import consoleStatic from './console/static.js';
+import consoleStatic, { secureConsoleAnswers } from './console/static.js';
 import { createKubeconfigSigner } from './kubeconfig/signer.js';
 
 export const BODY_LIMIT = 16 * 1024;
@@ -41,6 +41,8 @@ export async function buildApp(
     // A first start of the embedded PostgreSQL runs initdb, which can take many seconds on a busy machine.
     pluginTimeout: 60_000,
   });
+  // First of all hooks: every answer under /console/ carries the browser-app headers.
+  app.addHook('onRequest', secureConsoleAnswers);
   await app.register(problems, {
     ownCodePrefix: 'API_',
     // A stalled or unreachable database is a 503 the client may retry, never a 500.
@@ -84,7 +86,7 @@ export async function buildApp(
 
   await app.register(opsRoutes);
   await app.register(featureFlagRoutes, { platformId: config.platformId });
-  await app.register(tenantRoutes);
+  await app.register(tenantRoutes, { oidcIssuer: config.oidc?.issuerUrl });
   await app.register(clusterRoutes, { platformId: config.platformId, tunnelUrl: config.proxyTunnelPublicUrl });
   await app.register(auditLogRoutes);
   await app.register(kubeconfigRoutes, {

@@ -11,7 +11,7 @@ t.test('tenants, members and clusters', async (t) => {
     t.equal(res.statusCode, 200);
     t.same(res.json(), { org: 'acme', subject: 'ada', role: 'admin' });
     const list = await app.inject({ url: '/api/v1/tenants/acme/members', headers: await bearer('ada') });
-    t.same(list.json(), { members: [{ subject: 'ada', role: 'admin' }] });
+    t.same(list.json(), { members: [{ subject: 'ada', role: 'admin' }], issuer: null });
   });
 
   t.test('a tenant admin manages members; an operator may not', async (t) => {
@@ -77,6 +77,25 @@ t.test('tenants, members and clusters', async (t) => {
       (await app.inject({ method: 'DELETE', url: `/api/v1/tenants/acme/clusters/${id}`, headers: vic })).statusCode,
       403,
     );
+  });
+
+  t.test("a viewer's kubeconfig refusal says in words what they lack and who can change it", async (t) => {
+    const vic = await bearer('vic');
+    const id = (await app.inject({ url: '/api/v1/tenants/acme/clusters', headers: vic })).json().clusters[0].id;
+    const res = await app.inject({ url: `/api/v1/tenants/acme/clusters/${id}/kubeconfig`, headers: vic });
+    t.equal(res.statusCode, 403);
+    t.equal(
+      res.json().detail,
+      'you are a viewer in tenant acme, and only its admins and operators may download a kubeconfig, register or ' +
+        'delete a cluster, or switch its CLI access: a tenant admin can change your role',
+    );
+    const stranger = await app.inject({ url: `/api/v1/tenants/acme/clusters`, headers: await bearer('nobody') });
+    t.equal(
+      stranger.json().detail,
+      'you are not a member of tenant acme: a tenant admin or a platform admin can add you',
+      'a non-member is told they are not one',
+    );
+    t.notMatch(res.body + stranger.body, /clusters\.register|tenant\.read/, 'no permission names');
   });
 
   t.test('deleting a cluster removes its flag overrides and is audited', async (t) => {
@@ -265,4 +284,32 @@ t.test("a tenant admin reads the tenant's audit rows, and only those", async (t)
       2,
     );
   });
+});
+
+t.test("a platform admin lists every tenant, and reads each one's clusters and members", async (t) => {
+  const { app } = await build(t);
+  const admin = await bearer(PLATFORM_ADMIN);
+  await seedTenant(app, 'acme', { ada: 'admin', vic: 'viewer' });
+  await seedTenant(app, 'globex', { gus: 'admin' });
+  await registerCluster(app, 'acme', 'eu-1');
+  await registerCluster(app, 'acme', 'us-1');
+
+  const res = await app.inject({ url: '/api/v1/tenants', headers: admin });
+  t.equal(res.statusCode, 200, res.body);
+  t.match(res.json(), {
+    tenants: [
+      { org: 'acme', clusters: 2, members: 2, createdAt: String },
+      { org: 'globex', clusters: 0, members: 1, createdAt: String },
+    ],
+  });
+  t.equal(res.json().tenants.length, 2);
+  t.equal((await app.inject({ url: '/api/v1/tenants/globex/clusters', headers: admin })).statusCode, 200);
+  t.equal((await app.inject({ url: '/api/v1/tenants/globex/members', headers: admin })).statusCode, 200);
+
+  const refused = await app.inject({ url: '/api/v1/tenants', headers: await bearer('ada') });
+  t.equal(refused.statusCode, 403, 'a tenant admin may not list other tenants');
+  t.equal(refused.json().detail, 'only platform admins may do this');
+
+  const doc = (await app.inject({ url: '/openapi.json' })).json();
+  t.match(doc.paths['/api/v1/tenants'].get, { 'x-permission': 'platform.admin', tags: ['tenants'] }, 'documented');
 });

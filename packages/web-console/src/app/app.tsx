@@ -5,6 +5,7 @@ import { PlatformCliAccess } from '../features/platform/cli-access';
 import { loadSession } from '../features/session/api';
 import { SignIn } from '../features/session/sign-in';
 import { SignOut } from '../features/session/sign-out';
+import { AllTenants } from '../features/tenants/all-tenants';
 import { TenantView } from '../features/tenants/tenant-view';
 import { markFirstData } from '../lib/first-data';
 import { useLiveUpdates } from '../lib/live';
@@ -50,8 +51,17 @@ export function App() {
         {session.state === 'done' && session.data.signedIn && (
           <>
             <PlatformCliAccess version={live.version} canSwitch={session.data.me.platformAdmin} />
-            <TenantView tenants={session.data.me.tenants} version={live.version} />
-            {session.data.me.platformAdmin && <AuditFeed version={live.version} />}
+            <TenantView
+              tenants={session.data.me.tenants}
+              version={live.version}
+              platformAdmin={session.data.me.platformAdmin}
+            />
+            {session.data.me.platformAdmin && (
+              <>
+                <AllTenants version={live.version} />
+                <AuditFeed version={live.version} />
+              </>
+            )}
           </>
         )}
       </main>

@@ -4,6 +4,8 @@ import { cliAccessWithMessage, mayNamePlatformAdmin } from '../kubeconfig/access
 import type { CliAccessJson } from '../kubeconfig/access.js';
 import { Conflict, NotFound } from '../errors.js';
 import { platformAdminCheck } from '../flags/caller.js';
+import { namedRecord } from '../flags/record.js';
+import { SubjectNames } from '../subjects/names.js';
 import type { PlatformAdminCheck } from '../flags/caller.js';
 import {
   deleteCluster,
@@ -24,6 +26,7 @@ export type ClusterWithToken = Cluster & { agentToken: string; tunnelUrl: string
 export class ClusterService {
   private readonly isPlatformAdmin: PlatformAdminCheck;
   private readonly tunnelUrl: string;
+  private readonly names: SubjectNames;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -33,6 +36,7 @@ export class ClusterService {
     tunnelUrl: string,
   ) {
     this.isPlatformAdmin = platformAdminCheck(pool, platformId);
+    this.names = new SubjectNames(pool);
     this.tunnelUrl = tunnelUrl.replace(/\/+$/, '');
   }
 
@@ -69,8 +73,9 @@ export class ClusterService {
   }
 
   /**
-   * The clusters with their access states. Evaluations are answered from the flags client's memory;
-   * whether the caller is a platform admin is asked only when a record would name one.
+   * The clusters with their access states, each record's actor named where the platform knows them.
+   * Evaluations are answered from the flags client's memory; whether the caller is a platform admin
+   * is asked only when a record would name one.
    */
   private async withAccess(clusters: ClusterWithAgent[], caller: string): Promise<ClusterRead[]> {
     const evaluated = await Promise.all(
@@ -81,9 +86,14 @@ export class ClusterService {
     );
     const mayName = evaluated.some(({ access }) => access.record !== undefined && mayNamePlatformAdmin(access.record));
     const admin = mayName && (await this.isPlatformAdmin(caller));
-    return evaluated.map(({ cluster, access }) => ({
+    const reads = evaluated.map(({ cluster, access }) => ({
       ...cluster,
       cliAccess: cliAccessWithMessage(cluster.id, access, admin),
+    }));
+    const names = await this.names.of(reads.map((read) => read.cliAccess.record?.actor));
+    return reads.map((read) => ({
+      ...read,
+      cliAccess: { ...read.cliAccess, record: namedRecord(read.cliAccess.record, names) },
     }));
   }
 }

@@ -2,14 +2,23 @@ import type pg from 'pg';
 import type { FastifyRequest } from 'fastify';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import { asSignInProblem, returnTarget } from '@gsp/service-kit/browser-app';
-import { BadRequest, Forbidden, ServiceUnavailable, Unauthorized } from '../errors.js';
+import { BadRequest, Forbidden, ServiceUnavailable, TooManyRequests, Unauthorized } from '../errors.js';
 import { consoleWriteRefusal } from '../plugins/auth.js';
 import type { SessionCookies } from '../plugins/auth.js';
 import type { ConsoleSignIn } from './auth-config.js';
 import { cookieValue, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './cookies.js';
+import { rememberName } from '../subjects/names.js';
 import { createConsoleOidcClient } from './oidc-client.js';
 import type { ConsoleOidcClient, SignedIn } from './oidc-client.js';
-import { createSession, endSession, LOGIN_TTL_MS, readSession, recordLogin, takeLogin } from './sessions.js';
+import {
+  clientHash,
+  createSession,
+  endSession,
+  LOGIN_TTL_MS,
+  readSession,
+  recordLogin,
+  takeLogin,
+} from './sessions.js';
 
 /** What `GET /console/auth/session` answers: never a token. */
 export interface SessionJson {
@@ -45,14 +54,26 @@ export class SignInFlow {
     };
   }
 
-  /** Where to send the browser, and the cookie that ties the provider's answer to this browser. */
-  async start(returnToParam: string | undefined): Promise<{ url: string; cookie: string }> {
+  /**
+   * Where to send the browser, and the cookie that ties the provider's answer to this browser; a
+   * 429 (with `retryAfter`, in seconds) when `clientAddress` has CONSOLE_SIGN_IN_LIMIT under way.
+   */
+  async start(returnToParam: string | undefined, clientAddress: string): Promise<{ url: string; cookie: string }> {
     const returnTo = returnTarget(returnToParam, this.signIn.publicUrl);
     if (returnTo === undefined)
       throw new BadRequest(`returnTo must be a path of the console, under ${new URL(this.signIn.publicUrl).pathname}`);
     const login = { state: randomState(), nonce: randomNonce(), codeVerifier: randomPKCECodeVerifier() };
     const url = await asSignInProblem(this.oidc.authorizationUrl(login), signInProblems);
-    await recordLogin(this.pool, login.state, { ...login, returnTo });
+    const budget = { client: clientHash(clientAddress), limit: this.signIn.signInLimit };
+    const waitMs = await recordLogin(this.pool, login.state, { ...login, returnTo }, budget);
+    if (waitMs > 0) {
+      const minutes = LOGIN_TTL_MS / 60_000;
+      const refusal = new TooManyRequests(
+        `too many sign-ins are under way from this address (at most ${budget.limit}, each for ${minutes} minutes): ` +
+          'finish one, or try again later',
+      );
+      throw Object.assign(refusal, { retryAfter: Math.ceil(waitMs / 1000) });
+    }
     return { url: url.href, cookie: this.cookies.login(login.state) };
   }
 
@@ -75,6 +96,7 @@ export class SignInFlow {
     const query = new URL(request.url, 'http://callback.invalid').search;
     const signedIn = await asSignInProblem(this.oidc.complete(query, { ...login, state }), signInProblems);
     const id = await createSession(this.pool, signedIn, signedIn.expiresAt);
+    await rememberName(this.pool, signedIn.subject, signedIn.name);
     const cookies = [this.cookies.login(''), this.cookies.session(id, signedIn.expiresAt)];
     return { signedIn, returnTo: login.returnTo, cookies };
   }

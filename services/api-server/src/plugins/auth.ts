@@ -8,9 +8,11 @@ import {
   isPlatformAdmin,
   platformResource,
   readBindings,
+  rolesWith,
   tenantResource,
+  tenantRole,
 } from '@gsp/platform-contract';
-import type { PlatformPermission, Queryable } from '@gsp/platform-contract';
+import type { PlatformPermission, Queryable, RoleBinding } from '@gsp/platform-contract';
 import { bearerToken, guardRoutes, InvalidRequestError } from '@gsp/service-kit';
 import type { RouteGuard } from '@gsp/service-kit';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
@@ -160,6 +162,25 @@ function documentSecurity(route: RouteOptions): void {
   };
 }
 
+/** What each tenant permission lets a member do, in words. */
+const PERMISSION_WORDS = new Map<PlatformPermission, string>([
+  ['tenant.read', 'see its clusters'],
+  ['clusters.register', 'download a kubeconfig, register or delete a cluster, or switch its CLI access'],
+  ['members.manage', 'see or change its members'],
+]);
+
+/** Why a permission is refused in tenant `org`, in words: the caller's role, who may, and who can help. */
+export function refusalInTenant(permission: PlatformPermission, org: string, bindings: readonly RoleBinding[]): string {
+  const role = tenantRole(bindings, org);
+  if (role === undefined)
+    return `you are not a member of tenant ${org}: a tenant admin or a platform admin can add you`;
+  const roles = rolesWith(permission).map((r) => `${r}s`);
+  const who =
+    roles.length > 1 ? `${roles.slice(0, -1).join(', ')} and ${roles.at(-1)}` : (roles[0] ?? 'platform admins');
+  const what = PERMISSION_WORDS.get(permission) ?? `use ${permission}`;
+  return `you are a ${role} in tenant ${org}, and only its ${who} may ${what}: a tenant admin can change your role`;
+}
+
 /** The check of a route's declared permission, in the tenant its `:org` names (if any). */
 function permissionGuard(db: Queryable, platformId: string): (route: RouteOptions) => RouteGuard | undefined {
   const platform = platformResource(platformId);
@@ -179,9 +200,7 @@ function permissionGuard(db: Queryable, platformId: string): (route: RouteOption
       const bindings = await readBindings(db, subject, resources);
       if (!authorize(bindings, platformId, permission, org)) {
         throw new Forbidden(
-          org === undefined
-            ? `this requires the platform admin role`
-            : `this requires permission ${permission} in tenant ${org}`,
+          org === undefined ? 'only platform admins may do this' : refusalInTenant(permission, org, bindings),
         );
       }
       // Members know their tenant exists; only a platform admin can ask about one that does not.

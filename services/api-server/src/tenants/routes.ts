@@ -11,10 +11,37 @@ import {
   problemResponses,
   Subject,
 } from '../schemas.js';
-import { deleteMember, LastAdminError, listMembers, putMember } from './store.js';
+import { deleteMember, LastAdminError, listMembers, listTenants, putMember } from './store.js';
+
+export interface TenantRoutesOptions {
+  /** `AUTH_OIDC_ISSUER_URL`: its users are members as `<issuer>#<sub>`. */
+  oidcIssuer: string | undefined;
+}
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
 const Member = Type.Object({ subject: Type.String(), role: Role });
+const ListedMember = Type.Object({
+  ...Member.properties,
+  name: Type.Optional(
+    Type.String({
+      description: 'what the member is called, as their identity provider said at their last console sign-in',
+    }),
+  ),
+});
+const MemberList = Type.Object({
+  members: Type.Array(ListedMember),
+  issuer: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'AUTH_OIDC_ISSUER_URL: a user who signs in there is a member as `<issuer>#<sub>` ' +
+      "(their token's `sub`); null when none is configured",
+  }),
+});
+const TenantSummary = Type.Object({
+  org: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  clusters: Type.Integer({ description: 'clusters registered in the tenant' }),
+  members: Type.Integer({ description: 'members of any role' }),
+});
 const MemberParams = Type.Object({ org: Dns1123Label, subject: Subject });
 const NewMemberParams = Type.Object({ org: Dns1123Label, subject: NewSubject });
 const lastAdmin = problem('the change would leave the tenant without an admin');
@@ -29,8 +56,24 @@ async function lastAdminIsConflict<T>(change: Promise<T>): Promise<T> {
 }
 
 /** A tenant's members and their roles; the first member put creates the tenant. */
-const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const tenantRoutes: FastifyPluginAsyncTypebox<TenantRoutesOptions> = async (app, opts) => {
   const tags = ['tenants'];
+  const issuer = opts.oidcIssuer ?? null;
+
+  app.route({
+    method: 'GET',
+    url: '/api/v1/tenants',
+    config: { permission: 'platform.admin' },
+    schema: {
+      tags,
+      summary: 'Every tenant, with how many clusters and members it has (platform admins)',
+      description:
+        "Read-only. A tenant's clusters and their CLI access are at `/api/v1/tenants/{org}/clusters`, its members at " +
+        '`/api/v1/tenants/{org}/members`; platform admins may read both for every tenant.',
+      response: { 200: Type.Object({ tenants: Type.Array(TenantSummary) }), ...problemResponses },
+    },
+    handler: async () => ({ tenants: await listTenants(app.pg) }),
+  });
 
   app.route({
     method: 'GET',
@@ -39,9 +82,9 @@ const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags,
       params: OrgParams,
-      response: { 200: Type.Object({ members: Type.Array(Member) }), ...problemResponses },
+      response: { 200: MemberList, ...problemResponses },
     },
-    handler: async (request) => ({ members: await listMembers(app.pg, request.params.org) }),
+    handler: async (request) => ({ members: await listMembers(app.pg, request.params.org), issuer }),
   });
 
   app.route({

@@ -11,6 +11,19 @@ export interface Member {
   role: TenantRole;
 }
 
+/** A member as the list answers it: with what they are called, where the platform knows it. */
+export interface ListedMember extends Member {
+  name?: string;
+}
+
+/** A tenant as the platform admins' list answers it. */
+export interface TenantSummary {
+  org: string;
+  createdAt: string;
+  clusters: number;
+  members: number;
+}
+
 /** Gives `subject` the `role` on `resource`, replacing any role it had there. */
 async function bindRole(db: Queryable, subject: string, resource: string, role: string): Promise<void> {
   await db.query(
@@ -33,12 +46,32 @@ export async function grantPlatformAdmins(
   for (const subject of subjects) await bindRole(db, subject, platformResource(platformId), PLATFORM_ADMIN_ROLE);
 }
 
-export async function listMembers(db: Queryable, org: string): Promise<Member[]> {
-  const { rows } = await db.query<Member>(
-    'SELECT subject, role FROM role_bindings WHERE resource = $1 ORDER BY subject',
+/** The tenant's members by subject, each with the name their last console sign-in gave, if any. */
+export async function listMembers(db: Queryable, org: string): Promise<ListedMember[]> {
+  const { rows } = await db.query<Member & { name: string | null }>(
+    `SELECT b.subject, b.role, n.name FROM role_bindings b LEFT JOIN subject_names n ON n.subject = b.subject
+     WHERE b.resource = $1 ORDER BY b.subject`,
     [tenantResource(org)],
   );
-  return rows;
+  return rows.map(({ name, ...member }) => (name === null ? member : { ...member, name }));
+}
+
+/** Every tenant, by org, with how many clusters and members it has (for platform admins). */
+export async function listTenants(db: Queryable): Promise<TenantSummary[]> {
+  const { rows } = await db.query<{ org: string; created_at: Date; clusters: number; members: number }>(
+    `SELECT t.org, t.created_at,
+       (SELECT count(*)::int FROM clusters c WHERE c.org = t.org) AS clusters,
+       (SELECT count(*)::int FROM role_bindings b WHERE b.resource = $1 || t.org) AS members
+     FROM tenants t ORDER BY t.org`,
+    // A tenant's resource is tenantResource(org): its prefix, then the org.
+    [tenantResource('')],
+  );
+  return rows.map((r) => ({
+    org: r.org,
+    createdAt: r.created_at.toISOString(),
+    clusters: r.clusters,
+    members: r.members,
+  }));
 }
 
 /**

@@ -8,6 +8,8 @@ const FLAG_PATH = `/api/v1/platform/feature-flags/${CLI_ACCESS_FLAG}` as const;
 export interface SwitchRecord {
   value: boolean;
   actor: string | null;
+  /** What the actor is called, where the platform knows it (their last console sign-in). */
+  actorName?: string;
   actorRole: string | null;
   setAt: string;
   reason: string | null;

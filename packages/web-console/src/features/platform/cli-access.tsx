@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
-import { ErrorNotice, Loading, Facts, Panel, formatTime, useLoad } from '@gsp/ui';
+import type { ReactNode } from 'react';
+import { ErrorNotice, Loading, Facts, Panel, Time, useLoad } from '@gsp/ui';
 import { loadPlatformCliAccess } from './api';
 import type { PlatformFlag } from './api';
 import { SwitchOffDialog, SwitchOnDialog } from './switch-dialogs';
@@ -10,6 +11,13 @@ const SOURCES = new Map<PlatformFlag['source'], string>([
   ['cluster', "a cluster's override"],
   ['default', 'the built-in default'],
 ]);
+
+/** Who set the platform's value: by name where the platform knows it, the subject on hover. */
+function setBy(record: PlatformFlag['platformRecord']): ReactNode {
+  if (record === null) return 'Nobody (the default applies)';
+  if (record.actor === null) return 'A platform admin';
+  return record.actorName === undefined ? record.actor : <span title={record.actor}>{record.actorName}</span>;
+}
 
 function Details({ flag }: { flag: PlatformFlag }) {
   const record = flag.platformRecord;
@@ -26,10 +34,10 @@ function Details({ flag }: { flag: PlatformFlag }) {
       <Facts
         items={[
           ['Source', SOURCES.get(flag.source) ?? flag.source],
-          ['Set by', record === null ? 'Nobody (the default applies)' : (record.actor ?? 'A platform admin')],
+          ['Set by', setBy(record)],
           ['Reason', record?.reason ?? 'None given'],
-          ['Expires', record?.expiresAt ? formatTime(record.expiresAt) : 'Never'],
-          ...(record ? ([['Set at', formatTime(record.setAt)]] as [string, string][]) : []),
+          ['Expires', record?.expiresAt ? <Time iso={record.expiresAt} /> : 'Never'],
+          ...(record ? ([['Set at', <Time key="set-at" iso={record.setAt} />]] as [string, ReactNode][]) : []),
         ]}
       />
     </>

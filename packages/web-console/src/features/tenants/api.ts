@@ -11,6 +11,8 @@ export interface Membership {
 export interface SwitchRecord {
   value: boolean;
   actor: string | null;
+  /** What the actor is called, where the platform knows it (their last console sign-in). */
+  actorName?: string;
   actorRole: string | null;
   setAt: string;
   reason: string | null;
@@ -45,9 +47,25 @@ export interface Registered {
   tunnelUrl: string;
 }
 
+/** `name`: what the member is called, where the platform knows it (their last console sign-in). */
 export interface Member {
   subject: string;
   role: Role;
+  name?: string;
+}
+
+/** `issuer`: the platform's OIDC issuer; its users are members as `<issuer>#<sub>` (null: none configured). */
+export interface MemberList {
+  members: Member[];
+  issuer: string | null;
+}
+
+/** A tenant as platform admins list them. */
+export interface TenantSummary {
+  org: string;
+  createdAt: string;
+  clusters: number;
+  members: number;
 }
 
 export const ROLES: readonly Role[] = ['admin', 'operator', 'viewer'];
@@ -101,8 +119,21 @@ export function kubeconfigUrl(org: string, id: string): string {
   return apiUrl(`${clusterPath(org, id)}/kubeconfig`);
 }
 
-export async function loadMembers(org: string, signal: AbortSignal): Promise<Member[]> {
-  return (await getJson<{ members: Member[] }>(`${tenantPath(org)}/members`, signal)).members;
+export async function loadMembers(org: string, signal: AbortSignal): Promise<MemberList> {
+  return getJson<MemberList>(`${tenantPath(org)}/members`, signal);
+}
+
+/** Every tenant (platform admins only). */
+export async function loadTenants(signal: AbortSignal): Promise<TenantSummary[]> {
+  return (await getJson<{ tenants: TenantSummary[] }>('/api/v1/tenants', signal)).tenants;
+}
+
+/**
+ * The subject a member is added as: what was typed when it names an issuer (`<issuer>#<sub>`) or
+ * there is no issuer to name; else the `sub` of a user of the platform's issuer, qualified with it.
+ */
+export function memberSubject(typed: string, issuer: string | null): string {
+  return issuer === null || typed.includes('#') ? typed : `${issuer}#${typed}`;
 }
 
 export async function putMember(org: string, subject: string, role: Role): Promise<void> {

@@ -33,7 +33,12 @@ export function ClusterCard({
       <h4 id={`${ids}-name`}>{cluster.name}</h4>
       <ClusterFacts cluster={cluster} />
       <AccessNotices access={cluster.cliAccess} refusalId={`${ids}-refusal`} />
-      <SwitchActions canChange={canChange} ownOverride={cluster.cliAccess.source === 'cluster'} onOpen={setOpen} />
+      <SwitchActions
+        canChange={canChange}
+        enabled={cluster.cliAccess.enabled}
+        ownOverride={cluster.cliAccess.source === 'cluster'}
+        onOpen={setOpen}
+      />
       <ClusterActions
         org={org}
         cluster={cluster}

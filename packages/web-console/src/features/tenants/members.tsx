@@ -1,7 +1,7 @@
 import { useCallback, useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { ConfirmDialog, ErrorNotice, Loading, failure, useLoad } from '@gsp/ui';
-import { loadMembers, putMember, removeMember, ROLE_NAMES, ROLES } from './api';
+import { loadMembers, memberSubject, putMember, removeMember, ROLE_NAMES, ROLES } from './api';
 import type { Member, Role } from './api';
 
 const isRole = (text: string): text is Role => (ROLES as readonly string[]).includes(text);
@@ -61,6 +61,16 @@ function RemoveDialog({
   );
 }
 
+/** A member by name where the platform knows it, with the subject their rights follow. */
+function MemberName({ member }: { member: Member }) {
+  if (member.name === undefined) return <span className="subject code">{member.subject}</span>;
+  return (
+    <span className="subject">
+      <strong>{member.name}</strong> <span className="code subject-id">{member.subject}</span>
+    </span>
+  );
+}
+
 function MemberRow({
   org,
   member,
@@ -89,9 +99,9 @@ function MemberRow({
   };
   return (
     <li className="member">
-      <span className="subject">{member.subject}</span>
+      <MemberName member={member} />
       <span className="member-controls">
-        <RoleSelect label={`Role of ${member.subject}`} value={role} onChange={setRole} />
+        <RoleSelect label={`Role of ${member.name ?? member.subject}`} value={role} onChange={setRole} />
         <button
           type="button"
           className="button button-secondary"
@@ -109,7 +119,11 @@ function MemberRow({
   );
 }
 
-function AddMember({ org, onAdded }: { org: string; onAdded: () => void }) {
+/**
+ * Adds a member. With the platform's OIDC issuer known, what is typed is a user's `sub` there (their
+ * id at the identity provider), added as `<issuer>#<sub>`; a typed subject with `#` is taken as is.
+ */
+function AddMember({ org, issuer, onAdded }: { org: string; issuer: string | null; onAdded: () => void }) {
   const [subject, setSubject] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [busy, setBusy] = useState(false);
@@ -119,13 +133,13 @@ function AddMember({ org, onAdded }: { org: string; onAdded: () => void }) {
     e.preventDefault();
     const wanted = subject.trim();
     if (wanted === '') {
-      setError("Type the new member's subject (the sub of their sign-in token).");
+      setError(issuer === null ? "Type the new member's subject." : "Type the new member's user id.");
       return;
     }
     setBusy(true);
     setError(undefined);
     try {
-      await putMember(org, wanted, role);
+      await putMember(org, memberSubject(wanted, issuer), role);
       setSubject('');
       onAdded();
     } catch (err) {
@@ -137,15 +151,28 @@ function AddMember({ org, onAdded }: { org: string; onAdded: () => void }) {
   return (
     <form className="form" aria-labelledby={`${ids}-title`} onSubmit={(e) => void submit(e)}>
       <h4 id={`${ids}-title`}>Add a member</h4>
-      <label htmlFor={`${ids}-subject`}>Subject (the sub of their sign-in token)</label>
+      <label htmlFor={`${ids}-subject`}>{issuer === null ? 'Subject' : 'User id'}</label>
       <input
         id={`${ids}-subject`}
         name="subject"
         autoComplete="off"
         spellCheck={false}
+        aria-describedby={`${ids}-subject-hint`}
         value={subject}
         onChange={(e) => setSubject(e.target.value)}
       />
+      <p className="hint" id={`${ids}-subject-hint`}>
+        {issuer === null ? (
+          'Their subject, exactly as the API server names them (the sub of their bearer token).'
+        ) : (
+          <>
+            Their id at <span className="code">{issuer}</span>, where they sign in: the{' '}
+            <span className="code">sub</span> of their sign-in token, such as <span className="code">alice</span>. They
+            are added as <span className="code">{issuer}#alice</span>; a subject with <span className="code">#</span> is
+            taken as typed.
+          </>
+        )}
+      </p>
       <label htmlFor={`${ids}-role`}>Role</label>
       <RoleSelect id={`${ids}-role`} value={role} onChange={setRole} />
       {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
@@ -155,6 +182,25 @@ function AddMember({ org, onAdded }: { org: string; onAdded: () => void }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** The members of a tenant as a platform admin reads them: names, subjects and roles, nothing to change. */
+export function MembersReadOnly({ org, version }: { org: string; version: number }) {
+  const load = useCallback((signal: AbortSignal) => loadMembers(org, signal), [org]);
+  const members = useLoad(load, version);
+  if (members.state === 'loading') return <Loading what={`the members of ${org}`} />;
+  if (members.state === 'error') return <ErrorNotice>{members.message}</ErrorNotice>;
+  if (members.data.members.length === 0) return <p>This tenant has no members.</p>;
+  return (
+    <ul className="members">
+      {members.data.members.map((member) => (
+        <li key={member.subject} className="member">
+          <MemberName member={member} />
+          <span className="member-role">{ROLE_NAMES.get(member.role) ?? member.role}</span>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -174,7 +220,7 @@ export function Members({ org, version }: { org: string; version: number }) {
       {members.state === 'error' && <ErrorNotice>{members.message}</ErrorNotice>}
       {members.state === 'done' && (
         <ul className="members">
-          {members.data.map((member) => (
+          {members.data.members.map((member) => (
             // Keyed by role too, so a role changed elsewhere resets the row's selection.
             <MemberRow
               key={`${member.subject} ${member.role}`}
@@ -197,7 +243,8 @@ export function Members({ org, version }: { org: string; version: number }) {
           }}
         />
       )}
-      <AddMember org={org} onAdded={changed} />
+      {/* Once the list is here: it says whose ids the field takes. */}
+      {members.state === 'done' && <AddMember org={org} issuer={members.data.issuer} onAdded={changed} />}
     </>
   );
 }

@@ -9,7 +9,7 @@ import { RegisterCluster } from './register-cluster';
 const ROLE_RIGHTS = new Map<string, string>([
   ['admin', 'you switch CLI access, download kubeconfigs, register and delete clusters, and manage members'],
   ['operator', 'you switch CLI access, download kubeconfigs, and register and delete clusters'],
-  ['viewer', 'you see everything here; changes need a tenant admin or operator'],
+  ['viewer', 'you see its clusters and their CLI access; changes need a tenant admin or operator'],
 ]);
 
 /** One tenant: its clusters, registration and, for its admins, its members; fetched again on `version`. */
@@ -55,9 +55,18 @@ function TenantPanel({ membership: { org, role }, version }: { membership: Membe
 
 /**
  * A panel per tenant the user belongs to. Memberships are asked again whenever `version` grows, so
- * a role changed or a membership removed elsewhere shows without a reload.
+ * a role changed or a membership removed elsewhere shows without a reload. A platform admin who
+ * belongs to none is not told so: they read every tenant in the platform admins' view.
  */
-export function TenantView({ tenants, version }: { tenants: Membership[]; version: number }) {
+export function TenantView({
+  tenants,
+  version,
+  platformAdmin,
+}: {
+  tenants: Membership[];
+  version: number;
+  platformAdmin: boolean;
+}) {
   const load = useCallback(
     (signal: AbortSignal) => (version === 0 ? Promise.resolve(tenants) : loadMemberships(signal)),
     [version, tenants],
@@ -65,7 +74,7 @@ export function TenantView({ tenants, version }: { tenants: Membership[]; versio
   const fresh = useLoad(load, version);
   const memberships = fresh.state === 'done' ? fresh.data : tenants;
   if (memberships.length === 0)
-    return (
+    return platformAdmin ? null : (
       <Panel title="Your tenants">
         <p>You are not a member of any tenant yet. A tenant admin or a platform admin can add you.</p>
       </Panel>

@@ -1,4 +1,4 @@
-import { formatTime } from '@gsp/ui';
+import { formatTime, Time } from '@gsp/ui';
 import { ACTIONS } from '../actions';
 import type { AuditItem } from '../api';
 
@@ -34,7 +34,9 @@ export function AuditEntries({ items, filtered }: { items: AuditItem[]; filtered
     <ol className="audit" aria-label="Audit entries, newest first">
       {items.map((item) => (
         <li key={item.id} className="audit-entry">
-          <span className="audit-when">{formatTime(item.createdAt)}</span>
+          <span className="audit-when">
+            <Time iso={item.createdAt} />
+          </span>
           <span className="audit-action">{ACTIONS.get(item.action) ?? item.action}</span>
           <span className="audit-who">
             by <span className="code">{item.actor}</span> on <span className="code">{item.resource}</span>

@@ -6,13 +6,19 @@ const VIEWER_SWITCH = 'Viewers cannot change CLI access; ask a tenant admin or o
 const VIEWER_CLUSTER =
   'Viewers cannot download a kubeconfig or delete a cluster: kubectl needs the tenant admin or operator role.';
 
-/** Switch off, switch on and (with an override of its own) clear; a viewer is told why they are disabled. */
+/**
+ * Switch off while access is on, switch on while it is off, and (with an override of its own)
+ * clear; a viewer is told why they are disabled.
+ */
 export function SwitchActions({
   canChange,
+  enabled,
   ownOverride,
   onOpen,
 }: {
   canChange: boolean;
+  /** The cluster's effective CLI access: only the switch that would change it is offered. */
+  enabled: boolean;
   ownOverride: boolean;
   onOpen: (dialog: 'off' | 'on' | 'clear') => void;
 }) {
@@ -32,8 +38,7 @@ export function SwitchActions({
   return (
     <>
       <div className="actions">
-        {button('off', 'button button-danger', 'Switch off')}
-        {button('on', 'button', 'Switch on')}
+        {enabled ? button('off', 'button button-danger', 'Switch off') : button('on', 'button', 'Switch on')}
         {ownOverride && button('clear', 'button button-secondary', 'Clear override')}
       </div>
       {why !== undefined && (
