@@ -84,6 +84,40 @@ t.test('an admin scales a fleet and sees the new replica count', async (t) => {
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
 
+t.test('the fleets page follows a scale made elsewhere without a reload; Refresh sits in its toolbar', async (t) => {
+  const opened = await openPage(t, browser, stack.panelUrl);
+  const { page } = opened;
+  await signInBasic(page);
+  await go(page, 'Fleets');
+  const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /crowd/ }) });
+  await card.waitFor();
+  const before = Number(await fact(card, 'Desired'));
+  const scaled = await stack.app.inject({
+    method: 'POST',
+    url: '/api/v1/fleets/games/crowd/scale',
+    headers: BASIC_ADMIN,
+    payload: { replicas: before + 1 },
+  });
+  t.equal(scaled.statusCode, 200, 'scaled through the API, as kubectl or another person would');
+  const seenAt = Date.now();
+  await until('the card shows the new count', async () => (await fact(card, 'Desired')) === String(before + 1), 15_000);
+  t.pass(`the card shows ${before + 1} desired ${Date.now() - seenAt} ms later, with no click`);
+  t.equal(await card.getByLabel('Desired replicas (0 to 10000)').inputValue(), String(before + 1), 'so does its field');
+
+  const refresh = page.getByRole('button', { name: 'Refresh' });
+  t.ok(await refresh.evaluate((el) => el.closest('p') === null), 'Refresh is no part of a paragraph');
+  // The panel's own controls come right under its heading, before its text, as Create does on the list.
+  const order = await page.locator('section.panel').evaluate((panel) =>
+    Array.from(panel.querySelectorAll('h2, button, .fleet-intro'))
+      .slice(0, 3)
+      .map((el) => el.textContent),
+  );
+  t.same(order.slice(0, 2), ['Fleets', 'Refresh'], `the heading, then Refresh (${JSON.stringify(order)})`);
+  t.match(order[2], /^A fleet keeps/, 'then the text');
+  t.same(await inspectAtEachWidth(page, 'fleets-live', ARTEFACTS_DIR), [], 'axe: no serious or critical violations');
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});
+
 t.test("a refused scale shows the control plane's sentence", async (t) => {
   await createFleet('games', 'brief', 0);
   const opened = await openPage(t, browser, stack.panelUrl);
@@ -155,6 +189,39 @@ t.test('an admin edits a profile, sees each error at its field, fixes them and s
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
 
+t.test("at 375 px each fieldset's legend sits inside its border, not across it", async (t) => {
+  const opened = await openPage(t, browser, stack.panelUrl);
+  const { page } = opened;
+  await signInBasic(page);
+  await go(page, 'Profiles');
+  await page.getByRole('button', { name: 'New profile' }).click();
+  const form = page.getByRole('form', { name: 'New profile' });
+  await form.waitFor();
+  t.same(await inspectAtEachWidth(page, 'profile-form', ARTEFACTS_DIR), [], 'axe: the form at both widths');
+  // inspectAtEachWidth leaves the page at 375 px.
+  const legends = await form.locator('fieldset > legend').evaluateAll((all) =>
+    all.map((legend) => {
+      const fieldset = legend.parentElement as HTMLElement;
+      const border = parseFloat(getComputedStyle(fieldset).borderTopWidth);
+      const inner = fieldset.getBoundingClientRect().top + border;
+      const box = legend.getBoundingClientRect();
+      return {
+        text: legend.textContent ?? '',
+        lines: Math.round(box.height / parseFloat(getComputedStyle(legend).lineHeight)),
+        inside: box.top >= inner,
+      };
+    }),
+  );
+  t.ok(legends.length >= 2, `${legends.length} legends`);
+  t.ok(
+    legends.some((l) => l.lines > 1),
+    'one of them takes more than one line at 375 px',
+  );
+  for (const legend of legends) t.ok(legend.inside, `"${legend.text}" is below the top border (${legend.lines} lines)`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+});
+
 t.test('an admin creates a profile under a checked name, then deletes it after a confirmation', async (t) => {
   const opened = await openPage(t, browser, stack.panelUrl);
   const { page } = opened;
@@ -198,6 +265,12 @@ t.test('an admin creates an API key, sees it once, copies it and revokes it', as
   const create = page.getByRole('form', { name: 'Create an API key' });
   await create.waitFor();
 
+  const longest = await create.getByLabel('Expires after').locator('option').first().innerText();
+  t.equal(
+    longest,
+    'The longest lifetime the control plane allows (never, if it sets no limit)',
+    'the default expiry is said in words, not as a variable name',
+  );
   await create.getByLabel('Name').fill('ci-bot');
   await create.getByLabel('Role (what the key may do)').selectOption('operator');
   await create.getByLabel('Expires after').selectOption('24h');

@@ -4,7 +4,7 @@
  * terminal's line discipline, the log stream's parsing) are specified first.
  */
 import t from 'tap';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
 import type { OpenedPage, Tap } from '@gsp/ui/testing';
 import { LineDiscipline } from '../src/features/server/line-discipline.js';
@@ -130,8 +130,37 @@ t.test('an operator uses the console, runs allocate, follows the logs and takes 
   t.pass('allocate: the facts and the console show Allocated');
   t.same(await inspectAtEachWidth(page, 'server-console', ARTEFACTS_DIR), [], 'axe: none serious or critical');
 
+  const now = await disabledWithWhy(page, ['allocate', 'reserve']);
+  t.same(
+    now,
+    {
+      allocate: 'Only a Ready game server can be allocated; it is Allocated.',
+      reserve: 'Only a Ready game server can be reserved; it is Allocated.',
+    },
+    'on an Allocated server, allocate and reserve are disabled, each saying why',
+  );
+  t.equal(await page.getByRole('button', { name: 'greet', exact: true }).isDisabled(), false, 'greet still runs');
+
+  const args = page.getByLabel('Arguments of greet, one a line');
+  await args.fill('first line\nsecond line\nthird line');
+  const shown = await args.evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight, top: el.scrollTop }));
+  t.ok(
+    shown.scroll <= shown.client && shown.top === 0,
+    `every line of the arguments is in view (${JSON.stringify(shown)})`,
+  );
+  await page.getByRole('button', { name: 'greet', exact: true }).click();
+  const answer = page.locator('.action-answer');
+  await answer.getByText('first line second line third line').waitFor();
+  const said = await answer.locator('p').first().innerText();
+  t.match(said, /^greet exited with code 0 after (less than 1 ms|\d+ ms|\d+\.\d s)\.$/, said);
+  t.notMatch(said, /0\.0 s/, 'a quick command is not said to take 0.0 s');
+  t.same(await inspectAtEachWidth(page, 'server-actions', ARTEFACTS_DIR), [], 'axe: the actions with their reasons');
+  await page.setViewportSize({ width: 1280, height: 800 });
+
   await page.getByRole('button', { name: 'Take a snapshot' }).click();
   await page.getByText(/The pre-snapshot command exited with code 0/).waitFor();
+  const hook = await page.getByText(/The pre-snapshot command exited with code 0/).innerText();
+  t.notMatch(hook, /after 0\.0 s/, `the hook's time is readable: ${hook}`);
   const row = page.getByRole('row', { name: new RegExp(`^${SERVER}-\\d{14}`) });
   await until('the snapshot ready', async () => /Ready/.test(await row.innerText()), 15_000);
   t.pass('the snapshot taken becomes ready on the page, with its hooks shown');
@@ -161,12 +190,24 @@ t.test(
     await page.getByText(/^The console closed: [^.]*revoked[^.]*\.$/).waitFor({ timeout: 2000 });
     t.ok(Date.now() - revokedAt < 2000, `closed with the reason in ${Date.now() - revokedAt} ms`);
     t.match(await page.getByTestId('console-status').innerText(), /Closed/);
-    await page.getByRole('button', { name: 'allocate', exact: true }).click();
+    // The server is Allocated by now, so allocate is disabled; greet runs in any running state.
+    await page.getByRole('button', { name: 'greet', exact: true }).click();
     await page.getByText('Your session has ended; sign in again.').waitFor();
     t.pass('the next action leads to the sign-in view');
     t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
   },
 );
+
+/** The text of what a control's `aria-describedby` points at: what a screen reader reads with it. */
+async function description(control: Locator): Promise<string> {
+  return control.evaluate((el) =>
+    (el.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((id) => document.getElementById(id)?.textContent ?? `(missing #${id})`)
+      .join(' '),
+  );
+}
 
 /** The disabled buttons of the page and whether each is described by a visible sentence saying why. */
 async function disabledWithWhy(page: Page, names: (string | RegExp)[]): Promise<Record<string, string>> {
@@ -191,6 +232,42 @@ t.test('a viewer sees every control that changes the server disabled, each sayin
   t.equal(await page.getByRole('button', { name: 'Follow' }).isDisabled(), false, 'a viewer may read the logs');
   t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
 });
+
+t.test(
+  'a server whose profile has no storage cannot be snapshotted, and its page and the list give its age one way',
+  async (t) => {
+    const made = await app.inject({
+      method: 'POST',
+      url: '/api/v1/gameservers/games',
+      headers: BASIC_ADMIN,
+      payload: { profile: 'lobby', name: 'lobby-1' },
+    });
+    t.equal(made.statusCode, 201, 'a server of profile lobby, which has no storage');
+    const opened = await openPage(t, browser, stack.panelUrl);
+    const { page } = opened;
+    await signInApiKey(page, await stack.createApiKey('operator'));
+    await page.goto(`${stack.panelUrl}#/servers/games/lobby-1`);
+    await page.getByTestId('server-state').waitFor();
+    const take = page.getByRole('button', { name: 'Take a snapshot' });
+    await until('the profile read', async () => !(await description(take)).startsWith('Reading'));
+    t.ok(await take.isDisabled(), 'Take a snapshot is disabled');
+    t.equal(await description(take), 'Its profile lobby has no storage: there is nothing to snapshot.', 'saying why');
+    const restart = page.getByRole('button', { name: 'restart', exact: true });
+    t.ok(await restart.isDisabled(), 'restart is disabled');
+    t.match(await description(restart), /Its profile lobby sets no restart command/, 'saying why');
+    t.same(await inspectAtEachWidth(page, 'server-no-storage', ARTEFACTS_DIR), [], 'axe: none serious or critical');
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    const onPage = await page.locator('.fact').filter({ hasText: 'Age' }).locator('time').innerText();
+    await page.getByRole('link', { name: 'All game servers' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'lobby-1', exact: true }) });
+    const inList = await row.locator('time').innerText();
+    const AGE = /^(under 1 min|\d+ (min|h|d))$/;
+    t.match(onPage, AGE, `the page says ${onPage}`);
+    t.match(inList, AGE, `the list says ${inList}`);
+    t.same(await pageProblems(opened), [], 'no CSP violation, no page error');
+  },
+);
 
 t.test('an admin restores a snapshot into a new server and is linked to it', async (t) => {
   const opened = await openPage(t, browser, stack.panelUrl);

@@ -108,7 +108,8 @@ export function CreateKeyForm({
           label="Expires after"
           value={expiry}
           onChange={setExpiry}
-          neverLabel="Never (or the longest the control plane allows: APIKEY_MAX_TTL)"
+          // The page cannot know the control plane's limit; the key's card shows the expiry it got.
+          neverLabel="The longest lifetime the control plane allows (never, if it sets no limit)"
         />
         {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
         <div className="actions">

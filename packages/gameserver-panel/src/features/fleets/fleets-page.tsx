@@ -1,10 +1,9 @@
-import { useState } from 'react';
-import { ErrorNotice, Facts, Loading, Panel, useLoad } from '@gsp/ui';
+import { ErrorNotice, Facts, Loading, Panel } from '@gsp/ui';
 import { can, whyNot } from '../../lib/session';
 import type { PanelSession } from '../../lib/session';
-import { listFleets } from './api';
 import type { Fleet } from './api';
 import { ScaleForm } from './scale-form';
+import { FLEETS_POLL_MS, usePolledFleets } from './use-fleets';
 import './fleets.css';
 
 function FleetCard({ session, fleet, onScaled }: { session: PanelSession; fleet: Fleet; onScaled: () => void }) {
@@ -32,27 +31,35 @@ function FleetCard({ session, fleet, onScaled }: { session: PanelSession; fleet:
   );
 }
 
-/** `#/fleets`: every fleet the role may list, its replicas, and a form to scale each. */
+/** `#/fleets`: every fleet the role may list, its replicas kept current, and a form to scale each. */
 export function FleetsPage({ session }: { session: PanelSession }) {
-  const [version, setVersion] = useState(0);
-  const fleets = useLoad(listFleets, version);
-  const reload = () => setVersion((v) => v + 1);
+  const { fleets, problem, refresh } = usePolledFleets();
   return (
     <Panel title="Fleets">
-      <p className="fleet-intro">
-        A fleet keeps its desired number of game servers running; ready and allocated counts are as the control plane
-        last saw them.{' '}
-        <button type="button" className="button button-secondary" onClick={reload}>
+      <div className="fleets-toolbar">
+        <div className="fleets-live" role="status">
+          {problem === undefined && <p>Counts are checked every {FLEETS_POLL_MS / 1000} s.</p>}
+          {problem !== undefined && fleets !== undefined && (
+            <p className="notice notice-warning">
+              Updates paused: {problem} Trying again every {FLEETS_POLL_MS / 1000} s.
+            </p>
+          )}
+        </div>
+        <button type="button" className="button button-secondary" onClick={refresh}>
           Refresh
         </button>
+      </div>
+      <p className="fleet-intro">
+        A fleet keeps its desired number of game servers running; ready and allocated counts are as the control plane
+        last saw them.
       </p>
-      {fleets.state === 'loading' && <Loading what="fleets" />}
-      {fleets.state === 'error' && <ErrorNotice>{fleets.message}</ErrorNotice>}
-      {fleets.state === 'done' && fleets.data.length === 0 && <p>There are no fleets you may see.</p>}
-      {fleets.state === 'done' && fleets.data.length > 0 && (
+      {fleets === undefined && problem === undefined && <Loading what="fleets" />}
+      {fleets === undefined && problem !== undefined && <ErrorNotice>{problem}</ErrorNotice>}
+      {fleets !== undefined && fleets.length === 0 && <p>There are no fleets you may see.</p>}
+      {fleets !== undefined && fleets.length > 0 && (
         <ul className="card-grid fleets">
-          {fleets.data.map((fleet) => (
-            <FleetCard key={`${fleet.namespace}/${fleet.name}`} session={session} fleet={fleet} onScaled={reload} />
+          {fleets.map((fleet) => (
+            <FleetCard key={`${fleet.namespace}/${fleet.name}`} session={session} fleet={fleet} onScaled={refresh} />
           ))}
         </ul>
       )}

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { ErrorNotice, failure } from '@gsp/ui';
 import { MAX_REPLICAS, replicasProblem, scaleFleet } from './api';
@@ -10,7 +10,10 @@ import type { Fleet } from './api';
  * `why`: the sentence saying why this role cannot scale, when it cannot.
  */
 export function ScaleForm({ fleet, why, onScaled }: { fleet: Fleet; why?: string; onScaled: () => void }) {
-  const [replicas, setReplicas] = useState(String(fleet.replicas));
+  // What was typed, until the fleet's count changes (scaled here or elsewhere): then the field shows it.
+  const [typed, setTyped] = useState<string | undefined>();
+  const replicas = typed ?? String(fleet.replicas);
+  useEffect(() => setTyped(undefined), [fleet.replicas]);
   const [problem, setProblem] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [done, setDone] = useState('');
@@ -54,7 +57,7 @@ export function ScaleForm({ fleet, why, onScaled }: { fleet: Fleet; why?: string
           aria-invalid={problem === undefined ? undefined : true}
           aria-describedby={described === '' ? undefined : described}
           value={replicas}
-          onChange={(e) => setReplicas(e.target.value)}
+          onChange={(e) => setTyped(e.target.value)}
         />
         <button
           type="submit"

@@ -1,3 +1,4 @@
+import { formatDuration } from '../../lib/time';
 import type { ActionAnswer } from './types';
 
 /** What an action did: the state it left the server in, or the command's exit code and output. */
@@ -9,11 +10,11 @@ export function ActionAnswerView({ answer }: { answer: ActionAnswer }) {
       </p>
     );
   }
-  const seconds = (answer.durationMs / 1000).toFixed(1);
   return (
     <div className="action-answer">
       <p>
-        <strong>{answer.action}</strong> exited with code <strong>{answer.exitCode}</strong> after {seconds} s
+        <strong>{answer.action}</strong> exited with code <strong>{answer.exitCode}</strong> after{' '}
+        {formatDuration(answer.durationMs)}
         {answer.exitCode === 0 ? '.' : ' (it ran, but reported a failure).'}
         {answer.truncated && ' Its output was cut at 64 KiB.'}
       </p>

@@ -9,6 +9,14 @@ export function argvOf(text: string, kind: 'duration' | 'free'): string[] {
   return text.split('\n').filter((line) => line !== '');
 }
 
+/** The textarea grows with its lines up to this many, then scrolls. */
+const MAX_ROWS = 10;
+
+/** As many rows as the arguments have lines (one more for the next), so none is hidden. */
+export function rowsFor(text: string): number {
+  return Math.min(MAX_ROWS, Math.max(2, text.split('\n').length + 1));
+}
+
 interface Props {
   action: string;
   kind: 'duration' | 'free';
@@ -39,10 +47,13 @@ export function ArgsField({ action, kind, value, onChange, disabled }: Props) {
       ) : (
         <>
           <label htmlFor={id}>Arguments of {action}, one a line</label>
+          {/* Unwrapped: each line shown is one argument, never one argument shown as two. */}
           <textarea
             id={id}
             name="args"
-            rows={1}
+            rows={rowsFor(value)}
+            wrap="off"
+            spellCheck={false}
             value={value}
             disabled={disabled}
             onChange={(e) => onChange(e.target.value)}

@@ -5,6 +5,8 @@ import type { PanelSession } from '../../lib/session';
 import { ActionAnswerView } from './action-answer';
 import { runAction } from './api';
 import { ArgsField, argvOf } from './args-field';
+import { whyActionCannot } from './can-run';
+import type { ProfileState } from './can-run';
 import type { ActionAnswer, GameServerView, ProfileSummary } from './types';
 
 /** One button of the actions list: what it runs and what it takes. */
@@ -37,7 +39,7 @@ export function specsOf(profile: ProfileSummary | undefined): ActionSpec[] {
 interface Props {
   session: PanelSession;
   server: GameServerView;
-  profile: ProfileSummary | undefined;
+  profile: ProfileState;
 }
 
 /** The built-in and the profile's actions, each with its arguments, and the answer of the last one run. */
@@ -60,6 +62,9 @@ export function ServerActions({ session, server, profile }: Props) {
     }
   };
   const common = { disabled: !allowed || busy !== undefined, describedBy: allowed ? undefined : reasonId, run };
+  // The role's reason, shown once above, goes first; then each row's own, from the server's state.
+  const whyNow = (action: string) => (allowed ? whyActionCannot(action, server, profile) : undefined);
+  const summary = profile.state === 'done' ? profile.profile : undefined;
   return (
     <Panel title="Actions">
       {!allowed && (
@@ -68,10 +73,10 @@ export function ServerActions({ session, server, profile }: Props) {
         </p>
       )}
       <ul className="action-list">
-        {specsOf(profile).map((spec) => (
-          <ActionRow key={spec.name} spec={spec} {...common} />
+        {specsOf(summary).map((spec) => (
+          <ActionRow key={spec.name} spec={spec} whyNow={whyNow(spec.name)} {...common} />
         ))}
-        <ShutdownRow session={session} server={server} profile={profile} {...common} />
+        <ShutdownRow session={session} server={server} profile={summary} whyNow={whyNow('shutdown')} {...common} />
       </ul>
       <div className="action-result" role="status">
         {busy !== undefined && <p>Running {busy}…</p>}
@@ -85,13 +90,27 @@ export function ServerActions({ session, server, profile }: Props) {
 interface RowProps {
   disabled: boolean;
   describedBy: string | undefined;
+  /** Why the action cannot succeed on the server as it is now, when it cannot. */
+  whyNow: string | undefined;
   run: (action: string, args: string[]) => Promise<void>;
 }
 
-function ActionRow({ spec, disabled, describedBy, run }: RowProps & { spec: ActionSpec }) {
+/** The sentence saying why a row's action cannot run now, which its button points at. */
+function WhyNow({ id, why }: { id: string; why: string | undefined }) {
+  if (why === undefined) return null;
+  return (
+    <p id={id} className="why">
+      {why}
+    </p>
+  );
+}
+
+function ActionRow({ spec, disabled, describedBy, whyNow, run }: RowProps & { spec: ActionSpec }) {
   const [args, setArgs] = useState('');
   const aboutId = useId();
-  const described = [aboutId, describedBy].filter((id) => id !== undefined).join(' ');
+  const whyId = useId();
+  const reason = whyNow === undefined ? describedBy : whyId;
+  const described = [aboutId, reason].filter((id) => id !== undefined).join(' ');
   return (
     <li className="action">
       <form
@@ -101,14 +120,26 @@ function ActionRow({ spec, disabled, describedBy, run }: RowProps & { spec: Acti
           void run(spec.name, spec.args === 'none' ? [] : argvOf(args, spec.args));
         }}
       >
-        <button className="button" type="submit" disabled={disabled} aria-describedby={described}>
+        <button
+          className="button"
+          type="submit"
+          disabled={disabled || whyNow !== undefined}
+          aria-describedby={described}
+        >
           {spec.name}
         </button>
         <span id={aboutId} className="action-about">
           {spec.about}
         </span>
+        <WhyNow id={whyId} why={whyNow} />
         {spec.args !== 'none' && (
-          <ArgsField action={spec.name} kind={spec.args} value={args} onChange={setArgs} disabled={disabled} />
+          <ArgsField
+            action={spec.name}
+            kind={spec.args}
+            value={args}
+            onChange={setArgs}
+            disabled={disabled || whyNow !== undefined}
+          />
         )}
       </form>
     </li>
@@ -119,25 +150,35 @@ function ActionRow({ spec, disabled, describedBy, run }: RowProps & { spec: Acti
  * Shutdown, after a confirmation naming its consequence: Agones deletes a Shutdown server, and its
  * storage with it. An Allocated server (players on it) needs `force`, and deleting needs the right to.
  */
-function ShutdownRow({ session, server, profile, disabled, describedBy, run }: RowProps & Props) {
+function ShutdownRow({
+  session,
+  server,
+  profile,
+  disabled,
+  describedBy,
+  whyNow,
+  run,
+}: RowProps & Omit<Props, 'profile'> & { profile: ProfileSummary | undefined }) {
   const [confirming, setConfirming] = useState(false);
   const deletes = server.state === 'Allocated' || profile?.storage !== undefined;
   const mayDelete = can(session, 'gameservers', 'delete', server.namespace);
   const whyId = useId();
   const blocked = deletes && !mayDelete && describedBy === undefined;
+  const nowId = useId();
   return (
     <li className="action">
       <div className="action-form">
         <button
           type="button"
           className="button button-danger"
-          disabled={disabled || blocked}
-          aria-describedby={blocked ? whyId : describedBy}
+          disabled={disabled || blocked || whyNow !== undefined}
+          aria-describedby={blocked ? whyId : whyNow !== undefined ? nowId : describedBy}
           onClick={() => setConfirming(true)}
         >
           shutdown
         </button>
         <span className="action-about">Shut it down; Agones then deletes it.</span>
+        <WhyNow id={nowId} why={whyNow} />
         {blocked && (
           <p id={whyId} className="why">
             Shutting down this server deletes {server.state === 'Allocated' ? 'it with players on it' : 'its storage'}:{' '}

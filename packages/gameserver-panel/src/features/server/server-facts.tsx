@@ -1,14 +1,6 @@
 import { Facts, formatTime } from '@gsp/ui';
+import { formatAge } from '../../lib/time';
 import type { GameServerView } from './types';
-
-function age(createdAt: string, now: number): string {
-  const seconds = Math.max(0, Math.floor((now - Date.parse(createdAt)) / 1000));
-  if (Number.isNaN(seconds)) return 'unknown';
-  if (seconds < 60) return `${seconds} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
-  return `${Math.floor(seconds / 86_400)} d`;
-}
 
 function Ports({ server }: { server: GameServerView }) {
   if (server.ports.length === 0) return <>none yet</>;
@@ -59,7 +51,7 @@ export function ServerFacts({ server, now }: { server: GameServerView; now: numb
         [
           'Age',
           <time key="age" dateTime={server.createdAt} title={formatTime(server.createdAt)}>
-            {age(server.createdAt, now)}
+            {formatAge(server.createdAt, now)}
           </time>,
         ],
       ]}

@@ -1,42 +1,46 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { ErrorNotice, Loading, Panel, useLoad } from '@gsp/ui';
 import type { PanelSession } from '../../lib/session';
+import { useNow } from '../../lib/time';
 import { getProfile } from './api';
+import { whySnapshotCannot } from './can-run';
+import type { ProfileState } from './can-run';
 import { ServerActions } from './server-actions';
 import { ServerConsole } from './server-console';
 import { ServerFacts } from './server-facts';
 import { ServerLogs } from './server-logs';
 import { ServerSnapshots } from './server-snapshots';
-import type { ProfileSummary } from './types';
 import { useServer } from './use-server';
+import type { LiveServer } from './use-server';
 import './server.css';
 
-/** The clock the age is shown against, ticking every 30 s. */
-function useNow(): number {
-  const [now, setNow] = useState(Date.now);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 30_000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
-}
-
-/** The server's profile, for its actions and storage; none when it has none or it cannot be read. */
-function useProfile(name: string | null): { profile: ProfileSummary | undefined; problem: string | undefined } {
+/** The server's profile, for its actions and storage: none when it was created otherwise. */
+function useProfile(name: string | null): ProfileState {
   const load = useCallback(
     async (signal: AbortSignal) => (name === null ? undefined : getProfile(name, signal)),
     [name],
   );
   const loaded = useLoad(load);
-  if (loaded.state === 'done') return { profile: loaded.data, problem: undefined };
-  return { profile: undefined, problem: loaded.state === 'error' ? loaded.message : undefined };
+  if (name === null) return { state: 'none' };
+  if (loaded.state === 'error') return loaded;
+  // A reload keeps the last answer until the next: until then, the profile is not known.
+  if (loaded.state === 'done' && loaded.data?.name === name) return { state: 'done', profile: loaded.data };
+  return { state: 'loading' };
+}
+
+/** Why no snapshot can be taken now, as far as the page can tell; undefined when one can. */
+function whyNoSnapshot(live: LiveServer, profile: ProfileState): string | undefined {
+  if (live.state === 'done') return whySnapshotCannot(live.server, profile);
+  if (live.state === 'loading') return 'Reading the game server…';
+  if (live.state === 'gone') return 'The game server does not exist any more.';
+  return live.message;
 }
 
 /** One game server: what it is now (live), its actions, console, logs and snapshots. */
 export function ServerPage({ session, namespace, name }: { session: PanelSession; namespace: string; name: string }) {
   const live = useServer({ namespace, name });
   const server = live.state === 'done' ? live.server : undefined;
-  const { profile, problem } = useProfile(server?.profile ?? null);
+  const profile = useProfile(server?.profile ?? null);
   const now = useNow();
   const ref = { namespace, name };
   return (
@@ -53,12 +57,14 @@ export function ServerPage({ session, namespace, name }: { session: PanelSession
           </ErrorNotice>
         )}
         {server !== undefined && <ServerFacts server={server} now={now} />}
-        {problem !== undefined && <p className="hint">Its profile&apos;s own actions are not shown: {problem}</p>}
+        {profile.state === 'error' && (
+          <p className="hint">Its profile&apos;s own actions are not shown: {profile.message}</p>
+        )}
       </Panel>
       {server !== undefined && <ServerActions session={session} server={server} profile={profile} />}
       <ServerConsole session={session} server={ref} />
       <ServerLogs session={session} server={ref} />
-      <ServerSnapshots session={session} server={ref} />
+      <ServerSnapshots session={session} server={ref} takeWhy={whyNoSnapshot(live, profile)} />
     </div>
   );
 }

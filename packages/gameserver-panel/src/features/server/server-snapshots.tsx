@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { ErrorNotice, Loading, Panel, failure, formatTime } from '@gsp/ui';
 import { can, whyNot } from '../../lib/session';
+import { formatDuration } from '../../lib/time';
 import type { PanelSession } from '../../lib/session';
 import { Output } from './action-answer';
 import { takeSnapshot } from './api';
@@ -20,7 +21,7 @@ function HookView({ label, run }: { label: string; run: HookRun | null }) {
   return (
     <div className="hook-run">
       <p>
-        {label} {how} after {(run.durationMs / 1000).toFixed(1)} s.
+        {label} {how} after {formatDuration(run.durationMs)}.
       </p>
       <Output label={`${label}: standard output`} text={run.stdout} />
       <Output label={`${label}: standard error`} text={run.stderr} />
@@ -89,9 +90,20 @@ function SnapshotRow({ snapshot, why, onChanged }: { snapshot: SnapshotView; why
   );
 }
 
-/** Snapshots of the server's storage: taken (with the hooks' output), restored into a new server, deleted. */
-export function ServerSnapshots({ session, server }: { session: PanelSession; server: ServerRef }) {
-  const ids = { take: useId(), restore: useId(), remove: useId() };
+/**
+ * Snapshots of the server's storage: taken (with the hooks' output), restored into a new server,
+ * deleted. `takeWhy`: why no snapshot can be taken of the server as it is now, when none can.
+ */
+export function ServerSnapshots({
+  session,
+  server,
+  takeWhy,
+}: {
+  session: PanelSession;
+  server: ServerRef;
+  takeWhy: string | undefined;
+}) {
+  const ids = { take: useId(), takeNow: useId(), restore: useId(), remove: useId() };
   const { loaded, refresh } = useSnapshots(server);
   const [taken, setTaken] = useState<SnapshotTaken | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -115,18 +127,25 @@ export function ServerSnapshots({ session, server }: { session: PanelSession; se
   };
   const list = loaded.state === 'done' ? loaded.data : [];
   const mayTake = may('snapshots', 'create');
+  // The role's reason first; then the server's own (no storage, not running for its commands).
+  const takeNow = mayTake ? takeWhy : undefined;
   return (
     <Panel title="Snapshots">
       <WhyNots session={session} ids={ids} show={{ take: !mayTake, ...(list.length > 0 ? why : {}) }} />
       <button
         className="button"
         type="button"
-        disabled={!mayTake || busy}
-        aria-describedby={mayTake ? undefined : ids.take}
+        disabled={!mayTake || busy || takeNow !== undefined}
+        aria-describedby={!mayTake ? ids.take : takeNow !== undefined ? ids.takeNow : undefined}
         onClick={() => void take()}
       >
         {busy ? 'Taking a snapshot…' : 'Take a snapshot'}
       </button>
+      {takeNow !== undefined && (
+        <p id={ids.takeNow} className="why">
+          {takeNow}
+        </p>
+      )}
       {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
       {taken !== undefined && <TakenView taken={taken} now={list.find((s) => s.name === taken.name)} />}
       {loaded.state === 'loading' && <Loading what="snapshots" />}

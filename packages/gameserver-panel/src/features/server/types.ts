@@ -44,6 +44,8 @@ export interface ProfileSummary {
   actions: Record<string, ProfileAction>;
   restartCommand?: string[];
   storage?: { size: string; mountPath: string };
+  /** Argv run in the container around a snapshot, which therefore needs it running. */
+  snapshot?: { preCommand?: string[]; postCommand?: string[] };
 }
 
 /** SnapshotSchema (services/control-plane/src/snapshots/model.ts). */

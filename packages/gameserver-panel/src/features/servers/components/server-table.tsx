@@ -1,20 +1,13 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { formatTime } from '@gsp/ui';
 import { serverHref } from '../../../lib/links';
+import { formatAge, useNow } from '../../../lib/time';
 import type { GameServer } from '../../../lib/types';
 
 const COLUMNS = ['Name', 'Namespace', 'State', 'Address', 'Players', 'Profile', 'Age', 'Actions'];
 
 let firstRowsMarked = false;
-
-function age(createdAt: string, now: number): string {
-  const seconds = Math.max(0, Math.floor((now - Date.parse(createdAt)) / 1000));
-  if (Number.isNaN(seconds)) return '';
-  if (seconds < 60) return `${seconds}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
-  return `${Math.floor(seconds / 86_400)}d`;
-}
 
 function address(gs: GameServer): string {
   if (gs.address === null) return '—';
@@ -60,9 +53,11 @@ function Row({
         <span className="cell-label">Profile </span>
         {gs.profile ?? '—'}
       </span>
-      <span role="cell" className="cell cell-age" title={gs.createdAt}>
+      <span role="cell" className="cell cell-age">
         <span className="cell-label">Age </span>
-        {age(gs.createdAt, now)}
+        <time dateTime={gs.createdAt} title={formatTime(gs.createdAt)}>
+          {formatAge(gs.createdAt, now)}
+        </time>
       </span>
       <span role="cell" className="cell cell-actions">
         <button
@@ -78,16 +73,6 @@ function Row({
       </span>
     </>
   );
-}
-
-/** Refreshes ages every half minute. */
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 30_000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
 }
 
 /**
