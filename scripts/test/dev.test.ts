@@ -153,7 +153,7 @@ async function panelSignsIn(t: Test, b: Banner): Promise<void> {
   await page.getByLabel('Username', { exact: true }).fill('admin');
   await page.getByLabel('Password', { exact: true }).fill(b.basicPassword);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('heading', { name: 'Game servers' }).waitFor({ timeout: 30_000 });
+  await page.getByRole('heading', { name: 'Game servers', level: 2 }).waitFor({ timeout: 30_000 });
   // The tour's next step: the walkthrough's block left arena-1 there to open.
   await page.getByText('arena-1', { exact: true }).first().waitFor({ timeout: 30_000 });
   // page.request shares the browser context's cookies.
