@@ -1,11 +1,12 @@
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiServerConfig } from '../config.js';
 import { problem, problemResponses } from '../schemas.js';
 import { CallbackQuery, LoginQuery, redirect, SessionSchema } from './auth-schemas.js';
 import { ERROR_PAGE_CSP, signInErrorPage } from './error-page.js';
+import { sweepPeriodically } from '../db/sweep.js';
 import { sweepExpired } from './sessions.js';
 import { SignInFlow } from './sign-in-flow.js';
 
@@ -38,37 +39,6 @@ function asPage(loginUrl: string) {
 }
 
 /**
- * Deletes, every `intervalMs`, the sign-ins nobody came back for and the sessions past their end,
- * whether or not anyone signs in. Every replica sweeps; a row is deleted once whoever comes first.
- */
-function sweepPeriodically(app: FastifyInstance, intervalMs: number): void {
-  let running: Promise<void> | undefined;
-  let failing = false;
-  const sweep = () => {
-    running ??= sweepExpired(app.pg)
-      .then(
-        (swept) => {
-          if (failing) app.log.info('console sign-in sweep works again');
-          failing = false;
-          if (swept.logins + swept.sessions > 0) app.log.debug(swept, 'expired console sign-ins and sessions deleted');
-        },
-        (err: Error) => {
-          // Once per outage, not once per interval.
-          if (!failing) app.log.warn({ err: { message: err.message } }, 'console sign-in sweep failed; will retry');
-          failing = true;
-        },
-      )
-      .finally(() => (running = undefined));
-  };
-  const timer = setInterval(sweep, intervalMs);
-  timer.unref();
-  app.addHook('onClose', async () => {
-    clearInterval(timer);
-    await running;
-  });
-}
-
-/**
  * The console's sign-in (the API server as its backend-for-frontend): the OIDC authorization-code
  * flow with PKCE runs here, the session lives in PostgreSQL, and the browser holds only an
  * HttpOnly cookie naming it. Without `CONSOLE_*` configuration nothing is registered.
@@ -78,7 +48,16 @@ export default fp<{ config: ApiServerConfig }>(
     const signIn = config.consoleAuth;
     if (signIn === undefined) return;
     const flow = new SignInFlow(app.pg, signIn);
-    sweepPeriodically(app, signIn.sweepIntervalMs);
+    // Every replica deletes, whether or not anyone signs in, the sign-ins nobody came back for and
+    // the sessions past their end; a row is deleted once by whoever comes first.
+    sweepPeriodically(app, {
+      name: 'console sign-in sweep',
+      intervalMs: signIn.sweepIntervalMs,
+      run: () => sweepExpired(app.pg),
+      done: (swept) => {
+        if (swept.logins + swept.sessions > 0) app.log.debug(swept, 'expired console sign-ins and sessions deleted');
+      },
+    });
     app.acceptSessionCookies(flow.sessionCookies());
     const routes = app.withTypeProvider<TypeBoxTypeProvider>();
     const errorHandler = asPage(new URL('auth/login', signIn.publicUrl).href);

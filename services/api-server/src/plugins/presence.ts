@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { expireLeases } from '@gsp/platform-contract';
+import { sweepPeriodically } from '../db/sweep.js';
 
 /** How often lapsed tunnel leases are cleared unless `PRESENCE_SWEEP_INTERVAL` says otherwise. */
 export const PRESENCE_SWEEP_INTERVAL_MS = 1000;
@@ -19,30 +20,13 @@ export default fp<PresencePluginOptions>(
     const intervalMs = opts.sweepIntervalMs ?? PRESENCE_SWEEP_INTERVAL_MS;
     if (!Number.isInteger(intervalMs) || intervalMs < 10)
       throw new Error(`presence: sweepIntervalMs must be a whole number of milliseconds, at least 10`);
-    let running: Promise<void> | undefined;
-    let failing = false;
-    const sweep = () => {
-      if (running) return;
-      running = expireLeases(app.pg)
-        .then(
-          (expired) => {
-            if (failing) app.log.info('agent presence sweep works again');
-            failing = false;
-            if (expired > 0) app.log.info({ expired }, 'agent tunnels whose lease ran out were cleared');
-          },
-          (err: Error) => {
-            // Once per outage: the sweep runs every second.
-            if (!failing) app.log.warn({ err: { message: err.message } }, 'agent presence sweep failed; will retry');
-            failing = true;
-          },
-        )
-        .finally(() => (running = undefined));
-    };
-    const timer = setInterval(sweep, intervalMs);
-    timer.unref();
-    app.addHook('onClose', async () => {
-      clearInterval(timer);
-      await running;
+    sweepPeriodically(app, {
+      name: 'agent presence sweep',
+      intervalMs,
+      run: () => expireLeases(app.pg),
+      done: (expired) => {
+        if (expired > 0) app.log.info({ expired }, 'agent tunnels whose lease ran out were cleared');
+      },
     });
   },
   { name: 'presence', dependencies: ['db'] },
