@@ -3,6 +3,7 @@ import { ErrorNotice, Loading, Panel, useLoad } from '@gsp/ui';
 import { loadClusters, loadTenants } from './api';
 import type { Cluster, TenantSummary } from './api';
 import { AccessNotices, ClusterFacts } from './components/cluster-facts';
+import { ClusterList } from './components/cluster-list';
 import { MembersReadOnly } from './members';
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -25,21 +26,7 @@ function TenantDetails({ org, version }: { org: string; version: number }) {
   const clusters = useLoad(load, version);
   return (
     <>
-      <h3>Clusters</h3>
-      {clusters.state === 'loading' && <Loading what={`the clusters of ${org}`} />}
-      {clusters.state === 'error' && <ErrorNotice>{clusters.message}</ErrorNotice>}
-      {clusters.state === 'done' &&
-        (clusters.data.length === 0 ? (
-          <p>No cluster is registered in this tenant yet.</p>
-        ) : (
-          <ul className="clusters">
-            {clusters.data.map((cluster) => (
-              <li key={cluster.id}>
-                <ClusterRead cluster={cluster} />
-              </li>
-            ))}
-          </ul>
-        ))}
+      <ClusterList org={org} clusters={clusters} render={(cluster) => <ClusterRead cluster={cluster} />} />
       <h3>Members</h3>
       <MembersReadOnly org={org} version={version} />
     </>

@@ -1,8 +1,9 @@
 import { useCallback, useId, useState } from 'react';
-import { ErrorNotice, Loading, Panel, useLoad } from '@gsp/ui';
+import { ErrorNotice, Panel, useLoad } from '@gsp/ui';
 import { loadClusters, loadMemberships, ROLE_NAMES } from './api';
 import type { Membership } from './api';
 import { ClusterCard } from './cluster-card';
+import { ClusterList } from './components/cluster-list';
 import { Members } from './members';
 import { RegisterCluster } from './register-cluster';
 
@@ -27,21 +28,11 @@ function TenantPanel({ membership: { org, role }, version }: { membership: Membe
         Your role: <strong>{ROLE_NAMES.get(role) ?? role}</strong> —{' '}
         {ROLE_RIGHTS.get(role) ?? 'your rights are unknown'}.
       </p>
-      <h3>Clusters</h3>
-      {clusters.state === 'loading' && <Loading what={`the clusters of ${org}`} />}
-      {clusters.state === 'error' && <ErrorNotice>{clusters.message}</ErrorNotice>}
-      {clusters.state === 'done' &&
-        (clusters.data.length === 0 ? (
-          <p>No cluster is registered in this tenant yet.</p>
-        ) : (
-          <ul className="clusters">
-            {clusters.data.map((cluster) => (
-              <li key={cluster.id}>
-                <ClusterCard org={org} role={role} cluster={cluster} onChanged={changed} />
-              </li>
-            ))}
-          </ul>
-        ))}
+      <ClusterList
+        org={org}
+        clusters={clusters}
+        render={(cluster) => <ClusterCard org={org} role={role} cluster={cluster} onChanged={changed} />}
+      />
       <RegisterCluster org={org} canRegister={canChange} onRegistered={changed} />
       <h3>Members</h3>
       {role === 'admin' ? (
