@@ -134,7 +134,11 @@ t.test('a follow over plain text receives the lines written after it started', a
   await until('the audit line', () => auditOf(audit, 'live').length > 0);
   const lines = auditOf(audit, 'live');
   t.equal(lines.length, 1, 'one audit line for the whole follow');
-  t.match(lines[0], { status: 499, result: 'failure', target: 'games/live' }, 'the client went away');
+  t.match(
+    lines[0],
+    { status: 499, result: 'failure', target: 'games/live', outcome: 'client went' },
+    'the client went away',
+  );
 });
 
 t.test('a follow ends cleanly when the game server is deleted', async (t) => {

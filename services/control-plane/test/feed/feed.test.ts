@@ -234,7 +234,10 @@ t.test('a client closing its feed is how a feed ends: no warning and no "closed 
   const feed = await open(BASIC_ADMIN);
   await feed.next('the snapshot', (e) => e.event === 'snapshot');
   feed.close();
-  await until('the feed to be audited', () => audit.lines().find((l) => l.path === FEED && l.status === 499));
+  const line = await until('the feed to be audited', () =>
+    audit.lines().find((l) => l.path === FEED && l.status === 499),
+  );
+  t.equal(line.outcome, 'client went', 'its audit line says how it ended');
   // Closed, the app has handled every event of the connection: anything it had to say about the close is said.
   await app.close();
   t.notMatch(log.text, /prematurely/, 'not "stream closed prematurely"');

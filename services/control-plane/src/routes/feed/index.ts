@@ -34,6 +34,9 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
         gameServers.requireReady();
         return reply.send('');
       }
+      // The audit line is written as the response closes, before a stream the client left hears of it:
+      // unless the feed ends for another reason first, the client went.
+      setAudit(request, { outcome: 'client went' });
       const stream = feed.open({
         principal: request.principal!,
         visible: request.visibleNamespaces ?? 'all',

@@ -75,6 +75,8 @@ const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
         log.source.destroy();
         return reply.send();
       }
+      // The follow is not told when the client goes first: unless it ends for another reason, the client went.
+      setAudit(request, { outcome: 'client went' });
       const { body } = logs.follow(log, { events, onEnd: (outcome) => setAudit(request, { outcome }) });
       // Sent at once, not with the first line, so a client following a quiet server knows it is connected.
       reply.raw.once('pipe', () => reply.raw.flushHeaders());
