@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Test as Tap } from 'tap';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { BASIC_ADMIN, buildWithProfiles, kubectl, postGameServer, until } from './helper.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -244,6 +244,43 @@ t.test('an Allocated game server is deleted only with ?force=true', async (t) =>
     (await app.inject({ method: 'DELETE', url: '/api/v1/gameservers/games/busy', headers: BASIC_ADMIN })).statusCode,
     404,
   );
+});
+
+t.test('a forced delete of a game server that keeps changing deletes it', async (t) => {
+  const { app, kube } = await setUp(t);
+  t.equal((await postGameServer(app, 'games', { profile: 'arena', name: 'busy' })).statusCode, 201);
+  await ready(app, 'games', 'busy');
+  const custom = kube.kubeConfig.makeApiClient(CustomObjectsApi);
+  const ref = { group: 'agones.dev', version: 'v1', namespace: 'games', plural: 'gameservers', name: 'busy' };
+  // Something else (a controller, the SDK sidecar) writes to it all the time, as Agones does while
+  // a server starts; a forced delete is of this object whatever its version, never a 409.
+  let deleting = true;
+  const writer = (async () => {
+    for (let i = 0; deleting && i < 2000; i++)
+      await custom
+        .patchNamespacedCustomObject(
+          { ...ref, body: { metadata: { labels: { round: `r${i}` } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        )
+        .catch(() => (deleting = false));
+  })();
+  await until(
+    'a few writes',
+    async () =>
+      Number(
+        (
+          await kubectl(kube, ['get', 'gs', 'busy', '-n', 'games', '-o', 'jsonpath={.metadata.labels.round}'])
+        ).stdout.slice(1),
+      ) > 3,
+  );
+  const forced = await app.inject({
+    method: 'DELETE',
+    url: '/api/v1/gameservers/games/busy?force=true',
+    headers: BASIC_ADMIN,
+  });
+  deleting = false;
+  await writer;
+  t.equal(forced.statusCode, 204, forced.body);
 });
 
 t.test('a game server created with kubectl is listed too, with no profile', async (t) => {
