@@ -4,11 +4,18 @@
  * compiler's parse, `import type`, `export ... from`, `import()` and `require` alike (a circle
  * of types still makes a reader follow it round), and resolved as the compiler resolves them
  * with that workspace's tsconfig (the `@gsp/source` condition, so `@gsp/*` lands on sources and
- * a circle across workspaces is found too). Prints every circle, shortest path first, and exits 1
- * if there is one. `scripts/cycles.ts <root>` reads another tree (the test's fixtures).
+ * a circle across workspaces is found too). Prints every circle, shortest path first.
+ *
+ * Then the same one level up, per workspace: each file under `src/` stands for its folder (the
+ * first path segment under src/; the files directly in it are the folder `.`, but for a
+ * service's top-level wiring, `app.ts`, `index.ts`, `routes.ts` and `server.ts`, each its own),
+ * and a circle between folders is printed with one file import per step. In `services/*` a
+ * folder other than `plugins/` may not import `plugins/` or that wiring: the wiring imports the
+ * features, never the reverse. Exits 1 on any circle or such import. `scripts/cycles.ts <root>`
+ * reads another tree (the test's fixtures).
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 /** The repository; a test passes a fixture's root as the first argument. */
@@ -67,6 +74,9 @@ function specifiers(path: string): string[] {
 const inRepo = (path: string): boolean =>
   !relative(ROOT, path).startsWith('..') && !/(^|\/)(node_modules|dist)\//.test(relative(ROOT, path));
 
+/** Each file read -> the workspace whose tsconfig includes it (real paths). */
+const owners = new Map<string, string>();
+
 /** File -> the repository's files it imports (real paths, so a workspace link is its sources). */
 function importGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
@@ -76,6 +86,7 @@ function importGraph(): Map<string, Set<string>> {
     for (const file of fileNames) {
       if (file.endsWith('.d.ts') || /\.(json|js|mjs|cjs)$/.test(file)) continue;
       const from = realpathSync(file);
+      owners.set(from, realpathSync(dir));
       const edges = graph.get(from) ?? new Set<string>();
       graph.set(from, edges);
       for (const specifier of specifiers(file)) {
@@ -157,6 +168,75 @@ function circleThrough(start: string, members: Set<string>, graph: Map<string, S
   return [start];
 }
 
+/** A service's wiring: the folder `plugins/` and these files directly in its `src/` (index.ts: its package entry). */
+const WIRING_FILES = new Set(['app.ts', 'index.ts', 'routes.ts', 'server.ts']);
+
+const isService = (workspace: string): boolean => relative(ROOT, dirname(workspace)) === 'services';
+
+/**
+ * A file's folder under its workspace's `src/`: the first path segment there, `.` for the files
+ * directly in it, except a service's top-level wiring files, each a node of its own: they import
+ * every folder by design, and that nothing imports them back is checked on its own.
+ */
+function folderOf(file: string): { workspace: string; folder: string } | undefined {
+  const workspace = owners.get(file);
+  if (workspace === undefined) return undefined;
+  const path = relative(join(workspace, 'src'), file);
+  if (path.startsWith('..') || isAbsolute(path)) return undefined;
+  const parts = path.split(sep);
+  if (parts.length > 1) return { workspace, folder: parts[0]! };
+  return { workspace, folder: isService(workspace) && WIRING_FILES.has(path) ? path : '.' };
+}
+
+/** A folder as a graph node: `services/x/src/auth`, `services/x/src/.` for the files directly in src/. */
+const folderName = (workspace: string, folder: string): string => `${relative(ROOT, workspace)}/src/${folder}`;
+/** The folder part of a node, as printed under its workspace's heading. */
+const folderPart = (node: string): string => node.slice(node.lastIndexOf('/src/') + '/src/'.length);
+
+/**
+ * Folder -> the folders of its own workspace it imports, each edge with one file import that makes
+ * it (so a reader sees where to cut). Imports across workspaces are the file graph's business.
+ */
+function folderGraph(files: Map<string, Set<string>>): {
+  graph: Map<string, Set<string>>;
+  because: Map<string, [string, string]>;
+} {
+  const graph = new Map<string, Set<string>>();
+  const because = new Map<string, [string, string]>();
+  for (const [from, targets] of files) {
+    const source = folderOf(from);
+    if (!source) continue;
+    const node = folderName(source.workspace, source.folder);
+    const edges = graph.get(node) ?? new Set<string>();
+    graph.set(node, edges);
+    for (const to of targets) {
+      const target = folderOf(to);
+      if (!target || target.workspace !== source.workspace || target.folder === source.folder) continue;
+      const other = folderName(target.workspace, target.folder);
+      edges.add(other);
+      if (!because.has(`${node}\0${other}`)) because.set(`${node}\0${other}`, [from, to]);
+    }
+  }
+  return { graph, because };
+}
+
+/**
+ * Imports that point up, in `services/*`: from a domain folder (or a shared file in src/) into
+ * `plugins/` or the top-level wiring. Wiring may import domain folders; never the reverse.
+ */
+function upwardImports(files: Map<string, Set<string>>): [string, string][] {
+  const isWiring = (file: string): boolean => {
+    const at = folderOf(file);
+    return at !== undefined && isService(at.workspace) && (at.folder === 'plugins' || WIRING_FILES.has(at.folder));
+  };
+  const found: [string, string][] = [];
+  for (const [from, targets] of files) {
+    if (!folderOf(from) || isWiring(from)) continue;
+    for (const to of targets) if (owners.get(to) === owners.get(from) && isWiring(to)) found.push([from, to]);
+  }
+  return found.sort(([a], [b]) => a.localeCompare(b));
+}
+
 const graph = importGraph();
 const circles = components(graph);
 const name = (path: string): string => relative(ROOT, path);
@@ -174,5 +254,29 @@ for (const component of circles) {
         .join(', ')}`,
     );
 }
-console.log(`${graph.size} files read in ${workspaces().length} workspaces: ${circles.length} import circle(s)`);
-if (circles.length > 0) process.exitCode = 1;
+
+const folders = folderGraph(graph);
+const folderCircles = components(folders.graph);
+for (const component of folderCircles) {
+  const members = new Set(component);
+  const start = [...component].sort()[0]!;
+  const path = circleThrough(start, members, folders.graph);
+  const workspace = start.slice(0, start.lastIndexOf('/src/') + '/src'.length);
+  console.log(`folder import circle of ${component.length} folder(s) (in ${workspace}, . is src/ itself):`);
+  console.log(`  ${path.map(folderPart).join(' -> ')}`);
+  for (let i = 0; i + 1 < path.length; i++) {
+    const [from, to] = folders.because.get(`${path[i]}\0${path[i + 1]}`)!;
+    console.log(`    ${folderPart(path[i]!)} -> ${folderPart(path[i + 1]!)}: ${name(from)} imports ${name(to)}`);
+  }
+  const others = component.filter((f) => !path.includes(f));
+  if (others.length > 0) console.log(`  and with them: ${others.map(folderPart).sort().join(', ')}`);
+}
+
+const upward = upwardImports(graph);
+for (const [from, to] of upward) console.log(`import into a service's wiring: ${name(from)} imports ${name(to)}`);
+
+console.log(
+  `${graph.size} files read in ${workspaces().length} workspaces: ${circles.length} import circle(s), ` +
+    `${folderCircles.length} folder circle(s), ${upward.length} import(s) into wiring`,
+);
+if (circles.length > 0 || folderCircles.length > 0 || upward.length > 0) process.exitCode = 1;

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startKubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 
 const spoolDir = process.env.BENCH_SPOOL_DIR ?? '';
 const kube = await startKubeLite({ port: 0 });

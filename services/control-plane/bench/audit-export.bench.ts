@@ -103,7 +103,8 @@ const on: Target = { name: 'export on (webhook)', url: session(setup.on), header
 
 try {
   console.log(
-    `GET /api/v1/session with an API key: autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
+    `GET /api/v1/session with an API key: autocannon, ${connections} connections, ` +
+      `${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
   );
   // Both paths warmed up before anything is measured; the spool's records of the warm-up are
   // delivered first, so the count below starts from them.
@@ -130,7 +131,10 @@ try {
     lags.push(ms);
     rates.push(r.requests / (duration + ms / 1000));
     console.log(
-      `round ${round + 1}: off ${before.rps.toFixed(0)}, on ${r.rps.toFixed(0)}, off ${after.rps.toFixed(0)} req/s; ratio ${(ratios.at(-1) as number).toFixed(3)}; every record at the receiver ${ms.toFixed(0)} ms after the round (${c.records} in all, ${(r.requests / (c.batches - batchesBefore)).toFixed(0)} per batch)`,
+      `round ${round + 1}: off ${before.rps.toFixed(0)}, on ${r.rps.toFixed(0)}, off ${after.rps.toFixed(0)} req/s; ` +
+        `ratio ${(ratios.at(-1) as number).toFixed(3)}; ` +
+        `every record at the receiver ${ms.toFixed(0)} ms after the round ` +
+        `(${c.records} in all, ${(r.requests / (c.batches - batchesBefore)).toFixed(0)} per batch)`,
     );
   }
   console.log('');
@@ -139,10 +143,12 @@ try {
   const ratio = median(ratios);
   const cpuRatio = median(offRuns.map((r) => r.cpuPerRequest)) / median(onRuns.map((r) => r.cpuPerRequest));
   console.log(
-    `ratio on / off: ${ratio.toFixed(3)}  (target >= 0.95: ${ratio >= 0.95 ? 'met' : 'NOT met'})   by server CPU: ${cpuRatio.toFixed(3)}   rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
+    `ratio on / off: ${ratio.toFixed(3)}  (target >= 0.95: ${ratio >= 0.95 ? 'met' : 'NOT met'})   ` +
+      `by server CPU: ${cpuRatio.toFixed(3)}   rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
   );
   console.log(
-    `export under load: every record delivered within ${median(lags).toFixed(0)} ms of its round's end (median; max ${Math.max(...lags).toFixed(0)} ms), ${median(rates).toFixed(0)} records/s end to end`,
+    `export under load: every record delivered within ${median(lags).toFixed(0)} ms of its round's end ` +
+      `(median; max ${Math.max(...lags).toFixed(0)} ms), ${median(rates).toFixed(0)} records/s end to end`,
   );
 
   // The export's own pace: a backlog spooled while the receiver is down, then drained.
@@ -159,10 +165,14 @@ try {
   // The first batch's records arrived at firstAt: the rate counts those after it.
   const perSecond = (backlog - drained.firstBatch) / seconds;
   console.log(
-    `spool: ${((spoolAfter - spoolBefore) / backlog).toFixed(0)} bytes per record (${backlog} records spooled while the receiver was down)`,
+    `spool: ${((spoolAfter - spoolBefore) / backlog).toFixed(0)} bytes per record ` +
+      `(${backlog} records spooled while the receiver was down)`,
   );
   console.log(
-    `export of that backlog: ${perSecond.toFixed(0)} records/s delivered (batches of 400, signed), target >= 20000: ${perSecond >= 20_000 ? 'met' : 'NOT met'}; ${(backlog / cpuSeconds).toFixed(0)} per CPU second of the control plane; signatures refused: ${drained.refused}`,
+    `export of that backlog: ${perSecond.toFixed(0)} records/s delivered (batches of 400, signed), ` +
+      `target >= 20000: ${perSecond >= 20_000 ? 'met' : 'NOT met'}; ` +
+      `${(backlog / cpuSeconds).toFixed(0)} per CPU second of the control plane; ` +
+      `signatures refused: ${drained.refused}`,
   );
 } finally {
   const stopped = Promise.all(

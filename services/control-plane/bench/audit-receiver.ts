@@ -2,8 +2,9 @@
  * The webhook receiver of audit-export.bench.ts, in a process of its own so that it shares an
  * event loop with neither the control plane nor the load generator. It checks each batch's
  * signature, counts its events (without parsing them) and answers 200 at once; while told `down`
- * it answers 503 instead. Messages: `down`, `up`, `count` (answers `{ records, batches, refused, firstAt, lastAt, firstBatch }`,
- * the times in ms since the epoch of the first and last batch taken since the last `up`).
+ * it answers 503 instead. Messages: `down`, `up`, `count` (answers
+ * `{ records, batches, refused, firstAt, lastAt, firstBatch }`, the times in ms since the epoch of
+ * the first and last batch taken since the last `up`).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -72,9 +72,12 @@ async function appendRun(name: string, count: number, syncIntervalMs: number | u
     const slow = latencies.filter((us) => us > 1000).length;
     latencies.sort();
     console.log(
-      `${name}: ${Math.round(count / seconds).toLocaleString('en')} appends/s (record building included), ${perTurn} per write; ` +
-        `a turn's appends and write p50 ${percentile(latencies, 0.5).toFixed(1)} µs, p99 ${percentile(latencies, 0.99).toFixed(1)} µs, ` +
-        `max ${(latencies[turns - 1] as number).toFixed(0)} µs, ${slow} of ${turns} over 1 ms; ${perRecord.toFixed(0)} spool bytes per record ` +
+      `${name}: ${Math.round(count / seconds).toLocaleString('en')} appends/s (record building included), ` +
+        `${perTurn} per write; ` +
+        `a turn's appends and write p50 ${percentile(latencies, 0.5).toFixed(1)} µs, ` +
+        `p99 ${percentile(latencies, 0.99).toFixed(1)} µs, ` +
+        `max ${(latencies[turns - 1] as number).toFixed(0)} µs, ${slow} of ${turns} over 1 ms; ` +
+        `${perRecord.toFixed(0)} spool bytes per record ` +
         `(the record's JSON is ${recordBytes} bytes)`,
     );
     if (syncIntervalMs === undefined) {

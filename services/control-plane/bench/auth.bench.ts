@@ -26,7 +26,8 @@ const targets: (Target & { goal: number })[] = [
 
 try {
   console.log(
-    `GET /api/v1/session: autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
+    `GET /api/v1/session: autocannon, ${connections} connections, ` +
+      `${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
   );
   // Every path is warmed up before anything is measured, so no target pays for the JIT of code it shares.
   for (const target of [none, ...targets]) await run(target, 2);
@@ -54,7 +55,10 @@ try {
     const ratio = median(ratios.get(target.name) ?? []);
     const cpuRatio = noneCpu / median((runs.get(target.name) ?? []).map((r) => r.cpuPerRequest));
     console.log(
-      `ratio ${target.name.split(' ')[0]?.padEnd(6)} / none: ${ratio.toFixed(3)}  (target >= ${target.goal}: ${ratio >= target.goal ? 'met' : 'NOT met'})   by server CPU: ${cpuRatio.toFixed(3)}   rounds: ${(ratios.get(target.name) ?? []).map((r) => r.toFixed(2)).join(' ')}`,
+      `ratio ${target.name.split(' ')[0]?.padEnd(6)} / none: ${ratio.toFixed(3)}  ` +
+        `(target >= ${target.goal}: ${ratio >= target.goal ? 'met' : 'NOT met'})   ` +
+        `by server CPU: ${cpuRatio.toFixed(3)}   ` +
+        `rounds: ${(ratios.get(target.name) ?? []).map((r) => r.toFixed(2)).join(' ')}`,
     );
   }
 } finally {

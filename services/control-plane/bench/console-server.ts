@@ -6,7 +6,7 @@
 import { createWriteStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 
 const app = await buildApp(
   loadConfig({

@@ -4,7 +4,8 @@
  * `say` line a second for BENCH_CONSOLE_SECONDS (default 10). Reports the time from sending the
  * input to receiving the game's echo (p50, p99, max), and the control plane's memory per open
  * console: heap plus buffers, and RSS, after a full collection with every console open, minus
- * the same before any was, divided by the count (RSS rarely shrinks, so it understates). Targets: p99 under 50 ms, under 100 KiB per console.
+ * the same before any was, divided by the count (RSS rarely shrinks, so it understates). Targets:
+ * p99 under 50 ms, under 100 KiB per console.
  *
  * The control plane runs alone in a child process (its memory is its own); kube-lite and the
  * clients run here.
@@ -169,16 +170,23 @@ try {
     rss: (open.rss - before.rss) / CONSOLES,
   };
   console.log(
-    `console: ${CONSOLES} consoles on ${SERVERS} game servers, each typing one line a second for ${SECONDS} s; Node ${process.version}\n`,
+    `console: ${CONSOLES} consoles on ${SERVERS} game servers, ` +
+      `each typing one line a second for ${SECONDS} s; Node ${process.version}\n`,
   );
   console.log(
-    `input to echoed output: ${sorted.length} lines (${pending.size} unanswered)   p50 ${percentile(sorted, 50).toFixed(1)} ms   p99 ${p99.toFixed(1)} ms   max ${(sorted.at(-1) ?? 0).toFixed(1)} ms   (target p99 < 50 ms: ${p99 < 50 && pending.size === 0 ? 'met' : 'NOT met'})`,
+    `input to echoed output: ${sorted.length} lines (${pending.size} unanswered)   ` +
+      `p50 ${percentile(sorted, 50).toFixed(1)} ms   p99 ${p99.toFixed(1)} ms   ` +
+      `max ${(sorted.at(-1) ?? 0).toFixed(1)} ms   ` +
+      `(target p99 < 50 ms: ${p99 < 50 && pending.size === 0 ? 'met' : 'NOT met'})`,
   );
   console.log(
-    `control plane memory per open console: heap and buffers ${kib(perConsole.heap)}   RSS ${kib(perConsole.rss)}   (target < 100 KiB: ${Math.max(perConsole.heap, perConsole.rss) < 100 * 1024 ? 'met' : 'NOT met'})`,
+    `control plane memory per open console: heap and buffers ${kib(perConsole.heap)}   RSS ${kib(perConsole.rss)}   ` +
+      `(target < 100 KiB: ${Math.max(perConsole.heap, perConsole.rss) < 100 * 1024 ? 'met' : 'NOT met'})`,
   );
   console.log(
-    `control plane: heap ${kib(before.heapUsed)} -> ${kib(open.heapUsed)} open -> ${kib(during.heapUsed)} after the run; RSS ${kib(before.rss)} -> ${kib(open.rss)} -> ${kib(during.rss)}`,
+    `control plane: heap ${kib(before.heapUsed)} -> ${kib(open.heapUsed)} open -> ` +
+      `${kib(during.heapUsed)} after the run; ` +
+      `RSS ${kib(before.rss)} -> ${kib(open.rss)} -> ${kib(during.rss)}`,
   );
 } finally {
   for (const ws of consoles) ws.close();

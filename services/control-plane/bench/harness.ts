@@ -75,9 +75,13 @@ export const median = (values: number[]): number => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
-export const line = (name: string, rs: Run[]): string =>
-  `${name.padEnd(28)} ${median(rs.map((r) => r.rps))
+export const line = (name: string, rs: Run[]): string => {
+  const rps = median(rs.map((r) => r.rps))
     .toFixed(0)
-    .padStart(
-      7,
-    )} req/s   p50 ${median(rs.map((r) => r.p50))} ms   p99 ${median(rs.map((r) => r.p99))} ms   server CPU ${median(rs.map((r) => r.cpuPerRequest)).toFixed(1)} µs/request`;
+    .padStart(7);
+  const cpu = median(rs.map((r) => r.cpuPerRequest)).toFixed(1);
+  return (
+    `${name.padEnd(28)} ${rps} req/s   p50 ${median(rs.map((r) => r.p50))} ms   ` +
+    `p99 ${median(rs.map((r) => r.p99))} ms   server CPU ${cpu} µs/request`
+  );
+};

@@ -25,7 +25,8 @@ const targets: Target[] = [
 
 try {
   console.log(
-    `${setup.gameServers} game servers; autocannon, ${connections} connections, ${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
+    `${setup.gameServers} game servers; autocannon, ${connections} connections, ` +
+      `${rounds} alternating rounds of ${duration} s per target; Node ${process.version}\n`,
   );
   for (const target of targets) await run(target, 2);
   const runs = new Map<string, Run[]>(targets.map((t) => [t.name, []]));
@@ -46,13 +47,16 @@ try {
   const list = median(ratios.list);
   console.log('');
   console.log(
-    `ratio cached list / kube-lite list: ${list.toFixed(2)}  (target >= 2: ${list >= 2 ? 'met' : 'NOT met'})   rounds: ${ratios.list.map((r) => r.toFixed(2)).join(' ')}`,
+    `ratio cached list / kube-lite list: ${list.toFixed(2)}  (target >= 2: ${list >= 2 ? 'met' : 'NOT met'})   ` +
+      `rounds: ${ratios.list.map((r) => r.toFixed(2)).join(' ')}`,
   );
   console.log(
-    `ratio filtered list / kube-lite list: ${median(ratios.filtered).toFixed(2)}  (a selector, so the answer is assembled per request)`,
+    `ratio filtered list / kube-lite list: ${median(ratios.filtered).toFixed(2)}  ` +
+      '(a selector, so the answer is assembled per request)',
   );
   console.log(
-    `ratio cached list / session:        ${median(ratios.session).toFixed(3)}  (what listing ${setup.gameServers} servers costs over an empty answer)`,
+    `ratio cached list / session:        ${median(ratios.session).toFixed(3)}  ` +
+      `(what listing ${setup.gameServers} servers costs over an empty answer)`,
   );
 } finally {
   await stop();

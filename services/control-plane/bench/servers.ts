@@ -3,14 +3,12 @@
  * holding BENCH_GAMESERVERS game servers (default 1,000), an OIDC issuer and two control planes.
  */
 import { createWriteStream } from 'node:fs';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { startKubeLite } from '@gsp/kube-lite';
+import { signingKey, startOidcProvider } from '@gsp/test-kit/oidc';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 
 const kube = await startKubeLite({ port: 0 });
 const gameServerCount = Number(process.env.BENCH_GAMESERVERS ?? 1000);
@@ -40,23 +38,20 @@ for (let i = 0; i < gameServerCount; i += 50) {
   );
 }
 
-const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-const jwk = { ...(await exportJWK(privateKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
-const idpServer = createServer((req, res) => provider.callback()(req, res));
-await new Promise<void>((resolve) => idpServer.listen(0, '127.0.0.1', resolve));
-const issuer = `http://127.0.0.1:${(idpServer.address() as AddressInfo).port}`;
-const provider = new Provider(issuer, {
-  cookies: { keys: ['bench-only'] },
-  jwks: { keys: [jwk] },
-  clients: [{ client_id: 'control-plane', client_secret: 'unused', redirect_uris: ['http://127.0.0.1/cb'] }],
-});
-const token = await new SignJWT({ preferred_username: 'bench-viewer', groups: ['viewers'] })
-  .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
-  .setIssuer(issuer)
-  .setAudience('control-plane')
-  .setSubject('bench-viewer')
-  .setExpirationTime('1h')
-  .sign(privateKey);
+const key = await signingKey('bench', 'RS256');
+// Closed on SIGTERM, below.
+const idpTeardowns: (() => unknown)[] = [];
+const idp = await startOidcProvider(
+  { teardown: (fn) => void idpTeardowns.push(fn) },
+  { keys: [key], clients: [{ id: 'control-plane', secret: 'unused', redirectUri: 'http://127.0.0.1/cb' }] },
+);
+const issuer = idp.issuer;
+const token = await idp.sign(
+  key,
+  'bench-viewer',
+  { preferred_username: 'bench-viewer', groups: ['viewers'] },
+  { exp: '1h' },
+);
 
 const common = {
   KUBECONFIG: kube.kubeconfigPath,
@@ -106,7 +101,7 @@ for (
 process.once('SIGTERM', async () => {
   await none.close();
   await authed.close();
-  idpServer.close();
+  for (const close of idpTeardowns) await close();
   await kube.close();
   process.exit(0);
 });

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { clientErrorHandler, createServiceApp, sendProblem } from '@gsp/service-kit';
-import type { ControlPlaneConfig } from './config.js';
+import type { ControlPlaneConfig } from './config/index.js';
 import { AuditLogFile } from './audit-log-file.js';
 import { clientErrorStatus, frameworkProblem, seenOf } from './early-errors.js';
 import { registerPlugins } from './plugins/index.js';
-import { registerRoutes } from './routes/index.js';
+import { registerRoutes } from './routes.js';
 
 export const BODY_LIMIT = 16 * 1024;
 
@@ -19,7 +19,7 @@ export interface BuildOptions {
 
 /**
  * Builds the control plane: the Fastify instance with its early-error handling, then the plugins
- * (src/plugins/index.ts) and the routes (src/routes/index.ts). Tests build it the same way with
+ * (src/plugins/index.ts) and the routes (src/routes.ts). Tests build it the same way with
  * their own config, logger and audit stream.
  */
 export async function buildApp(config: ControlPlaneConfig, options: BuildOptions = {}): Promise<FastifyInstance> {

@@ -44,7 +44,9 @@ export function createMetrics(sources: MetricsSources): ControlPlaneMetrics {
     duration: { observe: ({ route }, seconds) => requests.observe('', route, seconds) },
     authFailures: metrics.counter(
       'auth_failures_total',
-      'Requests refused by authentication: by the credential that failed (apikey, bearer, basic, an ended panel session), missing, or blocked by the failed sign-in limit',
+      'Requests refused by authentication: ' +
+        'by the credential that failed (apikey, bearer, basic, an ended panel session), missing, ' +
+        'or blocked by the failed sign-in limit',
       ['reason'],
     ),
   };

@@ -151,7 +151,8 @@ t.test('the list is a JSON array of keys sorted by name', async (t) => {
 });
 
 t.test(
-  'a key shows in the list of the replica that created it as soon as the 201 is back, and leaves it as soon as the 204 is',
+  'a key shows in the list of the replica that created it as soon as the 201 is back, ' +
+    'and leaves it as soon as the 204 is',
   async (t) => {
     const { app } = await build(t, kube);
     for (let i = 0; i < 5; i++) {
@@ -194,7 +195,8 @@ t.test('a key Secret whose data cannot be read is not listed', async (t) => {
 });
 
 t.test(
-  'the list answers from memory while the cluster is unreachable, and 503 with Retry-After before the keys were ever loaded',
+  'the list answers from memory while the cluster is unreachable, ' +
+    'and 503 with Retry-After before the keys were ever loaded',
   async (t) => {
     const relay = await startRelay(t, { host: new URL(kube.url).hostname, port: Number(new URL(kube.url).port) });
     relay.cut();

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { webhookEvents } from '@gsp/audit-export/testing';
 import { startKube, until } from './helper.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 const BATCH_MAX = 200;
@@ -83,7 +84,7 @@ interface Life {
 
 /** Starts the control plane as its own process and waits until it listens (on a port of its choosing). */
 async function start(env: Record<string, string>): Promise<Life> {
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+  const child = spawn(process.execPath, nodeEntry(server), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -133,7 +134,8 @@ async function load(base: string, workers: number, max: number, stop: () => bool
 const seqOf = (id: string) => Number(id.split('-')[1]);
 
 t.test(
-  'after a SIGKILL mid-export and a restart on the same spool, every answered request is delivered, in order, duplicates only from the batch in flight',
+  'after a SIGKILL mid-export and a restart on the same spool, ' +
+    'every answered request is delivered, in order, duplicates only from the batch in flight',
   async (t) => {
     const kube = await startKube(t);
     const spoolDir = await mkdtemp(join(tmpdir(), 'cp-audit-export-crash-'));
@@ -240,7 +242,8 @@ t.test(
     t.equal(requestIds.size, distinct.length, 'one record per request');
     t.ok(
       answered.every((id) => requestIds.has(id)),
-      `all ${answered.length} answered requests delivered (${before.answered.length} before the kill, ${after.answered.length} after)`,
+      `all ${answered.length} answered requests delivered ` +
+        `(${before.answered.length} before the kill, ${after.answered.length} after)`,
     );
     const answeredSet = new Set(answered);
     const extra = distinct.filter((d) => !answeredSet.has(d.requestId));
@@ -258,7 +261,8 @@ t.test(
       `duplicates only from the batch in flight at the kill (${inFlight.size} records)`,
     );
     t.comment(
-      `${answered.length} answered requests, ${distinct.length} distinct records delivered, ${duplicates.length} delivered twice (batch in flight at the kill: ${inFlight.size})`,
+      `${answered.length} answered requests, ${distinct.length} distinct records delivered, ` +
+        `${duplicates.length} delivered twice (batch in flight at the kill: ${inFlight.size})`,
     );
   },
 );

@@ -42,7 +42,8 @@ async function counter(app: FastifyInstance, name: string, labels: Record<string
 }
 
 t.test(
-  '10,000 requests while the webhook is down, then answers 503 with Retry-After, then 200: every record arrives at both sinks, in order',
+  '10,000 requests while the webhook is down, then answers 503 with Retry-After, then 200: ' +
+    'every record arrives at both sinks, in order',
   async (t) => {
     const kube = await startKube(t);
     // Once up, the webhook is busy for its first 3 requests: 503 with Retry-After: 1.
@@ -114,7 +115,8 @@ t.test(
       'in order: each record first arrives after the one written before it',
     );
     t.comment(
-      `webhook: ${webhook.requests.length} requests, ${ids.length} events for 10,000 records (${ids.length - 10_000} in the 3 refused batches)`,
+      `webhook: ${webhook.requests.length} requests, ${ids.length} events for 10,000 records ` +
+        `(${ids.length - 10_000} in the 3 refused batches)`,
     );
     const gaps = refusedAt.map((at) => (webhook.requests.find((r) => r.at > at)?.at ?? at) - at);
     t.ok(
@@ -162,7 +164,8 @@ t.test(
 );
 
 t.test(
-  'a full spool: block answers 503 and turns unready until the sink catches up; drop serves on and counts exactly what it drops',
+  'a full spool: block answers 503 and turns unready until the sink catches up; ' +
+    'drop serves on and counts exactly what it drops',
   async (t) => {
     const kube = await startKube(t);
     for (const full of ['block', 'drop'] as const) {
@@ -247,7 +250,9 @@ t.test('no credential of a request appears in its exported record, wherever the 
   const secrets = [ADMIN_PASSWORD, key, bearer, ticket];
   const everywhere = (secret: string) => ({
     method: 'POST' as const,
-    url: `/api/v1/gameservers/${encodeURIComponent(secret)}/x?ticket=${encodeURIComponent(ticket)}&token=${encodeURIComponent(secret)}`,
+    url:
+      `/api/v1/gameservers/${encodeURIComponent(secret)}/x` +
+      `?ticket=${encodeURIComponent(ticket)}&token=${encodeURIComponent(secret)}`,
     headers: { 'user-agent': `client/1.0 (${secret})`, 'content-type': 'application/json' },
     payload: { password: secret, token: secret },
   });

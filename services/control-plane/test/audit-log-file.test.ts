@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildApp } from '../src/app.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
 import { BASIC_ADMIN, baseEnv, startKube, until } from './helper.js';
 
 t.test('with AUDIT_LOG_FILE, audit lines are appended to that file, made readable by its owner only', async (t) => {

@@ -75,7 +75,8 @@ function consoleSession(url: string, headers: Record<string, string>, lines: str
 }
 
 t.test(
-  'no credential (API key, Basic password, bearer token, console ticket), however percent-encoded and wherever put, reaches stdout, the application log, the spool, the webhook or OTLP',
+  'no credential (API key, Basic password, bearer token, console ticket), however percent-encoded and wherever put, ' +
+    'reaches stdout, the application log, the spool, the webhook or OTLP',
   async (t) => {
     const kube = await startKube(t);
     await createGamesNamespace(kube);

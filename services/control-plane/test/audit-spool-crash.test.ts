@@ -2,12 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { nodeEntry, workspaceDir } from '@gsp/service-kit/testing/entry';
 import t from 'tap';
 import { Spool } from '../src/audit-spool/index.js';
 
-const spoolModule = fileURLToPath(new URL('../src/audit-spool/index.ts', import.meta.url));
-const repo = fileURLToPath(new URL('../../..', import.meta.url));
+/** The spool's module, from source through tsx or from its build, as this file runs. */
+const spoolEntry = nodeEntry(new URL('../src/audit-spool/index.ts', import.meta.url));
+const spoolModule = pathToFileURL(spoolEntry.at(-1) as string).href;
+const repo = join(workspaceDir(import.meta.url), '..', '..');
 const options = { maxBytes: 1 << 30, full: 'block' as const, readers: ['webhook', 'otlp'], segmentBytes: 64 * 1024 };
 
 /**
@@ -52,7 +55,7 @@ interface Run {
 
 /** Runs the child until it has reported `appends` appends and an ack by each reader, then SIGKILLs it. */
 async function runAndKill(dir: string, appends: number): Promise<Run> {
-  const child_ = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child(dir)], {
+  const child_ = spawn(process.execPath, [...spoolEntry.slice(0, -1), '--input-type=module', '-e', child(dir)], {
     cwd: repo,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -13,12 +13,13 @@ import {
   TEST_REDIS_URL,
   until,
 } from './helper.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 
 t.test('standard output carries exactly one audit line per request, and no credential anywhere', async (t) => {
   const kube = await startKube(t);
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+  const child = spawn(process.execPath, nodeEntry(server), {
     env: {
       ...process.env,
       ...baseEnv(kube),

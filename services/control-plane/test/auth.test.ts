@@ -151,7 +151,8 @@ t.test('a request whose client disconnects early is still audited', async (t) =>
   const arrived = new Promise((resolve) => app.server.once('request', resolve));
   // Headers and half a body, then hang up while the server waits for the rest.
   socket.write(
-    `POST /api/v1/apikeys HTTP/1.1\r\nHost: x\r\nAuthorization: ${BASIC_ADMIN.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+    `POST /api/v1/apikeys HTTP/1.1\r\nHost: x\r\nAuthorization: ${BASIC_ADMIN.authorization}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
   );
   await arrived;
   await new Promise((r) => setImmediate(r));

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test } from 'tap';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
 import { rolesFile } from './helper.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 const base = { KUBECONFIG: '/tmp/kubeconfig', AUTH_MODE: 'apikey' };
 /** Basic authentication's required variables. */
@@ -119,7 +120,8 @@ t.test('a custom role from the roles file can be mapped to', async (t) => {
     ...BASIC_USER,
     AUTH_BASIC_ROLE: 'games-ops',
     RBAC_ROLES_FILE: rolesFile(
-      'roles:\n  games-ops:\n    inherits: [viewer]\n    permissions: [{resource: gameservers, verbs: [execute], namespaces: [games]}]\n',
+      'roles:\n  games-ops:\n    inherits: [viewer]\n' +
+        '    permissions: [{resource: gameservers, verbs: [execute], namespaces: [games]}]\n',
     ),
   });
   t.equal(config.basic?.role, 'games-ops');
@@ -165,7 +167,7 @@ function startServer(env: Record<string, string>): Promise<{ code: number | null
     ),
   );
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+    const child = spawn(process.execPath, nodeEntry(server), {
       env: { ...clean, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

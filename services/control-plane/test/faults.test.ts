@@ -3,9 +3,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import t from 'tap';
 import type { Test } from 'tap';
 import { generateKey } from '../src/apikeys/keys.js';
-import { REDIS_COMMAND_TIMEOUT_MS } from '../src/plugins/redis.js';
-import { ROUTES } from '../src/routes/table.js';
-import type { RouteId } from '../src/routes/table.js';
+import { REDIS_COMMAND_TIMEOUT_MS } from '../src/redis/shared.js';
+import { ROUTES } from '../src/rbac/table.js';
+import type { RouteId } from '../src/rbac/table.js';
 import {
   ADMIN_USER,
   BASIC_ADMIN,

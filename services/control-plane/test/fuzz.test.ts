@@ -20,7 +20,8 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 t.test(
-  'every route of /openapi.json answers generated bad input with a 4xx problem, never a 5xx, and audits each request once',
+  'every route of /openapi.json answers generated bad input with a 4xx problem, ' +
+    'never a 5xx, and audits each request once',
   async (t) => {
     const kube = await startKube(t);
     // Budgets high enough that the fuzzer reaches the handlers rather than the limiters.

@@ -11,7 +11,7 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
 import type { KubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 
 type Tap = { teardown(fn: () => unknown): void };
 
@@ -93,7 +93,10 @@ export async function build(
   return { app, audit };
 }
 
-/** Listens on a free port of 127.0.0.1 (for what inject cannot do: streams, WebSockets); gives `http://127.0.0.1:<port>`. */
+/**
+ * Listens on a free port of 127.0.0.1 (for what inject cannot do: streams, WebSockets); gives
+ * `http://127.0.0.1:<port>`.
+ */
 export function listen(app: FastifyInstance): Promise<string> {
   return app.listen({ port: 0, host: '127.0.0.1' });
 }

@@ -100,7 +100,8 @@ t.test('throttling and the cluster failing or unreachable are retryable, and say
   const refused = kubeTransportError(
     Object.assign(
       new Error(
-        'request to https://10.96.0.1:443/api/v1/namespaces/gsp/secrets failed, reason: connect ECONNREFUSED 10.96.0.1:443',
+        'request to https://10.96.0.1:443/api/v1/namespaces/gsp/secrets failed, ' +
+          'reason: connect ECONNREFUSED 10.96.0.1:443',
       ),
       {
         code: 'ECONNREFUSED',

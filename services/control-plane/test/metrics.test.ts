@@ -86,7 +86,8 @@ t.test(
 );
 
 t.test(
-  'a replica whose key list is refused by the cluster is not ready and says so, rather than refuse every key while ready',
+  'a replica whose key list is refused by the cluster is not ready and says so, ' +
+    'rather than refuse every key while ready',
   async (t) => {
     const kube = await startKubeLite({ port: 0, token: 'the-right-token' });
     t.teardown(() => kube.close());

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { ROUTES } from '../src/routes/table.js';
-import type { RouteSpec } from '../src/routes/table.js';
+import { ROUTES } from '../src/rbac/table.js';
+import type { RouteSpec } from '../src/rbac/table.js';
 import { documentedOperations } from '@gsp/service-kit/testing/openapi-doc';
 import type { ServedDocument } from '@gsp/service-kit/testing/openapi-doc';
 import { build, startKube } from './helper.js';

@@ -3,7 +3,7 @@ import t from 'tap';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { MAX_QUANTITY, mountPathError, quantityError, validateProfile } from '../src/profiles/schema.js';
 import { profileConfigMap, readProfileConfigMap } from '../src/profiles/store.js';
-import { BUILT_IN_ACTIONS } from '../src/profiles/types.js';
+import { BUILT_IN_ACTIONS } from '../src/contract.js';
 import type { Profile } from '../src/profiles/types.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
@@ -15,7 +15,10 @@ const argv = fc.array(text(1, 30), { minLength: 1, maxLength: 5 });
 const quantity = fc.stringMatching(/^[0-9]{1,4}(\.[0-9]{1,3})?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/);
 const compute = fc.record({ cpu: quantity, memory: quantity }, { requiredKeys: [] });
 
-/** Profile documents the schema accepts, every field exercised; `protocol` and friends sometimes left to their defaults. */
+/**
+ * Profile documents the schema accepts, every field exercised; `protocol` and friends sometimes left to their
+ * defaults.
+ */
 const document = fc.record(
   {
     description: text(0, 100),
@@ -270,7 +273,8 @@ t.test('each field says what it allows', async (t) => {
   });
   t.same(errorsOf({ ...BASE, actions: { Save: { command: ['x'] }, backup: { command: [], timeoutSeconds: 3601 } } }), {
     '/actions/Save':
-      'actions.Save is not a valid action name: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+      'actions.Save is not a valid action name: lower-case letters, digits and "-", ' +
+      'starting with a letter, at most 63 characters',
     '/actions/backup/command': 'actions.backup.command must have at least 1 item',
     '/actions/backup/timeoutSeconds': 'actions.backup.timeoutSeconds must be at most 3600',
   });
@@ -286,7 +290,9 @@ t.test('each field says what it allows', async (t) => {
   t.same(errorsOf({ ...BASE, snapshot: { keep: 2.5 } }), { '/snapshot/keep': 'snapshot.keep must be an integer' });
   t.same(errorsOf('image: x'), { '': 'the profile must be an object' });
   t.same(errorsOf(BASE, 'Not_A_Label'), {
-    '': 'the profile name "Not_A_Label" must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit',
+    '':
+      'the profile name "Not_A_Label" must be a DNS-1123 label: lower-case letters, digits and "-", ' +
+      'starting and ending with a letter or digit',
   });
 });
 

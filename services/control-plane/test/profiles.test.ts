@@ -7,7 +7,7 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { WELL_FORMED_RULE } from '@gsp/platform-contract';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { BASIC_ADMIN, baseEnv, build, createKey, kubectl, startKube, until } from './helper.js';
 
 const kube = await startKube(t);
@@ -303,7 +303,8 @@ t.test('a profile may not define a built-in action', async (t) => {
       in: 'body',
       pointer: '#/actions/restart',
       detail:
-        'actions.restart is a built-in action and cannot be redefined (the built-in actions are allocate, shutdown, restart, reserve)',
+        'actions.restart is a built-in action and cannot be redefined ' +
+        '(the built-in actions are allocate, shutdown, restart, reserve)',
     },
   ]);
 });

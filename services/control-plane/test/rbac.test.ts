@@ -4,8 +4,9 @@ import type { KubeLite } from '@gsp/kube-lite';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { authorize, loadRoles } from '../src/rbac/roles.js';
 import type { Verb } from '../src/rbac/roles.js';
-import { DELETING_SHUTDOWN, ROUTES } from '../src/routes/table.js';
-import type { RouteSpec } from '../src/routes/table.js';
+import { DELETING_SHUTDOWN } from '../src/contract.js';
+import { ROUTES } from '../src/rbac/table.js';
+import type { RouteSpec } from '../src/rbac/table.js';
 import {
   BASIC_ADMIN,
   GAME_PROFILE,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startKubeLite } from '@gsp/kube-lite';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { AuditCapture, baseEnv } from './helper.js';
 
 t.test(

@@ -359,7 +359,10 @@ t.test('a failing preCommand takes no snapshot, still runs postCommand, and says
   const { detail } = res.json() as { detail: string };
   t.match(
     detail,
-    /^no snapshot was taken: preCommand exited with code 127 \(exec: "save-all": executable file not found in \$PATH\); postCommand exited with code 0$/,
+    new RegExp(
+      '^no snapshot was taken: preCommand exited with code 127 ' +
+        '\\(exec: "save-all": executable file not found in \\$PATH\\); postCommand exited with code 0$',
+    ),
   );
   t.same(await kubeSnapshots(kube), [], 'no VolumeSnapshot');
   t.ok(

@@ -12,7 +12,8 @@ t.test('a refused upgrade on any route is answered and its socket closed', async
     let text = '';
     socket.on('data', (d) => (text += d.toString()));
     socket.write(
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
     );
     const closed = await Promise.race([
       new Promise((r) => socket.once('close', () => r(true))),

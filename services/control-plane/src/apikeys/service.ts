@@ -1,5 +1,4 @@
 import { parseDuration } from '@gsp/service-kit';
-import type { Principal } from '../auth/principal.js';
 import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from '../errors.js';
 import type { Roles } from '../rbac/roles.js';
 import { generateKey, MAX_KEY_TTL_MS, MAX_KEY_TTL_TEXT, toLabelValue } from './keys.js';
@@ -40,8 +39,18 @@ export interface CreatedApiKey {
   pending: PendingKey;
 }
 
+/**
+ * Who creates or revokes a key, as far as the rules depend on it: the authenticated caller (a
+ * `Principal`), its name recorded on the key.
+ */
+export interface KeyActor {
+  userId: string;
+  username: string;
+  role: string | undefined;
+}
+
 /** The caller and its role: a caller without one may create and revoke nothing. */
-function withRole(caller: Principal | null): Principal & { role: string } {
+function withRole(caller: KeyActor | null): KeyActor & { role: string } {
   if (!caller?.role) throw new Unauthorized('authentication is required');
   return { ...caller, role: caller.role };
 }
@@ -75,13 +84,14 @@ export class ApiKeyService {
   }
 
   /** Creates the key `request.name` for `actor` (409 when the name is taken); it authenticates once confirmed. */
-  async create(actor: Principal | null, request: NewApiKey, now = new Date()): Promise<CreatedApiKey> {
+  async create(actor: KeyActor | null, request: NewApiKey, now = new Date()): Promise<CreatedApiKey> {
     const caller = withRole(actor);
     const { name } = request;
     const { keyPrefix, roles } = this.opts;
     if (name.length > this.maxName)
       throw new BadRequest(
-        `name must be at most ${this.maxName} characters, so that the Secret name ${keyPrefix}-apikey-<name> fits in 63`,
+        `name must be at most ${this.maxName} characters, ` +
+          `so that the Secret name ${keyPrefix}-apikey-<name> fits in 63`,
       );
     const role = request.role ?? caller.role;
     if (!roles.has(role)) throw new BadRequest(`unknown role ${JSON.stringify(role)}`);
@@ -108,7 +118,7 @@ export class ApiKeyService {
   }
 
   /** Revokes key `name` (404 when there is none, 409 when it was replaced meanwhile). */
-  async revoke(actor: Principal | null, name: string): Promise<void> {
+  async revoke(actor: KeyActor | null, name: string): Promise<void> {
     const caller = withRole(actor);
     const { roles } = this.opts;
     // Read from the API server, not the index: a replica still syncing must not skip the check below.

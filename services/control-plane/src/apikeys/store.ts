@@ -91,8 +91,12 @@ function parseRecord(secret: V1Secret): ApiKeyRecord | undefined {
  */
 export class ApiKeyStore {
   private readonly informer: Informer<V1Secret>;
-  private readonly byHash = new Map<string, ApiKeyRecord>();
-  /** Secret name -> the Secret indexed under it and its record: the list, and the entry to drop on update and delete. */
+  /** Hex SHA-256 of a key value -> its record: what authentication and `byHash` look up. */
+  private readonly records = new Map<string, ApiKeyRecord>();
+  /**
+   * Secret name -> the Secret indexed under it and its record: the list, and the entry to drop on update and
+   * delete.
+   */
   private readonly bySecret = new Map<string, { uid: string; sha256: string; record: ApiKeyRecord }>();
   /** Secrets this replica deleted whose watch event has not come yet: late events about them are stale. */
   private readonly deleted = new Set<string>();
@@ -195,7 +199,7 @@ export class ApiKeyStore {
 
   /** Keys in the index. */
   get size(): number {
-    return this.byHash.size;
+    return this.records.size;
   }
 
   /**
@@ -220,13 +224,13 @@ export class ApiKeyStore {
     const current = this.bySecret.get(name);
     // The same key again (a use stamped, a relist): fresher metadata, and no revocation.
     if (current !== undefined && record !== undefined && current.sha256 === record.sha256) {
-      this.byHash.set(record.sha256, record);
+      this.records.set(record.sha256, record);
       this.bySecret.set(name, { uid, sha256: record.sha256, record });
       return;
     }
     if (current !== undefined) this.unindex(name, current.uid);
     if (record === undefined) return;
-    this.byHash.set(record.sha256, record);
+    this.records.set(record.sha256, record);
     this.bySecret.set(name, { uid, sha256: record.sha256, record });
   }
 
@@ -234,7 +238,7 @@ export class ApiKeyStore {
   private unindex(secretName: string, uid: string): void {
     const current = this.bySecret.get(secretName);
     if (current === undefined || current.uid !== uid) return;
-    this.byHash.delete(current.sha256);
+    this.records.delete(current.sha256);
     this.bySecret.delete(secretName);
     const revoked: ApiKeyIdentity = { name: current.record.name, sha256: current.sha256 };
     for (const listener of this.revokedListeners) {
@@ -248,7 +252,19 @@ export class ApiKeyStore {
 
   /** The record of a key value, from memory. */
   lookup(key: string): ApiKeyRecord | undefined {
-    return this.byHash.get(hashKey(key));
+    return this.records.get(hashKey(key));
+  }
+
+  /**
+   * The record of the key with this hash while it still authenticates (indexed, not expired),
+   * else undefined: what a console ticket, an opening console, a panel session and the live feed
+   * check, as a request would. Before the first list has completed the index nothing can be said
+   * to be current, so undefined too.
+   */
+  byHash(sha256: string, now = Date.now()): ApiKeyRecord | undefined {
+    if (!this.synced) return undefined;
+    const record = this.records.get(sha256);
+    return record === undefined || hasExpired(record, now) ? undefined : record;
   }
 
   /**

@@ -2,7 +2,7 @@ import { createSinks, exportMetrics } from '@gsp/audit-export';
 import type { Registry } from 'prom-client';
 import type { AuditExportConfig, ExportMetrics } from '@gsp/audit-export';
 import { Spool } from '../audit-spool/index.js';
-import type { AuditSpoolConfig } from '../config.js';
+import type { AuditSpoolConfig } from '../config/index.js';
 import { kindOf, Shipper } from './shipper.js';
 import type { Logger } from '@gsp/service-kit';
 
@@ -118,7 +118,8 @@ export async function openAuditExport(
       if (shipper && spoolConfig.drainMs > 0 && !(await shipper.drain(spoolConfig.drainMs)))
         log?.warn(
           { backlog: Object.fromEntries(sinks.map((s) => [s.name, spool.backlog(s.name).records])) },
-          'stopping with audit records not yet exported (AUDIT_SPOOL_DRAIN passed); they stay in the spool for the next start',
+          'stopping with audit records not yet exported (AUDIT_SPOOL_DRAIN passed); ' +
+            'they stay in the spool for the next start',
         );
       await shipper?.stop();
       stopGauges?.();

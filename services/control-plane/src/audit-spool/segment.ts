@@ -125,8 +125,9 @@ const CHUNK = 1024 * 1024;
 
 /**
  * The records of one segment from `offset` up to its bytes as they are when each chunk is read
- * (the active segment grows while this runs), a chunk's worth at a time. Every line below `segment.bytes` is complete, since
- * only this process appends and it counts a line once written whole.
+ * (the active segment grows while this runs), a chunk's worth at a time. Every line below
+ * `segment.bytes` is complete, since only this process appends and it counts a line once written
+ * whole.
  */
 export async function* readSegment(segment: Segment, offset: number): AsyncGenerator<Entry[]> {
   if (offset >= segment.bytes) return;

@@ -74,7 +74,10 @@ interface Reader {
   acking: Promise<void>;
 }
 
-/** A line appended and not yet written: its head, its bytes, and the entry readers will get (with its record's JSON). */
+/**
+ * A line appended and not yet written: its head, its bytes, and the entry readers will get (with its record's
+ * JSON).
+ */
 interface Pending {
   head: string;
   size: number;
@@ -237,7 +240,10 @@ export class Spool {
     return { ok: true, id: `${this.epoch}-${seq}` };
   }
 
-  /** Calls `done` once every record appended so far is in the OS (at once if they are), or with the error that lost them. */
+  /**
+   * Calls `done` once every record appended so far is in the OS (at once if they are), or with the error that lost
+   * them.
+   */
   whenWritten(done: WrittenCallback): void {
     if (this.pending.length === 0) done();
     else this.written.push({ seq: this.queuedSeq, done });

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'no
 import { promisify } from 'node:util';
 import bcrypt from 'bcrypt';
 import { TtlCache } from '@gsp/service-kit';
-import type { BasicConfig } from '../config.js';
+import type { BasicConfig } from '../config/index.js';
 import { InvalidCredentialError } from './principal.js';
 import type { Principal } from './principal.js';
 

@@ -1,4 +1,4 @@
-import type { SharedRedis } from '../plugins/redis.js';
+import type { SharedRedis } from '../redis/shared.js';
 
 /** One attempt taken from a client address's allowance before its credential is verified. */
 export interface Reservation {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import { createOidcTokenVerifier, InvalidTokenError, TtlCache } from '@gsp/service-kit';
 import type { VerifiedClaims } from '@gsp/service-kit';
-import type { OidcConfig } from '../config.js';
+import { tokenSubjectProblem } from '@gsp/platform-contract';
+import type { OidcConfig } from '../config/index.js';
 import type { Roles } from '../rbac/roles.js';
 import { InvalidCredentialError } from './principal.js';
 import type { Principal } from './principal.js';
@@ -61,6 +62,7 @@ export function createOidcVerifier(config: OidcConfig, roles: Roles): OidcVerifi
     jwksCooldownMs: config.jwksCooldownMs,
     clockToleranceMs: config.clockToleranceMs,
     algorithms: ALGORITHMS,
+    subjectProblem: tokenSubjectProblem,
   });
   const cache = new TtlCache<string, Principal>({ ttlMs: 60_000, maxEntries: 10_000 });
   const cacheKey = (token: string) => createHash('sha256').update(token).digest('base64url');

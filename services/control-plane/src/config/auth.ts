@@ -52,7 +52,8 @@ export function readModes(env: Env): Set<AuthMode> {
   if (modes.size === 0) {
     throw new ConfigError(
       'AUTH_MODE',
-      'no authentication mode is on: list basic, apikey or oidc (or none for development) in AUTH_MODE, or set AUTH_*_ENABLED=true',
+      'no authentication mode is on: list basic, apikey or oidc (or none for development) in AUTH_MODE, ' +
+        'or set AUTH_*_ENABLED=true',
     );
   }
   if (modes.has('none') && modes.size > 1) {

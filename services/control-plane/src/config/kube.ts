@@ -12,7 +12,8 @@ export function readKubeconfig(env: Env): string | undefined {
   if (path === undefined && nonEmpty(env, 'KUBERNETES_SERVICE_HOST') === undefined) {
     throw new ConfigError(
       'KUBECONFIG',
-      'is unset and this is not running in a Kubernetes pod (KUBERNETES_SERVICE_HOST is unset): point KUBECONFIG at a cluster, e.g. the kubeconfig that kube-lite prints',
+      'is unset and this is not running in a Kubernetes pod (KUBERNETES_SERVICE_HOST is unset): ' +
+        'point KUBECONFIG at a cluster, e.g. the kubeconfig that kube-lite prints',
     );
   }
   return path;

@@ -85,7 +85,8 @@ function readPanelOidc(
   if (!modes.has('oidc'))
     throw new ConfigError(
       'PANEL_OIDC_CLIENT_ID',
-      'needs oidc authentication on (AUTH_MODE lists oidc): the panel signs in at AUTH_OIDC_ISSUER_URL and maps roles as for bearer tokens',
+      'needs oidc authentication on (AUTH_MODE lists oidc): ' +
+        'the panel signs in at AUTH_OIDC_ISSUER_URL and maps roles as for bearer tokens',
     );
   if (publicUrl === undefined)
     throw new ConfigError(

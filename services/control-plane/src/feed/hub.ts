@@ -1,6 +1,5 @@
 import type { ApiKeyIdentity } from '../apikeys/store.js';
 import type { Principal } from '../auth/principal.js';
-import { currentKey } from '../console/hub.js';
 import type { ApiKeyStore } from '../apikeys/store.js';
 import type { GameServerListing } from '../gameservers/listing.js';
 import { gameServerView } from '../gameservers/model.js';
@@ -134,7 +133,7 @@ export class GameServerFeed {
   private endOf(principal: Principal, apiKey: ApiKeyIdentity | undefined): Expiry | undefined {
     const ends: Expiry[] = [];
     if (apiKey !== undefined) {
-      const record = currentKey(this.options.apikeys, apiKey.sha256);
+      const record = this.options.apikeys.byHash(apiKey.sha256);
       // Revoked between authentication and now: it ends at once.
       if (record === undefined) ends.push({ at: 0, reason: 'the API key was revoked' });
       else if (record.expiresAt !== undefined)

@@ -9,7 +9,7 @@ import type { GameServerManifests } from '../profiles/manifest.js';
 import { invalidBody } from '../profiles/schema.js';
 import type { ProfileStore } from '../profiles/store.js';
 import type { Profile } from '../profiles/types.js';
-import { checkRestorable } from '../snapshots/restore.js';
+import { checkRestorable } from './restore.js';
 import type { GameServerClient } from './client.js';
 import { gameServerView } from './model.js';
 import type { AgonesGameServer, GameServer } from './model.js';

@@ -27,7 +27,8 @@ export async function deleteGameServer(
     });
     if (stateOf(gs) === 'Allocated' && !force) {
       throw new Conflict(
-        `game server ${namespace}/${name} is Allocated: players are on it. Delete it with ?force=true (Agones itself never removes an Allocated server)`,
+        `game server ${namespace}/${name} is Allocated: players are on it. ` +
+          'Delete it with ?force=true (Agones itself never removes an Allocated server)',
       );
     }
     // Preconditions: a server allocated since it was read is not deleted without force.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SharedRedis } from '../plugins/redis.js';
+import type { SharedRedis } from '../redis/shared.js';
 
 export interface HeldLock {
   release(): Promise<void>;

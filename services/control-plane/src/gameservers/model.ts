@@ -1,24 +1,12 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import type { KubernetesObject } from '@kubernetes/client-node';
-
-export const AGONES = { group: 'agones.dev', version: 'v1' } as const;
+import { AGONES_STATES } from '../contract.js';
 import { PROFILE_LABEL } from '../profiles/store.js';
 
 export { PROFILE_LABEL };
 
-export const STATES = [
-  'Creating',
-  'Scheduled',
-  'RequestReady',
-  'Ready',
-  'Reserved',
-  'Allocated',
-  'Shutdown',
-  'Unhealthy',
-  'Error',
-] as const;
-export type State = (typeof STATES)[number];
+export const AGONES = { group: 'agones.dev', version: 'v1' } as const;
 
 /** The parts of an Agones GameServer the control plane reads. */
 export interface AgonesGameServer extends KubernetesObject {
@@ -48,7 +36,7 @@ export const GameServerSchema = Type.Object(
     profile: Type.Union([Type.String(), Type.Null()], {
       description: 'The profile it was created from (label gsp.dev/profile), null for one created otherwise.',
     }),
-    state: Type.String({ description: `The Agones state: ${STATES.join(', ')}.` }),
+    state: Type.String({ description: `The Agones state: ${AGONES_STATES.join(', ')}.` }),
     address: Type.Union([Type.String(), Type.Null()], {
       description: 'Where players connect; null until the server is scheduled.',
     }),

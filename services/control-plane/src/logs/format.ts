@@ -5,7 +5,10 @@ import type { TransformCallback } from 'node:stream';
 export const EVENT_STREAM = 'text/event-stream';
 export const PLAIN_TEXT = 'text/plain; charset=utf-8';
 
-/** How much an Accept header wants `type`: the q of the most specific range that names it, and whether it is named itself. */
+/**
+ * How much an Accept header wants `type`: the q of the most specific range that names it, and whether it is named
+ * itself.
+ */
 function quality(ranges: { type: string; q: number }[], type: string): { q: number; named: boolean } {
   const [major] = type.split('/');
   let best: { q: number; specificity: number } = { q: 0, specificity: -1 };

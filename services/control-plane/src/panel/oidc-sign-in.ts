@@ -4,7 +4,7 @@ import { cookieValue, setCookie } from '@gsp/service-kit';
 import { asSignInProblem, createSignInClient, returnTarget } from '@gsp/service-kit/browser-app';
 import type { SignInClient } from '@gsp/service-kit/browser-app';
 import { roleFromClaims, usernameFromClaims } from '../auth/oidc.js';
-import type { OidcConfig, PanelConfig } from '../config.js';
+import type { OidcConfig, PanelConfig } from '../config/index.js';
 import type { PanelOidcClient as PanelOidcSettings } from '../config/panel.js';
 import { BadRequest, ServiceUnavailable, Unauthorized } from '../errors.js';
 import type { Roles } from '../rbac/roles.js';

@@ -2,7 +2,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ApiKeyIdentity } from '../apikeys/store.js';
 import { ServiceUnavailable, withRetryAfter } from '../errors.js';
-import type { SharedRedis } from '../plugins/redis.js';
+import type { SharedRedis } from '../redis/shared.js';
+
+/** The panel's session cookie: HttpOnly, SameSite=Strict, on the folder that holds `panel/` and `api/`. */
+export const PANEL_COOKIE = 'gsp_panel';
 
 /**
  * A Basic session: its user, and the version of the credential it was signed in with

@@ -3,7 +3,8 @@ import { secureBrowserPage, serveBuiltApp } from '@gsp/service-kit/browser-app';
 import { ServiceUnavailable } from '../errors.js';
 
 export const NOT_BUILT_MESSAGE =
-  'the game-server panel is not built: run `npm run build -w packages/gameserver-panel` (or set PANEL_DIST_DIR to a built panel) and restart the control plane';
+  'the game-server panel is not built: run `npm run build -w packages/gameserver-panel` ' +
+  '(or set PANEL_DIST_DIR to a built panel) and restart the control plane';
 
 /**
  * The built panel under `/panel/`, public (its script asks `panel/auth/session` who is signed in)

@@ -85,9 +85,15 @@ export interface AuditLine {
   requestId: string;
   authMethod: string;
   durationMs: number;
-  /** True when the panel's session cookie authenticated the request (`authMethod` says how the session was signed in). */
+  /**
+   * True when the panel's session cookie authenticated the request (`authMethod` says how the session was signed
+   * in).
+   */
   session?: boolean;
-  /** What the request acted on, from its path: `namespace/name` of a game server or fleet, a profile's or key's name. */
+  /**
+   * What the request acted on, from its path: `namespace/name` of a game server or fleet, a profile's or key's
+   * name.
+   */
   target?: string;
   /** The action run, on `.../actions/{action}`. */
   action?: string;
@@ -245,7 +251,10 @@ class RequestLines {
       : scrub({ ...line, outcome: request.auditOutcome }, this.secretsOf(request));
   }
 
-  /** A line about what happened within `request`; its status that of the request, which for an upgraded console is 101. */
+  /**
+   * A line about what happened within `request`; its status that of the request, which for an upgraded console is
+   * 101.
+   */
   eventLine(request: FastifyRequest, event: AuditEvent): AuditLine {
     const { action, result = 'success', durationMs = 0, ...details } = event;
     return scrub({ ...this.lineOf(request, result, 101, durationMs), action, ...details }, this.secretsOf(request));

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { bearerToken, cookieValue, guardRoutes, singleFlight } from '@gsp/service-kit';
 import type { RouteGuard } from '@gsp/service-kit';
-import type { AuthMode, BasicConfig, OidcConfig } from '../config.js';
+import type { AuthMode, BasicConfig, OidcConfig } from '../config/index.js';
 import { createApiKeyVerifier } from '../auth/apikey.js';
 import { basicCredentials, createBasicVerifier } from '../auth/basic.js';
 import { createOidcVerifier } from '../auth/oidc.js';
@@ -13,12 +13,13 @@ import type { FailureLimiter } from '../auth/failures.js';
 import type { AuthFailure } from '../metrics.js';
 import { allowedNamespaces, authorize } from '../rbac/roles.js';
 import type { Permission, Role, Roles } from '../rbac/roles.js';
-import type { Scope } from '../routes/table.js';
+import type { Scope } from '../rbac/table.js';
 import { BadRequest, Forbidden, TooManyRequests, Unauthorized } from '../errors.js';
 import { panelCookieRefusal } from '../panel/csrf.js';
 import { CHALLENGES, credentialOf, missingChallenges } from './credentials.js';
 import type { CredentialKind } from './credentials.js';
-import { PANEL_COOKIE, SESSION_ENDED } from './panel-sessions.js';
+import { PANEL_COOKIE } from '../panel/sessions.js';
+import { SESSION_ENDED } from './panel-sessions.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,7 +33,10 @@ declare module 'fastify' {
     scope?: Scope;
   }
   interface FastifyInstance {
-    /** Whether the request's principal holds `permission` (in `namespace`, when given): for rules a route table cannot state alone. */
+    /**
+     * Whether the request's principal holds `permission` (in `namespace`, when given): for rules a route table
+     * cannot state alone.
+     */
     mayDo(request: FastifyRequest, permission: Permission, namespace?: string): boolean;
     /**
      * The principal of a credential of `kind` (as its header would carry it), verified as the
@@ -131,7 +135,7 @@ function ticketOf(request: FastifyRequest): string | undefined {
 /** The principal of `ticket` for the game server of the request's path; a 401 when it is not good. */
 async function redeemTicket(app: FastifyInstance, request: FastifyRequest, ticket: string): Promise<Principal> {
   const { namespace = '', name = '' } = request.params as { namespace?: string; name?: string };
-  const principal = await app.consoleTickets.redeem(ticket, { namespace, name });
+  const principal = await app.terminalTickets.redeem(ticket, { namespace, name });
   if (principal === undefined)
     throw new Unauthorized(
       'the console ticket is not valid: it was used already, has expired or is for another game server',
@@ -281,8 +285,8 @@ function sessionCheck(
  * never falls through. A credential not already known good takes one attempt from its client
  * address's failed sign-in limit before it is verified, and gives it back when it proves good. A
  * route whose config says `tickets` also takes a single-use console ticket (plugins/tickets.ts)
- * when no header is present; without either, the panel's session cookie (plugins/panel-sessions.ts). Authorization is attached per route from `config.permission` by one
- * `onRoute` hook.
+ * when no header is present; without either, the panel's session cookie (plugins/panel-sessions.ts).
+ * Authorization is attached per route from `config.permission` by one `onRoute` hook.
  */
 export default fp<AuthPluginOptions>(
   async (app, opts) => {

@@ -5,11 +5,11 @@ import type { WebsocketPluginOptions } from '@fastify/websocket';
 import type { onErrorAsyncHookHandler } from 'fastify';
 import { problems, registerOpenApi } from '@gsp/service-kit';
 import type { OpenApiOptions, ServiceApp } from '@gsp/service-kit';
-import type { ControlPlaneConfig } from '../config.js';
+import type { ControlPlaneConfig } from '../config/index.js';
 import { failureLimiter } from '../auth/failures.js';
 import { openAuditExport } from '../audit-export/index.js';
 import type { AuditExport } from '../audit-export/index.js';
-import { MAX_FRAME_BYTES, isClientProtocolError } from '../console/protocol.js';
+import { MAX_FRAME_BYTES, isClientProtocolError } from '../terminal/protocol.js';
 import { ServiceUnavailable, withRetryAfter } from '../errors.js';
 import type { Retryable } from '../errors.js';
 import { createMetrics } from '../metrics.js';
@@ -65,7 +65,10 @@ const sayRetryAfter: onErrorAsyncHookHandler = async (_request, reply, error) =>
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
 };
 
-/** The audit line of every request on `auditStream`, and, when a sink is configured, in the spool it is exported from. */
+/**
+ * The audit line of every request on `auditStream`, and, when a sink is configured, in the spool it is exported
+ * from.
+ */
 async function registerAudit(
   app: ServiceApp,
   config: ControlPlaneConfig,

@@ -2,8 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
-import { ROUTES } from '../routes/table.js';
-import type { RouteSpec } from '../routes/table.js';
+import { ROUTES } from '../rbac/table.js';
+import type { RouteSpec } from '../rbac/table.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -29,7 +29,10 @@ function describe(status: number, bodyLimit: number): string {
     case 401:
       return 'no credentials, or credentials that are not valid; `WWW-Authenticate` names the accepted schemes';
     case 403:
-      return "the caller's role lacks the permission in `x-permission`, or the control plane's service account lacks a Kubernetes one";
+      return (
+        "the caller's role lacks the permission in `x-permission`, " +
+        "or the control plane's service account lacks a Kubernetes one"
+      );
     case 404:
       return 'no such resource';
     case 409:
@@ -41,9 +44,15 @@ function describe(status: number, bodyLimit: number): string {
     case 422:
       return 'Kubernetes refused the object as invalid; `detail` gives the causes';
     case 429:
-      return 'the request budget of this credential, or the failed sign-ins of this address, are spent; retry after `Retry-After` seconds';
+      return (
+        'the request budget of this credential, or the failed sign-ins of this address, are spent; ' +
+        'retry after `Retry-After` seconds'
+      );
     case 503:
-      return 'Kubernetes is unreachable, failing or too slow, or this replica has not loaded its index yet; retry after `Retry-After` seconds';
+      return (
+        'Kubernetes is unreachable, failing or too slow, or this replica has not loaded its index yet; ' +
+        'retry after `Retry-After` seconds'
+      );
     case 504:
       return 'the operation did not finish in time';
     default:

@@ -2,14 +2,11 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { setCookie } from '@gsp/service-kit';
 import { basicCredentialVersion } from '../auth/basic.js';
+import type { ApiKeyStore } from '../apikeys/store.js';
 import type { Principal } from '../auth/principal.js';
-import type { BasicConfig, PanelConfig } from '../config.js';
-import { currentKey } from '../console/hub.js';
-import { PanelSessionStore } from '../panel/sessions.js';
+import type { BasicConfig, PanelConfig } from '../config/index.js';
+import { PANEL_COOKIE, PanelSessionStore } from '../panel/sessions.js';
 import type { EndedListener, FoundSession, NewSessionRecord } from '../panel/sessions.js';
-
-/** The panel's session cookie: HttpOnly, SameSite=Strict, on the folder that holds `panel/` and `api/`. */
-export const PANEL_COOKIE = 'gsp_panel';
 
 export const SESSION_ENDED =
   'the panel session has ended (signed out, revoked, expired or its password changed): sign in again';
@@ -26,13 +23,19 @@ declare module 'fastify' {
 export interface PanelSessions {
   /** A new session for `record` (a Basic one with this configuration's credential version); its `Set-Cookie` value. */
   create(record: NewSessionRecord): Promise<string>;
-  /** The principal of cookie value `id`, found again now; undefined when the session has ended (it is then ended everywhere). */
+  /**
+   * The principal of cookie value `id`, found again now; undefined when the session has ended (it is then ended
+   * everywhere).
+   */
   principalOf(id: string): Promise<Principal | undefined>;
   /** Whether the session `hash` has not ended. */
   alive(hash: string): Promise<boolean>;
   /** Ends the session of cookie value `id` on every replica (sign-out). */
   endById(id: string, reason: string): Promise<void>;
-  /** Tells `listener` of each session that ends (signed out on any replica, its key revoked, expired): its hash and why. */
+  /**
+   * Tells `listener` of each session that ends (signed out on any replica, its key revoked, expired): its hash and
+   * why.
+   */
   onEnded(listener: EndedListener): () => void;
   /** The `Set-Cookie` value that deletes the cookie. */
   clearCookie(): string;
@@ -96,7 +99,7 @@ interface CurrentBasic {
 
 /** The principal a session stands for now; undefined when what it was signed in with no longer holds. */
 function principalNow(
-  app: { apikeys: Parameters<typeof currentKey>[0] },
+  app: { apikeys: Pick<ApiKeyStore, 'byHash'> },
   basic: CurrentBasic | undefined,
   found: FoundSession,
 ): Principal | undefined {
@@ -113,7 +116,7 @@ function principalNow(
     const { userId, username, role } = record;
     return { userId, username, role, method: 'oidc', ...session };
   }
-  const key = currentKey(app.apikeys, record.apiKey.sha256);
+  const key = app.apikeys.byHash(record.apiKey.sha256);
   if (key === undefined) return undefined;
   const keyEnds = key.expiresAt === undefined ? Infinity : Date.parse(key.expiresAt);
   const { name, role, sha256 } = key;

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { RateLimitPluginOptions } from '@fastify/rate-limit';
-import type { ControlPlaneConfig } from '../config.js';
+import type { ControlPlaneConfig } from '../config/index.js';
 import { TooManyRequests } from '../errors.js';
-import type { SharedRedis } from './redis.js';
+import type { SharedRedis } from '../redis/shared.js';
 
 /**
  * Whose request budget a request spends: an API key's own (by its hash, so a key created again

@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import type { V1Container, V1PersistentVolumeClaim, V1Volume } from '@kubernetes/client-node';
 import { isDnsSubdomain } from '@gsp/platform-contract';
+import { SNAPSHOTS, SNAPSHOT_KIND } from '../kube/volume-snapshots.js';
 import { pointerSegment } from './schema.js';
 import type { ProfileError } from './schema.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, PROFILE_LABEL } from './store.js';
 import type { Profile } from './types.js';
-import { SNAPSHOTS, SNAPSHOT_KIND } from '../snapshots/model.js';
 
 /** The container Agones is told is the game server (`spec.container`). */
 export const GAME_SERVER_CONTAINER = 'gameserver';
@@ -153,7 +153,8 @@ function labelKeyError(key: string): string | undefined {
   }
   if (name.length > 63 || !LABEL_NAME.test(name)) {
     const rule =
-      'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, after an optional prefix/';
+      'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, ' +
+      'after an optional prefix/';
     return `must be a Kubernetes label key: ${rule}`;
   }
   if (prefix !== undefined && RESERVED_PREFIXES.some((r) => prefix === r || prefix.endsWith(`.${r}`))) {

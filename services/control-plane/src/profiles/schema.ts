@@ -9,7 +9,7 @@ import {
   DNS_SUBDOMAIN_PATTERN,
 } from '@gsp/platform-contract';
 import type { FieldError, SchemaIssue } from '@gsp/service-kit';
-import { BUILT_IN_ACTIONS } from './types.js';
+import { BUILT_IN_ACTIONS } from '../contract.js';
 import type { Profile } from './types.js';
 
 /** What is wrong at one place of a profile document: an RFC 6901 pointer (`/ports/0/name`) and a sentence. */
@@ -223,10 +223,13 @@ export const ProfileBody = Type.Object(
           maxLength: 63,
           pattern: '^[a-z][a-z0-9-]{0,62}$',
           errorMessage:
-            'is not a valid action name: lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+            'is not a valid action name: lower-case letters, digits and "-", ' +
+            'starting with a letter, at most 63 characters',
         },
         default: {},
-        description: `Named command actions, run with POST .../actions/{name}; not ${BUILT_IN_ACTIONS.join(', ')}, which are built in.`,
+        description:
+          'Named command actions, run with POST .../actions/{name}; ' +
+          `not ${BUILT_IN_ACTIONS.join(', ')}, which are built in.`,
       }),
     ),
     snapshot: Type.Optional(
@@ -319,7 +322,8 @@ function ruleIssues(doc: Record<string, unknown>): SchemaIssue[] {
   if (isObject(doc.actions)) {
     for (const name of Object.keys(doc.actions)) {
       if ((BUILT_IN_ACTIONS as readonly string[]).includes(name)) {
-        const message = `is a built-in action and cannot be redefined (the built-in actions are ${BUILT_IN_ACTIONS.join(', ')})`;
+        const builtIn = BUILT_IN_ACTIONS.join(', ');
+        const message = `is a built-in action and cannot be redefined (the built-in actions are ${builtIn})`;
         issues.push(issue(`/actions/${pointerSegment(name)}`, 'builtInAction', message));
       }
     }

@@ -195,7 +195,9 @@ export class ProfileStore extends InformerStore<V1ConfigMap> {
     if (invalid === undefined) throw new NotFound(`profile ${name} not found`);
     const where = `ConfigMap ${invalid.configMap} in namespace ${this.namespace}`;
     const why = invalid.errors.map((e) => e.message).join('; ');
-    const detail = `profile ${name} is not served: ${where} does not validate: ${why}. Fix it with kubectl, or PUT the profile again`;
+    const detail =
+      `profile ${name} is not served: ${where} does not validate: ${why}. ` +
+      'Fix it with kubectl, or PUT the profile again';
     return { detail, errors: invalid.errors };
   }
 
@@ -228,7 +230,8 @@ export class ProfileStore extends InformerStore<V1ConfigMap> {
       if (existing !== undefined && existing.metadata?.labels?.[PROFILE_LABEL] === undefined) {
         const why = `it has no label ${PROFILE_LABEL}`;
         throw new Conflict(
-          `ConfigMap ${cmName} in namespace ${namespace} exists and is not a profile (${why}); remove or rename it first`,
+          `ConfigMap ${cmName} in namespace ${namespace} exists and is not a profile (${why}); ` +
+            'remove or rename it first',
         );
       }
       try {

@@ -35,10 +35,6 @@ export interface ProfileAction {
   description?: string;
 }
 
-/** Built-in actions; a profile may not define actions with these names. */
-export const BUILT_IN_ACTIONS = ['allocate', 'shutdown', 'restart', 'reserve'] as const;
-export type BuiltInAction = (typeof BUILT_IN_ACTIONS)[number];
-
 /** A ConfigMap labelled as a profile whose content does not validate: reported, never served. */
 export interface InvalidProfile {
   name: string;

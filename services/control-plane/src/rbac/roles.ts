@@ -197,7 +197,10 @@ function parseGrant(role: string, raw: unknown, index: number): Grant {
   };
 }
 
-/** Built-in roles plus the custom roles of an RBAC_ROLES_FILE document (YAML `roles: {name: {inherits, permissions}}`). */
+/**
+ * Built-in roles plus the custom roles of an RBAC_ROLES_FILE document (YAML
+ * `roles: {name: {inherits, permissions}}`).
+ */
 export function loadRoles(yamlText?: string): Roles {
   const specs = new Map<string, RoleSpec>(Object.entries(BUILT_IN));
   if (yamlText !== undefined) {

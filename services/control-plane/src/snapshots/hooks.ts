@@ -64,7 +64,8 @@ const excerpt = (text: string): string => {
 /** How a hook ended, in a few words (for details and audit lines). */
 export function described(hook: string, run: HookRun): string {
   if (run.error !== null) return `${hook} did not finish: ${run.error}`;
-  return `${hook} exited with code ${run.exitCode}${run.exitCode !== 0 && run.stderr.trim() !== '' ? ` (${excerpt(run.stderr)})` : ''}`;
+  const stderr = run.exitCode !== 0 && run.stderr.trim() !== '' ? ` (${excerpt(run.stderr)})` : '';
+  return `${hook} exited with code ${run.exitCode}${stderr}`;
 }
 
 /** What the snapshot request did, for its audit line: `created <name>`, then any hook that did not exit 0. */

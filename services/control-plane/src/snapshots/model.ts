@@ -1,11 +1,9 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import { SNAPSHOTS, SNAPSHOT_KIND } from '../kube/volume-snapshots.js';
+import type { VolumeSnapshot } from '../kube/volume-snapshots.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, PROFILE_LABEL } from '../profiles/store.js';
 
-/** CSI snapshots, as the external-snapshotter's CRDs serve them. */
-export const SNAPSHOTS = { group: 'snapshot.storage.k8s.io', version: 'v1', plural: 'volumesnapshots' } as const;
-export const SNAPSHOT_KIND = 'VolumeSnapshot';
 /** Names the game server whose storage a snapshot holds. */
 export const GAME_SERVER_LABEL = 'gsp.dev/gameserver';
 /**
@@ -17,20 +15,6 @@ export const REQUESTED_AT_ANNOTATION = 'gsp.dev/requested-at';
 export const OWN_SNAPSHOTS = `${MANAGED_BY_LABEL}=${MANAGED_BY},${GAME_SERVER_LABEL}`;
 
 const MAX_NAME = 63;
-
-/** The parts of a `snapshot.storage.k8s.io/v1` VolumeSnapshot the control plane writes and reads. */
-export interface VolumeSnapshot extends KubernetesObject {
-  spec?: {
-    source?: { persistentVolumeClaimName?: string; volumeSnapshotContentName?: string };
-    volumeSnapshotClassName?: string;
-  };
-  status?: {
-    readyToUse?: boolean;
-    restoreSize?: string;
-    creationTime?: string;
-    error?: { message?: string; time?: string } | null;
-  } | null;
-}
 
 export const SnapshotSchema = Type.Object(
   {

@@ -2,9 +2,10 @@ import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { FastifyBaseLogger } from 'fastify';
 import { Conflict, NotFound } from '../errors.js';
 import type { Informer } from '../kube/informer.js';
+import { SNAPSHOTS } from '../kube/volume-snapshots.js';
+import type { VolumeSnapshot } from '../kube/volume-snapshots.js';
 import { PROFILE_LABEL } from '../profiles/store.js';
-import { GAME_SERVER_LABEL, SNAPSHOTS, byAge, isOwn, isReady } from './model.js';
-import type { VolumeSnapshot } from './model.js';
+import { GAME_SERVER_LABEL, byAge, isOwn, isReady } from './model.js';
 
 /** One deletion by retention, as an audit line: no request made it, so the control plane is the actor. */
 export interface RetentionAuditLine {
@@ -141,7 +142,9 @@ export class SnapshotRetention {
         action: 'snapshot.retention',
         target: `${namespace}/${name}`,
         result: 'success',
-        outcome: `deleted: profile ${profile} keeps the newest ${keep} ready snapshots of game server ${namespace}/${gameServer}`,
+        outcome:
+          `deleted: profile ${profile} keeps the newest ${keep} ready snapshots ` +
+          `of game server ${namespace}/${gameServer}`,
       });
     }
   }

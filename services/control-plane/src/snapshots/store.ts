@@ -3,13 +3,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Conflict, NotFound, ServiceUnavailable, withRetryAfter } from '../errors.js';
 import { CLUSTER_RETRY_AFTER_SECONDS } from '../kube/errors.js';
 import { Informer, InformerStore, SETTLE_MS } from '../kube/informer.js';
-import { GAME_SERVER_LABEL, OWN_SNAPSHOTS, SNAPSHOTS, byName, isOwn, snapshotView } from './model.js';
-import type { Snapshot, VolumeSnapshot } from './model.js';
+import { SNAPSHOTS } from '../kube/volume-snapshots.js';
+import type { VolumeSnapshot } from '../kube/volume-snapshots.js';
+import { GAME_SERVER_LABEL, OWN_SNAPSHOTS, byName, isOwn, snapshotView } from './model.js';
+import type { Snapshot } from './model.js';
 
 const notLoaded = (): Error =>
   withRetryAfter(
     new ServiceUnavailable(
-      'the snapshots have not been listed from Kubernetes yet (does the cluster serve snapshot.storage.k8s.io/v1 VolumeSnapshots?)',
+      'the snapshots have not been listed from Kubernetes yet ' +
+        '(does the cluster serve snapshot.storage.k8s.io/v1 VolumeSnapshots?)',
     ),
     CLUSTER_RETRY_AFTER_SECONDS,
   );

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuditDetails } from '../audit-target.js';
+import { RUNNING_STATES, isRunning } from '../contract.js';
 import { ActionTimeout, Conflict } from '../errors.js';
 import type { CommandRunner, ExecTarget } from '../kube/exec.js';
 import { isHeld } from '../gameservers/locks.js';
@@ -13,14 +14,11 @@ import type { Profile } from '../profiles/types.js';
 import { HOOK_TIMEOUT_MS, HooksSchema, described, runHook, snapshotOutcome } from './hooks.js';
 import type { Hooks } from './hooks.js';
 import { SnapshotSchema, defaultSnapshotName, snapshotManifest } from './model.js';
-import type { VolumeSnapshot } from './model.js';
+import type { VolumeSnapshot } from '../kube/volume-snapshots.js';
 import type { SnapshotStore } from './store.js';
 
 export { HOOK_TIMEOUT_MS, HookRunSchema, snapshotOutcome } from './hooks.js';
 export type { HookRun } from './hooks.js';
-
-/** States in which the game server's container runs, so a hook can run in it. */
-const RUNNING = ['RequestReady', 'Ready', 'Reserved', 'Allocated'];
 
 export const SnapshotCreatedSchema = Type.Object(
   { ...SnapshotSchema.properties, hooks: HooksSchema },
@@ -45,7 +43,8 @@ export function storageProfile(gs: AgonesGameServer, profileOf: (name: string) =
   const profileName = gs.metadata?.labels?.[PROFILE_LABEL];
   if (profileName === undefined) {
     throw new Conflict(
-      `game server ${id} was not created from a profile: it has no storage the control plane knows of, nothing to snapshot`,
+      `game server ${id} was not created from a profile: ` +
+        'it has no storage the control plane knows of, nothing to snapshot',
     );
   }
   const profile = profileOf(profileName);
@@ -73,7 +72,10 @@ interface Taken {
   failure?: Error;
 }
 
-/** 409 unless `gs` can be snapshotted now (storage, not being deleted, running if hooks must run); 503 before the first list. */
+/**
+ * 409 unless `gs` can be snapshotted now (storage, not being deleted, running if hooks must run); 503 before the first
+ * list.
+ */
 function subjectOf(ctx: SnapshotContext, gs: AgonesGameServer): Subject {
   const namespace = gs.metadata?.namespace ?? '';
   const gameServer = gs.metadata?.name ?? '';
@@ -82,9 +84,10 @@ function subjectOf(ctx: SnapshotContext, gs: AgonesGameServer): Subject {
   const { preCommand, postCommand } = profile.snapshot ?? {};
   if (gs.metadata?.deletionTimestamp !== undefined)
     throw new Conflict(`game server ${id} is being deleted; its storage goes with it`);
-  if ((preCommand !== undefined || postCommand !== undefined) && !RUNNING.includes(stateOf(gs))) {
+  if ((preCommand !== undefined || postCommand !== undefined) && !isRunning(stateOf(gs))) {
     throw new Conflict(
-      `profile ${profile.name} runs commands around a snapshot, which needs a game server in state ${RUNNING.join(' or ')}; ${id} is ${stateOf(gs)}`,
+      `profile ${profile.name} runs commands around a snapshot, ` +
+        `which needs a game server in state ${RUNNING_STATES.join(' or ')}; ${id} is ${stateOf(gs)}`,
     );
   }
   ctx.store.requireReady();

@@ -271,7 +271,8 @@ t.test('a reader that stops reading is cut once its backlog passes the bound', a
   await patchLabels(kube, 'games', 'gs-games', labels);
   const slow = await open(BASIC_ADMIN, { paused: true });
   const patches = 150;
-  // Five at a time: the cut stream's last bytes wait 5 s for the reader, and the patches after the cut must not outlast that.
+  // Five at a time: the cut stream's last bytes wait 5 s for the reader, and the patches after the cut must not
+  // outlast that.
   for (let i = 0; i < patches; i += 5)
     await Promise.all(
       [0, 1, 2, 3, 4].map((j) => patchLabels(kube, 'games', 'gs-games', { 'bulk.example.com/round': `r${i + j}` })),
@@ -319,7 +320,10 @@ t.test(
     await until('the expiry', () => expiring().includes('event: close'));
     t.match(
       expiring(),
-      /^event: snapshot\ndata: \{"items":\[\]\}\n\n[^]*event: close\ndata: \{"reason":"the credential has expired"\}\n\n$/,
+      new RegExp(
+        '^event: snapshot\\ndata: \\{"items":\\[\\]\\}\\n\\n[^]*' +
+          'event: close\\ndata: \\{"reason":"the credential has expired"\\}\\n\\n$',
+      ),
     );
 
     const signedIn = open({ ...principal, sessionHash: 'abc' });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 
 const base = { KUBECONFIG: '/tmp/kubeconfig', AUTH_MODE: 'apikey' };
 const OIDC = { AUTH_MODE: 'apikey,oidc', AUTH_OIDC_ISSUER_URL: 'https://id.example', AUTH_OIDC_CLIENT_ID: 'cp' };

@@ -1,14 +1,13 @@
 /**
- * The panel's OIDC sign-in end to end over HTTP: a real OpenID provider (oidc-provider with its
+ * The panel's OIDC sign-in end to end over HTTP: the test OpenID provider (oidc-provider with its
  * development login and consent pages), the control plane listening, and a browser's cookie
  * handling with fetch.
  */
-import { createServer } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { Browser, signIn as signInWith, startOidcProvider } from '@gsp/test-kit/oidc';
+import { loadConfig } from '../../src/config/index.js';
 import { buildApp } from '../../src/app.js';
 import { AuditCapture, baseEnv, startKube } from '../helper.js';
 
@@ -27,88 +26,21 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** oidc-provider on a socket; its users' `roles` claim is in the ID token. */
+/** The test provider, the panel its only client; its users' `roles` claim is in the ID token. */
 async function startProvider(redirectUri: string): Promise<string> {
-  const handler: { provider?: Provider } = {};
-  const server = createServer((req, res) => (handler.provider as Provider).callback()(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  handler.provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: PANEL_CLIENT,
-        client_secret: PANEL_SECRET,
-        redirect_uris: [redirectUri],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    pkce: { required: () => true },
-    ttl: { IdToken: ID_TOKEN_TTL_SECONDS, Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600 },
-    cookies: { keys: ['cookie-key-for-tests'] },
+  const provider = await startOidcProvider(t, {
+    clients: [{ id: PANEL_CLIENT, secret: PANEL_SECRET, redirectUri }],
+    idTokenTtlSeconds: ID_TOKEN_TTL_SECONDS,
     claims: { openid: ['sub', 'roles'], profile: ['preferred_username'] },
-    features: { userinfo: { enabled: false } },
-    findAccount: (_ctx: unknown, sub: string) => ({
-      accountId: sub,
-      claims: () => ({ sub, preferred_username: `${sub}@example`, roles: sub === 'alice' ? ['ops'] : [] }),
-    }),
+    idTokenClaims: true,
+    account: (sub) => ({ preferred_username: `${sub}@example`, roles: sub === 'alice' ? ['ops'] : [] }),
   });
-  return issuer;
+  return provider.issuer;
 }
 
-/** A browser's cookie jar over fetch (one host), following no redirect by itself. */
-class Browser {
-  readonly jar = new Map<string, string>();
-  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (cookie !== '') headers.set('cookie', cookie);
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const value of res.headers.getSetCookie()) {
-      const pair = value.split(';')[0] ?? '';
-      const eq = pair.indexOf('=');
-      const [name, v] = [pair.slice(0, eq), pair.slice(eq + 1)];
-      if (v === '' || /max-age=0\b/i.test(value)) this.jar.delete(name);
-      else this.jar.set(name, v);
-    }
-    return res;
-  }
-}
-
-/** Signs in as `login` from `start`, filling the provider's login and consent forms; the first answer of the control plane that is no redirect to the provider. */
-async function signIn(browser: Browser, start: string, login: string): Promise<Response> {
-  let url = start;
-  let init: RequestInit = {};
-  for (let step = 0; step < 20; step++) {
-    const res = await browser.fetch(url, init);
-    const location = res.headers.get('location');
-    const toProvider = location !== null && new URL(location, url).origin === issuer;
-    if (new URL(url).origin === cp && !toProvider) return res;
-    if (location !== null && res.status >= 300 && res.status < 400) {
-      url = new URL(location, url).href;
-      init = {};
-      continue;
-    }
-    const html = await res.text();
-    const form = /<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(html);
-    if (!form) throw new Error(`no form at ${url}: ${html.slice(0, 300)}`);
-    const fields = new URLSearchParams();
-    for (const input of html.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/gi))
-      fields.set(input[1]!, input[2]!);
-    if (fields.get('prompt') === 'login') {
-      fields.set('login', login);
-      fields.set('password', 'any password');
-    }
-    url = new URL(form[1]!, url).href;
-    init = {
-      method: 'POST',
-      body: fields.toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    };
-  }
-  throw new Error('the sign-in did not finish in 20 steps');
-}
+/** Signs in as `login` from `start`; the first answer of the control plane that is no redirect to the provider. */
+const signIn = async (browser: Browser, start: string, login: string): Promise<Response> =>
+  (await signInWith(browser, { start, app: cp, issuer, login })).response;
 
 const port = await freePort();
 const cp = `http://127.0.0.1:${port}`;
@@ -155,8 +87,8 @@ t.test(
     const done = await signIn(browser, to.href, 'alice');
     t.equal(done.status, 303);
     t.equal(done.headers.get('location'), `${cp}/panel/?from=test`);
-    t.ok(browser.jar.get('gsp_panel'), 'the session cookie is set');
-    t.notOk(browser.jar.has('gsp_panel_login'), 'the sign-in cookie is deleted');
+    t.ok(browser.cookie(cp, 'gsp_panel'), 'the session cookie is set');
+    t.equal(browser.cookie(cp, 'gsp_panel_login'), undefined, 'the sign-in cookie is deleted');
 
     const me = (await (await browser.fetch(`${cp}/api/v1/session`)).json()) as Record<string, unknown>;
     t.match(me, { userId: 'alice', username: 'alice@example', role: 'operator', authMethod: 'oidc' });

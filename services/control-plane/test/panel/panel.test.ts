@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Test } from 'tap';
-import { BROWSER_APP_CSP } from '@gsp/platform-contract';
+import { BROWSER_APP_CSP } from '@gsp/service-kit/browser-app';
 import { NOT_BUILT_MESSAGE } from '../../src/panel/static.js';
 import { BASIC_ADMIN, build, startKube } from '../helper.js';
 

@@ -51,7 +51,8 @@ t.test('the built-in roles: a viewer reads, an operator also acts, an admin does
 
 t.test('a grant limited to namespaces is listed with those namespaces, sorted', async (t) => {
   const roles = loadRoles(
-    'roles:\n  games-op:\n    inherits: viewer\n    permissions:\n      - { resource: gameservers, verbs: [execute], namespaces: [staging, games] }\n',
+    'roles:\n  games-op:\n    inherits: viewer\n    permissions:\n' +
+      '      - { resource: gameservers, verbs: [execute], namespaces: [staging, games] }\n',
   );
   const perms = permissionsOf(roles.get('games-op'));
   t.same(

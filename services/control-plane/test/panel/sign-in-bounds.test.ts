@@ -3,40 +3,18 @@
  * (PANEL_SIGN_IN_LIMIT per 10 minutes), pending sign-ins that expire by themselves, and a
  * returnTo of bounded size.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import Provider from 'oidc-provider';
 import t from 'tap';
+import { startOidcProvider } from '@gsp/test-kit/oidc';
 import { build, redisPrefix, startKube, TEST_REDIS_URL, until } from '../helper.js';
 
 const PUBLIC_URL = 'http://panel.example/panel/';
 const kube = await startKube(t);
 
-/** oidc-provider on a socket, the panel its only client: sign-in starts need its discovery document. */
-async function startProvider(): Promise<string> {
-  const handler: { provider?: Provider } = {};
-  const server = createServer((req, res) => (handler.provider as Provider).callback()(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  handler.provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'gsp-panel',
-        client_secret: 'panel-secret-for-tests',
-        redirect_uris: [`${PUBLIC_URL}auth/callback`],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    pkce: { required: () => true },
-    cookies: { keys: ['cookie-key-for-tests'] },
-  });
-  return issuer;
-}
-
-const issuer = await startProvider();
+// The test provider, the panel its only client: sign-in starts need its discovery document.
+const { issuer } = await startOidcProvider(t, {
+  clients: [{ id: 'gsp-panel', secret: 'panel-secret-for-tests', redirectUri: `${PUBLIC_URL}auth/callback` }],
+});
 
 async function panelWithOidc(t: Parameters<typeof build>[0], prefix: string, env: Record<string, string> = {}) {
   const { app } = await build(t, kube, {

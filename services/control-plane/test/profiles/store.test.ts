@@ -20,7 +20,10 @@ t.test('a profile whose ConfigMap does not validate is refused with where it is 
   const refusal = store.refusal('broken');
   t.match(
     refusal.detail,
-    /^profile broken is not served: ConfigMap gsp-profile-broken in namespace games does not validate: .+\. Fix it with kubectl, or PUT the profile again$/,
+    new RegExp(
+      '^profile broken is not served: ConfigMap gsp-profile-broken in namespace games does not validate: .+\\. ' +
+        'Fix it with kubectl, or PUT the profile again$',
+    ),
   );
   t.ok(refusal.errors.length > 0);
   t.match(refusal.errors[0], { pointer: String, message: String });
