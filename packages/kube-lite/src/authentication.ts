@@ -5,7 +5,7 @@
  * headers replace it like kube-apiserver's impersonation filter does (kube-lite allows any
  * impersonation, as it enforces no RBAC).
  */
-import { badRequest } from './status.js';
+import { badRequest } from './api/status.js';
 
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
 export const AUTHENTICATION_VERSION = 'v1';
@@ -26,7 +26,10 @@ const ANONYMOUS = 'system:anonymous';
 const SERVICE_ACCOUNT = /^system:serviceaccount:([^:]+):[^:]+$/;
 const EXTRA_PREFIX = 'impersonate-extra-';
 
-/** A request's headers, each with every value it was sent with (Node's `headersDistinct`: groups are not comma-joined). */
+/**
+ * A request's headers, each with every value it was sent with (Node's `headersDistinct`: groups are not
+ * comma-joined).
+ */
 export type DistinctHeaders = Record<string, string[] | undefined>;
 
 /**
@@ -68,7 +71,10 @@ export function requestUser(headers: DistinctHeaders): UserInfo {
   };
 }
 
-/** The created review: what was sent, with the user as `status.userInfo` (kube-apiserver answers 201, stores nothing). */
+/**
+ * The created review: what was sent, with the user as `status.userInfo` (kube-apiserver answers 201, stores
+ * nothing).
+ */
 export function selfSubjectReview(body: unknown, user: UserInfo): object {
   const sent = typeof body === 'object' && body !== null ? (body as { metadata?: unknown }) : {};
   const metadata = typeof sent.metadata === 'object' && sent.metadata !== null ? sent.metadata : {};
@@ -80,7 +86,10 @@ export function selfSubjectReview(body: unknown, user: UserInfo): object {
   };
 }
 
-/** Discovery's resource list of `authentication.k8s.io/v1` (kube-apiserver also lists tokenreviews, not served here). */
+/**
+ * Discovery's resource list of `authentication.k8s.io/v1` (kube-apiserver also lists tokenreviews, not served
+ * here).
+ */
 export function authenticationResourceList(): object {
   return {
     kind: 'APIResourceList',

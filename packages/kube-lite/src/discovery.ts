@@ -4,7 +4,7 @@
  * it reads for client-side validation.
  */
 import { AUTHENTICATION_GROUP, AUTHENTICATION_VERSION, authenticationResourceList } from './authentication.js';
-import { RESOURCE_TYPES, apiGroups, apiVersionOf, type ResourceType } from './registry.js';
+import { RESOURCE_TYPES, apiGroups, apiVersionOf, type ResourceType } from './api/registry.js';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '35', gitVersion: 'v1.35.0-kube-lite' };
 
@@ -132,7 +132,8 @@ function gvkName(type: ResourceType): string {
 }
 
 const FIELD_VALIDATION_DESCRIPTION =
-  'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.';
+  'fieldValidation instructs the server on how to handle objects in the request ' +
+  'containing unknown or duplicate fields.';
 
 /** A kind's schema, the same in both documents: it accepts any fields and names its GVK. */
 function kindSchema(type: ResourceType): Record<string, unknown> {
@@ -151,7 +152,8 @@ function kindSchema(type: ResourceType): Record<string, unknown> {
 
 /** The collection and item paths of a kind (the same in both documents). */
 function kindPaths(type: ResourceType): { base: string; item: string } {
-  const base = `/${openApiPath(type.group, type.version)}${type.namespaced ? '/namespaces/{namespace}' : ''}/${type.plural}`;
+  const namespace = type.namespaced ? '/namespaces/{namespace}' : '';
+  const base = `/${openApiPath(type.group, type.version)}${namespace}/${type.plural}`;
   return { base, item: `${base}/{name}` };
 }
 

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { PodConsole, Process } from './console.js';
+import type { PodConsole, Process } from './container/console.js';
 
 export const SUPPORTED_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
 
@@ -44,7 +44,9 @@ export function exitStatus(code: number, command: string[]): object {
   return {
     metadata: {},
     status: 'Failure',
-    message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
+    message:
+      'command terminated with non-zero exit code: ' +
+      `error executing command [${command.join(' ')}], exit code ${code}`,
     reason: 'NonZeroExitCode',
     details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
   };

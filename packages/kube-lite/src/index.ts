@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { startAgones } from './agones/index.js';
-import { Api } from './api.js';
-import { Consoles } from './console.js';
+import { Api } from './api/api.js';
+import { Consoles } from './container/console.js';
 import { startBuiltinControllers } from './controllers/builtin.js';
 import { describePod } from './controllers/describe-pod.js';
 import { Timers, typeOf } from './controllers/loop.js';
 import { Router } from './server.js';
-import { Store } from './store.js';
+import { Store } from './api/store.js';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 
 /**
@@ -41,15 +41,15 @@ export {
   type LabelSelector,
   type Requirement,
   type Operator,
-} from './selectors.js';
+} from './api/selectors.js';
 export {
   dns1123LabelErrors,
   dns1123SubdomainErrors,
   dns1035LabelErrors,
   qualifiedNameErrors,
   labelValueErrors,
-} from './validation.js';
-export { RESOURCE_TYPES, type ResourceType, type KubeObject } from './registry.js';
+} from './api/validation.js';
+export { RESOURCE_TYPES, type ResourceType, type KubeObject } from './api/registry.js';
 
 export interface KubeLiteOptions {
   /** TCP port; 0 (the default) picks a free one. */

@@ -9,7 +9,7 @@
  * schema does not know is skipped when it holds a zero value (Go's protobuf writes those) and
  * otherwise answered with 415, so nothing a client sends is silently dropped.
  */
-import { badRequest, StatusError } from './status.js';
+import { badRequest, StatusError } from './api/status.js';
 
 const EPOCH = '1970-01-01T00:00:00Z';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);

@@ -5,8 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { parse as parseYaml } from 'yaml';
-import type { Api, WatchEvent } from './api.js';
-import type { Consoles, PodConsole } from './console.js';
+import type { Api, WatchEvent } from './api/api.js';
+import type { Consoles, PodConsole } from './container/console.js';
 import {
   apiGroup,
   apiGroupList,
@@ -21,8 +21,15 @@ import { requestUser, selfSubjectReview, SELF_SUBJECT_REVIEWS_PATH } from './aut
 import { ExecServer, parseExecQuery } from './exec.js';
 import { serveOpenApiV2 } from './openapiv2.js';
 import { decodeProtobufObject } from './protobuf.js';
-import { RESOURCE_TYPES, apiVersionOf, typeKey, type KubeObject, type ResourceType, type Verb } from './registry.js';
-import { badRequest, methodNotAllowed, notFound, StatusError, unauthorized, type Status } from './status.js';
+import {
+  RESOURCE_TYPES,
+  apiVersionOf,
+  typeKey,
+  type KubeObject,
+  type ResourceType,
+  type Verb,
+} from './api/registry.js';
+import { badRequest, methodNotAllowed, notFound, StatusError, unauthorized, type Status } from './api/status.js';
 import { toTable, wantsTable, type IncludeObject } from './table.js';
 
 const MAX_BODY = 3 * 1024 * 1024;
@@ -137,7 +144,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
     throw new StatusError(
       415,
       'UnsupportedMediaType',
-      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+      'the body of the request was in an unknown format - accepted media types include: ' +
+        'application/json, application/yaml, application/vnd.kubernetes.protobuf',
     );
   }
   const text = bytes.toString('utf8');
@@ -574,7 +582,8 @@ export class Router {
     const fail = (err: StatusError): void => {
       const text = JSON.stringify(err.toStatus());
       socket.end(
-        `HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+        `HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
       );
     };
     try {
@@ -591,7 +600,8 @@ export class Router {
       }
       if (!ExecServer.acceptsProtocols(req.headers['sec-websocket-protocol'])) {
         throw badRequest(
-          'unable to upgrade connection: none of the offered subprotocols is supported (want v5.channel.k8s.io or v4.channel.k8s.io)',
+          'unable to upgrade connection: none of the offered subprotocols is supported ' +
+            '(want v5.channel.k8s.io or v4.channel.k8s.io)',
         );
       }
       const pod = this.options.api.get(PODS, target.namespace, target.name);

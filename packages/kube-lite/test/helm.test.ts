@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { findHelm, type KubeLite } from '@gsp/kube-lite';
 import { kubectlOk, startForTest } from './helper.js';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const fixtures = join(workspaceDir(import.meta.url), 'test', 'fixtures');
 const chart = join(fixtures, 'chart');
 /** A Deployment, its ServiceAccount, and a Role bound to it, as our charts make them. */
 const workloadChart = join(fixtures, 'workload-chart');

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import type { KubeLite } from '@gsp/kube-lite';
 import { kubectl, kubectlOk, startForTest, testKubectl, until } from './helper.js';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const fixtures = join(workspaceDir(import.meta.url), 'test', 'fixtures');
 
 /** Creates namespace `games` and applies a fixture in it; resolves with what kubectl apply printed. */
 async function applyInGames(t: Test, kube: KubeLite, fixture: string): Promise<string> {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { jsonPatch, mergePatch, PatchError, strategicMergePatch, type Json } from '../src/patch.js';
+import { jsonPatch, mergePatch, PatchError, strategicMergePatch, type Json } from '../src/api/patch.js';
 
 t.test('merge patch follows the examples of RFC 7386', async (t) => {
   const cases: [Json, Json, Json][] = [

@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { printf } from '../src/printf.js';
+import { printf } from '../src/container/printf.js';
 
 t.test('every argument of %s comes out exactly as given, whatever it holds', async (t) => {
   fc.assert(

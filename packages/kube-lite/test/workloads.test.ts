@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import t from 'tap';
 import { kubectl, kubectlOk, request, startForTest } from './helper.js';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
-const manifest = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'workloads.yaml');
+const manifest = join(workspaceDir(import.meta.url), 'test', 'fixtures', 'workloads.yaml');
 
 interface Container {
   name: string;

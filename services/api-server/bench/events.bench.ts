@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
 import { buildApp } from '../src/app.js';
-import { DEFAULT_JWT_AUDIENCE, loadConfig } from '../src/config.js';
+import { DEFAULT_JWT_AUDIENCE, loadConfig } from '../src/config/index.js';
 
 const ADMIN = 'bench-admin';
 

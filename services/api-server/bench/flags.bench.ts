@@ -15,7 +15,7 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { DEFAULT_JWT_AUDIENCE } from '../src/config.js';
+import { DEFAULT_JWT_AUDIENCE } from '../src/config/index.js';
 import type { ServerCpu, ServersMessage } from './servers.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 5);

@@ -2,7 +2,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { createServiceApp, problems, registerOpenApi } from '@gsp/service-kit';
 import type { ServiceApp } from '@gsp/service-kit';
 import { SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
-import type { ApiServerConfig } from './config.js';
+import type { ApiServerConfig } from './config/index.js';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from './db/availability.js';
 import db from './plugins/db.js';
 import auth, { SECURITY_SCHEME } from './plugins/auth.js';
@@ -20,11 +20,31 @@ import auditLogRoutes from './audit-log/routes.js';
 import kubeconfigRoutes from './kubeconfig/routes.js';
 import ofrepRoutes from './ofrep/routes.js';
 import eventRoutes from './events/routes.js';
-import consoleAuth from './console/auth.js';
-import consoleStatic, { secureConsoleAnswers } from './console/static.js';
+import consoleBffAuth from './console-bff/auth.js';
+import consoleBffStatic, { secureConsoleAnswers } from './console-bff/static.js';
 import { createKubeconfigSigner } from './kubeconfig/signer.js';
+import { AuditEntrySchema } from './audit-log/routes.js';
+import { ClusterReadSchema, WithAgentToken } from './clusters/schemas.js';
+import { SwitchRecordSchema } from './flags/record.js';
+import { FlagStateSchema, WriteResultSchema } from './flags/schemas.js';
+import { ListedMemberSchema, TenantSummarySchema } from './tenants/routes.js';
 
 export const BODY_LIMIT = 16 * 1024;
+
+/**
+ * Every response schema /openapi.json names (see `namedSchema`), added before the routes that refer
+ * to them: a reference to a schema missing here fails the boot.
+ */
+const NAMED_SCHEMAS = [
+  SwitchRecordSchema,
+  FlagStateSchema,
+  WriteResultSchema,
+  ClusterReadSchema,
+  WithAgentToken,
+  ListedMemberSchema,
+  TenantSummarySchema,
+  AuditEntrySchema,
+];
 
 /** Builds the API server; tests build it the same way, with their own config and logger. */
 export async function buildApp(
@@ -55,6 +75,7 @@ export async function buildApp(
     securitySchemes: { [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     security: [{ [SECURITY_SCHEME]: [] }],
   });
+  for (const named of NAMED_SCHEMAS) app.addSchema(named.schema);
   await app.register(metrics);
   await app.register(db, {
     databaseUrl: config.databaseUrl,
@@ -75,7 +96,7 @@ export async function buildApp(
     outboxPollIntervalMs: config.outboxPollIntervalMs,
     outboxRelayEnabled: config.outboxRelayEnabled,
   });
-  await app.register(consoleAuth, { config });
+  await app.register(consoleBffAuth, { config });
   await app.register(presence, { sweepIntervalMs: config.presenceSweepIntervalMs });
   await app.register(auditExport, {
     config: config.auditExport,
@@ -101,6 +122,6 @@ export async function buildApp(
   });
   await app.register(ofrepRoutes, { platformId: config.platformId, trustProxy: config.trustProxy });
   await app.register(eventRoutes, { platformId: config.platformId, ...config.events });
-  await app.register(consoleStatic, { config });
+  await app.register(consoleBffStatic, { config });
   return app;
 }

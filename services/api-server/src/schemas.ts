@@ -1,13 +1,32 @@
 import { Type } from 'typebox';
-import type { TSchema, TString } from 'typebox';
+import type { Static, TSchema, TString, TUnsafe } from 'typebox';
 import {
+  CLUSTER_ID_MAX_LENGTH,
   DNS_LABEL_MAX_LENGTH,
   DNS_LABEL_PATTERN,
+  DNS_LABEL_RULE,
   NO_CONTROL_CHARACTERS_PATTERN,
+  ORG_MAX_LENGTH,
   SUBJECT_MAX_LENGTH,
   SUBJECT_PATTERN,
   SUBJECT_RULE,
 } from '@gsp/platform-contract';
+
+/** A response schema that /openapi.json names: `schema` carries the `$id`, `ref` is what answers hold. */
+export interface NamedSchema<T extends TSchema> {
+  schema: T & { $id: string };
+  ref: TUnsafe<Static<T>>;
+}
+
+/**
+ * Names `schema` `id` in /openapi.json (`components.schemas`), so a client generated from the
+ * document (the web console's types) has one type per shape. app.ts adds `schema` once
+ * (its NAMED_SCHEMAS); answers refer to it with `ref`, typed as the schema. A reference may appear
+ * twice in one answer (a flag's platform and cluster records), an inline `$id` may not.
+ */
+export function namedSchema<T extends TSchema>(id: string, schema: T): NamedSchema<T> {
+  return { schema: { ...schema, $id: id }, ref: Type.Unsafe<Static<T>>(Type.Ref(id)) };
+}
 
 /** DNS-1123 label: tenant (org) names and cluster names. */
 export const Dns1123Label = Type.String({
@@ -15,7 +34,7 @@ export const Dns1123Label = Type.String({
   maxLength: DNS_LABEL_MAX_LENGTH,
   pattern: DNS_LABEL_PATTERN,
   // Said instead of the pattern when a value does not match (see @gsp/service-kit's problems).
-  errorMessage: 'must be a DNS label: lower-case letters, digits and "-", starting and ending with a letter or digit',
+  errorMessage: `must be a DNS label: ${DNS_LABEL_RULE}`,
 });
 
 /**
@@ -52,9 +71,12 @@ export const NewSubject = Type.String({
   description: `the user's subject (the \`sub\` of their token): ${SUBJECT_RULE}`,
 });
 
-const Org = SafeIdentifier(253, 'the tenant; no control characters');
+const Org = SafeIdentifier(ORG_MAX_LENGTH, 'the tenant; no control characters');
 export const OrgParams = Type.Object({ org: Org });
-export const ClusterParams = Type.Object({ org: Org, id: SafeIdentifier(64, 'the cluster id; no control characters') });
+export const ClusterParams = Type.Object({
+  org: Org,
+  id: SafeIdentifier(CLUSTER_ID_MAX_LENGTH, 'the cluster id; no control characters'),
+});
 
 /** An error answer as documented and serialized: `application/problem+json` with the Problem schema. */
 export function problem(description: string, headers?: Record<string, TSchema>) {

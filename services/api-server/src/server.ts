@@ -1,6 +1,6 @@
 import { runHttpService } from '@gsp/service-kit';
 import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './config/index.js';
 
 await runHttpService(
   'api-server',

@@ -5,7 +5,7 @@ import { startReceiver } from '@gsp/audit-export/testing';
 import type { Answer, Received } from '@gsp/audit-export/testing';
 import { verifySignature } from '@gsp/audit-export';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { appendAuditLog } from '../src/audit-log/store.js';
 import {
   bearer,

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from './helper.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
 
 const ORG = 'acme';
 const flagUrl = (id: string) => `/api/v1/tenants/${ORG}/clusters/${id}/feature-flags/cli_access.enabled`;

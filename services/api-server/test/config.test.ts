@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 const SECRET = 'a-development-secret-of-32-bytes-or-more';
 
@@ -105,7 +106,7 @@ t.test('durations, pins and admin lists are parsed', async (t) => {
 
 t.test('the process refuses to start on a bad setting and says which one', async (t) => {
   const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  const result = spawnSync(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+  const result = spawnSync(process.execPath, nodeEntry(server), {
     env: { PATH: process.env.PATH, AUTH_JWT_SECRET: SECRET, SERVICE_CLI_ACCESS_ENABLED: 'maybe' },
     encoding: 'utf8',
     timeout: 30_000,

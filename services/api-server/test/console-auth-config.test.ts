@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { ConfigError } from '@gsp/service-kit';
-import { readConsoleAuthConfig } from '../src/console/auth-config.js';
-import { cookieValue, setCookie } from '../src/console/cookies.js';
+import { readConsoleAuthConfig } from '../src/config/console-auth.js';
+import { cookieValue, setCookie } from '../src/console-bff/cookies.js';
 import { build } from './helper.js';
 
 const full = {

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { Browser, signIn, startConsoleStack } from './console-auth-stack.js';
+import { Browser } from '@gsp/test-kit/oidc';
+import { signIn, startConsoleStack } from './console-auth-stack.js';
 
 /*
  * Behind a proxy that serves the platform under a path prefix (and strips it), everything the

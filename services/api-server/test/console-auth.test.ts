@@ -2,7 +2,8 @@ import t from 'tap';
 import { hash } from 'node:crypto';
 import pg from 'pg';
 import { bearer, PLATFORM_ADMIN, putMember } from './helper.js';
-import { Browser, ID_TOKEN_TTL_SECONDS, signIn, startConsoleStack } from './console-auth-stack.js';
+import { Browser } from '@gsp/test-kit/oidc';
+import { ID_TOKEN_TTL_SECONDS, signIn, startConsoleStack } from './console-auth-stack.js';
 
 /*
  * The console's sign-in (the API server as backend-for-frontend), over real HTTP with a real

@@ -2,17 +2,16 @@ import t from 'tap';
 import { hash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import pg from 'pg';
-import Provider from 'oidc-provider';
 import type { FastifyInstance } from 'fastify';
 import { LocalEventBus } from '@gsp/events';
 import { CONSOLE_SESSION_ENDED_EVENT } from '@gsp/platform-contract';
-import { EVENTS_DEFAULTS } from '../src/events/config.js';
+import { EVENTS_DEFAULTS } from '../src/config/events.js';
 import { EventFeed } from '../src/events/feed.js';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { Browser, CLIENT_ID, CLIENT_SECRET, signIn, startFront } from './console-auth-stack.js';
+import { loadConfig } from '../src/config/index.js';
+import { Browser, signingKey, startOidcProvider } from '@gsp/test-kit/oidc';
+import { CLIENT_ID, CLIENT_SECRET, signIn, startFront } from './console-auth-stack.js';
 import type { ConsoleStack } from './console-auth-stack.js';
 import {
   bearer,
@@ -33,38 +32,16 @@ import {
 type Tap = { teardown(fn: () => unknown): void };
 
 // The provider signs with a key of ours, so the test can also hold a bearer token of the same user.
-const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-const kid = 'console-session-events';
-const signingJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+const key = await signingKey('console-session-events', 'RS256');
 
 let target = '';
 const front = await startFront(t, () => target);
 const publicUrl = `${front}/console/`;
-const providerServer = createServer((req, res) => provider.callback()(req, res));
-await new Promise<void>((resolve) => providerServer.listen(0, '127.0.0.1', resolve));
-t.teardown(
-  () =>
-    new Promise<void>((resolve) => {
-      providerServer.close(() => resolve());
-      // The replicas' key-set fetches keep a connection open, which close() would wait out.
-      providerServer.closeAllConnections();
-    }),
-);
-const issuer = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
-const provider = new Provider(issuer, {
-  clients: [
-    {
-      client_id: CLIENT_ID,
-      client_secret: CLIENT_SECRET,
-      redirect_uris: [`${publicUrl}auth/callback`],
-      token_endpoint_auth_method: 'client_secret_basic',
-    },
-  ],
-  jwks: { keys: [signingJwk] },
-  pkce: { required: () => true },
-  ttl: { IdToken: 3600, Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600 },
-  cookies: { keys: ['cookie-key-for-tests'] },
+const provider = await startOidcProvider(t, {
+  clients: [{ id: CLIENT_ID, secret: CLIENT_SECRET, redirectUri: `${publicUrl}auth/callback` }],
+  keys: [key],
 });
+const issuer = provider.issuer;
 
 const { url: databaseUrl } = await freshSchema(t);
 const env = {
@@ -102,17 +79,9 @@ const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
 t.teardown(() => db.end());
 
 /** A bearer token the provider could have issued to alice for the API. */
-const aliceBearer = async (): Promise<{ authorization: string }> => {
-  const jwt = await new SignJWT({})
-    .setProtectedHeader({ alg: 'RS256', kid })
-    .setIssuer(issuer)
-    .setSubject('alice')
-    .setAudience('gsp-api')
-    .setIssuedAt()
-    .setExpirationTime('1h')
-    .sign(privateKey);
-  return { authorization: `Bearer ${jwt}` };
-};
+const aliceBearer = async (): Promise<{ authorization: string }> => ({
+  authorization: `Bearer ${await provider.sign(key, 'alice', {}, { aud: 'gsp-api', exp: '1h' })}`,
+});
 
 async function signedIn(): Promise<Browser> {
   const browser = new Browser();

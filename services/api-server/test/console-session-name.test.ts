@@ -1,7 +1,8 @@
 import t from 'tap';
 import { hasControlCharacters } from '@gsp/platform-contract';
-import { displayName, DISPLAY_NAME_MAX_LENGTH } from '../src/console/display-name.js';
-import { Browser, signIn, startConsoleStack } from './console-auth-stack.js';
+import { displayName, DISPLAY_NAME_MAX_LENGTH } from '../src/console-bff/display-name.js';
+import { Browser } from '@gsp/test-kit/oidc';
+import { signIn, startConsoleStack } from './console-auth-stack.js';
 import type { ConsoleStack } from './console-auth-stack.js';
 
 /*

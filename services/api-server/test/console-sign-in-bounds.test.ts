@@ -1,7 +1,8 @@
 import t from 'tap';
 import pg from 'pg';
 import { until } from './helper.js';
-import { Browser, signIn, startConsoleStack } from './console-auth-stack.js';
+import { Browser } from '@gsp/test-kit/oidc';
+import { signIn, startConsoleStack } from './console-auth-stack.js';
 import type { ConsoleStackOptions } from './console-auth-stack.js';
 
 /*

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { readConsoleStaticConfig } from '../src/console/static-config.js';
+import { readConsoleStaticConfig } from '../src/config/console-static.js';
 import { build } from './helper.js';
 
 const ASSET = 'assets/index-Ab12Cd34.js';

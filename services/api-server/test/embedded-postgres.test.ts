@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { JWT_SECRET, PLATFORM_ADMIN, bearer, until } from './helper.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 
@@ -57,7 +58,7 @@ t.test(
   async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'api-embedded-sigint-'));
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-    const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+    const child = spawn(process.execPath, nodeEntry(server), {
       env: { PATH: process.env.PATH, AUTH_JWT_SECRET: JWT_SECRET, DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -178,7 +178,7 @@ t.test('errors', async (t) => {
 
   t.test('a bad path parameter says what is allowed instead of echoing the pattern', async (t) => {
     const label = await putMember(app, 'Bad_Name', 'ada', 'admin', admin);
-    isProblem(t, label, 400, /^org must be a DNS label: lower-case letters, digits and "-"/);
+    isProblem(t, label, 400, /^org must be a DNS label: 1 to 63 lower-case letters, digits or "-"/);
     t.same(
       label.json().errors.map((e: { in: string; pointer: string }) => [e.in, e.pointer]),
       [['path', '#/org']],

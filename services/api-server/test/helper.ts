@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { waitUntil } from '@gsp/service-kit';
 import { startRelay } from '@gsp/service-kit/testing/relay';
 import { buildApp } from '../src/app.js';
-import { DEFAULT_JWT_AUDIENCE, loadConfig } from '../src/config.js';
+import { DEFAULT_JWT_AUDIENCE, loadConfig } from '../src/config/index.js';
 
 type Tap = { teardown(fn: () => unknown): void };
 

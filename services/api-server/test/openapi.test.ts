@@ -1,4 +1,5 @@
 import t from 'tap';
+import { REASON_MAX_LENGTH } from '@gsp/platform-contract/text';
 import { documentedOperations } from '@gsp/service-kit/testing/openapi-doc';
 import type { ServedDocument } from '@gsp/service-kit/testing/openapi-doc';
 import { build } from './helper.js';
@@ -72,6 +73,23 @@ t.test('every operation in /openapi.json documents its security, its success and
         }
       }
     });
+  }
+});
+
+t.test("a switch's reason is documented with the bounds the contract and the console count by", async (t) => {
+  const { app } = await build(t);
+  const doc = (await app.inject('/openapi.json')).json() as ServedDocument<string>;
+  for (const path of [
+    '/api/v1/platform/feature-flags/{flag}',
+    '/api/v1/tenants/{org}/clusters/{id}/feature-flags/{flag}',
+  ]) {
+    const body = doc.paths[path]?.put?.requestBody as
+      { content: { 'application/json': { schema: { properties: { reason: object } } } } } | undefined;
+    t.match(
+      body?.content['application/json'].schema.properties.reason,
+      { type: 'string', minLength: 1, maxLength: REASON_MAX_LENGTH },
+      `PUT ${path}`,
+    );
   }
 });
 

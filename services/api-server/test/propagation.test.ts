@@ -2,6 +2,7 @@ import t from 'tap';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 import { bearer, build, PLATFORM_ADMIN, redisPrefix, TEST_REDIS_URL, until } from './helper.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/flags-client-process.ts', import.meta.url));
@@ -13,10 +14,8 @@ interface Reader {
 }
 
 function startReader(t: Tap, env: Record<string, string>): Reader {
-  const child = fork(fixture, [], {
-    env: { ...process.env, ...env },
-    execArgv: ['--conditions=@gsp/source', '--import', 'tsx'],
-  });
+  const [file, ...execArgv] = nodeEntry(fixture).reverse();
+  const child = fork(file as string, [], { env: { ...process.env, ...env }, execArgv: execArgv.reverse() });
   const reader: Reader = { child, seen: [] };
   child.on('message', (m) => reader.seen.push(m as { value: boolean; at: number }));
   t.teardown(

@@ -1,7 +1,7 @@
 import t from 'tap';
 import pg from 'pg';
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 import { RedisEventBus } from '@gsp/events';
 import { FLAG_UPDATED_EVENT, isFlagEvent } from '@gsp/platform-contract';
 import type { FlagEvent } from '@gsp/platform-contract';
@@ -40,9 +40,10 @@ t.test('a relay killed between publish and mark redelivers the event after resta
   );
   const [{ id }] = (await app.pg.query<{ id: string }>('SELECT id FROM outbox_events')).rows as [{ id: string }];
 
-  const doomed = fork(fileURLToPath(new URL('./fixtures/relay-process.ts', import.meta.url)), [], {
+  const [file, ...execArgv] = nodeEntry(new URL('./fixtures/relay-process.ts', import.meta.url)).reverse();
+  const doomed = fork(file as string, [], {
     env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix },
-    execArgv: ['--conditions=@gsp/source', '--import', 'tsx'],
+    execArgv: execArgv.reverse(),
   });
   const exited = new Promise((resolve) => doomed.once('exit', resolve));
   await new Promise<void>((resolve) => doomed.once('message', () => resolve()));

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Writable } from 'node:stream';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { bearer, freshSchema, JWT_SECRET, PLATFORM_ADMIN } from './helper.js';
 
 t.test(

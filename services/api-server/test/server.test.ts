@@ -3,12 +3,13 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freshSchema, JWT_SECRET, token } from './helper.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 
 t.test('the server process listens, then shuts down cleanly on SIGTERM', async (t) => {
   const { url } = await freshSchema(t);
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+  const child = spawn(process.execPath, nodeEntry(server), {
     env: { PATH: process.env.PATH, DATABASE_URL: url, AUTH_JWT_SECRET: JWT_SECRET, PORT: '0', METRICS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,7 +53,7 @@ t.test(
   'a client that stalls while sending its request is cut off within HTTP_HEADERS_TIMEOUT / HTTP_REQUEST_TIMEOUT',
   async (t) => {
     const { url } = await freshSchema(t);
-    const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+    const child = spawn(process.execPath, nodeEntry(server), {
       env: {
         PATH: process.env.PATH,
         DATABASE_URL: url,

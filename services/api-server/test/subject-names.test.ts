@@ -1,6 +1,7 @@
 import t from 'tap';
 import { bearer, PLATFORM_ADMIN, registerCluster } from './helper.js';
-import { Browser, signIn, startConsoleStack } from './console-auth-stack.js';
+import { Browser } from '@gsp/test-kit/oidc';
+import { signIn, startConsoleStack } from './console-auth-stack.js';
 import type { ConsoleStack } from './console-auth-stack.js';
 
 /*

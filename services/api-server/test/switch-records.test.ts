@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { parseExpiry, parseRfc3339 } from '../src/flags/record.js';
 import {
   bearer,

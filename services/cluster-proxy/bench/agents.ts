@@ -9,20 +9,9 @@
  * Stops on SIGTERM.
  */
 import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-
-import type * as AgentModule from '@gsp/tunnel-agent/src/agent.js';
-import type * as KubeModule from '@gsp/tunnel-agent/src/kube.js';
-
-// The bench starts every service in the repository's root.
-const root = pathToFileURL(`${process.cwd()}/`);
-// The emitted JavaScript unless the bench runs the sources (BENCH_FROM=src, under tsx).
-const load = <T>(module: string): Promise<T> =>
-  (process.env.BENCH_FROM === 'src'
-    ? import(`@gsp/tunnel-agent/src/${module}.js`)
-    : import(new URL(`services/tunnel-agent/dist/src/${module}.js`, root).href)) as Promise<T>;
-const { startAgent } = await load<typeof AgentModule>('agent');
-const { kubeTarget } = await load<typeof KubeModule>('kube');
+// The emitted JavaScript, or the sources when the bench runs them (BENCH_FROM=src: tsx and the
+// `@gsp/source` condition, which the package's exports map to its sources).
+import { kubeTarget, startAgent } from '@gsp/tunnel-agent';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');

@@ -1,6 +1,6 @@
 import { runService } from '@gsp/service-kit';
 import { loadConfig } from './config.js';
-import { buildClusterProxy } from './proxy.js';
+import { buildClusterProxy } from './proxy/proxy.js';
 
 await runService(
   'cluster-proxy',

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test } from 'tap';
 import { occupiedPort, runEntry } from '@gsp/service-kit/testing/entry';
-import { freshSchema } from '@gsp/api-server/test/helper.js';
+import { freshSchema } from '@gsp/api-server/testing';
 
 const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 

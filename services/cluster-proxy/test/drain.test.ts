@@ -11,6 +11,7 @@ import { Code } from '@connectrpc/connect';
 import { rawTunnel } from './raw-tunnel.js';
 import { bodyOf, fakeApiServer, responseTo, startStack, until } from './stack.js';
 import type { Stack } from './stack.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 /** A GET sent now; resolves with its answer once complete. */
 function send(request: ClientRequest): Promise<{ res: IncomingMessage; body: string; socket: Socket }> {
@@ -137,7 +138,7 @@ t.test('SIGTERM drains the proxy process: its agent is told, the request in flig
   const stack: Stack = await startStack(t);
   const [cluster] = stack.clusters;
   await cluster!.agent.stop();
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+  const child = spawn(process.execPath, nodeEntry(server), {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',

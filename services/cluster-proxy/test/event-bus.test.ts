@@ -4,7 +4,7 @@ import { ACCESS_CHANGED_EVENT } from '@gsp/platform-contract';
 import type { AccessChange, AccessEvent } from '@gsp/platform-contract';
 import { waitUntil } from '@gsp/service-kit';
 import { loadConfig } from '../src/config.js';
-import { buildClusterProxy } from '../src/proxy.js';
+import { buildClusterProxy } from '../src/proxy/proxy.js';
 import { redisPrefix, TEST_REDIS_URL } from './stack.js';
 
 // Nothing here is served: building the proxy reaches neither its database nor the API server.

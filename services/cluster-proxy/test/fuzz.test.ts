@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { operationsOf, problemWithAnswer, requests, send, sendHttp2 } from '@gsp/service-kit/testing';
 import type { FuzzRequest, FuzzResponse, OpenApiDocument } from '@gsp/service-kit/testing';
 import { Tally } from '@gsp/service-kit/testing/tally';
-import { registerCluster } from '@gsp/api-server/test/helper.js';
+import { registerCluster } from '@gsp/api-server/testing';
 import { ORG, startStack, until } from './stack.js';
 
 /** How many requests one run generates per port; FUZZ_RUNS raises it for a longer hunt. */

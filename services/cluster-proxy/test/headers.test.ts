@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import t from 'tap';
 import type { Test } from 'tap';
-import { forwardRequest, forwardUpgrade } from '../src/forward.js';
+import { forwardRequest, forwardUpgrade } from '../src/kubectl/forward.js';
 import { createMetrics } from '../src/metrics.js';
 import type { StreamHandlers, Tunnel, TunnelStream } from '../src/tunnel/tunnel.js';
 import { fakeApiServer, responseTo, startStack } from './stack.js';

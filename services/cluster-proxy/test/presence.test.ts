@@ -6,9 +6,10 @@ import type { Test } from 'tap';
 import { AGENT_PRESENCE_EVENT } from '@gsp/platform-contract';
 import type { AgentPresence, AgentPresenceEvent } from '@gsp/platform-contract';
 import { loadConfig } from '../src/config.js';
-import { buildClusterProxy } from '../src/proxy.js';
+import { buildClusterProxy } from '../src/proxy/proxy.js';
 import { agentEnv, bearer, OPERATOR, ORG, startAgentApp, startStack, until } from './stack.js';
 import type { Stack, StackOptions } from './stack.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 /** The stack, and a connection pool to its database for reading what the proxy wrote. */
 type PresenceStack = Stack & { db: pg.Pool };
@@ -75,7 +76,7 @@ async function proxyProcess(
   stack: PresenceStack,
   env: Record<string, string>,
 ): Promise<{ tunnelUrl: string; kill(signal: NodeJS.Signals): Promise<void> }> {
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', server], {
+  const child = spawn(process.execPath, nodeEntry(server), {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',

@@ -3,39 +3,29 @@ import http from 'node:http';
 import https from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
 import type { KubeLite } from '@gsp/kube-lite';
-import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, until } from '@gsp/api-server/test/helper.js';
-import { redisPrefix, TEST_REDIS_URL } from '@gsp/api-server/test/helper.js';
-import type { Built } from '@gsp/api-server/test/helper.js';
-import { startAgent } from '@gsp/tunnel-agent/src/agent.js';
-import type { TunnelAgent } from '@gsp/tunnel-agent/src/agent.js';
-import { kubeTarget } from '@gsp/tunnel-agent/src/kube.js';
-import { buildAgentApp } from '@gsp/tunnel-agent/src/app.js';
-import type { AgentApp } from '@gsp/tunnel-agent/src/app.js';
-import { loadConfig as loadAgentConfig } from '@gsp/tunnel-agent/src/config.js';
+import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant, until } from '@gsp/api-server/testing';
+import { redisPrefix, TEST_REDIS_URL } from '@gsp/api-server/testing';
+import type { Built } from '@gsp/api-server/testing';
+import { buildAgentApp, kubeTarget, loadConfig as loadAgentConfig, startAgent } from '@gsp/tunnel-agent';
+import type { AgentApp, TunnelAgent } from '@gsp/tunnel-agent';
 import { loadConfig } from '../src/config.js';
-import { buildClusterProxy } from '../src/proxy.js';
+import { buildClusterProxy } from '../src/proxy/proxy.js';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
-import type { ClusterProxy } from '../src/proxy.js';
+import { freePort } from '@gsp/test-kit/replicas';
+import type { ClusterProxy } from '../src/proxy/proxy.js';
 
-export { until, redisPrefix, TEST_REDIS_URL, cuttableDatabaseUrl } from '@gsp/api-server/test/helper.js';
+export { until, redisPrefix, TEST_REDIS_URL, cuttableDatabaseUrl } from '@gsp/api-server/testing';
 
 export const ORG = 'acme';
 export const OPERATOR = 'olivia';
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort };
 
 export interface StackCluster {
   id: string;

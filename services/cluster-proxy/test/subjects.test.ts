@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { exportPKCS8, generateKeyPair, SignJWT } from 'jose';
 import { KUBECONFIG_AUDIENCE, KUBECONFIG_ISSUER, SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
-import { bearer, PLATFORM_ADMIN, token as apiToken } from '@gsp/api-server/test/helper.js';
+import { bearer, PLATFORM_ADMIN, token as apiToken } from '@gsp/api-server/testing';
 import { fakeApiServer, kubectl, ORG, startStack, until } from './stack.js';
 
 interface Review {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startKubeLite } from '@gsp/kube-lite';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
-import { registerCluster } from '@gsp/api-server/test/helper.js';
+import { registerCluster } from '@gsp/api-server/testing';
 import { agentEnv, ORG, startAgentApp, startStack, until } from './stack.js';
 
 t.test('with TUNNEL_TLS_CERT_FILE agents dial in over TLS, and only trust what they are told to', async (t) => {

@@ -12,10 +12,10 @@ import {
 } from '@gsp/service-kit';
 import type { TunnelAgentConfig } from './config.js';
 import { kubeTarget } from './kube.js';
-import { startAgent } from './agent.js';
-import { createMetrics, metricEvents } from './metrics.js';
-import type { AgentMetrics } from './metrics.js';
-import type { TunnelAgent } from './agent.js';
+import { startAgent } from './agent/agent.js';
+import { createMetrics, metricEvents } from './agent/metrics.js';
+import type { AgentMetrics } from './agent/metrics.js';
+import type { TunnelAgent } from './agent/agent.js';
 import { AGENT_PORT_DOCUMENT, NOT_READY, READY } from './openapi.js';
 
 /** The longest cluster id the API server registers (its `ClusterParams`). */

@@ -5,8 +5,9 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { startKubeLite } from '@gsp/kube-lite';
 import { kubeTarget } from '../src/kube.js';
-import { freePort, get, startReplicas, until, untilHolding } from './replicas.js';
+import { freePort, request, startReplicas, until, untilHolding } from './replicas.js';
 import type { Replica } from './replicas.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 /**
  * The agent stopping while its proxy disappears: every wait of the drain ends by AGENT_DRAIN_GRACE,
@@ -43,7 +44,7 @@ async function watches(t: Test, count: number): Promise<void> {
 /** An agent process (src/server.ts) of the cluster, its log read line by line as it comes. */
 async function agentProcess(t: Test, drainGrace: string) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', SERVER], {
+  const child = spawn(process.execPath, nodeEntry(SERVER), {
     env: {
       PATH: process.env.PATH ?? '',
       ...setup.agentEnv,
@@ -62,7 +63,7 @@ async function agentProcess(t: Test, drainGrace: string) {
   await until(
     'the agent process to connect',
     async () =>
-      (await get(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined,
+      (await request(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined,
     30_000,
     50,
   );

@@ -2,7 +2,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { RETRY_AT_HEADER } from '@gsp/tunnel-proto';
-import { backoffDelay, retryAtDelay } from '../src/agent.js';
+import { backoffDelay, retryAtDelay } from '../src/agent/agent.js';
 
 t.test('full jitter: a wait between 0 and the capped exponential step', async () => {
   fc.assert(

@@ -3,8 +3,8 @@ import net from 'node:net';
 import t from 'tap';
 import type { Test } from 'tap';
 import { kubeTarget } from '../src/kube.js';
-import { startAgent } from '../src/agent.js';
-import type { TunnelAgent } from '../src/agent.js';
+import { startAgent } from '../src/agent/agent.js';
+import type { TunnelAgent } from '../src/agent/agent.js';
 
 /**
  * A proxy address that never completes a TCP handshake: a process listening with a backlog

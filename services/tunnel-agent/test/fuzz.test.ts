@@ -10,21 +10,22 @@ import { startKubeLite } from '@gsp/kube-lite';
 import { operationsOf, problemWithAnswer, requests, send } from '@gsp/service-kit/testing';
 import type { OpenApiDocument } from '@gsp/service-kit/testing';
 import { Tally } from '@gsp/service-kit/testing/tally';
-import { build, registerCluster, seedTenant, until } from '@gsp/api-server/test/helper.js';
+import { build, registerCluster, seedTenant, until } from '@gsp/api-server/testing';
 import { buildAgentApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { nodeEntry } from '@gsp/service-kit/testing/entry';
 
 /** How many requests one run generates; FUZZ_RUNS raises it for a longer hunt. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 
-const proxyServer = fileURLToPath(new URL('../../cluster-proxy/src/server.ts', import.meta.url));
+const proxyServer = fileURLToPath(import.meta.resolve('@gsp/cluster-proxy/server'));
 
 /**
  * The real cluster proxy, as a process of its own (its package depends on this one), on free
  * ports, against the API server's tables; resolves with its tunnel URL.
  */
 async function startProxy(t: Test, databaseUrl: string, apiServerUrl: string): Promise<string> {
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', proxyServer], {
+  const child = spawn(process.execPath, nodeEntry(proxyServer), {
     env: {
       PATH: process.env.PATH,
       DATABASE_URL: databaseUrl,

@@ -8,10 +8,10 @@ import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { HELD_REPLICAS_HEADER, TunnelService } from '@gsp/tunnel-proto';
 import type { AgentMessage, ProxyMessageSchema } from '@gsp/tunnel-proto';
-import { until } from '@gsp/api-server/test/helper.js';
+import { until } from '@gsp/api-server/testing';
 import { heldReplicasValue } from '../src/tunnel/tunnel.js';
 import { kubeTarget } from '../src/kube.js';
-import { startAgent } from '../src/agent.js';
+import { startAgent } from '../src/agent/agent.js';
 
 t.test('the held list names the replicas it can carry, at most 64', async (t) => {
   t.equal(heldReplicasValue([]), '');

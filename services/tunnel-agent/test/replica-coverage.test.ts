@@ -21,8 +21,8 @@ t.test('a dial that reaches a replica the agent holds is refused there before it
   const setup = await startReplicas(t, 3);
   const [r1, r2, r3] = setup.replicas as [Replica, Replica, Replica];
   // The balancer sends every dial to r1 for now: after the first, each is a duplicate.
-  setup.balancer.setUp('r2', false);
-  setup.balancer.setUp('r3', false);
+  setup.balancer.backend('r2').ready = false;
+  setup.balancer.backend('r3').ready = false;
   const agent = setup.agent();
   await untilHolding(agent, ['r1']);
   const duplicates = async () => (await r1.metric('gsp_proxy_tunnel_connections_total', 'result="duplicate"')) ?? 0;
@@ -38,8 +38,8 @@ t.test('a dial that reaches a replica the agent holds is refused there before it
   t.equal(await r1.metric('gsp_proxy_tunnels'), 1, 'r1 holds one tunnel');
   t.equal(agent.lastError, undefined, 'a duplicate is not a failure');
   t.equal((await setup.kubectlGet(r1, '/api')).status, 200, 'kubectl through r1 works throughout');
-  setup.balancer.setUp('r2', true);
-  setup.balancer.setUp('r3', true);
+  setup.balancer.backend('r2').ready = true;
+  setup.balancer.backend('r3').ready = true;
   const ms = await untilHolding(agent, ['r1', 'r2', 'r3']);
   t.comment(`full coverage ${ms} ms after the balancer reached the other replicas`);
   t.equal(await r2.metric('gsp_proxy_tunnels'), 1);
@@ -51,14 +51,14 @@ t.test('a replica that stops is let go, and the agent holds it again when it com
   const [, r2] = setup.replicas as [Replica, Replica, Replica];
   const agent = setup.agent();
   await untilHolding(agent, ['r1', 'r2', 'r3']);
-  setup.balancer.setUp('r2', false);
-  t.equal(await r2.stop('SIGTERM'), 0, 'r2 stops cleanly');
+  setup.balancer.backend('r2').ready = false;
+  t.equal((await r2.stop('SIGTERM')).code, 0, 'r2 stops cleanly');
   await untilHolding(agent, ['r1', 'r3']);
   await until('the agent to close nothing but its tunnel to r2', () => (agent.tunnels === 2 ? true : undefined));
   t.equal(agent.tunnels, 2, 'the tunnel to r2 is gone');
   const restartedAt = Date.now();
   await r2.start();
-  setup.balancer.setUp('r2', true);
+  setup.balancer.backend('r2').ready = true;
   const ready = Date.now() - restartedAt;
   const ms = await untilHolding(agent, ['r1', 'r2', 'r3'], restartedAt);
   t.comment(`full coverage again ${ms} ms after r2 was restarted (${ms - ready} ms after it was ready)`);

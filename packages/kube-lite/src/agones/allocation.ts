@@ -1,7 +1,7 @@
-import { nowTimestamp, randomSuffix, type Api } from '../api.js';
-import type { KubeObject } from '../registry.js';
-import { matchesLabels, selectorFromObject, type LabelSelectorObject } from '../selectors.js';
-import { badRequest } from '../status.js';
+import { nowTimestamp, randomSuffix, type Api } from '../api/api.js';
+import type { KubeObject } from '../api/registry.js';
+import { matchesLabels, selectorFromObject, type LabelSelectorObject } from '../api/selectors.js';
+import { badRequest } from '../api/status.js';
 import { gameServers, namespaces, statusOf } from './game-servers.js';
 
 interface AllocationSelector extends LabelSelectorObject {

@@ -1,6 +1,6 @@
-import type { Api } from '../api.js';
+import type { Api } from '../api/api.js';
 import { runSafely, type Controller, type ControllerContext } from '../controllers/loop.js';
-import { typeKey, type KubeObject } from '../registry.js';
+import { typeKey, type KubeObject } from '../api/registry.js';
 import { controlledBy, FLEET_LABEL, fleets, gameServers, GSS_LABEL, statusOf, type Template } from './game-servers.js';
 
 /** Scale down removes servers nobody plays on first: the lower the rank, the sooner it goes. */

@@ -1,5 +1,5 @@
 /** What the Agones controllers share: the GameServer shape, its labels, and its state changes. */
-import type { KubeObject, OwnerReference } from '../registry.js';
+import type { KubeObject, OwnerReference } from '../api/registry.js';
 import { describePod } from '../controllers/describe-pod.js';
 import { typeOf, type ControllerContext } from '../controllers/loop.js';
 

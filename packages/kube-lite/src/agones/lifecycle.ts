@@ -1,6 +1,6 @@
-import type { Api } from '../api.js';
+import type { Api } from '../api/api.js';
 import { runSafely, type Controller, type ControllerContext } from '../controllers/loop.js';
-import { typeKey, type KubeObject } from '../registry.js';
+import { typeKey, type KubeObject } from '../api/registry.js';
 import {
   controlledBy,
   gameServers,

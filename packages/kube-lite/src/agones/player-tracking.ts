@@ -1,6 +1,6 @@
-import type { PlayerTracking } from '../console.js';
+import type { PlayerTracking } from '../container/console.js';
 import type { ControllerContext } from '../controllers/loop.js';
-import { typeKey } from '../registry.js';
+import { typeKey } from '../api/registry.js';
 import { gameServers, statusOf } from './game-servers.js';
 
 /**

@@ -1,4 +1,4 @@
-import { typeKey, type KubeObject } from '../registry.js';
+import { typeKey, type KubeObject } from '../api/registry.js';
 import type { Controller, ControllerContext } from '../controllers/loop.js';
 import { gameServers, markReady, statusOf } from './game-servers.js';
 

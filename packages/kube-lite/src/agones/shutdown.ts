@@ -1,6 +1,6 @@
 import { storedAsAdded, type Controller, type ControllerContext } from '../controllers/loop.js';
-import { typeKey } from '../registry.js';
-import type { StoreEvent } from '../store.js';
+import { typeKey } from '../api/registry.js';
+import type { StoreEvent } from '../api/store.js';
 import { FINALIZER, gameServers, setState, statusOf } from './game-servers.js';
 
 /**

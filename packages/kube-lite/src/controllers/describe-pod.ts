@@ -1,4 +1,4 @@
-import type { Api } from '../api.js';
+import type { Api } from '../api/api.js';
 
 /** The line a pod's console starts with: its GameServer's state and ports, or its phase. */
 export function describePod(api: Api, namespace: string, name: string): string {
@@ -6,7 +6,10 @@ export function describePod(api: Api, namespace: string, name: string): string {
   if (gs) {
     const status = (gs.status ?? {}) as { state?: string; address?: string; ports?: { name: string; port: number }[] };
     const ports = (status.ports ?? []).map((p) => `${p.name}=${p.port}`).join(',');
-    return `gameserver ${namespace}/${name}: state=${status.state ?? 'Unknown'} address=${status.address ?? ''} ports=${ports}`;
+    return (
+      `gameserver ${namespace}/${name}: state=${status.state ?? 'Unknown'} ` +
+      `address=${status.address ?? ''} ports=${ports}`
+    );
   }
   const pod = api.store.get('/pods', namespace, name);
   return `pod ${namespace}/${name}: phase=${(pod?.status as { phase?: string } | undefined)?.phase ?? 'Unknown'}`;

@@ -1,4 +1,4 @@
-import { RESOURCE_TYPES, typeKey, type KubeObject } from '../registry.js';
+import { RESOURCE_TYPES, typeKey, type KubeObject } from '../api/registry.js';
 import { runSafely, type Controller, type ControllerContext } from './loop.js';
 
 /** The garbage collector: deleting an owner deletes its dependents (those with its uid in ownerReferences). */

@@ -1,5 +1,5 @@
-import { nowTimestamp } from '../api.js';
-import type { StoreEvent } from '../store.js';
+import { nowTimestamp } from '../api/api.js';
+import type { StoreEvent } from '../api/store.js';
 import { describePod } from './describe-pod.js';
 import { storedAsAdded, typeOf, type Controller, type ControllerContext } from './loop.js';
 

@@ -2,11 +2,11 @@
  * The loop every simulated controller runs in: store events are handed to the controllers that
  * watch their type, and after a restart each controller finishes what the data dir brought back.
  */
-import type { Api } from '../api.js';
-import type { Consoles } from '../console.js';
-import { RESOURCE_TYPES, typeKey, type ResourceType } from '../registry.js';
-import { StatusError } from '../status.js';
-import type { StoreEvent } from '../store.js';
+import type { Api } from '../api/api.js';
+import type { Consoles } from '../container/console.js';
+import { RESOURCE_TYPES, typeKey, type ResourceType } from '../api/registry.js';
+import { StatusError } from '../api/status.js';
+import type { StoreEvent } from '../api/store.js';
 
 const typeByKey = new Map(RESOURCE_TYPES.map((t) => [typeKey(t), t] as const));
 export const typeOf = (group: string, plural: string): ResourceType =>

@@ -1,4 +1,4 @@
-import { RESOURCE_TYPES, typeKey } from '../registry.js';
+import { RESOURCE_TYPES, typeKey } from '../api/registry.js';
 import { typeOf, type Controller, type ControllerContext } from './loop.js';
 
 /** Namespace deletion: a terminating namespace loses everything in it, then goes. */

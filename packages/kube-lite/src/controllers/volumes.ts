@@ -1,6 +1,6 @@
 /** The storage the cluster simulates: a volume provisioner and a CSI snapshotter. */
-import { nowTimestamp } from '../api.js';
-import { typeKey, type KubeObject } from '../registry.js';
+import { nowTimestamp } from '../api/api.js';
+import { typeKey, type KubeObject } from '../api/registry.js';
 import { runSafely, typeOf, type Controller, type ControllerContext } from './loop.js';
 
 const SNAPSHOTS = 'snapshot.storage.k8s.io/volumesnapshots';
@@ -92,7 +92,9 @@ export function volumeSnapshotter({ api, timers, stepMs }: ControllerContext): C
           readyToUse: false,
           error: {
             time: now,
-            message: `failed to get input parameters to create snapshot ${name}: "persistentvolumeclaims "${source ?? ''}" not found"`,
+            message:
+              `failed to get input parameters to create snapshot ${name}: ` +
+              `"persistentvolumeclaims "${source ?? ''}" not found"`,
           },
         };
     api.update(snapshots, ns, name, { ...current, status }, { subresource: 'status' });

@@ -3,9 +3,9 @@ import type { Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { InvalidRequestError } from '@gsp/service-kit';
-import { NO_CONTROL_CHARACTERS_PATTERN, SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
+import { CLUSTER_ID_MAX_LENGTH, NO_CONTROL_CHARACTERS_PATTERN, SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
 import { BadRequest, NotAcceptable } from '../errors.js';
-import { OrgParams, problem, problemResponses, SafeIdentifier } from '../schemas.js';
+import { namedSchema, OrgParams, problem, problemResponses, SafeIdentifier } from '../schemas.js';
 import { auditDownload } from './download.js';
 import { csvLine, CSV_COLUMNS, csvRecord, MEDIA_TYPES, ndjsonLine, negotiateFormat } from './formats.js';
 import { compareInstants, parseInstant } from './instant.js';
@@ -13,15 +13,18 @@ import type { Instant } from './instant.js';
 import { readAuditLog } from './store.js';
 import type { AuditLogFilter } from './store.js';
 
-const AuditLogItem = Type.Object({
-  id: Type.String(),
-  action: Type.String(),
-  actor: Type.String(),
-  resource: Type.String(),
-  details: Type.Record(Type.String(), Type.Unknown()),
-  requestId: Type.Optional(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
-});
+export const AuditEntrySchema = namedSchema(
+  'AuditEntry',
+  Type.Object({
+    id: Type.String(),
+    action: Type.String(),
+    actor: Type.String(),
+    resource: Type.String(),
+    details: Type.Record(Type.String(), Type.Unknown()),
+    requestId: Type.Optional(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+  }),
+);
 
 const encodeCursor = (id: string): string => Buffer.from(`a:${id}`).toString('base64url');
 function decodeCursor(cursor: string): bigint {
@@ -70,7 +73,7 @@ const AuditQuery = Type.Object({
   ),
   cluster: Type.Optional(
     SafeIdentifier(
-      64,
+      CLUSTER_ID_MAX_LENGTH,
       'only entries about this cluster id: its registration, deletion and agent tokens (`resource` `cluster:<id>`) and its flags',
     ),
   ),
@@ -86,7 +89,10 @@ const AuditQuery = Type.Object({
 });
 type AuditQuery = Static<typeof AuditQuery>;
 
-const Page = Type.Object({ items: Type.Array(AuditLogItem), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+const Page = Type.Object({
+  items: Type.Array(AuditEntrySchema.ref),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
 
 const auditResponses = {
   200: {

@@ -9,7 +9,13 @@ import {
   toleranceSeconds,
   TtlCache,
 } from '@gsp/service-kit';
-import { hasControlCharacters, hasLoneSurrogate, isReservedName, RESERVED_PREFIX } from '@gsp/platform-contract';
+import {
+  hasControlCharacters,
+  hasLoneSurrogate,
+  isReservedName,
+  RESERVED_PREFIX,
+  tokenSubjectProblem,
+} from '@gsp/platform-contract';
 
 export { InvalidTokenError };
 
@@ -55,7 +61,12 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   const hs256 = options.jwt ? { key: createSecretKey(options.jwt.secret), audience: options.jwt.audience } : undefined;
   const clockToleranceMs = options.clockToleranceMs ?? DEFAULT_CLOCK_TOLERANCE_MS;
   const oidc = options.oidc
-    ? createOidcTokenVerifier({ ...options.oidc, requiredClaims: REQUIRED_CLAIMS, clockToleranceMs })
+    ? createOidcTokenVerifier({
+        ...options.oidc,
+        requiredClaims: REQUIRED_CLAIMS,
+        clockToleranceMs,
+        subjectProblem: tokenSubjectProblem,
+      })
     : undefined;
 
   async function verifyHs256(token: string, key: NonNullable<typeof hs256>): Promise<VerifiedToken> {

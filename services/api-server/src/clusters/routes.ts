@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf } from '../plugins/auth.js';
+import { actorOf } from '../auth/actor.js';
 import { bodyProblemResponses, ClusterParams, Dns1123Label, OrgParams, problem, problemResponses } from '../schemas.js';
 import { ClusterReadSchema, WithAgentToken } from './schemas.js';
 import { ClusterService } from './service.js';
@@ -24,7 +24,7 @@ const clusterRoutes: FastifyPluginAsyncTypebox<ClusterRoutesOptions> = async (ap
     schema: {
       tags,
       params: OrgParams,
-      response: { 200: Type.Object({ clusters: Type.Array(ClusterReadSchema) }), ...problemResponses },
+      response: { 200: Type.Object({ clusters: Type.Array(ClusterReadSchema.ref) }), ...problemResponses },
     },
     handler: async (request) => ({ clusters: await clusters.list(actorOf(request), request.params.org) }),
   });
@@ -38,7 +38,7 @@ const clusterRoutes: FastifyPluginAsyncTypebox<ClusterRoutesOptions> = async (ap
       params: OrgParams,
       body: Type.Object({ name: Dns1123Label }, { additionalProperties: false }),
       response: {
-        201: WithAgentToken,
+        201: WithAgentToken.ref,
         ...problemResponses,
         ...bodyProblemResponses,
         409: problem('a cluster of that name exists in the tenant'),
@@ -54,7 +54,7 @@ const clusterRoutes: FastifyPluginAsyncTypebox<ClusterRoutesOptions> = async (ap
     method: 'GET',
     url: '/api/v1/tenants/:org/clusters/:id',
     config: { permission: 'tenant.read' },
-    schema: { tags, params: ClusterParams, response: { 200: ClusterReadSchema, ...problemResponses } },
+    schema: { tags, params: ClusterParams, response: { 200: ClusterReadSchema.ref, ...problemResponses } },
     handler: async (request) => clusters.read(actorOf(request), request.params.org, request.params.id),
   });
 
@@ -82,7 +82,7 @@ const clusterRoutes: FastifyPluginAsyncTypebox<ClusterRoutesOptions> = async (ap
       params: ClusterParams,
       description:
         'Replaces the agent token: the new one is shown once; the old one stops working and its live tunnel is closed.',
-      response: { 200: WithAgentToken, ...problemResponses },
+      response: { 200: WithAgentToken.ref, ...problemResponses },
     },
     handler: async (request, reply) => {
       const { org, id } = request.params;

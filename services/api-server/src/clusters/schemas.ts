@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { CliAccessWithMessageSchema } from '../kubeconfig/access.js';
+import { namedSchema } from '../schemas.js';
+import { CliAccessWithMessageSchema, RECORD_THAT_DECIDED } from '../kubeconfig/access.js';
 
 const AgentToken = Type.String({ description: 'shown once; only its hash is stored' });
 const TunnelUrl = Type.String({
@@ -25,17 +26,20 @@ const AgentSchema = Type.Object(
   },
 );
 /** A cluster as the reads answer it, with its agent's presence and its effective CLI access. */
-export const ClusterReadSchema = Type.Object({
-  ...ClusterSchema.properties,
-  agent: AgentSchema,
-  cliAccess: {
-    ...CliAccessWithMessageSchema,
-    description: "the cluster's effective cli_access.enabled, as GET .../access answers it, with kubectl's refusal",
-  },
-});
+export const ClusterReadSchema = namedSchema(
+  'Cluster',
+  Type.Object({
+    ...ClusterSchema.properties,
+    agent: AgentSchema,
+    cliAccess: Type.Object(CliAccessWithMessageSchema.properties, {
+      description:
+        "the cluster's effective cli_access.enabled, as GET .../access answers it, with kubectl's refusal; " +
+        RECORD_THAT_DECIDED,
+    }),
+  }),
+);
 /** What a new agent token is answered with. */
-export const WithAgentToken = Type.Object({
-  ...ClusterSchema.properties,
-  agentToken: AgentToken,
-  tunnelUrl: TunnelUrl,
-});
+export const WithAgentToken = namedSchema(
+  'ClusterWithAgentToken',
+  Type.Object({ ...ClusterSchema.properties, agentToken: AgentToken, tunnelUrl: TunnelUrl }),
+);

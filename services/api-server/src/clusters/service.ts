@@ -14,8 +14,8 @@ import {
   readCluster,
   registerCluster,
   rotateAgentToken,
-} from './store.js';
-import type { Cluster, ClusterWithAgent } from './store.js';
+} from '../cluster-store/store.js';
+import type { Cluster, ClusterWithAgent } from '../cluster-store/store.js';
 
 /** A cluster as the reads answer it: with its agent's presence and its effective CLI access. */
 export type ClusterRead = ClusterWithAgent & { cliAccess: CliAccessJson & { message: string | null } };

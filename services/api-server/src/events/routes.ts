@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf } from '../plugins/auth.js';
+import { actorOf } from '../auth/actor.js';
 import { problem, unavailableResponse } from '../schemas.js';
-import type { EventsConfig } from './config.js';
+import type { EventsConfig } from '../config/events.js';
 import { EventFeed } from './feed.js';
 import { readIdentity } from './identity.js';
 import { LAST_EVENT_ID_RULE, resumeAfter } from './last-event-id.js';

@@ -3,6 +3,7 @@ import { PLATFORM_ADMIN_ACTOR } from '@gsp/platform-contract';
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { parseInstant } from '../audit-log/instant.js';
+import { namedSchema } from '../schemas.js';
 
 /** How far ahead `expiresAt` may be: a switch left off longer should be a decision without a timer. */
 export const EXPIRY_MAX_AHEAD_MS = 30 * 24 * 3600_000;
@@ -60,7 +61,14 @@ export const RecordSchema = Type.Object(
 export type RecordJson = Static<typeof RecordSchema>;
 
 /** A record, or null where nothing is stored: `type: ["object", "null"]`, for the same reason. */
-export const MaybeRecordSchema = Type.Unsafe<RecordJson | null>({ ...RecordSchema, type: ['object', 'null'] });
+export const SwitchRecordSchema = namedSchema(
+  'SwitchRecord',
+  Type.Unsafe<RecordJson | null>({
+    ...RecordSchema,
+    type: ['object', 'null'],
+    description: 'a stored value: who set it, when, why and until when; null where nothing is stored',
+  }),
+);
 
 /** Records as each kind of caller sees them, built once per record (the flags client keeps records immutable). */
 const rendered = new WeakMap<SwitchRecord, { admin?: RecordJson; tenant?: RecordJson }>();

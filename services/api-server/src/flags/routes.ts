@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf } from '../plugins/auth.js';
+import { actorOf } from '../auth/actor.js';
 import { bodyProblemResponses, ClusterParams, problemResponses } from '../schemas.js';
 import { SubjectNames, withNames } from '../subjects/names.js';
 import { namedRecord } from './record.js';
@@ -47,7 +47,7 @@ function platformFlagRoutes(app: App, requests: FlagRequests, names: SubjectName
       tags,
       params: FlagParams,
       body: SetBody,
-      response: { 200: WriteResultSchema, ...problemResponses, ...bodyProblemResponses },
+      response: { 200: WriteResultSchema.ref, ...problemResponses, ...bodyProblemResponses },
     },
     handler: async (request) => {
       const via = { consoleSession: request.viaConsoleSession, confirmation: request.headers[CONFIRM_HEADER] };
@@ -72,7 +72,7 @@ function platformFlagRoutes(app: App, requests: FlagRequests, names: SubjectName
     method: 'DELETE',
     url: '/api/v1/platform/feature-flags/:flag',
     config: { permission: 'platform.admin' },
-    schema: { tags, params: FlagParams, response: { 200: WriteResultSchema, ...problemResponses } },
+    schema: { tags, params: FlagParams, response: { 200: WriteResultSchema.ref, ...problemResponses } },
     handler: async (request) => requests.clearPlatform(actorOf(request), request.params.flag, request.id),
   });
 }
@@ -94,7 +94,7 @@ function clusterFlagRoutes(app: App, requests: FlagRequests): void {
       tags,
       params: ClusterFlagParams,
       body: SetBody,
-      response: { 200: WriteResultSchema, ...problemResponses, ...bodyProblemResponses },
+      response: { 200: WriteResultSchema.ref, ...problemResponses, ...bodyProblemResponses },
     },
     handler: async (request) => requests.setCluster(actorOf(request), request.params, request.body, request.id),
   });
@@ -103,7 +103,7 @@ function clusterFlagRoutes(app: App, requests: FlagRequests): void {
     method: 'DELETE',
     url: '/api/v1/tenants/:org/clusters/:id/feature-flags/:flag',
     config: { permission: 'clusters.register' },
-    schema: { tags, params: ClusterFlagParams, response: { 200: WriteResultSchema, ...problemResponses } },
+    schema: { tags, params: ClusterFlagParams, response: { 200: WriteResultSchema.ref, ...problemResponses } },
     handler: async (request) => requests.clearCluster(actorOf(request), request.params, request.id),
   });
 }

@@ -2,19 +2,22 @@ import { Type } from 'typebox';
 import type { Evaluation } from '@gsp/flags-client';
 import { cliAccessDisabledMessage, PLATFORM_ADMIN_ACTOR } from '@gsp/platform-contract';
 import type { SwitchRecord } from '@gsp/platform-contract';
-import { MaybeRecordSchema, recordJson } from '../flags/record.js';
+import { recordJson, SwitchRecordSchema } from '../flags/record.js';
 import type { RecordJson } from '../flags/record.js';
 
+/** What `record` is, said by the object that holds it: a reference to a named schema has no description of its own. */
+export const RECORD_THAT_DECIDED = '`record`: the stored value that decided (source cluster or platform)';
+
 /** A cluster's effective `cli_access.enabled`, as `GET .../access` answers it. */
-export const CliAccessSchema = Type.Object({
-  enabled: Type.Boolean(),
-  source: Type.String(),
-  envPinned: Type.Boolean(),
-  record: {
-    ...MaybeRecordSchema,
-    description: 'the stored value that decided (source cluster or platform): who set it, when, why, until when',
+export const CliAccessSchema = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    source: Type.String(),
+    envPinned: Type.Boolean(),
+    record: SwitchRecordSchema.ref,
   },
-});
+  { description: `the cluster's effective cli_access.enabled; ${RECORD_THAT_DECIDED}` },
+);
 
 /** The same, with the sentence kubectl and the kubeconfig download are refused with (the cluster reads). */
 export const CliAccessWithMessageSchema = Type.Object({

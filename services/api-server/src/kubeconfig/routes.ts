@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ClusterParams, problem, problemResponses } from '../schemas.js';
-import { existingCluster } from '../clusters/store.js';
+import { existingCluster } from '../cluster-store/store.js';
 import { BadRequest, Gone } from '../errors.js';
-import { actorOf } from '../plugins/auth.js';
+import { actorOf } from '../auth/actor.js';
 import { renderKubeconfig } from './signer.js';
 import { platformAdminCheck } from '../flags/caller.js';
 import type { KubeconfigSigner } from './signer.js';

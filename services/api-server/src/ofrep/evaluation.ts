@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { hasControlCharacters } from '@gsp/platform-contract';
+import { CLUSTER_ID_MAX_LENGTH, hasControlCharacters, ORG_MAX_LENGTH } from '@gsp/platform-contract';
 import type { DetailedEvaluation } from '@gsp/flags-client';
 import type { EvaluationErrorCode, EvaluationSuccess, OfrepReason } from './schemas.js';
 
@@ -57,8 +57,8 @@ export function parseContext(context: unknown): OfrepContext {
   if (typeof context.targetingKey === 'string' && hasControlCharacters(context.targetingKey)) {
     throw invalid('context.targetingKey must not contain control characters');
   }
-  const org = optionalString(context, 'org', 253);
-  const clusterId = optionalString(context, 'clusterId', 64);
+  const org = optionalString(context, 'org', ORG_MAX_LENGTH);
+  const clusterId = optionalString(context, 'clusterId', CLUSTER_ID_MAX_LENGTH);
   if (clusterId !== undefined && org === undefined)
     throw invalid('context.clusterId requires context.org, the tenant the cluster belongs to');
   const out: OfrepContext = {};

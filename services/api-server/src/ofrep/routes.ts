@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { forwardedPrefix, proxyTrust } from '@gsp/service-kit';
 import type { ProxyTrust } from '@gsp/service-kit';
-import { actorOf } from '../plugins/auth.js';
+import { actorOf } from '../auth/actor.js';
 import { ifNoneMatchMatches, parseContext, requestContext, strongEtag } from './evaluation.js';
 import type { OfrepContext } from './evaluation.js';
 import { EventStream } from './event-stream.js';

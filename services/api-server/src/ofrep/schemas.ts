@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import { CLUSTER_ID_MAX_LENGTH, ORG_MAX_LENGTH } from '@gsp/platform-contract';
 
 // Shapes from the OFREP specification (open-feature/protocol, service/openapi.yaml) and its
 // event-stream addition (ADR-0008, service/event-streams.yaml), narrowed to what we serve:
@@ -138,6 +139,6 @@ export const EventStreamResponses = {
 };
 
 export const EventStreamQuery = Type.Object({
-  org: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
-  clusterId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  org: Type.Optional(Type.String({ minLength: 1, maxLength: ORG_MAX_LENGTH })),
+  clusterId: Type.Optional(Type.String({ minLength: 1, maxLength: CLUSTER_ID_MAX_LENGTH })),
 });

@@ -4,7 +4,7 @@ import { authorize, platformResource, readBindings, tenantResource } from '@gsp/
 import type { Queryable } from '@gsp/platform-contract';
 import type { FastifyBaseLogger } from 'fastify';
 import { Forbidden } from '../errors.js';
-import { findCluster } from '../clusters/store.js';
+import { findCluster } from '../cluster-store/store.js';
 import { OfrepRequestError, parseContext, requestContext, toEvaluationSuccess } from './evaluation.js';
 import type { OfrepContext } from './evaluation.js';
 import type { BulkEvaluationSuccess, EvaluationSuccess } from './schemas.js';

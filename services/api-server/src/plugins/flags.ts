@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { createFlagsClient } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
-import type { FlagsConfig } from '../config.js';
+import type { FlagsConfig } from '../config/index.js';
 import { FlagService } from '../flags/service.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import { ExpiryScheduler } from '../flags/expiry.js';

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf } from '../plugins/auth.js';
+import { actorOf } from '../auth/actor.js';
 import { Conflict, NotFound } from '../errors.js';
 import {
   bodyProblemResponses,
   Dns1123Label,
+  namedSchema,
   NewSubject,
   OrgParams,
   problem,
@@ -20,28 +21,34 @@ export interface TenantRoutesOptions {
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]);
 const Member = Type.Object({ subject: Type.String(), role: Role });
-const ListedMember = Type.Object({
-  ...Member.properties,
-  name: Type.Optional(
-    Type.String({
-      description: 'what the member is called, as their identity provider said at their last console sign-in',
-    }),
-  ),
-});
+export const ListedMemberSchema = namedSchema(
+  'Member',
+  Type.Object({
+    ...Member.properties,
+    name: Type.Optional(
+      Type.String({
+        description: 'what the member is called, as their identity provider said at their last console sign-in',
+      }),
+    ),
+  }),
+);
 const MemberList = Type.Object({
-  members: Type.Array(ListedMember),
+  members: Type.Array(ListedMemberSchema.ref),
   issuer: Type.Union([Type.String(), Type.Null()], {
     description:
       'AUTH_OIDC_ISSUER_URL: a user who signs in there is a member as `<issuer>#<sub>` ' +
       "(their token's `sub`); null when none is configured",
   }),
 });
-const TenantSummary = Type.Object({
-  org: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-  clusters: Type.Integer({ description: 'clusters registered in the tenant' }),
-  members: Type.Integer({ description: 'members of any role' }),
-});
+export const TenantSummarySchema = namedSchema(
+  'TenantSummary',
+  Type.Object({
+    org: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    clusters: Type.Integer({ description: 'clusters registered in the tenant' }),
+    members: Type.Integer({ description: 'members of any role' }),
+  }),
+);
 const MemberParams = Type.Object({ org: Dns1123Label, subject: Subject });
 const NewMemberParams = Type.Object({ org: Dns1123Label, subject: NewSubject });
 const lastAdmin = problem('the change would leave the tenant without an admin');
@@ -70,7 +77,7 @@ const tenantRoutes: FastifyPluginAsyncTypebox<TenantRoutesOptions> = async (app,
       description:
         "Read-only. A tenant's clusters and their CLI access are at `/api/v1/tenants/{org}/clusters`, its members at " +
         '`/api/v1/tenants/{org}/members`; platform admins may read both for every tenant.',
-      response: { 200: Type.Object({ tenants: Type.Array(TenantSummary) }), ...problemResponses },
+      response: { 200: Type.Object({ tenants: Type.Array(TenantSummarySchema.ref) }), ...problemResponses },
     },
     handler: async () => ({ tenants: await listTenants(app.pg) }),
   });

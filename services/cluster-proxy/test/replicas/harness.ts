@@ -1,164 +1,29 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Test } from 'tap';
 import { startKubeLite } from '@gsp/kube-lite';
 import type { KubeLite } from '@gsp/kube-lite';
-import { generateSelfSignedCertificate } from '@gsp/service-kit';
-import { startAgent } from '@gsp/tunnel-agent/src/agent.js';
-import type { AgentOptions, TunnelAgent } from '@gsp/tunnel-agent/src/agent.js';
-import { kubeTarget } from '@gsp/tunnel-agent/src/kube.js';
-import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from '@gsp/api-server/test/helper.js';
-import type { Built } from '@gsp/api-server/test/helper.js';
-import { freePort, OPERATOR, ORG, redisPrefix, TEST_REDIS_URL, until } from '../stack.js';
-import { Balancer } from './balancer.js';
+import { kubeTarget, startAgent } from '@gsp/tunnel-agent';
+import type { AgentOptions, TunnelAgent } from '@gsp/tunnel-agent';
+import { bearer, build, PLATFORM_ADMIN, registerCluster, seedTenant } from '@gsp/api-server/testing';
+import type { Built } from '@gsp/api-server/testing';
+import { debug, replicaSet } from '@gsp/test-kit/replicas';
+import type { Balancer, BalancerOptions, Replica } from '@gsp/test-kit/replicas';
+import { OPERATOR, ORG, redisPrefix, TEST_REDIS_URL, until } from '../stack.js';
 
 /**
- * Several cluster-proxy replicas as separate processes (started, stopped with SIGTERM or SIGKILL and
- * restarted on the same ports), behind a TCP round-robin balancer for kubectl and another for the
- * agents, with the API server, a kube-lite and one tunnel agent in this process.
+ * The cluster proxy's side of several replicas: test-kit's replica set (the replicas as processes,
+ * started, stopped with SIGTERM or SIGKILL and restarted on the same ports, behind a TCP
+ * round-robin balancer for kubectl and another for the agents, readiness probed as a Service
+ * does), with the API server, a kube-lite and one tunnel agent in this process.
  */
 
 export { until, ORG, OPERATOR };
+export { request } from '@gsp/test-kit/replicas';
+export type { Exit, Replica, Response } from '@gsp/test-kit/replicas';
 /** A second operator of the tenant (still a member after OPERATOR is removed). */
 export const OTHER_OPERATOR = 'oscar';
-
-const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
-const debug = process.env.TUNNEL_DEBUG === '1';
-
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** From the signal to the exit. */
-  ms: number;
-}
-
-export class Replica {
-  private child: ChildProcess | undefined;
-  private exited: Promise<Exit> | undefined;
-  private signalledAt = 0;
-  /** Times this replica's process was started. */
-  starts = 0;
-
-  constructor(
-    readonly id: string,
-    readonly port: number,
-    readonly tunnelPort: number,
-    readonly metricsPort: number,
-    private readonly env: Record<string, string>,
-    private readonly logDir: string,
-    private readonly ca: string,
-  ) {}
-
-  get url(): string {
-    return `https://127.0.0.1:${this.port}`;
-  }
-
-  get running(): boolean {
-    return this.child !== undefined;
-  }
-
-  /** Starts the process and waits until its /readyz answers 200. */
-  async start(): Promise<void> {
-    if (this.child) throw new Error(`replica ${this.id} already runs`);
-    this.starts += 1;
-    const log = createWriteStream(join(this.logDir, `${this.id}.${this.starts}.log`));
-    const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', SERVER], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        ...this.env,
-        PROXY_REPLICA_ID: this.id,
-        PORT: String(this.port),
-        TUNNEL_PORT: String(this.tunnelPort),
-        METRICS_PORT: String(this.metricsPort),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
-    this.child = child;
-    this.exited = new Promise<Exit>((resolve) =>
-      child.once('exit', (code, signal) => {
-        if (this.child === child) this.child = undefined;
-        resolve({ code, signal, ms: this.signalledAt ? Date.now() - this.signalledAt : -1 });
-      }),
-    );
-    await until(
-      `replica ${this.id} to be ready`,
-      async () => {
-        if (this.child !== child) throw new Error(`replica ${this.id} exited at start; see ${this.logDir}`);
-        return (await this.ready()) ? true : undefined;
-      },
-      30_000,
-      50,
-    );
-  }
-
-  /** Whether its /readyz answers 200 now. */
-  async ready(): Promise<boolean> {
-    try {
-      const res = await request(`${this.url}/readyz`, { ca: this.ca, timeoutMs: 1000 });
-      return res.status === 200;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Sends `signal` now; `exit` resolves when the process is gone. */
-  signal(signal: NodeJS.Signals): Promise<Exit> {
-    if (!this.child || !this.exited) throw new Error(`replica ${this.id} does not run`);
-    this.signalledAt = Date.now();
-    this.child.kill(signal);
-    return this.exited;
-  }
-
-  /** Sends `signal` and waits for the exit. */
-  stop(signal: NodeJS.Signals): Promise<Exit> {
-    return this.signal(signal);
-  }
-
-  async kill(): Promise<void> {
-    if (this.child) await this.signal('SIGKILL');
-  }
-}
-
-export interface Response {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One HTTPS GET (or `method`), trusting `ca`; rejects on a network error or after `timeoutMs`. */
-export function request(
-  url: string,
-  options: { ca: string; token?: string; method?: string; timeoutMs?: number; agent?: https.Agent },
-): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(url, {
-      method: options.method ?? 'GET',
-      ca: options.ca,
-      agent: options.agent ?? false,
-      headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
-      timeout: options.timeoutMs ?? 15_000,
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs ?? 15_000} ms`)));
-    req.on('error', reject);
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.end();
-  });
-}
 
 export interface ReplicaStackOptions {
   replicas?: number;
@@ -166,7 +31,7 @@ export interface ReplicaStackOptions {
   proxyEnv?: Record<string, string>;
   /** Extra options of the agent (pingIntervalMs, syncIntervalMs, drainGraceMs…). */
   agentOptions?: Partial<AgentOptions> & Record<string, unknown>;
-  tunnelBalancer?: ConstructorParameters<typeof Balancer>[0];
+  tunnelBalancer?: BalancerOptions;
 }
 
 export interface ReplicaStack {
@@ -213,75 +78,26 @@ export interface ReplicaStack {
 
 /** The balancers, the API server, `replicas` proxy processes, kube-lite and the agent; all stopped with `t`. */
 export async function startReplicaStack(t: Test, options: ReplicaStackOptions = {}): Promise<ReplicaStack> {
-  const dir = mkdtempSync(join(tmpdir(), 'gsp-replicas-'));
-  // The replicas' logs stay for a failed test.
-  t.teardown(() => {
-    if (t.passing() && !debug) rmSync(dir, { recursive: true, force: true });
-    else console.error(`# replica logs kept in ${dir}`);
+  const set = await replicaSet(t, {
+    readinessProbe: true,
+    ...(options.tunnelBalancer ? { tunnelBalancer: options.tunnelBalancer } : {}),
   });
-  const certificate = generateSelfSignedCertificate('gsp-cluster-proxy');
-  const certFile = join(dir, 'proxy.crt');
-  const keyFile = join(dir, 'proxy.key');
-  writeFileSync(certFile, certificate.cert);
-  writeFileSync(keyFile, certificate.key);
-  const ca = certificate.cert;
-
-  const kubectlBalancer = new Balancer();
-  const tunnelBalancer = new Balancer(options.tunnelBalancer);
-  const balancerUrl = `https://${await kubectlBalancer.listen(t)}`;
-  const tunnelUrl = `http://${await tunnelBalancer.listen(t)}`;
+  const { balancerUrl, ca, dir, kubectlBalancer, replicas, tunnelBalancer, tunnelUrl } = set;
 
   const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
-  const api = await build(t, { PROXY_PUBLIC_URL: balancerUrl, PROXY_CA_FILE: certFile, ...redis });
+  const api = await build(t, { PROXY_PUBLIC_URL: balancerUrl, PROXY_CA_FILE: set.certFile, ...redis });
   const apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' });
   await seedTenant(api.app, ORG, { [OPERATOR]: 'operator', [OTHER_OPERATOR]: 'operator', viewer: 'viewer' });
   const db = new pg.Pool({ connectionString: api.databaseUrl, max: 3 });
   t.teardown(() => db.end());
 
-  const proxyEnv: Record<string, string> = {
+  await set.start(options.replicas ?? 3, {
     DATABASE_URL: api.databaseUrl,
     API_SERVER_URL: apiUrl,
-    HOST: '127.0.0.1',
-    TLS_CERT_FILE: certFile,
-    TLS_KEY_FILE: keyFile,
     ...redis,
     // Only an event can explain a fast refusal or a fast switch.
     SERVICE_CACHE_FLAGS_TTL: '60s',
-    PRESENCE_LEASE: '1500ms',
-    LOG_LEVEL: debug ? 'debug' : 'info',
     ...options.proxyEnv,
-  };
-  const replicas: Replica[] = [];
-  const newReplica = async (): Promise<Replica> => {
-    const [port, tunnelPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
-    const replica = new Replica(`r${replicas.length + 1}`, port, tunnelPort, metricsPort, proxyEnv, dir, ca);
-    replicas.push(replica);
-    t.teardown(() => replica.kill());
-    const kubectlBackend = kubectlBalancer.add(replica.id, port);
-    const tunnelBackend = tunnelBalancer.add(replica.id, tunnelPort);
-    kubectlBackend.ready = tunnelBackend.ready = false;
-    return replica;
-  };
-  for (let i = 0; i < (options.replicas ?? 3); i++) await newReplica();
-  await Promise.all(replicas.map((r) => r.start()));
-
-  // Readiness as a Service sees it: a replica whose /readyz fails gets no new connections.
-  let probing = true;
-  const probe = (async () => {
-    while (probing) {
-      await Promise.all(
-        replicas.map(async (r) => {
-          const ready = r.running && (await r.ready());
-          kubectlBalancer.backend(r.id).ready = ready;
-          tunnelBalancer.backend(r.id).ready = ready;
-        }),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-  t.teardown(async () => {
-    probing = false;
-    await probe;
   });
 
   const { id, agentToken } = await registerCluster(api.app, ORG, 'arena');
@@ -362,11 +178,7 @@ export async function startReplicaStack(t: Test, options: ReplicaStackOptions = 
       return { path, token: /token: "?([^"\s]+)"?/.exec(text)?.[1] ?? '' };
     },
     clusterUrl: (path, base = balancerUrl) => `${base}/clusters/${id}${path}`,
-    async addReplica() {
-      const replica = await newReplica();
-      await replica.start();
-      return replica;
-    },
+    addReplica: () => set.addReplica(),
     async restartAgent(newToken = agentToken) {
       await stack.agent.stop();
       stack.agent = launch(tunnelUrl, newToken);
@@ -399,20 +211,7 @@ export async function startReplicaStack(t: Test, options: ReplicaStackOptions = 
       });
       return Date.now() - from;
     },
-    async tunnelGauges() {
-      const entries = await Promise.all(
-        replicas.map(async (r): Promise<[string, number]> => {
-          try {
-            const res = await metricsText(r.metricsPort);
-            const value = /^gsp_proxy_tunnels (\d+)/m.exec(res)?.[1];
-            return [r.id, value === undefined ? -1 : Number(value)];
-          } catch {
-            return [r.id, -1];
-          }
-        }),
-      );
-      return Object.fromEntries(entries);
-    },
+    tunnelGauges: () => set.tunnelGauges(),
     async setSwitch(value, clusterId) {
       const url =
         clusterId === undefined
@@ -437,12 +236,6 @@ export async function startReplicaStack(t: Test, options: ReplicaStackOptions = 
     },
   };
   return stack;
-}
-
-/** The Prometheus text of a replica's METRICS_PORT (plain HTTP). */
-async function metricsText(port: number): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(1000) });
-  return res.text();
 }
 
 /**

@@ -15,13 +15,13 @@ import {
 } from '@gsp/service-kit';
 import type { HttpTimeouts } from '@gsp/service-kit';
 import { SUBJECT_MAX_LENGTH } from '@gsp/platform-contract';
-import { AccessDenied, KeysUnavailable } from './access.js';
-import type { SwitchDecision } from './access.js';
+import { AccessDenied, KeysUnavailable } from '../access.js';
+import type { SwitchDecision } from '../access.js';
 import { forwardRequest, forwardUpgrade, status } from './forward.js';
-import type { ProxyMetrics } from './metrics.js';
+import type { ProxyMetrics } from '../metrics.js';
 import { DRAINING, KUBECTL_PORT_DOCUMENT, READY } from './openapi.js';
-import type { Right, Rights } from './rights.js';
-import type { Tunnel, TunnelRegistry } from './tunnel/tunnel.js';
+import type { Right, Rights } from '../rights.js';
+import type { Tunnel, TunnelRegistry } from '../tunnel/tunnel.js';
 
 const CLUSTER_PATH = /^\/clusters\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;

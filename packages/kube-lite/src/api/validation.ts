@@ -30,7 +30,8 @@ function formatCheck(maxLength: number, regex: string, rule: string, examples: s
 export const dns1123LabelErrors = formatCheck(
   DNS_LABEL_MAX_LENGTH,
   DNS_LABEL_REGEX,
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
+    'and must start and end with an alphanumeric character',
   "'my-name',  or '123-abc'",
 );
 
@@ -38,7 +39,8 @@ export const dns1123LabelErrors = formatCheck(
 export const dns1123SubdomainErrors = formatCheck(
   DNS_SUBDOMAIN_MAX_LENGTH,
   DNS_SUBDOMAIN_REGEX,
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
+    'and must start and end with an alphanumeric character',
   "'example.com'",
 );
 
@@ -46,7 +48,8 @@ export const dns1123SubdomainErrors = formatCheck(
 export const dns1035LabelErrors = formatCheck(
   DNS_LABEL_MAX_LENGTH,
   DNS1035_LABEL,
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', " +
+    'start with an alphabetic character, and end with an alphanumeric character',
   "'my-name',  or 'abc-123'",
 );
 
@@ -90,15 +93,18 @@ export function qualifiedNameErrors(value: string): string[] {
     else errors.push(...dns1123SubdomainErrors(prefix).map((e) => `prefix part ${e}`));
   } else {
     return [
-      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
-        `(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QUALIFIED_NAME}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', " +
+        'and must start and end with an alphanumeric character ' +
+        `(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QUALIFIED_NAME}') ` +
+        "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ];
   }
   if (name.length === 0) errors.push('name part must be non-empty');
   else if (name.length > 63) errors.push('name part must be no more than 63 characters');
   if (name.length > 0 && !qualifiedNameRe.test(name)) {
     errors.push(
-      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
+      "name part must consist of alphanumeric characters, '-', '_' or '.', " +
+        'and must start and end with an alphanumeric character ' +
         `(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QUALIFIED_NAME}')`,
     );
   }
@@ -109,6 +115,7 @@ export function qualifiedNameErrors(value: string): string[] {
 export const labelValueErrors = formatCheck(
   63,
   `(${QUALIFIED_NAME})?`,
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', " +
+    'and must start and end with an alphanumeric character',
   "'MyValue',  or 'my_value',  or '12345'",
 );

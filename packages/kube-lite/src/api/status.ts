@@ -134,9 +134,8 @@ export function gone(message: string): StatusError {
 
 /** A PATCH content type the resource does not take (custom resources refuse strategic merge). */
 export function unsupportedMediaType(custom: boolean): StatusError {
-  const accepted = custom
-    ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
-    : 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json';
+  const patches = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
+  const accepted = custom ? patches : `${patches}, application/strategic-merge-patch+json`;
   return new StatusError(
     415,
     'UnsupportedMediaType',
@@ -148,7 +147,8 @@ export function forbiddenNamespaceTerminating(type: ResourceType, name: string, 
   return new StatusError(
     403,
     'Forbidden',
-    `${qualifiedResource(type)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+    `${qualifiedResource(type)} "${name}" is forbidden: ` +
+      `unable to create new content in namespace ${namespace} because it is being terminated`,
     {
       ...details(type, name),
       causes: [

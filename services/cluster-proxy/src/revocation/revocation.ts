@@ -4,11 +4,11 @@ import { CLI_ACCESS_ENABLED } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import type { Logger } from '@gsp/service-kit';
 import { ACCESS_CHANGED_EVENT, isAccessEvent } from '@gsp/platform-contract';
-import { tunnelRefusal } from './access.js';
-import type { SwitchDecision } from './access.js';
-import type { ProxyMetrics } from './metrics.js';
-import type { Rights } from './rights.js';
-import type { StreamCut, Tunnel, TunnelRegistry } from './tunnel/tunnel.js';
+import { tunnelRefusal } from '../access.js';
+import type { SwitchDecision } from '../access.js';
+import type { ProxyMetrics } from '../metrics.js';
+import type { Rights } from '../rights.js';
+import type { StreamCut, Tunnel, TunnelRegistry } from '../tunnel/tunnel.js';
 
 export interface RevocationOptions {
   registry: TunnelRegistry;

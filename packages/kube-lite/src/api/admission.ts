@@ -153,7 +153,10 @@ const admitPvc: Admit = (obj) => {
   return problems;
 };
 
-/** Agones' mutating webhook: defaults for ports, health and scheduling, state PortAllocation/Creating, player status. */
+/**
+ * Agones' mutating webhook: defaults for ports, health and scheduling, state PortAllocation/Creating, player
+ * status.
+ */
 const admitGameServer: Admit = (obj, old) => {
   // Agones' validating webhook: the name becomes a label value on the pod, so it is a 63-character label.
   const name = obj.metadata.name ?? '';
@@ -388,7 +391,8 @@ function envWarnings(podSpec: Dict, at: string): string[] {
           !value.includes(ref)
         ) {
           warnings.push(
-            `${at}.${kind}[${c}].env[${i}]: hides previous definition of ${JSON.stringify(name)}, which may be dropped when using apply`,
+            `${at}.${kind}[${c}].env[${i}]: hides previous definition of ${JSON.stringify(name)}, ` +
+              'which may be dropped when using apply',
           );
         }
       });
@@ -470,14 +474,18 @@ function intOrPercentProblems(field: string, value: unknown): FieldProblem[] {
         field,
         value,
         detail:
-          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+          "a valid percent string must be a numeric string followed by an ending '%' " +
+          "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
       },
     ];
   }
   return Number(value.slice(0, -1)) > 100 ? [{ field, value, detail: 'must not be greater than 100%' }] : [];
 }
 
-/** policy/v1: no defaults; a new budget's status is all zeros until the disruption controller (absent here) computes it. */
+/**
+ * policy/v1: no defaults; a new budget's status is all zeros until the disruption controller (absent here) computes
+ * it.
+ */
 const admitPodDisruptionBudget: Admit = (obj, old) => {
   const spec = ((obj.spec as Dict | undefined) ??= {});
   if (!old) obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
@@ -535,7 +543,10 @@ function ruleProblems(rules: unknown, namespaced: boolean): FieldProblem[] {
 const admitRole: Admit = (obj) => ruleProblems(obj.rules, true);
 const admitClusterRole: Admit = (obj) => ruleProblems(obj.rules, false);
 
-/** RoleBinding and ClusterRoleBinding: rbac/v1 defaulting of API groups, then ValidateRoleBinding; roleRef is immutable. */
+/**
+ * RoleBinding and ClusterRoleBinding: rbac/v1 defaulting of API groups, then ValidateRoleBinding; roleRef is
+ * immutable.
+ */
 function admitBinding(namespaced: boolean): Admit {
   return (obj, old) => {
     const roleRef = dict(obj.roleRef);

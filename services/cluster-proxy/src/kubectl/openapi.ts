@@ -1,11 +1,11 @@
 /**
- * What each HTTP port of the proxy serves, as the `/openapi.json` it answers. The kubectl traffic
- * is routed by hand (see `serveCluster` in proxy.ts), so its document is written here, beside it;
- * the health routes are declared with the schemas below.
+ * What the kubectl port (PORT) serves, as the `/openapi.json` it answers (the agents' port has its
+ * own, in tunnel/port.ts). The kubectl traffic is routed by hand (see `serveCluster` in front.ts),
+ * so its document is written here, beside it; the health routes are declared with the schemas below.
  */
 import { jsonResponse, PROBLEM, probeOperations } from '@gsp/service-kit';
 
-/** A Kubernetes `Status` (see `status` in kube/forward.ts): what kubectl prints. */
+/** A Kubernetes `Status` (see `status` in forward.ts): what kubectl prints. */
 const STATUS = {
   type: 'object',
   required: ['kind', 'apiVersion', 'status', 'message', 'reason', 'code'],

@@ -1,7 +1,7 @@
 import { createServiceMetrics } from '@gsp/service-kit';
 import type { Counter, Registry } from 'prom-client';
 import type { TunnelAgent } from './agent.js';
-import type { AgentEvents } from './events.js';
+import type { AgentEvents } from '../events.js';
 
 /** What an operator watches on the agent, on a registry of its own. */
 export interface AgentMetrics {

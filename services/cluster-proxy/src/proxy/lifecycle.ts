@@ -3,14 +3,14 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { EventBus } from '@gsp/events';
 import type { FlagsClient } from '@gsp/flags-client';
 import { serveMetrics } from '@gsp/service-kit';
-import type { ClusterProxyConfig } from './config.js';
-import type { KubectlFront } from './front.js';
-import type { ProxyMetrics } from './metrics.js';
-import type { Presence } from './presence.js';
-import type { Replicas } from './replicas.js';
-import type { RevocationWatch } from './revocation.js';
-import type { TunnelServer } from './tunnel/server.js';
-import type { TunnelRegistry } from './tunnel/tunnel.js';
+import type { ClusterProxyConfig } from '../config.js';
+import type { KubectlFront } from '../kubectl/front.js';
+import type { ProxyMetrics } from '../metrics.js';
+import type { Presence } from '../presence.js';
+import type { Replicas } from '../replicas.js';
+import type { RevocationWatch } from '../revocation/revocation.js';
+import type { TunnelServer } from '../tunnel/server.js';
+import type { TunnelRegistry } from '../tunnel/tunnel.js';
 
 /** What the proxy is made of, as `buildClusterProxy` wired it. */
 export interface ProxyParts {

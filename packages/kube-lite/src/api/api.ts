@@ -171,7 +171,11 @@ export class Api {
       }
       if (Number(resourceVersion) < this.store.oldestResumableVersion) {
         throw gone(
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          'The provided continue parameter is too old to display a consistent list result. ' +
+            'You can start a new list without the continue parameter, or use the continue token in this response ' +
+            'to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent ' +
+            'list - objects that were created, modified, or deleted between the time the first chunk was returned ' +
+            'and now may show up in the list.',
         );
       }
     }
@@ -416,7 +420,8 @@ export class Api {
       throw conflict(
         type,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ` +
+          `ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
     const pending = (current.metadata.finalizers ?? []).length > 0 || isNamespace(type) || isPod(type);

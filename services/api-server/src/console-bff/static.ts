@@ -1,7 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { secureBrowserPage, serveBuiltApp } from '@gsp/service-kit/browser-app';
 import fp from 'fastify-plugin';
-import type { ApiServerConfig } from '../config.js';
+import type { ApiServerConfig } from '../config/index.js';
 import { ServiceUnavailable } from '../errors.js';
 
 export const NOT_BUILT_MESSAGE =
@@ -39,5 +39,5 @@ export default fp<{ config: ApiServerConfig }>(
     // Encapsulated: the hooks above apply to the console's routes only.
     await app.register(serve, { distDir: config.consoleStatic.distDir });
   },
-  { name: 'console-static' },
+  { name: 'console-bff-static' },
 );

@@ -1,5 +1,5 @@
 import type { Logger } from '@gsp/service-kit';
-import type { AgentTunnel } from './tunnel/tunnel.js';
+import type { AgentTunnel } from '../tunnel/tunnel.js';
 
 /** One tunnel the agent holds, from the proxy's hello to its end. */
 export interface Held {

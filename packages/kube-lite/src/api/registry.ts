@@ -217,7 +217,8 @@ function bindingColumns(what: 'roleBinding' | 'clusterRoleBinding'): Column[] {
     col(
       'Role',
       'string',
-      'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+      'RoleRef can only reference a ClusterRole in the global namespace. ' +
+        'If the RoleRef cannot be resolved, the Authorizer must return an error.',
       (o) => `${str(path(o, 'roleRef', 'kind'))}/${str(path(o, 'roleRef', 'name'))}`,
     ),
     ageColumn,
@@ -407,7 +408,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col(
         'Secrets',
         'string',
-        'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+        'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount ' +
+          'are allowed to use.',
         (o) => (Array.isArray(o.secrets) ? o.secrets.length : 0),
       ),
       ageColumn,
@@ -439,7 +441,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col(
         'Available',
         'string',
-        'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.',
+        'Total number of available non-terminating pods (ready for at least minReadySeconds) ' +
+          'targeted by this deployment.',
         (o) => num(path(o, 'status', 'availableReplicas'), 0),
       ),
       ageColumn,
@@ -466,7 +469,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col(
         'Selector',
         'string',
-        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+        'Label selector for pods. Existing ReplicaSets whose pods are selected by this ' +
+          'will be the ones affected by this deployment.',
         (o) => selectorString(path(o, 'spec', 'selector')),
         1,
       ),
@@ -555,7 +559,8 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       col(
         'SourcePVC',
         'string',
-        'If a new snapshot needs to be created, this contains the name of the source PVC from which this snapshot was (or will be) created.',
+        'If a new snapshot needs to be created, this contains the name of the source PVC ' +
+          'from which this snapshot was (or will be) created.',
         (o) => str(path(o, 'spec', 'source', 'persistentVolumeClaimName')),
       ),
       col('SnapshotClass', 'string', 'The name of the VolumeSnapshotClass requested by the VolumeSnapshot.', (o) =>

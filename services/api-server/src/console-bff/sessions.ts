@@ -80,7 +80,7 @@ export async function takeLogin(db: Queryable, state: string): Promise<PendingLo
 }
 
 /** A live console session: whom it names, what to call them, when it ends, and its id's SHA-256. */
-export interface ConsoleSession {
+export interface BffSession {
   subject: string;
   /** For display (see `displayName`); the subject for sessions begun before names were kept. */
   name: string;
@@ -105,7 +105,7 @@ export async function createSession(
 }
 
 /** The live session `id` names (one primary-key read, no cache: a sign-out anywhere counts at once). */
-export async function readSession(db: Queryable, id: string): Promise<ConsoleSession | undefined> {
+export async function readSession(db: Queryable, id: string): Promise<BffSession | undefined> {
   const idHash = sha256(id);
   const { rows } = await db.query<{ subject: string; name: string | null; expires_at: Date }>(
     'SELECT subject, name, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > now()',

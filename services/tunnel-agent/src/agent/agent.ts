@@ -3,13 +3,13 @@ import { codeLabel, useNodeTextEncoding, TUNNEL_PING_INTERVAL_MS } from '@gsp/tu
 import type { Hello } from '@gsp/tunnel-proto';
 import type { ErrorLogger } from '@gsp/service-kit';
 import { AgentDrain } from './drain.js';
-import type { AgentEvents } from './events.js';
+import type { AgentEvents } from '../events.js';
 import { HeldTunnels } from './held.js';
 import type { Held } from './held.js';
-import type { KubeTarget } from './kube.js';
+import type { KubeTarget } from '../kube.js';
 import { Redial, rejectedToken } from './redial.js';
-import { AgentTunnel } from './tunnel/tunnel.js';
-import type { DialOptions } from './tunnel/tunnel.js';
+import { AgentTunnel } from '../tunnel/tunnel.js';
+import type { DialOptions } from '../tunnel/tunnel.js';
 
 export { backoffDelay, retryAtDelay } from './redial.js';
 

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiServerConfig } from '../config.js';
+import type { ApiServerConfig } from '../config/index.js';
 import { problem, problemResponses } from '../schemas.js';
 import { CallbackQuery, LoginQuery, redirect, SessionSchema } from './auth-schemas.js';
 import { ERROR_PAGE_CSP, signInErrorPage } from './error-page.js';
@@ -130,5 +130,5 @@ export default fp<{ config: ApiServerConfig }>(
       },
     });
   },
-  { name: 'console-auth', dependencies: ['db', 'auth'] },
+  { name: 'console-bff-auth', dependencies: ['db', 'auth'] },
 );

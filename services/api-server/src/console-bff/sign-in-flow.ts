@@ -3,13 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import { asSignInProblem, returnTarget } from '@gsp/service-kit/browser-app';
 import { BadRequest, Forbidden, ServiceUnavailable, TooManyRequests, Unauthorized } from '../errors.js';
-import { consoleWriteRefusal } from '../plugins/auth.js';
-import type { SessionCookies } from '../plugins/auth.js';
-import type { ConsoleSignIn } from './auth-config.js';
+import { consoleWriteRefusal } from '../auth/session-cookies.js';
+import type { SessionCookies } from '../auth/session-cookies.js';
+import type { ConsoleSignIn } from '../config/console-auth.js';
 import { cookieValue, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './cookies.js';
 import { rememberName } from '../subjects/names.js';
-import { createConsoleOidcClient } from './oidc-client.js';
-import type { ConsoleOidcClient, SignedIn } from './oidc-client.js';
+import { createBffOidcClient } from './oidc-client.js';
+import type { BffOidcClient, SignedIn } from './oidc-client.js';
 import {
   clientHash,
   createSession,
@@ -35,13 +35,13 @@ export interface SessionJson {
 export class SignInFlow {
   /** The two cookies, scoped and flagged as CONSOLE_PUBLIC_URL says. */
   readonly cookies: ReturnType<typeof cookieWriter>;
-  private readonly oidc: ConsoleOidcClient;
+  private readonly oidc: BffOidcClient;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly signIn: ConsoleSignIn,
   ) {
-    this.oidc = createConsoleOidcClient(signIn);
+    this.oidc = createBffOidcClient(signIn);
     this.cookies = cookieWriter(signIn);
   }
 

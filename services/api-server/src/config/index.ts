@@ -16,12 +16,12 @@ import { readEnvPins } from '@gsp/flags-client';
 import { auditExportConfig } from '@gsp/audit-export';
 import type { AuditExportConfig } from '@gsp/audit-export';
 import { isDnsLabel } from '@gsp/platform-contract';
-import { readEventsConfig } from './events/config.js';
-import { readConsoleAuthConfig } from './console/auth-config.js';
-import type { ConsoleAuthConfig } from './console/auth-config.js';
-import { readConsoleStaticConfig } from './console/static-config.js';
-import type { ConsoleStaticConfig } from './console/static-config.js';
-import type { EventsConfig } from './events/config.js';
+import { readEventsConfig } from './events.js';
+import { readConsoleAuthConfig } from './console-auth.js';
+import type { ConsoleAuthConfig } from './console-auth.js';
+import { readConsoleStaticConfig } from './console-static.js';
+import type { ConsoleStaticConfig } from './console-static.js';
+import type { EventsConfig } from './events.js';
 
 /** The flag read path: the env pins, the cache, and the provider of flags outside the registry. */
 export interface FlagsConfig {
@@ -53,9 +53,9 @@ export interface ApiServerConfig {
   flags: FlagsConfig;
   /** `GET /api/v1/events`: `EVENTS_HEARTBEAT`, `EVENTS_REPLAY_LIMIT`, `EVENTS_MAX_BACKLOG_BYTES`. */
   events: EventsConfig;
-  /** The web console's sign-in (`CONSOLE_*`, see src/console/auth-config.ts). */
+  /** The web console's sign-in (`CONSOLE_*`, see src/config/console-auth.ts). */
   consoleAuth: ConsoleAuthConfig;
-  /** How the web console is served (see src/console/static-config.ts). */
+  /** How the web console is served (see src/config/console-static.ts). */
   consoleStatic: ConsoleStaticConfig;
   redisUrl: string | undefined;
   redisKeyPrefix: string;

@@ -8,19 +8,19 @@ import { createFlagsClient } from '@gsp/flags-client';
 import type { FlagsClient } from '@gsp/flags-client';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
 import { useNodeTextEncoding } from '@gsp/tunnel-proto';
-import type { ClusterProxyConfig } from './config.js';
-import { createSwitch, createTokenVerifier } from './access.js';
-import { createKubectlFront } from './front.js';
-import type { KubectlFront } from './front.js';
+import type { ClusterProxyConfig } from '../config.js';
+import { createSwitch, createTokenVerifier } from '../access.js';
+import { createKubectlFront } from '../kubectl/front.js';
+import type { KubectlFront } from '../kubectl/front.js';
 import { ProxyLifecycle } from './lifecycle.js';
-import { createMetrics } from './metrics.js';
-import type { ProxyMetrics } from './metrics.js';
-import { Presence } from './presence.js';
-import { Replicas } from './replicas.js';
-import { watchRevocations } from './revocation.js';
-import { Rights } from './rights.js';
-import { createTunnelServer } from './tunnel/server.js';
-import { TunnelRegistry } from './tunnel/tunnel.js';
+import { createMetrics } from '../metrics.js';
+import type { ProxyMetrics } from '../metrics.js';
+import { Presence } from '../presence.js';
+import { Replicas } from '../replicas.js';
+import { watchRevocations } from '../revocation/revocation.js';
+import { Rights } from '../rights.js';
+import { createTunnelServer } from '../tunnel/server.js';
+import { TunnelRegistry } from '../tunnel/tunnel.js';
 
 export interface ClusterProxy {
   /** The kubectl side (PORT). */
@@ -116,7 +116,7 @@ function announceReplicaCount(replicas: Replicas, registry: TunnelRegistry, log:
 }
 
 /**
- * The proxy: kubectl's side (`front.ts`, PORT), the agents' side (`tunnel/`, TUNNEL_PORT), what
+ * The proxy: kubectl's side (`kubectl/`, PORT), the agents' side (`tunnel/`, TUNNEL_PORT), what
  * both check access with, and the watch that closes what access no longer allows.
  */
 export async function buildClusterProxy(

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { drainingWriter, fromHeaderBlock, HeaderBlockError, toHeaderBlock, Valve } from '@gsp/tunnel-proto';
-import type { StreamCut, Tunnel, TunnelStream } from './tunnel/tunnel.js';
-import type { ProxyMetrics } from './metrics.js';
+import type { StreamCut, Tunnel, TunnelStream } from '../tunnel/tunnel.js';
+import type { ProxyMetrics } from '../metrics.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1), plus the caller's credentials. */
 const HOP = new Set([

@@ -53,7 +53,9 @@ export function listKeyErrors(obj: unknown, listMapKeys: Record<string, readonly
       else {
         const missing = keys.find((key) => !(key in item) && !(key in KEY_DEFAULTS));
         if (missing !== undefined)
-          problem = `associative list with keys has an element that omits key field "${missing}" (and doesn't have default value)`;
+          problem =
+            `associative list with keys has an element that omits key field "${missing}" ` +
+            "(and doesn't have default value)";
       }
       if (problem !== undefined) {
         // The element cannot be named, so neither it nor the rest of the list is looked at.

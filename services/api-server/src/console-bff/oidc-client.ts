@@ -1,7 +1,7 @@
 import { createSignInClient, SignInRefused } from '@gsp/service-kit/browser-app';
 import type { LoginSecrets } from '@gsp/service-kit/browser-app';
 import { hasControlCharacters, hasLoneSurrogate, isReservedName } from '@gsp/platform-contract';
-import type { ConsoleSignIn } from './auth-config.js';
+import type { ConsoleSignIn } from '../config/console-auth.js';
 import { displayName, hasName } from './display-name.js';
 
 /** A completed sign-in: the subject as bearer tokens name it, what to call the user, when its ID token expires. */
@@ -12,7 +12,7 @@ export interface SignedIn {
   expiresAt: Date;
 }
 
-export interface ConsoleOidcClient {
+export interface BffOidcClient {
   /** The provider's authorization URL for a new sign-in. */
   authorizationUrl(login: LoginSecrets): Promise<URL>;
   /** Exchanges the code the callback received (its query string) for who signed in. */
@@ -23,7 +23,7 @@ export interface ConsoleOidcClient {
  * The console's sign-in: service-kit's OpenID Connect client (profile and email asked for, a name
  * to show rather than the subject), with the subject named and checked as bearer tokens are.
  */
-export function createConsoleOidcClient(signIn: ConsoleSignIn): ConsoleOidcClient {
+export function createBffOidcClient(signIn: ConsoleSignIn): BffOidcClient {
   const client = createSignInClient(signIn);
   return {
     authorizationUrl: (login) => client.authorizationUrl(login),
