@@ -10,7 +10,10 @@ const [origin = '', cookie = '', countText = '0'] = process.argv.slice(2);
 const count = Number(countText);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
-/** Opens one feed; a 503 (Redis or Kubernetes slow under the load) is retried after its Retry-After, as EventSource would. */
+/**
+ * Opens one feed; a 503 (Redis or Kubernetes slow under the load) is retried after its Retry-After, as EventSource
+ * would.
+ */
 function openFeed(attempt = 1): Promise<void> {
   return new Promise((resolve, reject) => {
     const request = http.get(`${origin}/api/v1/events/gameservers`, { headers: { cookie }, agent }, (res) => {

@@ -20,7 +20,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { KubeLite } from '@gsp/kube-lite';
-import { assertBuilt, launchBrowser } from '@gsp/ui/testing';
+import { assertBuilt, launchBrowser } from '@gsp/test-kit/browser';
 import { BASIC_ADMIN, DIST_DIR, seedServers, startPanelStack, until } from '../test/stack.js';
 
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 1000);
@@ -129,7 +129,8 @@ async function firstRender(browser: Browser, panelUrl: string, key: string): Pro
   console.log(`list of ${SERVERS} to first rows: cold ${summary(cold, q)}; warm ${summary(warm, q)}`);
   const [html = [], scripts = [], session = []] = milestones;
   console.log(
-    `  cold, medians from navigation: HTML ${median(html)} ms, scripts run (DOMContentLoaded) ${median(scripts)} ms, session answered ${median(session)} ms, first rows ${median(cold)} ms`,
+    `  cold, medians from navigation: HTML ${median(html)} ms, scripts run (DOMContentLoaded) ${median(scripts)} ms, ` +
+      `session answered ${median(session)} ms, first rows ${median(cold)} ms`,
   );
   const worst = Math.max(
     quantile(
@@ -268,7 +269,9 @@ async function feedMemory(origin: string, panelUrl: string, key: string): Promis
   const report = async (streams: number) => {
     const now = await settledMemory();
     console.log(
-      `memory per open feed, ${streams} feeds: heap ${kib((now.heap - base.heap) / streams)}, RSS ${kib((now.rss - base.rss) / streams)} (heap +${kib(now.heap - base.heap)}, RSS +${kib(now.rss - base.rss)} in all)`,
+      `memory per open feed, ${streams} feeds: ` +
+        `heap ${kib((now.heap - base.heap) / streams)}, RSS ${kib((now.rss - base.rss) / streams)} ` +
+        `(heap +${kib(now.heap - base.heap)}, RSS +${kib(now.rss - base.rss)} in all)`,
     );
   };
   const first = await openFeeds(origin, cookie, 50);
@@ -288,7 +291,8 @@ async function main(): Promise<void> {
   const { js, css, files } = await sizes(dist);
   console.log(`built assets (gzip): ${files.join(', ')}`);
   console.log(
-    `JavaScript ${(js / 1024).toFixed(1)} KiB gzipped (budget ${JS_BUDGET_KIB} KiB, the terminal included), CSS ${(css / 1024).toFixed(1)} KiB gzipped`,
+    `JavaScript ${(js / 1024).toFixed(1)} KiB gzipped (budget ${JS_BUDGET_KIB} KiB, the terminal included), ` +
+      `CSS ${(css / 1024).toFixed(1)} KiB gzipped`,
   );
 
   const started = Date.now();

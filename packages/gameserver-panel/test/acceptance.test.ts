@@ -7,9 +7,9 @@
  */
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
-import type { Tap } from '@gsp/ui/testing';
-import { LogCapture } from '@gsp/control-plane/test/helper.js';
+import { launchBrowser, openPage, pageProblems } from '@gsp/test-kit/browser';
+import type { Tap } from '@gsp/test-kit/browser';
+import { LogCapture } from '@gsp/control-plane/testing';
 import { BASIC_ADMIN, signInApiKey, signInBasic, signInOidc, startPanelStack, until } from './stack.js';
 
 const logs = new LogCapture();

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Locator, Page } from 'playwright-core';
-import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
+import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/test-kit/browser';
 import { ARTEFACTS_DIR, BASIC_ADMIN, signInApiKey, signInBasic, startPanelStack, until } from './stack.js';
 
 const stack = await startPanelStack(t);

@@ -1,6 +1,12 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { inspectAtEachWidth, launchBrowser, openPage, pageProblems, seriousA11yViolations } from '@gsp/ui/testing';
+import {
+  inspectAtEachWidth,
+  launchBrowser,
+  openPage,
+  pageProblems,
+  seriousA11yViolations,
+} from '@gsp/test-kit/browser';
 import {
   ARTEFACTS_DIR,
   BASIC_ADMIN,

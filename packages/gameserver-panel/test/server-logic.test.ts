@@ -65,6 +65,19 @@ t.test('allocate and reserve can run on a Ready server only, and say why not oth
   t.equal(whyActionCannot('shutdown', server('Shutdown'), none), 'It is shut down already.');
 });
 
+t.test('a state the control plane does not know (a newer Agones) is refused as it refuses it', async (t) => {
+  const none = loaded({});
+  t.equal(
+    whyActionCannot('shutdown', server('Paused'), none),
+    'Shutting it down needs the state Creating, Scheduled, RequestReady, Ready, Reserved, Allocated, ' +
+      'Unhealthy or Error; it is Paused.',
+  );
+  t.match(
+    whyActionCannot('greet', server('Paused'), none),
+    /needs the state RequestReady, Ready, Reserved or Allocated;/,
+  );
+});
+
 t.test(
   "restart needs the profile's restart command and a running server; a profile action, a running server",
   async (t) => {

@@ -5,8 +5,8 @@
  */
 import t from 'tap';
 import type { Locator, Page } from 'playwright-core';
-import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
-import type { OpenedPage, Tap } from '@gsp/ui/testing';
+import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/test-kit/browser';
+import type { OpenedPage, Tap } from '@gsp/test-kit/browser';
 import { LineDiscipline } from '../src/features/server/line-discipline.js';
 import { paletteColours } from '../src/features/server/true-color.js';
 import { MAX_LOG_LINES, appendBounded, parseEvents } from '../src/features/server/log-lines.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/ui/testing';
+import { inspectAtEachWidth, launchBrowser, openPage, pageProblems } from '@gsp/test-kit/browser';
 import { ARTEFACTS_DIR, seedServers, signInApiKey, signInBasic, signInOidc, startPanelStack } from './stack.js';
 
 const stack = await startPanelStack(t);

@@ -12,19 +12,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import Provider from 'oidc-provider';
 import type { FastifyInstance } from 'fastify';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { Page } from 'playwright-core';
-import { buildApp } from '@gsp/control-plane/src/app.js';
-import { loadConfig } from '@gsp/control-plane/src/config.js';
-import { AuditCapture, BASIC_ADMIN, redisPrefix, startKube, TEST_REDIS_URL } from '@gsp/control-plane/test/helper.js';
+import { buildApp, loadConfig } from '@gsp/control-plane';
+import { AuditCapture, BASIC_ADMIN, redisPrefix, startKube, TEST_REDIS_URL } from '@gsp/control-plane/testing';
 import type { KubeLite } from '@gsp/kube-lite';
-import { assertBuilt } from '@gsp/ui/testing';
-import type { Tap } from '@gsp/ui/testing';
+import { assertBuilt } from '@gsp/test-kit/browser';
+import type { Tap } from '@gsp/test-kit/browser';
+import { startOidcProvider } from '@gsp/test-kit/oidc';
 
 export { BASIC_ADMIN };
-export { until } from '@gsp/control-plane/test/helper.js';
+export { until } from '@gsp/control-plane/testing';
 
 /** The panel's build, which root `npm test`'s pretest makes. */
 export const DIST_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist') + '/';
@@ -88,37 +87,19 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * oidc-provider with its development login and consent pages; its only client is the panel. The
- * login is the subject; a login named like a role (`admin`, `operator`, `viewer`, or the limited
- * role) carries it in the `roles` claim of the ID token, which AUTH_OIDC_ROLE_MAPPING maps.
+ * The test OpenID provider (oidc-provider with its development login and consent pages); its only
+ * client is the panel. The login is the subject; a login named like a role (`admin`, `operator`,
+ * `viewer`, or the limited role) carries it in the `roles` claim of the ID token, which
+ * AUTH_OIDC_ROLE_MAPPING maps.
  */
 async function startProvider(t: Tap, redirectUri: string): Promise<string> {
-  const handler: { provider?: Provider } = {};
-  const server = createServer((req, res) => (handler.provider as Provider).callback()(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.on('connection', (socket) => t.teardown(() => socket.destroy()));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  handler.provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: OIDC_CLIENT_ID,
-        client_secret: OIDC_CLIENT_SECRET,
-        redirect_uris: [redirectUri],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    pkce: { required: () => true },
-    ttl: { IdToken: 3600, Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600 },
-    cookies: { keys: ['cookie-key-for-panel-tests'] },
+  const provider = await startOidcProvider(t, {
+    clients: [{ id: OIDC_CLIENT_ID, secret: OIDC_CLIENT_SECRET, redirectUri }],
     claims: { openid: ['sub', 'roles'], profile: ['name', 'preferred_username'], email: ['email'] },
-    conformIdTokenClaims: false,
-    findAccount: (_ctx: unknown, sub: string) => ({
-      accountId: sub,
-      claims: () => ({ sub, preferred_username: sub, roles: [sub.replace(/-.*$/, '')] }),
-    }),
+    idTokenClaims: true,
+    account: (sub) => ({ preferred_username: sub, roles: [sub.replace(/-.*$/, '')] }),
   });
-  return issuer;
+  return provider.issuer;
 }
 
 async function createNamespaces(kube: KubeLite): Promise<void> {

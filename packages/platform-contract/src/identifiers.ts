@@ -1,14 +1,5 @@
-/**
- * C0 and C1 control characters and DEL. None belongs in a subject, an org, a cluster id or a
- * name: a CR or LF in a subject would become a second header line on its way to the cluster.
- */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-
-/** The same rule as a JSON-Schema `pattern` (whole string, no control character). */
-export const NO_CONTROL_CHARACTERS_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
-
-export const hasControlCharacters = (value: string): boolean => CONTROL_CHARACTERS.test(value);
+// No control characters is every service's rule, not this product's: service-kit holds it.
+export { CONTROL_CHARACTERS, hasControlCharacters, NO_CONTROL_CHARACTERS_PATTERN } from '@gsp/service-kit/text';
 
 /** The longest subject a member, a token or a kubeconfig may name (OIDC Core 2 caps `sub` at 255). */
 export const SUBJECT_MAX_LENGTH = 255;
@@ -64,9 +55,29 @@ export const DNS_LABEL = new RegExp(DNS_LABEL_PATTERN);
 /** The subdomain's characters, whole string; the length is isDnsSubdomain's. */
 export const DNS_SUBDOMAIN = new RegExp(DNS_SUBDOMAIN_PATTERN);
 
+/** The label rule in words: what a page says before sending and a 400 says after the field's name. */
+export const DNS_LABEL_RULE =
+  `1 to ${DNS_LABEL_MAX_LENGTH} lower-case letters, digits or "-", ` + 'starting and ending with a letter or digit';
+
 /** Whether `value` is a DNS-1123 label: 1 to 63 lower-case letters, digits and '-', alphanumeric at both ends. */
 export const isDnsLabel = (value: string): boolean => value.length <= DNS_LABEL_MAX_LENGTH && DNS_LABEL.test(value);
 
 /** Whether `value` is a DNS-1123 subdomain: labels joined by '.', at most 253 characters. */
 export const isDnsSubdomain = (value: string): boolean =>
   value.length <= DNS_SUBDOMAIN_MAX_LENGTH && DNS_SUBDOMAIN.test(value);
+
+/**
+ * The longest tenant (org) a request may name where it reads rather than creates one: a created
+ * tenant is a DNS label, a name in a path or a context is only bounded, by a DNS subdomain's length.
+ */
+export const ORG_MAX_LENGTH = DNS_SUBDOMAIN_MAX_LENGTH;
+
+/** The longest cluster id a request may name: ids are UUIDs (36 characters), the bound leaves room. */
+export const CLUSTER_ID_MAX_LENGTH = 64;
+
+/**
+ * Why an identity provider's token cannot name a platform user, or undefined when it can: its
+ * subject begins with RESERVED_PREFIX. The services hand this to service-kit's OIDC verifier.
+ */
+export const tokenSubjectProblem = (sub: string): string | undefined =>
+  isReservedName(sub) ? `the token's subject begins with "${RESERVED_PREFIX}", which Kubernetes reserves` : undefined;

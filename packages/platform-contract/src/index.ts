@@ -10,16 +10,19 @@ export {
 } from './kubeconfig.js';
 export type { CliAccessSource, SwitchRecord } from './kubeconfig.js';
 export {
+  CLUSTER_ID_MAX_LENGTH,
   CONTROL_CHARACTERS,
   DNS_LABEL,
   DNS_LABEL_MAX_LENGTH,
   DNS_LABEL_PATTERN,
   DNS_LABEL_REGEX,
+  DNS_LABEL_RULE,
   DNS_SUBDOMAIN,
   DNS_SUBDOMAIN_MAX_LENGTH,
   DNS_SUBDOMAIN_PATTERN,
   DNS_SUBDOMAIN_REGEX,
   NO_CONTROL_CHARACTERS_PATTERN,
+  ORG_MAX_LENGTH,
   RESERVED_PREFIX,
   SUBJECT_MAX_LENGTH,
   SUBJECT_PATTERN,
@@ -29,6 +32,7 @@ export {
   isDnsSubdomain,
   isReservedName,
   subjectProblem,
+  tokenSubjectProblem,
 } from './identifiers.js';
 export {
   LONE_SURROGATE,
@@ -97,4 +101,3 @@ export {
   renewLeases,
 } from './presence.js';
 export type { AgentPresence, HeldTunnel, RenewOptions, RenewOutcome, TransactionPool } from './presence.js';
-export { BROWSER_APP_CSP, HASHED_ASSET_CACHE } from './browser-page.js';

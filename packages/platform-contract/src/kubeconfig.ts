@@ -20,7 +20,11 @@ export const PLATFORM_ADMIN_ACTOR = 'platform-admin';
 /** The actor of a clear made because a value's `expiresAt` passed. */
 export const EXPIRY_ACTOR = 'system:expiry';
 
-/** A stored flag value with who set it, when, why and until when. */
+/**
+ * A stored flag value with who set it, when, why and until when, as the services hold it. On the
+ * wire it is the API server's `SwitchRecord` schema (RFC 3339 times, `actor` null where a platform
+ * admin is not named to the caller), from which the web console's types are generated.
+ */
 export interface SwitchRecord {
   value: boolean;
   actor: string;

@@ -48,7 +48,8 @@ export type TransactionPool = Pick<pg.Pool, 'connect'>;
  * list of clusters reads its presence in the same query.
  */
 export const agentSinceSql = (clusterIdSql: string): string =>
-  `(SELECT min(t.connected_at) FROM agent_tunnels t WHERE t.cluster_id = ${clusterIdSql} AND t.lease_expires_at > now())`;
+  '(SELECT min(t.connected_at) FROM agent_tunnels t ' +
+  `WHERE t.cluster_id = ${clusterIdSql} AND t.lease_expires_at > now())`;
 
 /** The presence a `since` read with `agentSinceSql` stands for. */
 export const agentPresence = (since: Date | null): AgentPresence =>

@@ -4,19 +4,10 @@
  * before sending and the cleaner of names taken from identity providers.
  */
 
-/**
- * An unpaired UTF-16 surrogate: half of a character. JSON can write one (`"\udc00"`), but no UTF-8
- * text holds it: PostgreSQL refuses it in jsonb and turns it into U+FFFD in a text column, and
- * kube-apiserver does the same. With the `u` flag a class of surrogates matches only unpaired ones.
- */
-export const LONE_SURROGATE = /[\ud800-\udfff]/u;
+import { hasLoneSurrogate, WELL_FORMED_RULE } from '@gsp/service-kit/text';
 
-/** Whether `value` holds half a character (see LONE_SURROGATE): no such string is stored anywhere. */
-export const hasLoneSurrogate = (value: string): boolean => LONE_SURROGATE.test(value);
-
-/** The well-formedness rule as a 400 says it, after the field's name. */
-export const WELL_FORMED_RULE =
-  'must be well-formed Unicode text: it holds half of a character (an unpaired UTF-16 surrogate such as \\udc00)';
+// Whole characters are every service's rule, not this product's: service-kit holds it.
+export { LONE_SURROGATE, hasLoneSurrogate, WELL_FORMED_RULE } from '@gsp/service-kit/text';
 
 /**
  * What is never shown as written, yet changes what is shown around it: control characters (C0,

@@ -9,6 +9,7 @@ export { SignOutButton } from './components/sign-out-button';
 export { Time } from './components/time';
 export { ApiError, createApi } from './lib/api';
 export type { Api, ApiOptions, FieldProblem } from './lib/api';
+export type { JsonAnswer, JsonBody } from './lib/openapi';
 export { failure } from './lib/failure';
 export { formatTime, formatUtc } from './lib/format';
 export { useAction } from './lib/use-action';

@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContextOptions } from 'playwright-core';
-import { bearer, build, PLATFORM_ADMIN, seedTenant } from '@gsp/api-server/test/helper.js';
+import { bearer, build, PLATFORM_ADMIN, seedTenant } from '@gsp/api-server/testing';
 import { assertBuilt, DIST_DIR, launchBrowser } from '../test/browser.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -36,7 +36,9 @@ async function sizes(): Promise<{ js: number; css: number; files: string[] }> {
 function summary(ms: number[]): string {
   const sorted = [...ms].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return `median ${at(0.5).toFixed(0)} ms, p90 ${at(0.9).toFixed(0)} ms, max ${at(1).toFixed(0)} ms (${ms.length} runs)`;
+  return (
+    `median ${at(0.5).toFixed(0)} ms, p90 ${at(0.9).toFixed(0)} ms, ` + `max ${at(1).toFixed(0)} ms (${ms.length} runs)`
+  );
 }
 
 /** Milliseconds from navigation start to the page's first-data mark. */
@@ -60,7 +62,8 @@ async function main(): Promise<void> {
   const { js, css, files } = await sizes();
   console.log(`built assets (gzip): ${files.join(', ')}`);
   console.log(
-    `JavaScript ${(js / 1024).toFixed(1)} KiB gzipped (budget ${JS_BUDGET_KIB} KiB), CSS ${(css / 1024).toFixed(1)} KiB gzipped`,
+    `JavaScript ${(js / 1024).toFixed(1)} KiB gzipped (budget ${JS_BUDGET_KIB} KiB), ` +
+      `CSS ${(css / 1024).toFixed(1)} KiB gzipped`,
   );
 
   const { app } = await build(t, { CONSOLE_DIST_DIR: DIST_DIR, LOG_LEVEL: 'warn' });

@@ -5,8 +5,7 @@
  * admin's page, open in another, shows it within a second; kubectl prints the reason.
  */
 import t from 'tap';
-import { CLIENT_ID, CLIENT_SECRET, startProvider } from '@gsp/api-server/test/console-auth-stack.js';
-import { putMember } from '@gsp/api-server/test/helper.js';
+import { CLIENT_ID, CLIENT_SECRET, putMember, startProvider } from '@gsp/api-server/testing';
 import {
   bearer,
   freePort,
@@ -17,8 +16,8 @@ import {
   startStack,
   TEST_REDIS_URL,
   until,
-} from '@gsp/cluster-proxy/test/stack.js';
-import type { Stack } from '@gsp/cluster-proxy/test/stack.js';
+} from '@gsp/cluster-proxy/testing';
+import type { Stack } from '@gsp/cluster-proxy/testing';
 import { assertBuilt, DIST_DIR, inspectAtEachWidth, launchBrowser, openPage, pageProblems } from './browser.js';
 import type { OpenedPage } from './browser.js';
 import { signInAs } from './live-stack.js';
@@ -28,7 +27,8 @@ const PLATFORM_ID = 'gsp-acceptance';
 const apiPort = await freePort();
 const consoleUrl = `http://127.0.0.1:${apiPort}/console/`;
 const issuer = await startProvider(t, () => `${consoleUrl}auth/callback`);
-// One Redis prefix for the API server and the proxy; the proxy's caches live a minute, so only an event can explain a fast refusal.
+// One Redis prefix for the API server and the proxy; the proxy's caches live a minute, so only an event can explain
+// a fast refusal.
 const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
 const stack: Stack = await startStack(t, {
   clusters: 1,
@@ -91,7 +91,9 @@ t.test("the agent's connected state flips on an open page within 1 s when it sto
 });
 
 t.test(
-  'a platform admin switches access off with a reason and an expiry; the tenant admin’s open page shows it within 1 s, its kubeconfig button is disabled, and kubectl prints the reason',
+  'a platform admin switches access off with a reason and an expiry; ' +
+    'the tenant admin’s open page shows it within 1 s, its kubeconfig button is disabled, ' +
+    'and kubectl prints the reason',
   async (t) => {
     const kubeconfig = await cluster.kubeconfig();
     const tara = await signedIn(t, 'tara');
@@ -122,7 +124,9 @@ t.test(
 
     const download = card(tara).getByRole('button', { name: 'Download kubeconfig' });
     t.ok(await download.isDisabled(), 'the kubeconfig button is disabled');
-    const refusal = `CLI access is disabled by platform policy for cluster ${cluster.id}: set by a platform admin for the whole platform: "incident 42"`;
+    const refusal =
+      `CLI access is disabled by platform policy for cluster ${cluster.id}: ` +
+      'set by a platform admin for the whole platform: "incident 42"';
     t.match(await card(tara).innerText(), refusal, 'with the policy message');
 
     const refused = await until(
@@ -157,7 +161,9 @@ t.test('an override set in the page 3 s ahead is cleared at its expiry while the
   // datetime-local is the browser's local time, to the second (the browser runs with this process's TZ).
   const at = new Date(Date.now() + 3000);
   const pad = (n: number) => String(n).padStart(2, '0');
-  const local = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
+  const local =
+    `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}` +
+    `T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
   await dialog.getByLabel('Date and time (your local time)').fill(local);
   await dialog.getByRole('button', { name: 'Switch off' }).click();
   await card(tara).locator('dd', { hasText: /^Off$/ }).waitFor({ timeout: 2000 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bearer, PLATFORM_ADMIN, putMember } from '@gsp/api-server/test/helper.js';
+import { bearer, PLATFORM_ADMIN, putMember } from '@gsp/api-server/testing';
 import { assertBuilt, inspectAtEachWidth, launchBrowser, openPage, pageProblems } from './browser.js';
 import { signInAs, startLiveStack } from './live-stack.js';
 

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { assertBuilt as assertAppBuilt, inspectAtEachWidth as inspectApp } from '@gsp/ui/testing';
+import { assertBuilt as assertAppBuilt, inspectAtEachWidth as inspectApp } from '@gsp/test-kit/browser';
 import type { Page } from 'playwright-core';
 
-/** The browser harness of @gsp/ui, bound to the web console's folders. */
-export { launchBrowser, openPage, pageProblems, seriousA11yViolations, WIDTHS } from '@gsp/ui/testing';
-export type { AxeViolation, OpenedPage } from '@gsp/ui/testing';
+/** The browser harness of @gsp/test-kit, bound to the web console's folders. */
+export { launchBrowser, openPage, pageProblems, seriousA11yViolations, WIDTHS } from '@gsp/test-kit/browser';
+export type { AxeViolation, OpenedPage } from '@gsp/test-kit/browser';
 
 /** Where screenshots go (gitignored); CI keeps them as test artefacts. */
 export const ARTEFACTS_DIR = fileURLToPath(new URL('../test-artefacts/', import.meta.url));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bearer, build, PLATFORM_ADMIN, seedTenant } from '@gsp/api-server/test/helper.js';
+import { bearer, build, PLATFORM_ADMIN, seedTenant } from '@gsp/api-server/testing';
 import { assertBuilt, DIST_DIR, inspectAtEachWidth, launchBrowser, openPage, pageProblems } from './browser.js';
 
 assertBuilt();

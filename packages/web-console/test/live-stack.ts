@@ -9,12 +9,16 @@ import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { buildApp } from '@gsp/api-server/src/app.js';
-import { loadConfig } from '@gsp/api-server/src/config.js';
-import { startProvider } from '@gsp/api-server/test/console-auth-stack.js';
-import { CLIENT_ID, CLIENT_SECRET } from '@gsp/api-server/test/console-auth-stack.js';
-import type { ProviderOptions } from '@gsp/api-server/test/console-auth-stack.js';
-import { freshSchema, JWT_SECRET, PLATFORM_ADMIN } from '@gsp/api-server/test/helper.js';
+import { buildApp, loadConfig } from '@gsp/api-server';
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  freshSchema,
+  JWT_SECRET,
+  PLATFORM_ADMIN,
+  startProvider,
+} from '@gsp/api-server/testing';
+import type { ProviderOptions } from '@gsp/api-server/testing';
 import { DIST_DIR } from './browser.js';
 
 type Tap = { teardown(fn: () => unknown): void };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bearer, PLATFORM_ADMIN } from '@gsp/api-server/test/helper.js';
+import { bearer, PLATFORM_ADMIN } from '@gsp/api-server/testing';
 import { assertBuilt, inspectAtEachWidth, launchBrowser, openPage, pageProblems, WIDTHS } from './browser.js';
 import type { OpenedPage } from './browser.js';
 import { PLATFORM_ID, signInAs, startLiveStack } from './live-stack.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { bearer, PLATFORM_ADMIN } from '@gsp/api-server/test/helper.js';
+import { bearer, PLATFORM_ADMIN } from '@gsp/api-server/testing';
 import { assertBuilt, inspectAtEachWidth, launchBrowser, openPage, pageProblems } from './browser.js';
 import { PLATFORM_ID, signInAs, startLiveStack } from './live-stack.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startConsoleStack } from '@gsp/api-server/test/console-auth-stack.js';
+import { startConsoleStack } from '@gsp/api-server/testing';
 import { assertBuilt, inspectAtEachWidth, launchBrowser, openPage, pageProblems } from './browser.js';
 
 assertBuilt();

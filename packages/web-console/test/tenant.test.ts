@@ -2,7 +2,7 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
-import { bearer, PLATFORM_ADMIN, until } from '@gsp/api-server/test/helper.js';
+import { bearer, PLATFORM_ADMIN, until } from '@gsp/api-server/testing';
 import { assertBuilt, inspectAtEachWidth, launchBrowser, openPage, pageProblems, WIDTHS } from './browser.js';
 import type { OpenedPage } from './browser.js';
 import { signInAs, startLiveStack } from './live-stack.js';

@@ -9,10 +9,16 @@ import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generateSelfSignedCertificate } from '@gsp/service-kit';
-import { buildApp } from '@gsp/api-server/src/app.js';
-import { loadConfig } from '@gsp/api-server/src/config.js';
-import { CLIENT_ID, CLIENT_SECRET, startProvider } from '@gsp/api-server/test/console-auth-stack.js';
-import { bearer, freshSchema, JWT_SECRET, PLATFORM_ADMIN } from '@gsp/api-server/test/helper.js';
+import { buildApp, loadConfig } from '@gsp/api-server';
+import {
+  bearer,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  freshSchema,
+  JWT_SECRET,
+  PLATFORM_ADMIN,
+  startProvider,
+} from '@gsp/api-server/testing';
 import { assertBuilt, DIST_DIR, launchBrowser, openPage, pageProblems } from './browser.js';
 import { signInAs } from './live-stack.js';
 

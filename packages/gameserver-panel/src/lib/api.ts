@@ -1,6 +1,9 @@
 import { ApiError, createApi } from '@gsp/ui';
 
 export { ApiError };
+export type { JsonAnswer, JsonBody } from '@gsp/ui';
+/** The control plane's operations and named schemas, generated from its /openapi.json (`npm run generate`). */
+export type { components, paths } from '../gen/control-plane';
 
 /** A control-plane path: the API, or the panel's own routes (served under `<prefix>/panel/`). */
 export type PanelPath = `/api/${string}` | `/panel/${string}`;

@@ -1,39 +1,15 @@
 import { getJson, SIGNED_OUT_EVENT } from './api';
+import type { JsonAnswer, paths } from './api';
 
+/** The verbs the page asks about (the control plane's permissions name these). */
 export type Verb = 'get' | 'list' | 'create' | 'update' | 'delete' | 'execute';
 
-/** What the signed-in role may do: a verb on a resource, everywhere (`*`) or in some namespaces. */
-export interface Grant {
-  resource: string;
-  verb: Verb;
-  namespaces: '*' | string[];
-}
-
+/** `GET /panel/auth/session`: who is signed in, or how one may sign in. */
+export type SessionAnswer = JsonAnswer<paths['/panel/auth/session']['get']>;
+/** The signed-in answer. */
+export type PanelSession = Extract<SessionAnswer, { signedIn: true }>;
 /** The sign-in methods the control plane offers. */
-export interface SignInMethods {
-  oidc: boolean;
-  basic: boolean;
-  apikey: boolean;
-}
-
-export interface SignedOut {
-  signedIn: false;
-  methods: SignInMethods;
-}
-
-/** The signed-in answer of `GET /panel/auth/session`. */
-export interface PanelSession {
-  signedIn: true;
-  methods: SignInMethods;
-  userId: string;
-  username: string;
-  role: string | null;
-  authMethod: 'oidc' | 'basic' | 'apikey' | 'none';
-  expiresAt: string | null;
-  permissions: Grant[];
-}
-
-export type SessionAnswer = SignedOut | PanelSession;
+export type SignInMethods = SessionAnswer['methods'];
 
 /** `GET /panel/auth/session`: who is signed in, or how one may sign in. */
 export function loadSession(signal: AbortSignal): Promise<SessionAnswer> {

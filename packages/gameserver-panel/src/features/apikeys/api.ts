@@ -1,26 +1,12 @@
 import { getJson, send } from '../../lib/api';
+import type { JsonAnswer, JsonBody, paths } from '../../lib/api';
 
-/** A key as `GET /api/v1/apikeys` lists it: never its value. */
-export interface ApiKey {
-  name: string;
-  userId: string;
-  username: string;
-  role: string;
-  createdAt: string;
-  expiresAt?: string;
-  /** Recorded at most every five minutes; absent until then. */
-  lastUsedAt?: string;
-}
+/** A key as `GET /api/v1/apikeys` lists it: never its value (`lastUsedAt` absent until first recorded). */
+export type ApiKey = JsonAnswer<paths['/api/v1/apikeys']['get']>[number];
 
 /** The answer of a create: the key's value, which the API shows in this answer only. */
-export interface CreatedKey {
-  name: string;
-  role: string;
-  createdAt: string;
-  expiresAt?: string;
-  key: string;
-  warning: string;
-}
+export type CreatedKey = JsonAnswer<paths['/api/v1/apikeys']['post']>;
+type CreateRequest = JsonBody<paths['/api/v1/apikeys']['post']>;
 
 /** The built-in roles, lowest first; a deployment's RBAC_ROLES_FILE may add others. */
 export const BUILT_IN_ROLES = ['viewer', 'operator', 'admin'] as const;
@@ -28,7 +14,7 @@ export const BUILT_IN_ROLES = ['viewer', 'operator', 'admin'] as const;
 export const listApiKeys = (signal: AbortSignal): Promise<ApiKey[]> => getJson<ApiKey[]>('/api/v1/apikeys', signal);
 
 /** Creates key `name` with `role`, valid for `expiresIn` (`3600s`; left out: APIKEY_MAX_TTL, or no expiry). */
-export async function createApiKey(request: { name: string; role: string; expiresIn?: string }): Promise<CreatedKey> {
+export async function createApiKey(request: CreateRequest): Promise<CreatedKey> {
   const created = await send<CreatedKey>('POST', '/api/v1/apikeys', { body: request });
   if (created === undefined) throw new Error('the control plane answered a create without the key');
   return created;

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { isDnsLabel } from '@gsp/platform-contract/identifiers';
+import { DNS_LABEL_MAX_LENGTH, DNS_LABEL_RULE, isDnsLabel } from '@gsp/platform-contract/identifiers';
 import { ErrorNotice, ExpiryField, expiresAtOf, failure, NO_EXPIRY } from '@gsp/ui';
 import type { Expiry } from '@gsp/ui';
 import { createApiKey, expiresInOf } from './api';
@@ -29,7 +29,7 @@ function NameField({
         name="name"
         autoComplete="off"
         spellCheck={false}
-        maxLength={63}
+        maxLength={DNS_LABEL_MAX_LENGTH}
         aria-invalid={problem === undefined ? undefined : true}
         aria-describedby={described.filter(Boolean).join(' ')}
         value={value}
@@ -73,9 +73,7 @@ export function CreateKeyForm({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const wanted = name.trim();
-    const problem = isDnsLabel(wanted)
-      ? undefined
-      : 'A key name is 1 to 63 lower-case letters, digits or "-", starting and ending with a letter or digit.';
+    const problem = isDnsLabel(wanted) ? undefined : `A key name is ${DNS_LABEL_RULE}.`;
     setNameProblem(problem);
     setError(undefined);
     const at = expiresAtOf(expiry);

@@ -1,16 +1,8 @@
 import { getJson, send } from '../../lib/api';
+import type { components } from '../../lib/api';
 
-/** A fleet as `GET /api/v1/fleets` answers it (the control plane's FleetSchema). */
-export interface Fleet {
-  namespace: string;
-  name: string;
-  /** Desired game servers (spec.replicas). */
-  replicas: number;
-  readyReplicas: number;
-  allocatedReplicas: number;
-  reservedReplicas: number;
-  profile: string | null;
-}
+/** A fleet as `GET /api/v1/fleets` answers it. */
+export type Fleet = components['schemas']['Fleet'];
 
 /** The scale route's bound (the control plane's MAX_REPLICAS): each replica is a pod. */
 export const MAX_REPLICAS = 10_000;

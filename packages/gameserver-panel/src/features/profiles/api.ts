@@ -1,37 +1,18 @@
 import type { FieldProblem } from '@gsp/ui';
 import { ApiError, getJson, send } from '../../lib/api';
+import type { JsonAnswer, JsonBody, paths } from '../../lib/api';
 
 export type { FieldProblem };
 
-export interface ProfilePort {
-  name: string;
-  containerPort: number;
-  protocol?: 'UDP' | 'TCP' | 'TCPUDP';
-}
-
-export interface Compute {
-  cpu?: string;
-  memory?: string;
-}
-
 /**
- * A profile as `GET /api/v1/profiles` answers it (the control plane's ProfileView); the fields
- * the form does not edit one by one are kept as they come and edited as JSON.
+ * A profile as `GET /api/v1/profiles` answers it; the fields the form does not edit one by one are
+ * kept as they come and edited as JSON.
  */
-export interface Profile {
-  name: string;
-  description?: string;
-  image: string;
-  ports: ProfilePort[];
-  resources?: { requests?: Compute; limits?: Compute };
-  players?: { initialCapacity: number };
-  env?: Record<string, string>;
-  health?: Record<string, unknown>;
-  storage?: { size: string; storageClassName?: string; mountPath: string };
-  restartCommand?: string[];
-  actions?: Record<string, { command: string[]; timeoutSeconds?: number; description?: string }>;
-  snapshot?: Record<string, unknown>;
-}
+export type Profile = JsonAnswer<paths['/api/v1/profiles']['get']>[number];
+/** What `PUT /api/v1/profiles/{name}` takes: a profile without its name, defaults left out. */
+export type ProfileBody = JsonBody<paths['/api/v1/profiles/{name}']['put']>;
+export type ProfilePort = ProfileBody['ports'][number];
+export type Compute = NonNullable<NonNullable<Profile['resources']>['requests']>;
 
 const profilePath = (name: string) => `/api/v1/profiles/${encodeURIComponent(name)}` as const;
 
@@ -63,6 +44,6 @@ export function refusedFields(err: unknown): FieldProblem[] {
 }
 
 /** Creates or replaces profile `name` (PUT); a refusal is an ApiError whose `fields` say where. */
-export async function putProfile(name: string, body: Omit<Profile, 'name'>): Promise<Profile> {
+export async function putProfile(name: string, body: ProfileBody): Promise<Profile> {
   return (await send<Profile>('PUT', profilePath(name), { body })) as Profile;
 }

@@ -1,5 +1,5 @@
-import { isDnsLabel } from '@gsp/platform-contract/identifiers';
-import type { FieldProblem, Profile, ProfilePort } from './api';
+import { DNS_LABEL_RULE, isDnsLabel } from '@gsp/platform-contract/identifiers';
+import type { FieldProblem, Profile, ProfileBody, ProfilePort } from './api';
 
 /** A port as the form holds it: text, so that what was typed is what the control plane judges. */
 export interface PortDraft {
@@ -101,7 +101,9 @@ function restOf(text: string): { rest: Record<string, unknown> } | { problem: Pr
     return {
       problem: {
         field: 'rest',
-        message: `Edit ${own.join(', ')} in ${own.length === 1 ? 'its field' : 'their fields'} above, not in the other settings.`,
+        message:
+          `Edit ${own.join(', ')} in ${own.length === 1 ? 'its field' : 'their fields'} above, ` +
+          'not in the other settings.',
       },
     };
   return { rest: parsed as Record<string, unknown> };
@@ -116,15 +118,10 @@ export function bodyOf(
   draft: ProfileDraft,
   isNew: boolean,
   taken: ReadonlySet<string>,
-): { body: Omit<Profile, 'name'> } | { problems: Problem[] } {
+): { body: ProfileBody } | { problems: Problem[] } {
   const problems: Problem[] = [];
   const name = draft.name.trim();
-  if (isNew && !isDnsLabel(name))
-    problems.push({
-      field: 'name',
-      message:
-        'A profile name is 1 to 63 lower-case letters, digits or "-", starting and ending with a letter or digit.',
-    });
+  if (isNew && !isDnsLabel(name)) problems.push({ field: 'name', message: `A profile name is ${DNS_LABEL_RULE}.` });
   else if (isNew && taken.has(name))
     problems.push({
       field: 'name',

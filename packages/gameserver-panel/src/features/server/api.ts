@@ -1,4 +1,5 @@
 import { getJson, send } from '../../lib/api';
+import type { JsonAnswer, paths } from '../../lib/api';
 import type { ActionAnswer, GameServerView, ProfileSummary, SnapshotTaken, SnapshotView } from './types';
 
 /** One game server, as `ns/name` in URLs. */
@@ -23,7 +24,8 @@ export async function runAction(ref: ServerRef, action: string, args: string[]):
 }
 
 export async function consoleTicket(ref: ServerRef): Promise<string> {
-  const answer = await send<{ ticket: string }>('POST', `${serverPath(ref)}/console/tickets`);
+  type Ticket = JsonAnswer<paths['/api/v1/gameservers/{namespace}/{name}/console/tickets']['post']>;
+  const answer = await send<Ticket>('POST', `${serverPath(ref)}/console/tickets`);
   if (answer === undefined) throw new Error('the ticket route answered nothing');
   return answer.ticket;
 }

@@ -1,9 +1,10 @@
 /**
  * Whether an action or a snapshot can succeed on the server as the page sees it, and if not, why,
- * in a sentence beside the disabled control. These restate the control plane's own checks
- * (services/control-plane/src/gameservers/built-in-actions.ts, snapshots/take.ts), which still
- * decide: the server may change between a look and a click.
+ * in a sentence beside the disabled control. The rules are the control plane's own
+ * (`@gsp/control-plane/contract`, which its actions and snapshots apply too); the control plane
+ * still decides: the server may change between a look and a click.
  */
+import { RUNNING_STATES, actionStates } from '@gsp/control-plane/contract';
 import type { GameServerView, ProfileSummary } from './types';
 
 /** The server's profile as the page knows it. */
@@ -13,13 +14,17 @@ export type ProfileState =
   | { state: 'error'; message: string }
   | { state: 'done'; profile: ProfileSummary };
 
-/** States in which the game server's container runs, so a command can run in it. */
-const RUNNING = ['RequestReady', 'Ready', 'Reserved', 'Allocated'];
-const RUNNING_TEXT = 'RequestReady, Ready, Reserved or Allocated';
+/** `A, B or C`. */
+function either(states: readonly string[]): string {
+  return states.length < 2 ? states.join('') : `${states.slice(0, -1).join(', ')} or ${states[states.length - 1]}`;
+}
+
+const allows = (states: readonly string[], state: string): boolean => states.includes(state);
 
 function needsRunning(server: GameServerView, what: string): string | undefined {
-  if (RUNNING.includes(server.state)) return undefined;
-  return `${what} runs in the game server's container, which needs the state ${RUNNING_TEXT}; it is ${server.state}.`;
+  if (allows(RUNNING_STATES, server.state)) return undefined;
+  const running = either(RUNNING_STATES);
+  return `${what} runs in the game server's container, which needs the state ${running}; it is ${server.state}.`;
 }
 
 /** Why the server's profile cannot be relied on, or the profile. */
@@ -33,14 +38,19 @@ function profileOf(server: GameServerView, profile: ProfileState, needed: string
 
 /** Why `action` (a built-in one, or one the profile defines) cannot run now; undefined when it can. */
 export function whyActionCannot(action: string, server: GameServerView, profile: ProfileState): string | undefined {
+  const from = actionStates(action);
   switch (action) {
     case 'allocate':
-    case 'reserve':
-      return server.state === 'Ready'
-        ? undefined
-        : `Only a Ready game server can be ${action === 'allocate' ? 'allocated' : 'reserved'}; it is ${server.state}.`;
+    case 'reserve': {
+      if (allows(from, server.state)) return undefined;
+      const done = action === 'allocate' ? 'allocated' : 'reserved';
+      return `Only a ${either(from)} game server can be ${done}; it is ${server.state}.`;
+    }
     case 'shutdown':
-      return server.state === 'Shutdown' ? 'It is shut down already.' : undefined;
+      if (server.state === 'Shutdown') return 'It is shut down already.';
+      return allows(from, server.state)
+        ? undefined
+        : `Shutting it down needs the state ${either(from)}; it is ${server.state}.`;
     case 'restart': {
       const known = profileOf(server, profile, 'restart command');
       if (typeof known === 'string') return known;

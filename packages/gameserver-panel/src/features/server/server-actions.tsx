@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { DELETING_SHUTDOWN, RUN_ACTION, shutdownDeletes } from '@gsp/control-plane/contract';
 import { ErrorNotice, Modal, Panel, failure } from '@gsp/ui';
 import { can, whyNot } from '../../lib/session';
 import type { PanelSession } from '../../lib/session';
@@ -48,7 +49,8 @@ export function ServerActions({ session, server, profile }: Props) {
   const [answer, setAnswer] = useState<ActionAnswer | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
-  const allowed = can(session, 'gameservers', 'execute', server.namespace);
+  const { resource, verb } = RUN_ACTION.permission;
+  const allowed = can(session, resource, verb, server.namespace);
   const run = async (action: string, args: string[]) => {
     setBusy(action);
     setError(undefined);
@@ -69,7 +71,7 @@ export function ServerActions({ session, server, profile }: Props) {
     <Panel title="Actions">
       {!allowed && (
         <p id={reasonId} className="why">
-          {whyNot(session, 'gameservers', 'execute')}
+          {whyNot(session, resource, verb)}
         </p>
       )}
       <ul className="action-list">
@@ -160,11 +162,13 @@ function ShutdownRow({
   run,
 }: RowProps & Omit<Props, 'profile'> & { profile: ProfileSummary | undefined }) {
   const [confirming, setConfirming] = useState(false);
-  const deletes = server.state === 'Allocated' || profile?.storage !== undefined;
-  const mayDelete = can(session, 'gameservers', 'delete', server.namespace);
+  const deletes = shutdownDeletes(server.state, profile?.storage !== undefined);
+  const { resource, verb } = DELETING_SHUTDOWN.permission;
+  const mayDelete = can(session, resource, verb, server.namespace);
   const whyId = useId();
   const blocked = deletes && !mayDelete && describedBy === undefined;
   const nowId = useId();
+  const lost = server.state === 'Allocated' ? 'it with players on it' : 'its storage';
   return (
     <li className="action">
       <div className="action-form">
@@ -181,8 +185,7 @@ function ShutdownRow({
         <WhyNow id={nowId} why={whyNow} />
         {blocked && (
           <p id={whyId} className="why">
-            Shutting down this server deletes {server.state === 'Allocated' ? 'it with players on it' : 'its storage'}:{' '}
-            {whyNot(session, 'gameservers', 'delete')}
+            Shutting down this server deletes {lost}: {whyNot(session, resource, verb)}
           </p>
         )}
       </div>

@@ -6,7 +6,7 @@ import { getProfile } from './api';
 import { whySnapshotCannot } from './can-run';
 import type { ProfileState } from './can-run';
 import { ServerActions } from './server-actions';
-import { ServerConsole } from './server-console';
+import { ServerTerminal } from './server-terminal';
 import { ServerFacts } from './server-facts';
 import { ServerLogs } from './server-logs';
 import { ServerSnapshots } from './server-snapshots';
@@ -62,7 +62,7 @@ export function ServerPage({ session, namespace, name }: { session: PanelSession
         )}
       </Panel>
       {server !== undefined && <ServerActions session={session} server={server} profile={profile} />}
-      <ServerConsole session={session} server={ref} />
+      <ServerTerminal session={session} server={ref} />
       <ServerLogs session={session} server={ref} />
       <ServerSnapshots session={session} server={ref} takeWhy={whyNoSnapshot(live, profile)} />
     </div>

@@ -1,11 +1,14 @@
 import { useId, useState } from 'react';
 import { ConfirmDialog, ErrorNotice, Modal, useAction } from '@gsp/ui';
+import { DNS_LABEL_MAX_LENGTH } from '@gsp/platform-contract/identifiers';
 import { deleteSnapshot, restoreSnapshot } from './api';
 import type { GameServerView, SnapshotView } from './types';
 
-/** Names a restored server: the snapshot's server with `-restored`, within a DNS label's 63 characters. */
+const RESTORED = '-restored';
+
+/** Names a restored server: the snapshot's server with `-restored`, within a DNS label's length. */
 export function restoredName(snapshot: SnapshotView): string {
-  return `${snapshot.gameServer.slice(0, 54)}-restored`;
+  return `${snapshot.gameServer.slice(0, DNS_LABEL_MAX_LENGTH - RESTORED.length)}${RESTORED}`;
 }
 
 /** Restores a snapshot into a new game server with the snapshot's profile, then links to it. */
@@ -29,7 +32,14 @@ export function RestoreDialog({ snapshot, onClose }: { snapshot: SnapshotView; o
             this snapshot. The server it was taken of is not changed.
           </p>
           <label htmlFor={id}>Name of the new game server</label>
-          <input id={id} name="name" required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            id={id}
+            name="name"
+            required
+            maxLength={DNS_LABEL_MAX_LENGTH}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
           {error !== undefined && <ErrorNotice>{error}</ErrorNotice>}
           <div className="actions">
             <button className="button button-secondary" type="button" onClick={onClose}>

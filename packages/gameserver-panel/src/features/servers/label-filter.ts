@@ -27,7 +27,9 @@ export function parseLabelFilter(text: string): LabelFilter {
       const shown = term === '' ? 'An empty term' : `"${term}"`;
       return {
         ok: false,
-        error: `${shown} is not a label term: write key=value or key!=value, separated by commas (for example map=dust2,mode!=ranked).`,
+        error:
+          `${shown} is not a label term: write key=value or key!=value, ` +
+          'separated by commas (for example map=dust2,mode!=ranked).',
       };
     }
     terms.push({ key: match[1] ?? '', value: match[3] ?? '', equal: match[2] !== '!=' });

@@ -38,7 +38,8 @@ function useVisible(feed: ReturnType<typeof useServerFeed>, filters: FilterValue
       shown.push(gs);
     }
     return shown.sort(byNamespaceThenName);
-    // `version` grows whenever the feed changed the map in place.
+    // `version` grows whenever the feed changed the map in place: the map itself stays the same object.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `version` stands for the map's contents
   }, [servers, version, filters.namespace, filters.state, labels]);
   return { visible, labelError: labels.ok ? undefined : labels.error };
 }
@@ -94,6 +95,7 @@ export function ServersPage({ session }: { session: PanelSession }) {
   const [deleting, setDeleting] = useState<string | undefined>();
   const [said, setSaid] = useState('');
   const { visible, labelError } = useVisible(feed, filters);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- `feed.version` stands for the map's contents
   const namespaces = useMemo(() => knownNamespaces(session, feed.servers.values()), [session, feed.version]);
   const createIn = namespacesFor(session, 'gameservers', 'create');
   // The sentence for disabled Delete buttons: the first shown server the role may not delete.

@@ -1,19 +1,9 @@
 import { getJson } from '../../lib/api';
+import type { components, JsonAnswer, paths } from '../../lib/api';
 
 /** One row of `GET /api/v1/platform/audit`. */
-export interface AuditItem {
-  id: string;
-  action: string;
-  actor: string;
-  resource: string;
-  details: Record<string, unknown>;
-  createdAt: string;
-}
-
-export interface AuditPage {
-  items: AuditItem[];
-  nextCursor: string | null;
-}
+export type AuditItem = components['schemas']['AuditEntry'];
+export type AuditPage = JsonAnswer<paths['/api/v1/platform/audit']['get']>;
 
 export interface AuditFilter {
   action: string;

@@ -17,7 +17,7 @@ export function SwitchOffDialog({ onClose, onDone }: { onClose: () => void; onDo
   const { busy, error, setError, run } = useAction(onDone);
   const ids = useId();
 
-  const platformId = typeof impact?.platformId === 'string' ? impact.platformId : undefined;
+  const platformId = impact?.platformId;
   const confirmed = platformId === undefined ? typed.trim() !== '' : typed.trim() === platformId;
   // The server's rule, counted as it counts (code points): what it would refuse is said before sending.
   const reasonRefused = reasonProblem(reason.trim());

@@ -1,23 +1,19 @@
 import { ApiError, getJson } from '../../lib/api';
-
-export type Role = 'admin' | 'operator' | 'viewer';
+import type { JsonAnswer, paths } from '../../lib/api';
 
 /** `GET /api/v1/me`. */
-export interface Me {
-  subject: string;
-  platformAdmin: boolean;
-  tenants: { org: string; role: Role }[];
-}
+export type Me = JsonAnswer<paths['/api/v1/me']['get']>;
+type SessionAnswer = JsonAnswer<paths['/console/auth/session']['get']>;
 
 /** `name`: who is signed in, in words (the session's name, from the identity provider); else the subject. */
 export type Session = { signedIn: false } | { signedIn: true; me: Me; name: string };
 
 const SIGNED_OUT: Session = { signedIn: false };
 
-async function me(signal: AbortSignal, name?: unknown): Promise<Session> {
+async function me(signal: AbortSignal, name?: string): Promise<Session> {
   try {
     const answer = await getJson<Me>('/api/v1/me', signal);
-    return { signedIn: true, me: answer, name: typeof name === 'string' && name !== '' ? name : answer.subject };
+    return { signedIn: true, me: answer, name: name !== undefined && name !== '' ? name : answer.subject };
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return SIGNED_OUT;
     throw err;
@@ -30,9 +26,9 @@ async function me(signal: AbortSignal, name?: unknown): Promise<Session> {
  * (a bearer token set by a proxy or a test) sees the signed-in page.
  */
 export async function loadSession(signal: AbortSignal): Promise<Session> {
-  let answer: { signedIn?: unknown; name?: unknown };
+  let answer: SessionAnswer;
   try {
-    answer = await getJson<{ signedIn?: unknown; name?: unknown }>('/console/auth/session', signal);
+    answer = await getJson<SessionAnswer>('/console/auth/session', signal);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return SIGNED_OUT;
     if (err instanceof ApiError && err.status === 404) return me(signal);

@@ -1,72 +1,33 @@
 import { apiUrl, getJson, send } from '../../lib/api';
+import type { components, JsonAnswer, JsonBody, paths } from '../../lib/api';
 
-export type Role = 'admin' | 'operator' | 'viewer';
-
-export interface Membership {
-  org: string;
-  role: Role;
-}
-
-/** Who set a value, when, why and until when (`actor` null: a platform admin, not named to tenants). */
-export interface SwitchRecord {
-  value: boolean;
-  actor: string | null;
-  /** What the actor is called, where the platform knows it (their last console sign-in). */
-  actorName?: string;
-  actorRole: string | null;
-  setAt: string;
-  reason: string | null;
-  expiresAt: string | null;
-}
-
-/** A cluster's effective `cli_access.enabled`; `message`: what kubectl is refused with, null while on. */
-export interface CliAccess {
-  enabled: boolean;
-  source: string;
-  envPinned: boolean;
-  record: SwitchRecord | null;
-  message: string | null;
-}
-
-export interface Cluster {
-  id: string;
-  name: string;
-  org: string;
-  createdBy: string;
-  createdAt: string;
-  agent: { connected: boolean; since: string | null };
-  cliAccess: CliAccess;
-}
-
-/** A registration's answer: the agent token, shown once, and where the agent dials. */
-export interface Registered {
-  id: string;
-  name: string;
-  org: string;
-  agentToken: string;
-  tunnelUrl: string;
-}
+export type { SwitchRecord } from '../../lib/api';
 
 /** `name`: what the member is called, where the platform knows it (their last console sign-in). */
-export interface Member {
-  subject: string;
-  role: Role;
-  name?: string;
-}
+export type Member = components['schemas']['Member'];
+export type Role = Member['role'];
+export type Membership = JsonAnswer<paths['/api/v1/me']['get']>['tenants'][number];
+
+/**
+ * A cluster with its agent and its effective `cli_access.enabled` (`actor` null: a platform admin, not named to
+ * tenants).
+ */
+export type Cluster = components['schemas']['Cluster'];
+/** `message`: what kubectl is refused with, null while on. */
+export type CliAccess = Cluster['cliAccess'];
+
+/** A registration's answer: the agent token, shown once, and where the agent dials. */
+export type Registered = components['schemas']['ClusterWithAgentToken'];
 
 /** `issuer`: the platform's OIDC issuer; its users are members as `<issuer>#<sub>` (null: none configured). */
-export interface MemberList {
-  members: Member[];
-  issuer: string | null;
-}
+export type MemberList = JsonAnswer<paths['/api/v1/tenants/{org}/members']['get']>;
 
 /** A tenant as platform admins list them. */
-export interface TenantSummary {
-  org: string;
-  createdAt: string;
-  clusters: number;
-  members: number;
-}
+export type TenantSummary = components['schemas']['TenantSummary'];
+
+type Clusters = JsonAnswer<paths['/api/v1/tenants/{org}/clusters']['get']>;
+type Tenants = JsonAnswer<paths['/api/v1/tenants']['get']>;
+type OverrideBody = JsonBody<paths['/api/v1/tenants/{org}/clusters/{id}/feature-flags/{flag}']['put']>;
 
 export const ROLES: readonly Role[] = ['admin', 'operator', 'viewer'];
 
@@ -83,19 +44,15 @@ const overridePath = (org: string, id: string) => `${clusterPath(org, id)}/featu
 
 /** The tenants the caller belongs to, asked again so a role changed or removed elsewhere shows. */
 export async function loadMemberships(signal: AbortSignal): Promise<Membership[]> {
-  return (await getJson<{ tenants: Membership[] }>('/api/v1/me', signal)).tenants;
+  return (await getJson<JsonAnswer<paths['/api/v1/me']['get']>>('/api/v1/me', signal)).tenants;
 }
 
 export async function loadClusters(org: string, signal: AbortSignal): Promise<Cluster[]> {
-  return (await getJson<{ clusters: Cluster[] }>(`${tenantPath(org)}/clusters`, signal)).clusters;
+  return (await getJson<Clusters>(`${tenantPath(org)}/clusters`, signal)).clusters;
 }
 
 /** Sets the cluster's own value, overriding the platform's. */
-export async function setOverride(
-  org: string,
-  id: string,
-  body: { value: boolean; reason?: string; expiresAt?: string },
-): Promise<void> {
+export async function setOverride(org: string, id: string, body: OverrideBody): Promise<void> {
   await send('PUT', overridePath(org, id), { body });
 }
 
@@ -125,7 +82,7 @@ export async function loadMembers(org: string, signal: AbortSignal): Promise<Mem
 
 /** Every tenant (platform admins only). */
 export async function loadTenants(signal: AbortSignal): Promise<TenantSummary[]> {
-  return (await getJson<{ tenants: TenantSummary[] }>('/api/v1/tenants', signal)).tenants;
+  return (await getJson<Tenants>('/api/v1/tenants', signal)).tenants;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { isDnsLabel } from '@gsp/platform-contract/identifiers';
+import { DNS_LABEL_MAX_LENGTH, DNS_LABEL_RULE, isDnsLabel } from '@gsp/platform-contract/identifiers';
 import { Modal, ErrorNotice, failure } from '@gsp/ui';
 import { registerCluster } from './api';
 import type { Registered } from './api';
@@ -99,9 +99,7 @@ export function RegisterCluster({
     e.preventDefault();
     const wanted = name.trim();
     if (!isDnsLabel(wanted)) {
-      setError(
-        'A cluster name is 1 to 63 lower-case letters, digits or "-", starting and ending with a letter or digit.',
-      );
+      setError(`A cluster name is ${DNS_LABEL_RULE}.`);
       return;
     }
     setBusy(true);
@@ -128,7 +126,7 @@ export function RegisterCluster({
             name="name"
             autoComplete="off"
             spellCheck={false}
-            maxLength={63}
+            maxLength={DNS_LABEL_MAX_LENGTH}
             disabled={!canRegister}
             aria-describedby={canRegister ? undefined : `${ids}-why`}
             value={name}

@@ -1,11 +1,9 @@
 import { getJson, send } from '../../../lib/api';
+import type { JsonAnswer, paths } from '../../../lib/api';
 import type { GameServer } from '../../../lib/types';
 
 /** What the create dialog needs of a profile (`GET /api/v1/profiles`). */
-export interface ProfileChoice {
-  name: string;
-  description?: string;
-}
+export type ProfileChoice = Pick<JsonAnswer<paths['/api/v1/profiles']['get']>[number], 'name' | 'description'>;
 
 export function loadProfiles(signal: AbortSignal): Promise<ProfileChoice[]> {
   return getJson<ProfileChoice[]>('/api/v1/profiles', signal);

@@ -1,13 +1,12 @@
 import { useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { ErrorNotice, Loading, Modal, useAction, useLoad } from '@gsp/ui';
-import { isDnsLabel } from '@gsp/platform-contract/identifiers';
+import { DNS_LABEL_RULE, isDnsLabel } from '@gsp/platform-contract/identifiers';
 import type { GameServer } from '../../../lib/types';
 import { createServer, loadProfiles } from '../api/servers';
 import type { ProfileChoice } from '../api/servers';
 
-const NAME_RULE =
-  'A name is at most 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit.';
+const NAME_RULE = `A name is ${DNS_LABEL_RULE}.`;
 
 /** What the form's values are missing, as a sentence (before anything is sent). */
 function problemOf(profile: string, namespace: string, name: string): string | undefined {

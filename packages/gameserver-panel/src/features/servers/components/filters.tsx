@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { STATES } from '../../../lib/types';
+import { AGONES_STATES } from '@gsp/control-plane/contract';
 
 export interface FilterValues {
   namespace: string;
@@ -45,7 +45,7 @@ export function Filters({
           onChange={(e) => onChange({ ...values, state: e.target.value })}
         >
           <option value="">Any state</option>
-          {STATES.map((s) => (
+          {AGONES_STATES.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>

@@ -91,7 +91,9 @@ export function ServerTable({
 }) {
   const body = useRef<HTMLDivElement>(null);
   const [offset, setOffset] = useState(0);
-  // Where the rows start in the page; what is above them (banners, an error sentence) may change it.
+  // Where the rows start in the page; what is above them (banners, an error sentence) may change it, so this
+  // measures after every render, and sets the offset only when the rows moved (no chain of updates).
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- no dependency list on purpose: after every render
   useLayoutEffect(() => {
     const top = (body.current?.getBoundingClientRect().top ?? 0) + window.scrollY;
     if (Math.abs(top - offset) >= 1) setOffset(top);

@@ -7,7 +7,8 @@ export function BlastRadius({ id, impact, error }: { id: string; impact?: Impact
   return (
     <p className="blast" id={id}>
       {impact !== undefined
-        ? `${plural(impact.clustersAffected, 'cluster loses', 'clusters lose')} kubectl access; ${plural(impact.tunnelsOpen, 'tunnel is', 'tunnels are')} open now.`
+        ? `${plural(impact.clustersAffected, 'cluster loses', 'clusters lose')} kubectl access; ` +
+          `${plural(impact.tunnelsOpen, 'tunnel is', 'tunnels are')} open now.`
         : (error ?? 'Counting the clusters this reaches…')}
     </p>
   );

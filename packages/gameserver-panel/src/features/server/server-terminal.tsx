@@ -4,7 +4,7 @@ import { ErrorNotice, Panel, failure } from '@gsp/ui';
 import { can, whyNot } from '../../lib/session';
 import type { PanelSession } from '../../lib/session';
 import type { ServerRef } from './api';
-import { ConsoleSocket } from './console-socket';
+import { TerminalSocket } from './terminal-socket';
 import { LineDiscipline } from './line-discipline';
 import { paletteColours } from './true-color';
 import { useTerminal } from './use-terminal';
@@ -22,9 +22,9 @@ const DIM = (text: string) => `\x1b[2m${text}\x1b[0m`;
  * Opens the console on `terminal`: what is typed is edited and echoed locally and sent a line at a
  * time; output is written above the line being typed; `state` and `closed` become status lines.
  */
-async function openConsole(ref: ServerRef, term: Terminal, setStatus: (s: Status) => void): Promise<() => void> {
+async function openTerminal(ref: ServerRef, term: Terminal, setStatus: (s: Status) => void): Promise<() => void> {
   const line = new LineDiscipline();
-  const socket = new ConsoleSocket({
+  const socket = new TerminalSocket({
     output: (output) => {
       const data = paletteColours(output);
       term.write(line.pending === '' ? data : `\r\x1b[2K${data}${line.pending}`);
@@ -76,7 +76,7 @@ function statusText(status: Status): string {
 }
 
 /** The game server's console in a terminal, opened (and reopened) only by the user's click. */
-export function ServerConsole({ session, server }: { session: PanelSession; server: ServerRef }) {
+export function ServerTerminal({ session, server }: { session: PanelSession; server: ServerRef }) {
   const host = useRef<HTMLDivElement>(null);
   const reasonId = useId();
   const label = `Console of ${server.namespace}/${server.name}`;
@@ -90,7 +90,7 @@ export function ServerConsole({ session, server }: { session: PanelSession; serv
     stopRef.current?.();
     setStatus({ phase: 'opening' });
     try {
-      stopRef.current = await openConsole(server, terminal, setStatus);
+      stopRef.current = await openTerminal(server, terminal, setStatus);
     } catch (err) {
       setStatus({ phase: 'failed', message: failure(err) });
     }

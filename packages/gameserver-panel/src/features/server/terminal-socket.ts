@@ -4,7 +4,7 @@ import type { ServerRef } from './api';
 import type { ConsoleMessage } from './types';
 
 /** What the console tells the page. */
-export interface ConsoleEvents {
+export interface TerminalEvents {
   output: (data: string) => void;
   state: (state: string) => void;
   /** The console ended: the server's reason, or what the connection said. */
@@ -32,13 +32,13 @@ function closeReason(event: CloseEvent): string {
 /**
  * One console session: a single-use ticket (the cookie and X-GSP-Panel prove the caller), then
  * the WebSocket with `?ticket=`, which browsers cannot give credential headers. JSON frames as
- * services/control-plane/src/console/protocol.ts has them.
+ * services/control-plane/src/terminal/protocol.ts has them.
  */
-export class ConsoleSocket {
+export class TerminalSocket {
   private socket: WebSocket | undefined;
   private ended = false;
 
-  constructor(private readonly events: ConsoleEvents) {}
+  constructor(private readonly events: TerminalEvents) {}
 
   async open(ref: ServerRef): Promise<void> {
     const ticket = await consoleTicket(ref);
