@@ -397,7 +397,8 @@ t.test('platform: a proxy count below 1 is refused, by the schema and by the tem
     t.not(unchecked.code, 0);
     t.match(
       unchecked.stderr,
-      `clusterProxy.replicaCount must be at least 1, got ${replicaCount}: with no proxy running kubectl cannot reach any cluster`,
+      `clusterProxy.replicaCount must be at least 1, got ${replicaCount}: ` +
+        'with no proxy running kubectl cannot reach any cluster',
     );
   }
 });
@@ -472,7 +473,10 @@ t.test('platform: a half-configured console is refused, naming what to set', asy
       without(full.platform!, {
         apiServer: { ...platformApi, extraEnv: [{ name: 'CONSOLE_OIDC_CLIENT_SECRET', value: 'in-plain-sight' }] },
       }),
-      /extraEnv: CONSOLE_OIDC_CLIENT_SECRET may not be set here; set apiServer\.console\.oidc\.clientSecret\.existingSecret/,
+      new RegExp(
+        'extraEnv: CONSOLE_OIDC_CLIENT_SECRET may not be set here; ' +
+          'set apiServer\\.console\\.oidc\\.clientSecret\\.existingSecret',
+      ),
     ],
   ];
   for (const [values, message] of refusals) {
@@ -601,7 +605,8 @@ t.test('a missing required value stops helm template and helm lint alike, naming
 });
 
 t.test(
-  "helm lint fails on each chart's default values, naming every value they lack, and passes once a values file gives them",
+  "helm lint fails on each chart's default values, naming every value they lack, " +
+    'and passes once a values file gives them',
   async (t) => {
     const lacking: Record<string, string[]> = {
       platform: [
@@ -651,7 +656,8 @@ t.test(
 );
 
 t.test(
-  'the charts share one gsp.noDuplicateEnv and one set of audit helpers, as a parent chart installing two of them would',
+  'the charts share one gsp.noDuplicateEnv and one set of audit helpers, ' +
+    'as a parent chart installing two of them would',
   async (t) => {
     const definition = (chart: string): string => {
       const text = readFileSync(join(chartDir(chart), 'templates', '_helpers.tpl'), 'utf8');
@@ -707,7 +713,8 @@ t.test(
 );
 
 t.test(
-  "the control plane, the API server and the proxy default their metrics to different ports, each its service's own default",
+  'the control plane, the API server and the proxy default their metrics to different ports, ' +
+    "each its service's own default",
   async (t) => {
     const controlPlane = eachContainer(await template(helm, 'control-plane', full['control-plane']!))[0]!;
     const platform = eachContainer(await template(helm, 'platform', full.platform!));
@@ -940,7 +947,8 @@ const controlPlaneAudit = full['control-plane']!.audit as Record<string, Record<
 const spoolBytes = 1024 * 1024 * 1024;
 
 t.test(
-  'control-plane: with a sink, the spool is a volume at /var/lib/gsp/audit-spool and the credentials are files from Secrets',
+  'control-plane: with a sink, the spool is a volume at /var/lib/gsp/audit-spool ' +
+    'and the credentials are files from Secrets',
   async (t) => {
     const docs = await template(helm, 'control-plane', full['control-plane']!);
     const [{ spec, container, env }] = eachContainer(docs) as [ReturnType<typeof eachContainer>[number]];
@@ -951,7 +959,8 @@ t.test(
     t.same(
       volume?.emptyDir,
       { sizeLimit: String(spoolBytes + spoolBytes / 4 + 32 * 1024 * 1024) },
-      'an emptyDir by default, sized a quarter and 32 MiB above the bound so the kubelet never evicts a spool within it',
+      'an emptyDir by default, sized a quarter and 32 MiB above the bound ' +
+        'so the kubelet never evicts a spool within it',
     );
     t.same(spec.securityContext?.fsGroup, 1000, 'writable by the process (fsGroup) on a read-only root');
     t.equal(

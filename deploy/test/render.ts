@@ -6,16 +6,16 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { findHelm } from '@gsp/kube-lite';
-import { loadConfig as apiServerConfig } from '@gsp/api-server/src/config.js';
-import { loadConfig as clusterProxyConfig } from '@gsp/cluster-proxy/src/config.js';
-import { loadConfig as controlPlaneConfig } from '@gsp/control-plane/src/config.js';
-import { loadConfig as tunnelAgentConfig } from '@gsp/tunnel-agent/src/config.js';
+import { loadConfig as apiServerConfig } from '@gsp/api-server';
+import { loadConfig as clusterProxyConfig } from '@gsp/cluster-proxy';
+import { loadConfig as controlPlaneConfig } from '@gsp/control-plane';
+import { loadConfig as tunnelAgentConfig } from '@gsp/tunnel-agent';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const root = workspaceDir(import.meta.url);
 export const chartDir = (name: string): string => join(root, 'deploy', 'helm', name);
 
 export type Env = Record<string, string | undefined>;

@@ -26,13 +26,15 @@ export interface AccessContext {
 function because(access: CliAccess): string {
   const r = access.record;
   if (!r) return '';
-  return `${r.reason ? ` (${JSON.stringify(r.reason)})` : ''}${r.expiresAt ? `, back on by itself at ${r.expiresAt}` : ''}`;
+  const reason = r.reason ? ` (${JSON.stringify(r.reason)})` : '';
+  return `${reason}${r.expiresAt ? `, back on by itself at ${r.expiresAt}` : ''}`;
 }
 
 /** Banner lines: the state and its reason, and only commands that change it (none while pinned). */
 export function describeAccess(access: CliAccess, ctx: AccessContext): string[] {
   const platformFlag = `${ctx.apiUrl}/api/v1/platform/feature-flags/cli_access.enabled`;
-  const clusterFlag = `${ctx.apiUrl}/api/v1/tenants/${ctx.org}/clusters/${ctx.clusterId}/feature-flags/cli_access.enabled`;
+  const clusterFlag =
+    `${ctx.apiUrl}/api/v1/tenants/${ctx.org}/clusters/${ctx.clusterId}` + '/feature-flags/cli_access.enabled';
   const auth = '-H "Authorization: Bearer $TOKEN"';
   const until = new Date((ctx.now ?? Date.now()) + 3600_000).toISOString();
   const body = JSON.stringify({ value: false, reason: 'trying the kill switch', expiresAt: until });
@@ -48,7 +50,8 @@ export function describeAccess(access: CliAccess, ctx: AccessContext): string[] 
   }
   if (!access.enabled && access.source === 'cluster') {
     return [
-      `kubectl access is OFF for cluster "${ctx.clusterName}": cli_access.enabled is stored false for this cluster${because(access)} (its own`,
+      `kubectl access is OFF for cluster "${ctx.clusterName}": ` +
+        `cli_access.enabled is stored false for this cluster${because(access)} (its own`,
       'override, whatever the platform value). kubectl and kubeconfig downloads answer 410; the agent redials',
       'and connects within seconds of access coming back. Back on for this cluster:',
       clear(clusterFlag),
@@ -56,7 +59,8 @@ export function describeAccess(access: CliAccess, ctx: AccessContext): string[] 
   }
   if (!access.enabled) {
     return [
-      `kubectl access is OFF: cli_access.enabled is stored false for the whole platform${because(access)}. kubectl and kubeconfig`,
+      `kubectl access is OFF: cli_access.enabled is stored false for the whole platform${because(access)}. ` +
+        'kubectl and kubeconfig',
       'downloads answer 410; the agent redials and connects within seconds of access coming back. Back on:',
       clear(platformFlag),
     ];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { ConfigError, nonEmpty } from '@gsp/service-kit';
 import type { Env } from '@gsp/service-kit';
-import { DEFAULT_JWT_AUDIENCE } from '@gsp/api-server/src/config.js';
+import { DEFAULT_JWT_AUDIENCE } from '@gsp/api-server';
 
 /** Where `npm start` keeps its state (embedded PostgreSQL, kube-lite, secrets): `DEV_DATA_DIR`, else `.data`. */
 export function devDataDir(env: Env, root: string): string {

@@ -72,6 +72,9 @@ export function printBanner(facts: BannerFacts): void {
     pin: env.SERVICE_CLI_ACCESS_ENABLED,
   });
   const json = `-H 'Content-Type: application/json'`;
+  const bearer = '-H "Authorization: Bearer $TOKEN"';
+  const tokenAbout =
+    `subject "${DEV_ADMIN}", audience "${facts.jwtAudience}", ` + 'expires in 12 hours; restart for a new one';
   const consoleLines = describeConsole(env, urls.console, urls.issuer, facts.users);
   const walkthrough = gameServerWalkthrough(
     controlPlaneUrl,
@@ -95,10 +98,10 @@ database      ${db}
 redis         ${redis}
 Ports move with ${Object.keys(PORTS).join(', ')} (0: any free port).
 
-Development platform-admin token (subject "${DEV_ADMIN}", audience "${facts.jwtAudience}", expires in 12 hours; restart for a new one):
+Development platform-admin token (${tokenAbout}):
   export TOKEN=${token}
 Another subject, e.g. "alice" as a viewer of tenant "${DEV_TENANT}" (roles: admin, operator, viewer):
-  ${CURL} -X PUT ${apiUrl}/api/v1/tenants/${DEV_TENANT}/members/alice -H "Authorization: Bearer $TOKEN" ${json} -d '{"role": "viewer"}'
+  ${CURL} -X PUT ${apiUrl}/api/v1/tenants/${DEV_TENANT}/members/alice ${bearer} ${json} -d '{"role": "viewer"}'
   export ALICE=$(${tokenCommand})
   ${CURL} ${apiUrl}/api/v1/tenants/${DEV_TENANT}/clusters -H "Authorization: Bearer $ALICE"
 
@@ -107,7 +110,7 @@ ${walkthrough.join('\n')}
 ${panelWalkthrough(urls.panel, controlPlaneUrl, password).join('\n')}
 
 kubectl through the cluster proxy and the tunnel agent${facts.access.enabled ? '' : ' (410 while access is off)'}:
-  curl -s ${apiUrl}/api/v1/tenants/${DEV_TENANT}/clusters/${facts.clusterId}/kubeconfig -H "Authorization: Bearer $TOKEN" > ${devKubeconfig}
+  curl -s ${apiUrl}/api/v1/tenants/${DEV_TENANT}/clusters/${facts.clusterId}/kubeconfig ${bearer} > ${devKubeconfig}
   npx gsp-kubectl --kubeconfig ${devKubeconfig} get namespaces
 ${consoleWalkthrough(urls.console, facts.users).join('\n')}
 Press Ctrl-C to stop everything.

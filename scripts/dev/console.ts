@@ -22,7 +22,10 @@ const REQUEST_MESSAGES = new Set(['incoming request', 'request completed']);
 export interface DevConsoleOptions {
   /** npm start's LOG_LEVEL (the services get the same); request logs show at `debug` and below. */
   logLevel?: string | undefined;
-  /** A warning a service repeats within this long is shown once (the agent redials every few seconds while access is off). */
+  /**
+   * A warning a service repeats within this long is shown once (the agent redials every few seconds while access is
+   * off).
+   */
   repeatWindowMs?: number;
   now?: () => number;
 }

@@ -83,7 +83,8 @@ export function gameServerWalkthrough(url: string, password: string, kubeconfig:
     `Game servers (control plane, as the Basic admin; paste the block as a whole, or line by line):`,
     `  ${curl} -X PUT ${url}/api/v1/profiles/${DEMO_PROFILE} ${json} -d '${JSON.stringify(ARENA_PROFILE)}'`,
     `  ${curl} -X POST ${url}/api/v1/gameservers/${DEMO_NAMESPACE} ${json} -d '${create}'`,
-    `  deadline=$((SECONDS + ${READY_WAIT_SECONDS})); ${ready} [ $SECONDS -lt $deadline ] || { ${timedOut}; }; sleep 0.2; done`,
+    `  deadline=$((SECONDS + ${READY_WAIT_SECONDS})); ` +
+      `${ready} [ $SECONDS -lt $deadline ] || { ${timedOut}; }; sleep 0.2; done`,
     `  ${curl} ${server}                                   # "state":"Ready"`,
     `  ${curl} -X POST ${server}/actions/say ${json} -d '{"args": ["hello", "players"]}'`,
     `  ${curl} -X POST ${server}/actions/allocate`,

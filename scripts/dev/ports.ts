@@ -34,7 +34,10 @@ export async function claimPorts(env: Env, unused: ReadonlySet<PortVariable>): P
   return ports;
 }
 
-/** The port of `variable`, checked free on 127.0.0.1 now, so a clash names npm start's variable and not a service's PORT. */
+/**
+ * The port of `variable`, checked free on 127.0.0.1 now, so a clash names npm start's variable and not a service's
+ * PORT.
+ */
 async function claimPort(env: Env, variable: PortVariable, taken: Set<number>): Promise<number> {
   const wanted = parsePort(env, variable, PORTS[variable]);
   for (;;) {

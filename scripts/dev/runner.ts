@@ -4,8 +4,8 @@
  * builds, a development OpenID issuer the console signs in at (unless AUTH_OIDC_ISSUER_URL is
  * set), the control plane, the cluster proxy and a tunnel agent for tenant `dev`'s cluster
  * `local`, each an ordinary service process configured only by environment; then a banner with
- * URLs, credentials and the state of kubectl access. On SIGINT, SIGTERM or SIGHUP, or when scripts/dev.ts goes away, it stops them in
- * the reverse order of their start, then the database.
+ * URLs, credentials and the state of kubectl access. On SIGINT, SIGTERM or SIGHUP, or when
+ * scripts/dev.ts goes away, it stops them in the reverse order of their start, then the database.
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -14,8 +14,8 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { findKubectl } from '@gsp/kube-lite';
 import { ConfigError, nonEmpty } from '@gsp/service-kit';
-import { startEmbeddedPostgres } from '@gsp/api-server/src/db/embedded.js';
-import type { EmbeddedDatabase } from '@gsp/api-server/src/db/embedded.js';
+import { startEmbeddedPostgres } from '@gsp/api-server';
+import type { EmbeddedDatabase } from '@gsp/api-server';
 import { devDataDir, devJwt, persistentSecret, signDevToken } from './auth.js';
 import type { DevJwt } from './auth.js';
 import { printBanner } from './banner.js';
@@ -226,7 +226,10 @@ interface Start {
   devIssuer: boolean;
 }
 
-/** The console's sign-in: the development users (none with an issuer of one's own) and the API server's variables for it. */
+/**
+ * The console's sign-in: the development users (none with an issuer of one's own) and the API server's variables for
+ * it.
+ */
 interface SignIn {
   users: readonly DevUser[];
   consoleEnv: Record<string, string>;
@@ -260,7 +263,10 @@ function startConsoleBuild(dataDir: string): { dist: string; built: Promise<void
   return { dist, built };
 }
 
-/** The game-server panel's files, built likewise into the data directory, for the control plane to serve under /panel/. */
+/**
+ * The game-server panel's files, built likewise into the data directory, for the control plane to serve under
+ * /panel/.
+ */
 function startPanelBuild(dataDir: string): { dist: string; built: Promise<void> } {
   const dist = env.PANEL_DIST_DIR ?? join(dataDir, 'panel');
   const built = env.PANEL_DIST_DIR ? Promise.resolve() : buildPage('gameserver-panel', 'the game-server panel', dist);
@@ -372,7 +378,10 @@ function startApiServer({ dataDir, ports, urls }: Start, jwt: DevJwt, databaseUr
   });
 }
 
-/** The cluster proxy and the tunnel agent of cluster `local`, until the proxy answers. Answers the proxy's flag cache TTL. */
+/**
+ * The cluster proxy and the tunnel agent of cluster `local`, until the proxy answers. Answers the proxy's flag cache
+ * TTL.
+ */
 async function startTunnel({ ports, urls }: Start, databaseUrl: string, agent: DevAgent): Promise<string> {
   // Without Redis the proxy learns of a switch change when its cache expires: keep that short here.
   const proxyTtl = env.SERVICE_CACHE_FLAGS_TTL ?? (env.REDIS_URL ? '10s' : '1s');
@@ -401,7 +410,10 @@ async function startTunnel({ ports, urls }: Start, databaseUrl: string, agent: D
   return proxyTtl;
 }
 
-/** Starts each part once what it needs answers (the console's and the panel's builds and the database meanwhile), then prints the banner. */
+/**
+ * Starts each part once what it needs answers (the console's and the panel's builds and the database meanwhile), then
+ * prints the banner.
+ */
 async function main(): Promise<void> {
   // Before anything starts: a configured cluster that does not answer stops npm start at once.
   const configuredCluster = ownKubeconfig === undefined ? undefined : await checkConfiguredCluster(ownKubeconfig);

@@ -78,10 +78,12 @@ receiver.kill();
 console.log(`records per sink: ${total} in batches of ${batchMax} (plus one warm-up batch)`);
 // Per CPU second of this process: what one exporter costs, whatever the receiver's speed.
 console.log(
-  `webhook: ${webhook.perSecond} records/s, ${webhook.cpuPerSecond} per CPU second (${webhook.retries} retries); receiver counted ${counts.webhook}, refused ${counts.refused} signatures`,
+  `webhook: ${webhook.perSecond} records/s, ${webhook.cpuPerSecond} per CPU second (${webhook.retries} retries); ` +
+    `receiver counted ${counts.webhook}, refused ${counts.refused} signatures`,
 );
 console.log(
-  `otlp:    ${otlp.perSecond} records/s, ${otlp.cpuPerSecond} per CPU second (${otlp.retries} retries); receiver counted ${counts.otlp}`,
+  `otlp:    ${otlp.perSecond} records/s, ${otlp.cpuPerSecond} per CPU second (${otlp.retries} retries); ` +
+    `receiver counted ${counts.otlp}`,
 );
 const target = 20_000;
 console.log(

@@ -10,7 +10,10 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-/** Capped exponential backoff with full jitter for attempt n (0-based), never below `retryAfterMs` when the receiver asked. */
+/**
+ * Capped exponential backoff with full jitter for attempt n (0-based), never below `retryAfterMs` when the receiver
+ * asked.
+ */
 export function backoffDelay(attempt: number, options: BackoffOptions, retryAfterMs?: number): number {
   const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.min(Math.max(0, attempt), 52));
   const jittered = Math.floor((options.random ?? Math.random)() * ceiling);

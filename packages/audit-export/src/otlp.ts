@@ -78,8 +78,9 @@ function writeLogRecord(w: ProtoWriter, record: ExportRecord, observedNano: bigi
 
 /**
  * The ExportLogsServiceRequest for a batch, encoded by hand: protobuf-es's reflection encoder
- * manages about 7,000 records/s here, and its BinaryWriter 16,000, below the export target. The bytes are protobuf's own;
- * test/otlp.test.ts compares them, decoded, with the message built from the generated schema.
+ * manages about 7,000 records/s here, and its BinaryWriter 16,000, below the export target. The
+ * bytes are protobuf's own; test/otlp.test.ts compares them, decoded, with the message built from
+ * the generated schema.
  */
 export function exportLogsRequest(
   records: readonly ExportRecord[],

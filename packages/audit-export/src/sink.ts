@@ -28,6 +28,9 @@ export type SendResult =
 export interface Sink {
   /** `webhook` or `otlp`: the metric label, and the name a cursor or spool reader is kept under. */
   readonly name: string;
-  /** One HTTP request for the batch, bounded by the sink's timeout and by `signal`. Never throws for HTTP/network failures (returns `retry`). */
+  /**
+   * One HTTP request for the batch, bounded by the sink's timeout and by `signal`. Never throws for HTTP/network
+   * failures (returns `retry`).
+   */
   send(records: readonly ExportRecord[], signal?: AbortSignal): Promise<SendResult>;
 }

@@ -11,7 +11,10 @@ export interface WebhookSinkOptions {
   url: string;
   /** CloudEvents `source`: the service and replica, e.g. `/gsp/control-plane/<replica>`. */
   source: string;
-  /** HMAC-SHA256 secret: every request carries `gsp-signature: t=<unix seconds>,v1=<hex of HMAC(secret, "<t>.<body>")>`. */
+  /**
+   * HMAC-SHA256 secret: every request carries
+   * `gsp-signature: t=<unix seconds>,v1=<hex of HMAC(secret, "<t>.<body>")>`.
+   */
   secret?: string | undefined;
   /** Sent as `authorization: Bearer <token>`. */
   token?: string | undefined;
@@ -31,7 +34,10 @@ export function cloudEventsBatch(records: readonly ExportRecord[], source: strin
   let body = '[';
   for (const record of records) {
     if (body.length > 1) body += ',';
-    body += `${head}${JSON.stringify(record.id)}${fixed}${JSON.stringify(record.type)},"time":${JSON.stringify(record.time)},"datacontenttype":"application/json","data":${record.json ?? JSON.stringify(record.data)}}`;
+    body +=
+      `${head}${JSON.stringify(record.id)}${fixed}${JSON.stringify(record.type)}` +
+      `,"time":${JSON.stringify(record.time)},"datacontenttype":"application/json",` +
+      `"data":${record.json ?? JSON.stringify(record.data)}}`;
   }
   return `${body}]`;
 }

@@ -127,12 +127,10 @@ try {
   }
   fromSent.sort((a, b) => a - b);
   fromAnswered.sort((a, b) => a - b);
-  console.log(
-    `propagation over ${toggles} toggles, PUT answered -> observed: p50 ${pct(fromAnswered, 50).toFixed(1)} ms, p99 ${pct(fromAnswered, 99).toFixed(1)} ms, max ${fromAnswered.at(-1)!.toFixed(1)} ms`,
-  );
-  console.log(
-    `propagation over ${toggles} toggles, PUT sent -> observed:     p50 ${pct(fromSent, 50).toFixed(1)} ms, p99 ${pct(fromSent, 99).toFixed(1)} ms, max ${fromSent.at(-1)!.toFixed(1)} ms`,
-  );
+  const spread = (ms: number[]): string =>
+    `p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms`;
+  console.log(`propagation over ${toggles} toggles, PUT answered -> observed: ${spread(fromAnswered)}`);
+  console.log(`propagation over ${toggles} toggles, PUT sent -> observed:     ${spread(fromSent)}`);
 } finally {
   await client.close();
   await bus.close();

@@ -42,7 +42,9 @@ export async function flagStore(t: Tap): Promise<FlagStore> {
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.query(
-    `CREATE TABLE ${schema}.feature_flags (flag_key text NOT NULL, cluster_id text, value jsonb NOT NULL, updated_by text NOT NULL DEFAULT 'test', updated_at timestamptz NOT NULL DEFAULT now(), reason text, expires_at timestamptz, actor_role text, UNIQUE NULLS NOT DISTINCT (flag_key, cluster_id))`,
+    `CREATE TABLE ${schema}.feature_flags (flag_key text NOT NULL, cluster_id text, value jsonb NOT NULL, ` +
+      "updated_by text NOT NULL DEFAULT 'test', updated_at timestamptz NOT NULL DEFAULT now(), reason text, " +
+      'expires_at timestamptz, actor_role text, UNIQUE NULLS NOT DISTINCT (flag_key, cluster_id))',
   );
   t.teardown(async () => {
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);

@@ -11,5 +11,11 @@ export type {
   SignInProblems,
 } from './sign-in-client.js';
 export { returnTarget } from './return-to.js';
-export { cacheControlFor, secureBrowserPage, serveBuiltApp } from './browser-page.js';
+export {
+  BROWSER_APP_CSP,
+  cacheControlFor,
+  HASHED_ASSET_CACHE,
+  secureBrowserPage,
+  serveBuiltApp,
+} from './browser-page.js';
 export type { BuiltAppOptions } from './browser-page.js';

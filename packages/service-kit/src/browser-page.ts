@@ -2,9 +2,33 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { BROWSER_APP_CSP, HASHED_ASSET_CACHE } from '@gsp/platform-contract';
 
-/** The headers of every answer of a browser app (the web console, the game-server panel), its pages and errors alike. */
+/**
+ * The Content-Security-Policy of every browser app a service serves (the API server's web
+ * console, the control plane's game-server panel): the page may load its own script and style
+ * files and call its own origin, nothing else: no inline script or style, no framing, no `<base>`.
+ * Forms post only to this origin.
+ */
+export const BROWSER_APP_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/** Vite names every file under assets/ after a hash of its content: a changed file gets a new name. */
+export const HASHED_ASSET_CACHE = 'public, max-age=31536000, immutable';
+
+/**
+ * The headers of every answer of a browser app (the web console, the game-server panel), its pages and errors
+ * alike.
+ */
 export function secureBrowserPage(reply: FastifyReply): void {
   reply.header('content-security-policy', BROWSER_APP_CSP);
   reply.header('x-content-type-options', 'nosniff');

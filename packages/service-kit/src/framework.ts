@@ -33,7 +33,10 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   sendProblem(request, reply, status, detail);
 }
 
-/** `clientErrorHandler`: bytes that are not HTTP get a problem+json answer (no request exists, so no request id), then the socket closes. */
+/**
+ * `clientErrorHandler`: bytes that are not HTTP get a problem+json answer (no request exists, so no request id),
+ * then the socket closes.
+ */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
@@ -47,7 +50,8 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   const body = problemBody(status, detail);
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `Connection: close\r\n\r\n${body}`,
     );
   }

@@ -31,6 +31,14 @@ export * from './openapi.js';
 export { TtlCache, singleFlight } from './ttl-cache.js';
 export { bearerToken } from './auth.js';
 export { waitUntil } from './wait.js';
+export {
+  CONTROL_CHARACTERS,
+  hasControlCharacters,
+  hasLoneSurrogate,
+  LONE_SURROGATE,
+  NO_CONTROL_CHARACTERS_PATTERN,
+  WELL_FORMED_RULE,
+} from './text.js';
 export { createServiceApp, guardRoutes, registerOpenApi, withRedaction } from './boot.js';
 export { loneSurrogatePath, serviceValidatorCompiler, withWellFormedText } from './validator.js';
 // Credentials kept out of logs and audit records, however a caller encoded them.

@@ -1,7 +1,6 @@
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { JWTPayload } from 'jose';
-import { isReservedName, RESERVED_PREFIX } from '@gsp/platform-contract';
-import { hasLoneSurrogate } from '@gsp/platform-contract/text';
+import { hasLoneSurrogate } from './text.js';
 import { durationVar } from './config.js';
 import type { Env } from './config.js';
 
@@ -20,6 +19,11 @@ export interface OidcVerifierOptions {
   requiredClaims?: readonly string[] | undefined;
   /** How far the issuer's clock may be from ours (`AUTH_CLOCK_TOLERANCE`). Default 5000 ms. */
   clockToleranceMs?: number | undefined;
+  /**
+   * The product's own refusal of a subject (a name it keeps for itself): the sentence the 401
+   * gives, or undefined when `sub` is fine. An empty subject or half a character is always refused.
+   */
+  subjectProblem?: ((sub: string) => string | undefined) | undefined;
 }
 
 /** The claims of a verified token; `sub` is a non-empty string. */
@@ -139,9 +143,8 @@ export function createOidcTokenVerifier(options: OidcVerifierOptions): OidcToken
       }
       if (typeof payload.sub !== 'string' || payload.sub === '')
         throw new InvalidTokenError('the token has no subject');
-      // Kubernetes' own names: a platform identity must never be mistaken for one of its components.
-      if (isReservedName(payload.sub))
-        throw new InvalidTokenError(`the token's subject begins with "${RESERVED_PREFIX}", which Kubernetes reserves`);
+      const problem = options.subjectProblem?.(payload.sub);
+      if (problem !== undefined) throw new InvalidTokenError(problem);
       // Written into audit records and Kubernetes objects, neither of which can hold half a character.
       if (hasLoneSurrogate(payload.sub)) throw new InvalidTokenError("the token's subject holds half of a character");
       return payload as VerifiedClaims;

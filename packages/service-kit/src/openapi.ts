@@ -29,7 +29,10 @@ export const jsonResponse = (schema: object, description: string) => ({
   content: { 'application/json': { schema } },
 });
 
-/** What a port's client may get wrong before any route runs: a path or bytes that are not HTTP, a request sent too slowly. */
+/**
+ * What a port's client may get wrong before any route runs: a path or bytes that are not HTTP, a request sent too
+ * slowly.
+ */
 export const CLIENT_ERROR_RESPONSES = {
   '400': problemResponse('A path with a malformed percent-encoding, or a request that is not valid HTTP.'),
   '408': problemResponse('The request was not received within HTTP_HEADERS_TIMEOUT or HTTP_REQUEST_TIMEOUT.'),

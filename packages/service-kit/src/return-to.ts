@@ -1,4 +1,4 @@
-import { hasControlCharacters } from '@gsp/platform-contract';
+import { hasControlCharacters } from './text.js';
 
 /**
  * Where to send the browser after sign-in to a browser app served at `publicUrl` (the web

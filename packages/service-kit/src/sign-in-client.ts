@@ -43,7 +43,10 @@ export interface SignInClientOptions {
   clientId: string;
   clientSecret: string;
   redirectUri: string;
-  /** What the authorization request asks for. Default `openid profile email`: a name to show rather than the subject. */
+  /**
+   * What the authorization request asks for. Default `openid profile email`: a name to show rather than the
+   * subject.
+   */
   scope?: string | undefined;
 }
 

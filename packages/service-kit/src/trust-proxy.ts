@@ -35,7 +35,8 @@ export function trustProxyVar(env: Env, name = 'TRUST_PROXY'): boolean | string 
   if (bad !== undefined)
     throw new ConfigError(
       name,
-      `must be true, false or a comma list of proxy addresses, CIDRs, loopback, linklocal or uniquelocal; ${JSON.stringify(bad)} is none of these`,
+      'must be true, false or a comma list of proxy addresses, CIDRs, loopback, linklocal or uniquelocal; ' +
+        `${JSON.stringify(bad)} is none of these`,
     );
   return entries.join(',');
 }

@@ -44,7 +44,10 @@ export class TtlCache<K, V> {
     return this.entries.size;
   }
 
-  /** Drops the oldest entry not read since it was last passed by; each read one passed by goes to the back, unmarked. */
+  /**
+   * Drops the oldest entry not read since it was last passed by; each read one passed by goes to the back,
+   * unmarked.
+   */
   private evictOne(): void {
     for (const [key, entry] of this.entries) {
       this.entries.delete(key);

@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
-import { hasLoneSurrogate, WELL_FORMED_RULE } from '@gsp/platform-contract/text';
+import { hasLoneSurrogate, WELL_FORMED_RULE } from './text.js';
 
 const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -30,7 +30,7 @@ export function loneSurrogatePath(value: unknown, path = ''): string | undefined
 
 /**
  * `compiler` followed, for bodies, by the rule every stored string follows: well-formed Unicode
- * (platform-contract's `WELL_FORMED_RULE`), so no route can hand the database or Kubernetes half a
+ * (`WELL_FORMED_RULE` of ./text.ts), so no route can hand the database or Kubernetes half a
  * character (PostgreSQL's jsonb refused `"\udc00"` with a 500; a Kubernetes object would hold
  * U+FFFD instead). Only a JSON body can carry one, as an escape: a URL's percent-encoding is UTF-8,
  * which has none (Fastify refuses `%ED%A0%80` in a path as malformed and leaves it undecoded in a

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import Fastify from 'fastify';
-import { BROWSER_APP_CSP, HASHED_ASSET_CACHE } from '@gsp/platform-contract';
 import {
   asSignInProblem,
+  BROWSER_APP_CSP,
   cacheControlFor,
   createSignInClient,
+  HASHED_ASSET_CACHE,
   ProviderUnavailable,
   returnTarget,
   secureBrowserPage,

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { nodeEntry } from '../testing/entry.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/run-service.ts', import.meta.url));
 
 /** The fixture service as its own process; `signal` sends a signal once it is ready. */
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=@gsp/source', '--import', 'tsx', fixture], {
+  const child = spawn(process.execPath, nodeEntry(fixture), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -250,7 +250,10 @@ export interface FuzzOptions {
   plausibleFor?: Record<string, string[]>;
 }
 
-/** Requests for the routes of `ops`: hostile paths, odd queries, bodies of any shape, odd headers, good and bad credentials. */
+/**
+ * Requests for the routes of `ops`: hostile paths, odd queries, bodies of any shape, odd headers, good and bad
+ * credentials.
+ */
 export function requests(ops: Operation[], options: FuzzOptions): fc.Arbitrary<FuzzRequest> {
   const plausible = options.plausible && options.plausible.length > 0 ? options.plausible : ['default'];
   const credential = fc.oneof(
@@ -344,6 +347,12 @@ export async function send(
 
 class ReusedSocketClosed extends Error {}
 
+/** `err`, named after the request it ended: what a failing property reports. */
+function requestFailed(req: FuzzRequest, err: Error): Error {
+  const body = req.body?.length ?? 0;
+  return new Error(`${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${body} bytes: ${err.message}`);
+}
+
 function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutMs: number): Promise<FuzzResponse> {
   const url = new URL(baseUrl);
   const request = url.protocol === 'https:' ? https.request : http.request;
@@ -376,11 +385,7 @@ function sendOnce(baseUrl: string, req: FuzzRequest, agent: http.Agent, timeoutM
     r.on('error', (err: NodeJS.ErrnoException) => {
       if (r.reusedSocket && (err.code === 'ECONNRESET' || err.message === 'socket hang up'))
         return reject(new ReusedSocketClosed());
-      reject(
-        new Error(
-          `${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`,
-        ),
-      );
+      reject(requestFailed(req, err));
     });
     r.end(req.body);
   });
@@ -397,12 +402,7 @@ export function sendHttp2(
   timeoutMs = 10_000,
 ): Promise<FuzzResponse> {
   return new Promise((resolve, reject) => {
-    const failed = (err: Error) =>
-      reject(
-        new Error(
-          `${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes: ${err.message}`,
-        ),
-      );
+    const failed = (err: Error) => reject(requestFailed(req, err));
     let stream: http2.ClientHttp2Stream;
     try {
       stream = session.request(

@@ -47,7 +47,10 @@ export class BatchQueue<T> {
     return this.pending > this.highWaterBytes;
   }
 
-  /** Runs `callback` once the pending bytes fall to half the high-water mark (at once if they have). Never after `end`. */
+  /**
+   * Runs `callback` once the pending bytes fall to half the high-water mark (at once if they have). Never after
+   * `end`.
+   */
   whenDrained(callback: () => void): void {
     if (this.done) return;
     if (this.pending <= this.highWaterBytes / 2) queueMicrotask(callback);

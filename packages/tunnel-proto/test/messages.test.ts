@@ -74,7 +74,8 @@ function messageOf(envelope: Buffer): Uint8Array | undefined {
 }
 
 t.test(
-  "a batch of proxy frames is enveloped as the message protobuf's toBinary(create()) sends: same bytes, decoded to the same frames",
+  "a batch of proxy frames is enveloped as the message protobuf's toBinary(create()) sends: " +
+    'same bytes, decoded to the same frames',
   async (t) => {
     fc.assert(
       fc.property(fc.array(proxyFrame, { maxLength: 8 }), (frames) => {
@@ -93,7 +94,8 @@ t.test(
 );
 
 t.test(
-  "a batch of agent frames is enveloped as the message protobuf's toBinary(create()) sends: same bytes, decoded to the same frames",
+  "a batch of agent frames is enveloped as the message protobuf's toBinary(create()) sends: " +
+    'same bytes, decoded to the same frames',
   async (t) => {
     fc.assert(
       fc.property(fc.array(agentFrame, { maxLength: 8 }), (frames) => {

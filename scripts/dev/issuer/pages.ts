@@ -7,11 +7,19 @@ import { createHash } from 'node:crypto';
 
 const STYLE = `
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 0 1rem; color: #1b1f24; background: #f4f5f7; }
-main { max-width: 22rem; margin: 3rem auto; padding: 1.5rem; background: #fff; border: 1px solid #c9ced6; border-radius: 6px; }
+main {
+  max-width: 22rem; margin: 3rem auto; padding: 1.5rem; background: #fff; border: 1px solid #c9ced6; border-radius: 6px;
+}
 h1 { font-size: 1.3rem; margin: 0 0 .5rem; }
 label { display: block; margin-top: 1rem; font-weight: 600; }
-input { display: block; width: 100%; box-sizing: border-box; margin-top: .25rem; padding: .5rem; font: inherit; border: 1px solid #6b7380; border-radius: 4px; }
-button { margin-top: 1.25rem; padding: .5rem 1rem; font: inherit; border-radius: 4px; border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; cursor: pointer; }
+input {
+  display: block; width: 100%; box-sizing: border-box; margin-top: .25rem; padding: .5rem; font: inherit;
+  border: 1px solid #6b7380; border-radius: 4px;
+}
+button {
+  margin-top: 1.25rem; padding: .5rem 1rem; font: inherit; border-radius: 4px; border: 1px solid #1d4ed8;
+  background: #1d4ed8; color: #fff; cursor: pointer;
+}
 button.secondary { background: #fff; color: #1d4ed8; }
 .actions { display: flex; gap: .75rem; align-items: baseline; }
 .error { color: #a40e26; background: #fdecee; border: 1px solid #a40e26; border-radius: 4px; padding: .5rem .75rem; }
@@ -64,12 +72,15 @@ export function loginPage({ uid, login = '', error }: LoginForm): string {
   return page(
     'Sign in: GSP development issuer',
     `<h1>Sign in to the GSP console</h1>
-<p class="hint">The development identity provider of <code>npm start</code>: its users and their passwords are in npm start's banner.</p>
+<p class="hint">The development identity provider of <code>npm start</code>:
+its users and their passwords are in npm start's banner.</p>
 ${alert}<form method="post" action="${action}/login">
 <label for="login">Username</label>
-<input id="login" name="login" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${escapeHtml(login)}"${login === '' ? ' autofocus' : ''}>
+<input id="login" name="login" autocomplete="username" autocapitalize="none" spellcheck="false" required
+  value="${escapeHtml(login)}"${login === '' ? ' autofocus' : ''}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${login === '' ? '' : ' autofocus'}>
+<input id="password" name="password" type="password" autocomplete="current-password"
+  required${login === '' ? '' : ' autofocus'}>
 <div class="actions">
 <button type="submit">Sign in</button>
 <button type="submit" class="secondary" form="cancel">Cancel</button>

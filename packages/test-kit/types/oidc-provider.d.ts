@@ -1,4 +1,6 @@
-// oidc-provider 8 ships no types and @types/oidc-provider is not installed; the development issuer uses this much of it.
+// oidc-provider 8 ships no types and @types/oidc-provider is not installed: this much of it is what the test provider
+// (src/oidc.ts) and the development issuer (scripts/dev/issuer) use. The one copy: a workspace that compiles either
+// includes this file.
 declare module 'oidc-provider' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
 
