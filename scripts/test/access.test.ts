@@ -22,7 +22,8 @@ t.test('stored off for the platform: the banner says so, why, until when, and ho
   const text = describeAccess({ enabled: false, source: 'platform', envPinned: false, record }, ctx).join('\n');
   t.match(
     text,
-    'kubectl access is OFF: cli_access.enabled is stored false for the whole platform ("incident 42"), back on by itself at 2026-11-26T11:00:00.000Z',
+    'kubectl access is OFF: cli_access.enabled is stored false for the whole platform ("incident 42"), ' +
+      'back on by itself at 2026-11-26T11:00:00.000Z',
   );
   t.match(text, `curl -s -w '\\n' -X DELETE ${platformFlag}`);
 });

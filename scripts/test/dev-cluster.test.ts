@@ -4,11 +4,11 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test } from 'tap';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
-const dev = fileURLToPath(new URL('../dev.ts', import.meta.url));
+const dev = join(workspaceDir(import.meta.url), 'scripts', 'dev.ts');
 /** kubectl's check is bounded by 10 s; the rest is tsx starting two processes on a busy machine. */
 const EXIT_DEADLINE_MS = 45_000;
 
@@ -71,7 +71,8 @@ t.test('npm start with KUBECONFIG at a cluster that does not answer names it and
   t.ok(ms < EXIT_DEADLINE_MS, `within ${EXIT_DEADLINE_MS / 1000} s (${ms} ms)`);
   t.match(
     output,
-    `using the cluster from KUBECONFIG=${kubeconfig} (context old-walkthrough, server ${server}) instead of starting kube-lite; unset KUBECONFIG to use kube-lite`,
+    `using the cluster from KUBECONFIG=${kubeconfig} (context old-walkthrough, server ${server}) ` +
+      'instead of starting kube-lite; unset KUBECONFIG to use kube-lite',
     'it says at once which cluster it uses, and how to use kube-lite',
   );
   t.match(output, `the cluster of KUBECONFIG=${kubeconfig} at ${server} does not answer: `, 'it names the failure');

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { Test } from 'tap';
 import { decodeJwt } from 'jose';
-import { Browser } from '@gsp/api-server/test/console-auth-stack.js';
+import { Browser } from '@gsp/test-kit/oidc';
 import { createIssuer } from '../dev/issuer/app.js';
 import type { DevUser } from '../dev/issuer/users.js';
 

@@ -4,16 +4,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
+import type { Page } from 'playwright-core';
 import t from 'tap';
 import type { Test } from 'tap';
-import { bearer, build, PLATFORM_ADMIN, until } from '@gsp/api-server/test/helper.js';
+import { bearer, build, PLATFORM_ADMIN, until } from '@gsp/api-server/testing';
+import { launchBrowser, openPage, pageProblems, seriousA11yViolations } from '@gsp/test-kit/browser';
 
-const dev = fileURLToPath(new URL('../dev.ts', import.meta.url));
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const controlPlaneReadme = fileURLToPath(new URL('../../services/control-plane/README.md', import.meta.url));
-const tokenScript = fileURLToPath(new URL('../token.ts', import.meta.url));
+/** The repository; `npm start` and `npm run token` run from source (through tsx) as users run them. */
+const root = workspaceDir(import.meta.url);
+const dev = join(root, 'scripts', 'dev.ts');
+const controlPlaneReadme = join(root, 'services', 'control-plane', 'README.md');
+const tokenScript = join(root, 'scripts', 'token.ts');
 const NODE_ARGS = ['--conditions=@gsp/source', '--import', 'tsx'];
 /** Every port of npm start at 0, so this runs beside a real `npm start` and beside other tests. */
 const ANY_PORT = Object.fromEntries(
@@ -36,18 +38,6 @@ const BANNER_DEADLINE_MS = 150_000;
 
 // Two runs of the whole platform: more than the suite's 120 s per file.
 t.setTimeout(480_000);
-
-/**
- * The web console's browser harness. It is the console workspace's test code, outside this
- * project's rootDir, so it is imported by URL and typed here with what this file uses.
- */
-interface BrowserKit {
-  launchBrowser(t: Test): Promise<Browser>;
-  openPage(t: Test, browser: Browser, url: string): Promise<{ page: Page; problems: string[] }>;
-  pageProblems(opened: { page: Page; problems: string[] }): Promise<string[]>;
-  seriousA11yViolations(page: Page): Promise<unknown[]>;
-}
-const browserKit = new URL('../../packages/web-console/test/browser.ts', import.meta.url).href;
 
 interface Banner {
   api: string;
@@ -146,7 +136,6 @@ async function panelSignsIn(t: Test, b: Banner): Promise<void> {
     /^panel\s+\S+\/panel\/\s+\(sign in with user admin, password \S+, or an API key\)/m,
     'the banner says how',
   );
-  const { launchBrowser, openPage, pageProblems } = (await import(browserKit)) as BrowserKit;
   const browser = await launchBrowser(t);
   const opened = await openPage(t, browser, b.panel);
   const { page } = opened;
@@ -170,7 +159,6 @@ async function panelSignsIn(t: Test, b: Banner): Promise<void> {
 async function signsIn(t: Test, b: Banner): Promise<void> {
   t.match(b.text, /open \S+\/console\/, choose Sign in, and sign in as platform-admin/, 'the banner says how');
   t.same([...b.passwords.keys()], ['platform-admin', 'tenant-admin', 'tenant-viewer'], 'three users');
-  const { launchBrowser, openPage, pageProblems, seriousA11yViolations } = (await import(browserKit)) as BrowserKit;
   const browser = await launchBrowser(t);
 
   const admin = await openPage(t, browser, b.console);
@@ -424,7 +412,7 @@ t.test('with kubectl access stored off for the platform, npm start comes up, say
   await t.test("the control plane README's console example works after the banner's block", async (t) => {
     const readme = readFileSync(controlPlaneReadme, 'utf8');
     const block = /```sh\n(export GSP_BASIC_USER=[\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    t.match(block, /npm run -s console -- games\/arena-1/, 'the example found');
+    t.match(block, /npm run -s terminal -- games\/arena-1/, 'the example found');
     const run = await paste(asRunHere(block, runner, b), { CONTROL_PLANE_URL: b.controlPlane });
     t.equal(run.code, 0, run.code === 0 ? 'it ran' : `it failed: ${run.stderr.slice(-500)}`);
     t.match(run.stdout, 'gameserver games/arena-1: state=Allocated', 'status answers, as the README shows');

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
 /** What the READMEs say about the repository, checked against the repository itself. */
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = workspaceDir(import.meta.url);
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const manifest = JSON.parse(read('package.json')) as { workspaces: string[] };
 

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import semver from 'semver';
 import t from 'tap';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
 /**
  * `npm ci` warns EBADENGINE for every locked package whose `engines.node` excludes the Node the README promises
  * (20.19 or newer). The lockfile records each package's engines, so the warning can be predicted without
  * installing: every locked package must accept the oldest Node we support and the one running the tests.
  */
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = workspaceDir(import.meta.url);
 const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { engines: { node: string } };
 const lock = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')) as {
   packages: Record<string, { version?: string; engines?: { node?: string } | string[]; optional?: boolean }>;

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
 /** Runs `scripts/<name>.ts` on `root` in a child process, as `npm run -s <name>` would; its exit code and output. */
 export function runScript(name: string, root: string): Promise<{ code: number; stdout: string }> {
-  const script = fileURLToPath(new URL(`../${name}.ts`, import.meta.url));
+  const script = join(workspaceDir(import.meta.url), 'scripts', `${name}.ts`);
   return new Promise((resolve) =>
     execFile(
       process.execPath,

@@ -9,7 +9,8 @@ const fn = (name: string, lines: number): string =>
 
 /** A route plugin whose one handler is `lines` lines long. */
 const route = (lines: number): string =>
-  `export default async (app: { route(o: object): void }) => {\n  app.route({\n    handler: async () => {\n${'      void 0;\n'.repeat(lines - 2)}    },\n  });\n};\n`;
+  'export default async (app: { route(o: object): void }) => {\n  app.route({\n    handler: async () => {\n' +
+  `${'      void 0;\n'.repeat(lines - 2)}    },\n  });\n};\n`;
 
 t.test('functions are measured from their first line to their closing brace, and listed over 80', async (t) => {
   const root = tree(t, {

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { jwtVerify } from 'jose';
 import t from 'tap';
+import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
-const script = fileURLToPath(new URL('../token.ts', import.meta.url));
+const script = join(workspaceDir(import.meta.url), 'scripts', 'token.ts');
 const SECRET = 'a-development-secret-of-at-least-32-bytes';
 
 function token(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
