@@ -91,7 +91,8 @@ t.test(
       metadata: {},
       status: 'Failure',
       message:
-        'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.template.spec.containers[name="app"].env: duplicate entries for key [name="LOG_LEVEL"]',
+        'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): ' +
+        '.spec.template.spec.containers[name="app"].env: duplicate entries for key [name="LOG_LEVEL"]',
       code: 500,
     });
 
@@ -145,7 +146,9 @@ t.test(
     t.equal(keyless.status, 500);
     t.equal(
       (keyless.body as { message: string }).message,
-      'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.template.spec.containers[name="app"].env: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
+      'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): ' +
+        '.spec.template.spec.containers[name="app"].env: element 0: ' +
+        'associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
     );
 
     // A Service's ports are keyed by port and protocol, which defaults to TCP.
@@ -163,7 +166,8 @@ t.test(
     t.equal(service.status, 500);
     t.equal(
       (service.body as { message: string }).message,
-      'failed to create typed patch object (default/web; /v1, Kind=Service): .spec.ports: duplicate entries for key [port=80,protocol="TCP"]',
+      'failed to create typed patch object (default/web; /v1, Kind=Service): ' +
+        '.spec.ports: duplicate entries for key [port=80,protocol="TCP"]',
     );
 
     // Same container port under two protocols is two entries; the same list without repeats applies.
@@ -243,7 +247,9 @@ t.test(
     t.equal(status.status, 422);
     t.equal(
       (status.body as { message: string }).message,
-      'Pod "game" is invalid: [spec.volumes[2].name: Duplicate value: "data", spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique, spec.initContainers[0].name: Duplicate value: "app"]',
+      'Pod "game" is invalid: [spec.volumes[2].name: Duplicate value: "data", ' +
+        'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique, ' +
+        'spec.initContainers[0].name: Duplicate value: "app"]',
     );
 
     // A strategic merge patch that adds a second container of the same name to a valid object is refused the same way.
@@ -277,7 +283,8 @@ t.test("a repeated env name is accepted on create, with the API server's warning
   t.equal(created.code, 0, created.stderr);
   t.equal(
     created.stderr.trim(),
-    'Warning: spec.template.spec.containers[0].env[2]: hides previous definition of "LOG_LEVEL", which may be dropped when using apply',
+    'Warning: spec.template.spec.containers[0].env[2]: hides previous definition of "LOG_LEVEL", ' +
+      'which may be dropped when using apply',
   );
   t.equal(await webEnvValues(t, kube), 'info prod debug', 'stored as sent');
 

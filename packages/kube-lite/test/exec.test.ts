@@ -122,7 +122,9 @@ t.test(
 t.test('the v4 channel protocol works without the v5 close message', async (t) => {
   const kube = await startForTest(t);
   await runningPod(kube);
-  const url = `${kube.url.replace('http', 'ws')}/api/v1/namespaces/default/pods/game/exec?command=sh&stdin=true&stdout=true&stderr=true`;
+  const url =
+    `${kube.url.replace('http', 'ws')}/api/v1/namespaces/default/pods/game/exec` +
+    '?command=sh&stdin=true&stdout=true&stderr=true';
   const ws = new WebSocket(url, ['v4.channel.k8s.io']);
   t.teardown(() => ws.terminate());
   const frames: { channel: number; text: string }[] = [];

@@ -138,7 +138,10 @@ t.test('helm install fails, as on a real cluster, when the values repeat a conta
   // helm logs it through klog, which quotes the text again.
   t.match(
     clientSide.stderr,
-    /Warning: spec\.template\.spec\.containers\[0\]\.env\[1\]: hides previous definition of \\"LOG_LEVEL\\", which may be dropped when using apply/,
+    new RegExp(
+      'Warning: spec\\.template\\.spec\\.containers\\[0\\]\\.env\\[1\\]: ' +
+        'hides previous definition of \\\\"LOG_LEVEL\\\\", which may be dropped when using apply',
+    ),
   );
   t.equal(
     await jsonpath(t, kube, 'deployment', 'dup2-api', '{.spec.template.spec.containers[0].env[*].value}'),

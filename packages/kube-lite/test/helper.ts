@@ -55,7 +55,10 @@ export async function runningPod(
 
 let kubectlPath: string | undefined;
 
-/** The kubectl the tests use: $KUBECTL, else v1.35 from the npm package (never PATH, so every machine runs the same binary). */
+/**
+ * The kubectl the tests use: $KUBECTL, else v1.35 from the npm package (never PATH, so every machine runs the same
+ * binary).
+ */
 export function testKubectl(): string {
   kubectlPath ??= findKubectl({ searchPath: false });
   return kubectlPath;

@@ -57,7 +57,8 @@ t.test('a snapshot reports when it was cut and its restore size, or why it could
 });
 
 t.test(
-  'a claim restored from a VolumeSnapshot keeps its dataSource, gains the same dataSourceRef, and binds once the snapshot is ready',
+  'a claim restored from a VolumeSnapshot keeps its dataSource, gains the same dataSourceRef, ' +
+    'and binds once the snapshot is ready',
   async (t) => {
     const kube = await startForTest(t);
     await kubectlOk(t, kube, ['create', '-f', '-'], claim('world'));
@@ -90,7 +91,8 @@ t.test('a claim given only a dataSourceRef gets the same dataSource', async (t) 
 });
 
 t.test(
-  'a dataSource is refused as the API server refuses it: a kind without its group, a missing name, a dataSourceRef that differs',
+  'a dataSource is refused as the API server refuses it: ' +
+    'a kind without its group, a missing name, a dataSourceRef that differs',
   async (t) => {
     const kube = await startForTest(t);
     const noGroup = await kubectl(
@@ -101,7 +103,8 @@ t.test(
     t.equal(noGroup.code, 1);
     t.match(
       noGroup.stderr,
-      `spec.dataSource: Invalid value: "VolumeSnapshot": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
+      'spec.dataSource: Invalid value: "VolumeSnapshot": ' +
+        "must be 'PersistentVolumeClaim' when referencing the default apiGroup",
     );
     const noName = await kubectl(
       kube,

@@ -58,7 +58,10 @@ t.test('every name built from the grammar is valid, up to the length limits', as
 t.test('the messages are the ones the API server gives', async (t) => {
   t.match(
     dns1123SubdomainErrors('Bad_Name')[0],
-    /^a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '\.', and must start and end with an alphanumeric character/,
+    new RegExp(
+      "^a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '\\.', " +
+        'and must start and end with an alphanumeric character',
+    ),
   );
   t.match(dns1123LabelErrors('a.b')[0], /^a lowercase RFC 1123 label must consist of/);
   t.match(dns1123LabelErrors('a'.repeat(64))[0], 'must be no more than 63 characters');

@@ -258,7 +258,8 @@ spec:
 `);
   t.match(
     mismatch,
-    'The Deployment "mismatch" is invalid: spec.template.metadata.labels: Invalid value: {"app":"b"}: `selector` does not match template `labels`',
+    'The Deployment "mismatch" is invalid: spec.template.metadata.labels: Invalid value: {"app":"b"}: ' +
+      '`selector` does not match template `labels`',
   );
 
   const empty = await refused(`apiVersion: apps/v1
@@ -276,7 +277,8 @@ rules: [{resources: [pods], verbs: [get]}]
 `);
   t.match(
     noGroups,
-    'The Role "no-groups" is invalid: rules[0].apiGroups: Required value: resource rules must supply at least one api group',
+    'The Role "no-groups" is invalid: rules[0].apiGroups: ' +
+      'Required value: resource rules must supply at least one api group',
   );
 
   const both = await refused(`apiVersion: policy/v1
@@ -301,7 +303,9 @@ spec: {minAvailable: 1, maxUnavailable: 1}
   t.equal(slash.status, 422);
   t.match(slash.body, {
     reason: 'Invalid',
-    message: `ClusterRole.rbac.authorization.k8s.io "a/b" is invalid: metadata.name: Invalid value: "a/b": may not contain '/'`,
+    message:
+      'ClusterRole.rbac.authorization.k8s.io "a/b" is invalid: ' +
+      `metadata.name: Invalid value: "a/b": may not contain '/'`,
   });
 
   // A binding's roleRef cannot change, and a Deployment's selector is immutable (helm upgrades trip over both).
@@ -323,7 +327,8 @@ spec: {minAvailable: 1, maxUnavailable: 1}
     'web',
     '--type=json',
     '-p',
-    '[{"op":"add","path":"/spec/selector/matchLabels/tier","value":"x"},{"op":"add","path":"/spec/template/metadata/labels/tier","value":"x"}]',
+    '[{"op":"add","path":"/spec/selector/matchLabels/tier","value":"x"},' +
+      '{"op":"add","path":"/spec/template/metadata/labels/tier","value":"x"}]',
   ]);
   t.equal(reselect.code, 1);
   t.match(
@@ -333,7 +338,8 @@ spec: {minAvailable: 1, maxUnavailable: 1}
 });
 
 t.test(
-  "a replicated Deployment's spread, preStop sleep and pod-name variable are defaulted and validated as the API server does",
+  "a replicated Deployment's spread, preStop sleep and pod-name variable " +
+    'are defaulted and validated as the API server does',
   async (t) => {
     const kube = await startForTest(t);
     const deployment = (pod: string, name = 'proxy'): string => `apiVersion: apps/v1
@@ -347,9 +353,12 @@ spec:
     spec:
 ${pod.replace(/^/gm, '      ')}
 `;
+    const hostSpread =
+      '{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, ' +
+      'labelSelector: {matchLabels: {app: proxy}}}';
     const good = `terminationGracePeriodSeconds: 35
 topologySpreadConstraints:
-  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: proxy}}}
+  - ${hostSpread}
   - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}
 containers:
   - name: proxy
@@ -400,7 +409,8 @@ containers:
     const longSleep = await refused(good.replace('seconds: 5', 'seconds: 40'));
     t.match(
       longSleep,
-      'The Deployment "refused" is invalid: spec.template.spec.containers[0].lifecycle.preStop.sleep.seconds: Invalid value: 40: must be non-negative and less than terminationGracePeriodSeconds (35)',
+      'The Deployment "refused" is invalid: spec.template.spec.containers[0].lifecycle.preStop.sleep.seconds: ' +
+        'Invalid value: 40: must be non-negative and less than terminationGracePeriodSeconds (35)',
       'a preStop sleep cannot outlast the grace period',
     );
     const twoHandlers = await refused(
@@ -418,8 +428,10 @@ containers: [{name: proxy, image: x}]`);
     for (const line of [
       'spec.template.spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
       'spec.template.spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty',
-      'spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"',
-      'spec.template.spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: Duplicate value: "{kubernetes.io/hostname, ScheduleAnyway}"',
+      'spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: ' +
+        'Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"',
+      'spec.template.spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: ' +
+        'Duplicate value: "{kubernetes.io/hostname, ScheduleAnyway}"',
     ])
       t.match(spread, line);
   },

@@ -226,20 +226,24 @@ async function main(): Promise<void> {
     writeLatencies.sort((a, b) => a - b);
     const ms = (v: number) => `${v.toFixed(1)} ms`;
     console.log(
-      `events fan-out: ${streamCount} streams over ${replicas.length} replicas, ${writes} platform flag writes, Node ${process.version}\n`,
+      `events fan-out: ${streamCount} streams over ${replicas.length} replicas, ` +
+        `${writes} platform flag writes, Node ${process.version}\n`,
     );
     console.log(
-      `write sent -> event at a stream (${latencies.length} receipts): p50 ${ms(quantile(latencies, 0.5))}   p99 ${ms(quantile(latencies, 0.99))}   max ${ms(latencies.at(-1)!)}`,
+      `write sent -> event at a stream (${latencies.length} receipts): p50 ${ms(quantile(latencies, 0.5))}   ` +
+        `p99 ${ms(quantile(latencies, 0.99))}   max ${ms(latencies.at(-1)!)}`,
     );
     console.log(
-      `  (the PUT itself, which commits: p50 ${ms(quantile(writeLatencies, 0.5))}, p99 ${ms(quantile(writeLatencies, 0.99))})`,
+      `  (the PUT itself, which commits: p50 ${ms(quantile(writeLatencies, 0.5))}, ` +
+        `p99 ${ms(quantile(writeLatencies, 0.99))})`,
     );
     replicas.forEach((_, i) => {
       const held = streams.filter((_, j) => j % replicas.length === i).length;
       const per = (key: keyof Memory) => `${((after[i]![key] - before[i]![key]) / held / 1024).toFixed(1)} KiB`;
       const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
       console.log(
-        `replica ${i + 1}: ${held} streams, per stream: heap ${per('heapUsed')}, external ${per('external')}, RSS ${per('rss')} (RSS ${mib(before[i]!.rss)} -> ${mib(after[i]!.rss)})`,
+        `replica ${i + 1}: ${held} streams, per stream: heap ${per('heapUsed')}, external ${per('external')}, ` +
+          `RSS ${per('rss')} (RSS ${mib(before[i]!.rss)} -> ${mib(after[i]!.rss)})`,
       );
     });
   } finally {

@@ -112,7 +112,8 @@ try {
     console.log(line('bare Fastify GET', bare));
     console.log(line('GET platform flags', get));
     console.log(
-      `  ratio GET ÷ bare: ${(get.rps / bare.rps).toFixed(3)} (req/s), ${(bare.cpuPerRequest / get.cpuPerRequest).toFixed(3)} (CPU/req)`,
+      `  ratio GET ÷ bare: ${(get.rps / bare.rps).toFixed(3)} (req/s), ` +
+        `${(bare.cpuPerRequest / get.cpuPerRequest).toFixed(3)} (CPU/req)`,
     );
   }
   const put = await run('PUT platform flag', targets.put);
@@ -124,7 +125,8 @@ try {
   const stored = await run('GET with a stored value', targets.get);
   console.log(line('GET, value stored', stored));
   console.log(
-    `\nratio GET ÷ bare, median of ${rounds} rounds: ${median(ratios).toFixed(3)} (req/s; rounds ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
+    `\nratio GET ÷ bare, median of ${rounds} rounds: ${median(ratios).toFixed(3)} ` +
+      `(req/s; rounds ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
   );
   console.log(`ratio GET ÷ bare by server CPU per request: ${median(cpuRatios).toFixed(3)}`);
   console.log(

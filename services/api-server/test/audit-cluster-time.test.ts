@@ -183,7 +183,8 @@ t.test('an offset names the same instant, and digits past the microsecond are dr
 t.test('filters combine: cluster, action, actor and a time range on both routes', async (t) => {
   const sets = everything.filter((i) => i.action === 'featureflags.set');
   const euSet = sets.find((i) => i.resource === `cluster:${eu.id}`)!;
-  const query = `cluster=${eu.id}&action=featureflags.set&actor=otto&since=${at(nth(euSet))}&until=${at(nth(euSet) + 1)}`;
+  const query =
+    `cluster=${eu.id}&action=featureflags.set&actor=otto` + `&since=${at(nth(euSet))}&until=${at(nth(euSet) + 1)}`;
   for (const [headers, base] of [
     [admin, '/api/v1/platform/audit'],
     [ada, acmeBase],
@@ -259,7 +260,8 @@ t.test('any since and until: a 200 or a 400 problem, never a 500', async (t) => 
           .tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }))
           .map(
             ([y, m, d]) =>
-              `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}T23:59:59.999999999+23:59`,
+              `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}` +
+              'T23:59:59.999999999+23:59',
           ),
       ),
       async (value) => {

@@ -362,7 +362,10 @@ t.test('5,000 entries stream as NDJSON, read from the database only as the clien
   t.equal(whole.lines, 5000, 'every entry');
   t.ok(firstIds.length >= 2 && firstIds[0]! < firstIds[1]!, 'oldest first');
   t.comment(
-    `${(whole.bytes / 1e6).toFixed(1)} MB streamed; heap peak ${((heapPeak - heapBefore) / 1e6).toFixed(1)} MB above the start${gc ? ', live after collection' : ' (run with --expose-gc to see what is live)'} (batches of ${DOWNLOAD_BATCH_SIZE})`,
+    `${(whole.bytes / 1e6).toFixed(1)} MB streamed; ` +
+      `heap peak ${((heapPeak - heapBefore) / 1e6).toFixed(1)} MB above the start` +
+      `${gc ? ', live after collection' : ' (run with --expose-gc to see what is live)'}` +
+      ` (batches of ${DOWNLOAD_BATCH_SIZE})`,
   );
 
   // Now stop reading after the first bytes and delete the entries the server has not sent: if it had

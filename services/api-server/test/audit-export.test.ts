@@ -52,7 +52,8 @@ async function gauge(app: FastifyInstance, name: string, sink: string): Promise<
 }
 
 t.test(
-  'two replicas export the audit log to a webhook once, in order, through an outage, a late commit, a lost exporter and a restart of both',
+  'two replicas export the audit log to a webhook once, in order, through an outage, a late commit, ' +
+    'a lost exporter and a restart of both',
   async (t) => {
     const { url } = await freshSchema(t);
     let down = true;
@@ -218,7 +219,8 @@ t.test('no credential reaches an exported record: bearer tokens, agent tokens, a
 });
 
 t.test(
-  'a batch the receiver refuses for good is kept in audit_export_poison, counted, and passed; a sink down leaves the server ready',
+  'a batch the receiver refuses for good is kept in audit_export_poison, counted, and passed; ' +
+    'a sink down leaves the server ready',
   async (t) => {
     let refuse = true;
     const receiver = await startReceiver((): Answer => {

@@ -159,7 +159,8 @@ t.test("signing out on one replica closes the session's streams on another withi
   await until('the cookie stream on replica A to end', () => sameReplica.ended || undefined, 3000);
   const elapsed = viaCookie.endedAt - started;
   t.comment(
-    `sign-out on A to its stream closed on B: ${elapsed} ms from the request (${viaCookie.endedAt - committed} ms after its 204); on A: ${sameReplica.endedAt - started} ms`,
+    `sign-out on A to its stream closed on B: ${elapsed} ms from the request ` +
+      `(${viaCookie.endedAt - committed} ms after its 204); on A: ${sameReplica.endedAt - started} ms`,
   );
   t.ok(elapsed < 1000, `closed on the other replica within 1 s (${elapsed} ms)`);
   t.ok(sameReplica.endedAt - started < 1000, 'and on the replica signed out on');

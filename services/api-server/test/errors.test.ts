@@ -73,7 +73,9 @@ t.test('errors', async (t) => {
       await app.inject({ url: '/api/v1/platform/feature-flags', headers: { authorization: 'Bearer not.a.jwt' } }),
       401,
     );
-    const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(`{"sub":"${PLATFORM_ADMIN}"}`).toString('base64url')}.`;
+    const none =
+      `${Buffer.from('{"alg":"none"}').toString('base64url')}.` +
+      `${Buffer.from(`{"sub":"${PLATFORM_ADMIN}"}`).toString('base64url')}.`;
     isProblem(
       t,
       await app.inject({ url: '/api/v1/platform/feature-flags', headers: { authorization: `Bearer ${none}` } }),

@@ -13,7 +13,8 @@ async function outbox(rows: { id: number; published: number | null }[]): Promise
   for (const { id, published } of rows)
     await db.query(
       `INSERT INTO outbox_events (id, event_type, scope_key, payload, delivered_at)
-       VALUES ($1, $2, 'platform', $3, CASE WHEN $4::int IS NULL THEN NULL ELSE timestamptz '2030-01-01' + make_interval(secs => $4::int) END)`,
+       VALUES ($1, $2, 'platform', $3, CASE WHEN $4::int IS NULL THEN NULL ` +
+        "ELSE timestamptz '2030-01-01' + make_interval(secs => $4::int) END)",
       [id, FLAG_UPDATED_EVENT, { flag: 'f', actor: 'a', scope: { type: 'platform' }, value: true }, published],
     );
 }

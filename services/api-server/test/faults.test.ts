@@ -96,7 +96,10 @@ function requests(s: Awaited<ReturnType<typeof scene>>, n: number): Array<[strin
   ];
 }
 
-/** Counts that show whether a write was half done: each committed write has exactly one audit row and one outbox row. */
+/**
+ * Counts that show whether a write was half done: each committed write has exactly one audit row and one outbox
+ * row.
+ */
 async function ledger(app: FastifyInstance) {
   const { rows } = await app.pg.query<{
     flags: number;
@@ -135,7 +138,8 @@ for (const fault of ['stall', 'cut'] as const) {
         isUnavailable(t, what, res);
       }
       t.comment(
-        `PostgreSQL ${fault}: ${answers.length} requests at once, slowest answered in ${slowest} ms (bound ${BOUND_MS} ms)`,
+        `PostgreSQL ${fault}: ${answers.length} requests at once, ` +
+          `slowest answered in ${slowest} ms (bound ${BOUND_MS} ms)`,
       );
     });
 

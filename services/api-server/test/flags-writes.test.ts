@@ -154,10 +154,12 @@ t.test('a write whose transaction aborts leaves no value, no audit row and no ou
   const { app, schema } = await build(t);
   // A real database failure at the last statement of the transaction: the outbox insert.
   await app.pg.query(
-    `CREATE FUNCTION ${schema}.reject_outbox() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'outbox unavailable'; END $$`,
+    `CREATE FUNCTION ${schema}.reject_outbox() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
+      "BEGIN RAISE EXCEPTION 'outbox unavailable'; END $$",
   );
   await app.pg.query(
-    `CREATE TRIGGER reject_outbox BEFORE INSERT ON ${schema}.outbox_events FOR EACH ROW EXECUTE FUNCTION ${schema}.reject_outbox()`,
+    `CREATE TRIGGER reject_outbox BEFORE INSERT ON ${schema}.outbox_events ` +
+      `FOR EACH ROW EXECUTE FUNCTION ${schema}.reject_outbox()`,
   );
 
   const res = await app.inject({

@@ -84,7 +84,9 @@ t.test(
       `closed after ${headers.ms} ms (HTTP_HEADERS_TIMEOUT 500 ms, not 60 s)`,
     );
 
-    const head = `PUT /api/v1/platform/feature-flags/cli_access.enabled HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${await token('someone')}\r\n`;
+    const head =
+      'PUT /api/v1/platform/feature-flags/cli_access.enabled HTTP/1.1\r\nHost: x\r\n' +
+      `Authorization: Bearer ${await token('someone')}\r\n`;
     const body = await stallAfter(address!, `${head}Content-Type: application/json\r\nContent-Length: 20\r\n\r\n{"val`);
     t.match(body.answer, /^HTTP\/1\.1 408 /, 'stalled in the body: 408');
     t.ok(body.ms >= 950 && body.ms < 2500, `closed after ${body.ms} ms (HTTP_REQUEST_TIMEOUT 1 s, not 300 s)`);

@@ -163,7 +163,9 @@ t.test('who, when, why and until when: what a tenant and a platform admin each s
   t.equal(download.statusCode, 410);
   t.equal(
     download.json().detail,
-    `CLI access is disabled by platform policy for cluster ${cluster.id}: set by a platform admin for the whole platform: "incident 42" (until ${expiresAt}); kubeconfig downloads are disabled`,
+    `CLI access is disabled by platform policy for cluster ${cluster.id}: ` +
+      `set by a platform admin for the whole platform: "incident 42" (until ${expiresAt}); ` +
+      'kubeconfig downloads are disabled',
   );
 
   // The tenant's own operator overrides it for the cluster: the tenant sees its colleague's name.
@@ -185,7 +187,9 @@ t.test('who, when, why and until when: what a tenant and a platform admin each s
   });
   t.equal(
     after.json().detail,
-    `CLI access is disabled by the tenant's own decision for cluster ${cluster.id}: set by tenant operator olga for this cluster: "upgrading the control plane"; kubeconfig downloads are disabled`,
+    `CLI access is disabled by the tenant's own decision for cluster ${cluster.id}: ` +
+      'set by tenant operator olga for this cluster: "upgrading the control plane"; ' +
+      'kubeconfig downloads are disabled',
     'the message names the scope that decided',
   );
 });

@@ -13,13 +13,20 @@ import { readdirSync } from 'node:fs';
 const GROUPS: [string, RegExp][] = [
   [
     'TLS: OpenSSL and TLSWrap (encryption, decryption, records)',
-    /aesni|_aes_|gcm|ghash|sha(1|256|512)|EVP_|ossl_|OPENSSL|SSL_|ssl3_|tls1?_|BIO_|CRYPTO_|chacha|poly1305|x25519|ecp_nistz|bn_|TLSWrap|node::crypto::/,
+    new RegExp(
+      'aesni|_aes_|gcm|ghash|sha(1|256|512)|EVP_|ossl_|OPENSSL|SSL_|ssl3_|tls1?_|BIO_|CRYPTO_|' +
+        'chacha|poly1305|x25519|ecp_nistz|bn_|TLSWrap|node::crypto::',
+    ),
   ],
   ['HTTP/2: nghttp2 and node::http2', /nghttp2|node::http2::/],
   ["HTTP/1: llhttp and node's parser", /llhttp|node::.*Parser/],
   [
     'V8 GC',
-    /v8::internal::(Heap|Scavenge|MarkCompact|Marking|MinorMark|Sweep|Evacuat|Concurrent|Incremental|PagedSpace|NewSpace|SemiSpace|LargeObject|Compaction|GCTracer|MemoryAllocator|MainMarking|YoungGeneration|RememberedSet|SlotSet|Page)|cppgc::|heap::base::/,
+    new RegExp(
+      'v8::internal::(Heap|Scavenge|MarkCompact|Marking|MinorMark|Sweep|Evacuat|Concurrent|Incremental|PagedSpace|' +
+        'NewSpace|SemiSpace|LargeObject|Compaction|GCTracer|MemoryAllocator|MainMarking|YoungGeneration|' +
+        'RememberedSet|SlotSet|Page)|cppgc::|heap::base::',
+    ),
   ],
   ['libuv', /^uv_|^uv__/],
   ['V8 builtins and runtime (interpreter, ICs, allocation, promises)', /^Builtins_|v8::|^Runtime_|^v8_/],

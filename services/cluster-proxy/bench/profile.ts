@@ -46,7 +46,11 @@ const GROUPS: [string, RegExp][] = [
   ],
   [
     'Node streams, sockets, events, timers',
-    /^node:(net|stream|internal\/streams|events|internal\/event_target|timers|internal\/timers|buffer|internal\/buffer|internal\/process|internal\/async_hooks|internal\/stream_base_commons|internal\/util|internal\/errors|internal\/url|internal\/validators)/,
+    new RegExp(
+      '^node:(net|stream|internal\\/streams|events|internal\\/event_target|timers|internal\\/timers|buffer|' +
+        'internal\\/buffer|internal\\/process|internal\\/async_hooks|internal\\/stream_base_commons|internal\\/util|' +
+        'internal\\/errors|internal\\/url|internal\\/validators)',
+    ),
   ],
   ['our code (services/, packages/)', /\/(services|packages)\/[^/]+\/(src|dist|bench)\//],
   ['other Node internals', /^node:/],
@@ -172,7 +176,8 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`.padStart(6);
 export function printSummary(label: string, s: ProfileSummary, cpuMicros?: number): void {
   const per = (share: number) => (cpuMicros ? `${(share * cpuMicros).toFixed(1).padStart(6)} µs` : '');
   console.log(
-    `\nCPU profile of ${label}: ${(s.busyMs / 1000).toFixed(1)} s busy, ${(s.idleMs / 1000).toFixed(1)} s idle in ${s.windowS.toFixed(1)} s counted` +
+    `\nCPU profile of ${label}: ${(s.busyMs / 1000).toFixed(1)} s busy, ` +
+      `${(s.idleMs / 1000).toFixed(1)} s idle in ${s.windowS.toFixed(1)} s counted` +
       `${cpuMicros ? `; shares of its ${cpuMicros.toFixed(0)} µs CPU per request` : ''} (${s.file})`,
   );
   console.log('  top self time:');

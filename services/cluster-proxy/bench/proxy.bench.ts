@@ -337,21 +337,25 @@ try {
   const row = (label: string, x: ReturnType<typeof summary>, cpu: string) =>
     console.log(`${label.padEnd(34)} ${x.rps.toFixed(0).padStart(6)}  ${ms(x.p50)}  ${ms(x.p99)}   ${cpu}`);
   console.log(
-    `GET ${PATH}: autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_MS / 1000} s (medians); Node ${process.version}`,
+    `GET ${PATH}: autocannon, ${CONNECTIONS} connections, ` +
+      `${ROUNDS} alternating rounds of ${DURATION_MS / 1000} s (medians); Node ${process.version}`,
   );
   console.log(`${''.padEnd(34)}  req/s        p50        p99   CPU per request`);
   row('straight to kube-lite (HTTPS)', s, cpuLine(straightRuns, ['kube-lite']));
   row('one bare Node HTTPS hop (reference)', f, cpuLine(forwardedRuns, ['kube-lite', 'forwarder']));
   row('two bare hops in a row (reference)', f2, cpuLine(twoHopRuns, ['kube-lite', 'forwarder', 'outer forwarder']));
   row('through proxy and tunnel', p, cpuLine(proxiedRuns, ['kube-lite', 'cluster-proxy', 'tunnel-agent']));
+  const rpsByRound = straightRuns.map((r, i) =>
+    [r, forwardedRuns[i], twoHopRuns[i], proxiedRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/'),
+  );
+  console.log(`rounds (straight/one hop/two hops/proxied req/s): ${rpsByRound.join(', ')}`);
   console.log(
-    `rounds (straight/one hop/two hops/proxied req/s): ${straightRuns.map((r, i) => [r, forwardedRuns[i], twoHopRuns[i], proxiedRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`,
+    `throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} ` +
+      `(target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
   );
   console.log(
-    `throughput ratio, proxy and tunnel / straight: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
-  );
-  console.log(
-    `  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}`,
+    `  for reference: one bare hop / straight ${ratioOf(forwardedRuns).toFixed(2)}, ` +
+      `two bare hops / straight ${ratioOf(twoHopRuns).toFixed(2)}`,
   );
   // The restated target: against the path's physical shape, two bare Node HTTPS hops, round by round.
   const sumCpu = (run: Run, names: string[], of: 'cpu' | 'sys' = 'cpu') =>
@@ -371,7 +375,8 @@ try {
   );
   console.log(
     `  medians ${median(pathCpu).toFixed(0)} µs against ${median(hopsCpu).toFixed(0)} µs: ${cpuRatio.toFixed(2)}× ` +
-      `(by round ${pathCpu.map((x, i) => (x / (hopsCpu[i] as number)).toFixed(2)).join(', ')}; target <= 1.1×: ${cpuRatio <= 1.1 ? 'met' : 'NOT met'})`,
+      `(by round ${pathCpu.map((x, i) => (x / (hopsCpu[i] as number)).toFixed(2)).join(', ')}; ` +
+      `target <= 1.1×: ${cpuRatio <= 1.1 ? 'met' : 'NOT met'})`,
   );
   const pathSys = median(proxiedRuns.map((r) => sumCpu(r, ['cluster-proxy', 'tunnel-agent'], 'sys')));
   const hopsSys = median(twoHopRuns.map((r) => sumCpu(r, ['forwarder', 'outer forwarder'], 'sys')));
@@ -399,7 +404,8 @@ try {
       const threads = await recording.stop();
       const native = summarizeNative(file, threads);
       console.log(
-        `\nnative profile (perf, every thread) under the load of ${target.label}: ${run.rps.toFixed(0)} req/s while recorded`,
+        `\nnative profile (perf, every thread) under the load of ${target.label}: ` +
+          `${run.rps.toFixed(0)} req/s while recorded`,
       );
       for (const s of measured) {
         const cpu = run.cpu[s.name] ?? 0;
@@ -433,7 +439,8 @@ try {
   const share = checkMicros / pathMicros;
   console.log(
     `rights check (membership and cluster, cache hit): ${(checkMicros * 1000).toFixed(0)} ns per request = ` +
-      `${((100 * checkMicros) / proxyMicros).toFixed(3)}% of the proxy's CPU per request, ${(100 * share).toFixed(3)}% of the path's ` +
+      `${((100 * checkMicros) / proxyMicros).toFixed(3)}% of the proxy's CPU per request, ` +
+      `${(100 * share).toFixed(3)}% of the path's ` +
       `(the throughput it costs on a CPU-bound host; target <= 5%: ${share <= 0.05 ? 'met' : 'NOT met'})`,
   );
 
@@ -562,7 +569,8 @@ try {
   const replicaNames = ['cluster-proxy', 'cluster-proxy-2', 'cluster-proxy-3'];
   console.log(
     `\nproxy replicas behind round-robin TCP balancers (balancer.ts); the agent dials the tunnel balancer and ` +
-      `holds ${coverage.tunnels} tunnels (gsp_proxy_tunnels by replica ${coverage.gauges.join('/')}); ${ROUNDS} alternating rounds`,
+      `holds ${coverage.tunnels} tunnels (gsp_proxy_tunnels by replica ${coverage.gauges.join('/')}); ` +
+      `${ROUNDS} alternating rounds`,
   );
   console.log(`${''.padEnd(34)}  req/s        p50        p99   CPU per request`);
   row('two bare hops in a row (reference)', summary(hopRuns), cpuLine(hopRuns, ['forwarder', 'outer forwarder']));
@@ -595,15 +603,19 @@ try {
     median(runs.map((r) => sumCpu(r, [...replicaNames, 'tunnel-agent-3']))).toFixed(0) +
     ` µs (+ balancers ${median(runs.map((r) => sumCpu(r, [lb, 'tunnel-balancer']))).toFixed(0)} µs)`;
   console.log(
-    `proxies + agent CPU per request: one replica ${pathOf(oneRuns, 'balancer-1')}, three ${pathOf(threeRuns, 'balancer-3')}, ` +
+    `proxies + agent CPU per request: one replica ${pathOf(oneRuns, 'balancer-1')}, ` +
+      `three ${pathOf(threeRuns, 'balancer-3')}, ` +
       `one at a third of the rate of three ${pathOf(thirdRuns, 'balancer-1')}`,
   );
-  console.log(
-    `rounds (two hops/one replica/three replicas/control req/s): ${hopRuns.map((r, i) => [r, oneRuns[i], threeRuns[i], thirdRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/')).join(', ')}`,
+  const replicaRpsByRound = hopRuns.map((r, i) =>
+    [r, oneRuns[i], threeRuns[i], thirdRuns[i]].map((x) => (x as Run).rps.toFixed(0)).join('/'),
   );
+  console.log(`rounds (two hops/one replica/three replicas/control req/s): ${replicaRpsByRound.join(', ')}`);
   console.log(
-    `three replicas / one by round: ${threeRuns.map((r, i) => (r.rps / (oneRuns[i] as Run).rps).toFixed(2)).join(', ')}; ` +
-      `/ two bare hops: one ${median(oneRuns.map((r, i) => r.rps / (hopRuns[i] as Run).rps)).toFixed(2)}, three ${median(threeRuns.map((r, i) => r.rps / (hopRuns[i] as Run).rps)).toFixed(2)} (medians)`,
+    'three replicas / one by round: ' +
+      `${threeRuns.map((r, i) => (r.rps / (oneRuns[i] as Run).rps).toFixed(2)).join(', ')}; ` +
+      `/ two bare hops: one ${median(oneRuns.map((r, i) => r.rps / (hopRuns[i] as Run).rps)).toFixed(2)}, ` +
+      `three ${median(threeRuns.map((r, i) => r.rps / (hopRuns[i] as Run).rps)).toFixed(2)} (medians)`,
   );
 
   // --- 1d. What one agent connection weighs: AGENTS agents (one cluster each) hold a tunnel to each replica.
@@ -671,19 +683,22 @@ try {
     );
     console.log(
       `  the agents: RSS ${mib(e.rss)} → ${mib(f.rss)}, heap ${mib(e.heapUsed)} → ${mib(f.heapUsed)}: ` +
-        `per agent (3 tunnels) RSS ${kib((f.rss - e.rss) / AGENTS)}, heap ${kib((f.heapUsed - e.heapUsed) / AGENTS)}; ` +
+        `per agent (3 tunnels) RSS ${kib((f.rss - e.rss) / AGENTS)}, ` +
+        `heap ${kib((f.heapUsed - e.heapUsed) / AGENTS)}; ` +
         `per tunnel RSS ${kib((f.rss - e.rss) / f.tunnels)}, heap ${kib((f.heapUsed - e.heapUsed) / f.tunnels)}`,
     );
     replicas.forEach((r, i) => {
       const b = before[i] as Weight;
       const a = after[i] as Weight;
       console.log(
-        `  replica ${r.id} (after a full GC): RSS ${mib(b.rss)} → ${mib(a.rss)}, heap ${mib(b.heapUsed)} → ${mib(a.heapUsed)}: ` +
+        `  replica ${r.id} (after a full GC): RSS ${mib(b.rss)} → ${mib(a.rss)}, ` +
+          `heap ${mib(b.heapUsed)} → ${mib(a.heapUsed)}: ` +
           `per tunnel RSS ${kib((a.rss - b.rss) / AGENTS)}, heap ${kib((a.heapUsed - b.heapUsed) / AGENTS)}`,
       );
     });
     console.log(
-      `  the real agent process, idle after its start (after a full GC): 1 tunnel RSS ${mib(agentIdle1.rss)}, heap ${mib(agentIdle1.heapUsed)}; ` +
+      `  the real agent process, idle after its start (after a full GC): ` +
+        `1 tunnel RSS ${mib(agentIdle1.rss)}, heap ${mib(agentIdle1.heapUsed)}; ` +
         `3 tunnels RSS ${mib(agentIdle3.rss)}, heap ${mib(agentIdle3.heapUsed)} (two processes: a rough difference)`,
     );
     await agents.stop();
@@ -760,10 +775,12 @@ try {
     const farRuns = [await fetchList(far.id), await fetchList(far.id), await fetchList(far.id)];
     const farRate = median(farRuns.map((r) => r.mib / r.seconds));
     console.log(
-      `\n${(farRuns[0]?.mib ?? 0).toFixed(1)} MiB list through the tunnel (medians of 3): ${farRate.toFixed(1)} MiB/s over ${RTT_MS} ms RTT, ${near.toFixed(1)} MiB/s next door`,
+      `\n${(farRuns[0]?.mib ?? 0).toFixed(1)} MiB list through the tunnel (medians of 3): ` +
+        `${farRate.toFixed(1)} MiB/s over ${RTT_MS} ms RTT, ${near.toFixed(1)} MiB/s next door`,
     );
     console.log(
-      `  (with HTTP/2's default 64 KiB window it would be at most ${(64 / 1024 / (RTT_MS / 1000)).toFixed(1)} MiB/s over ${RTT_MS} ms)`,
+      `  (with HTTP/2's default 64 KiB window it would be at most ` +
+        `${(64 / 1024 / (RTT_MS / 1000)).toFixed(1)} MiB/s over ${RTT_MS} ms)`,
     );
     relay.close();
   }
@@ -806,10 +823,12 @@ try {
     toClose.sort((a, b) => a - b);
     console.log(`\n${TOGGLES} toggles with Redis, from the PUT's response`);
     console.log(
-      `first 410:                p50 ${ms(percentile(to410, 50))}  p99 ${ms(percentile(to410, 99))}  (target p99 < 100 ms)`,
+      `first 410:                p50 ${ms(percentile(to410, 50))}  ` +
+        `p99 ${ms(percentile(to410, 99))}  (target p99 < 100 ms)`,
     );
     console.log(
-      `watch in the tunnel ended: p50 ${ms(percentile(toClose, 50))}  p99 ${ms(percentile(toClose, 99))}  (target p99 < 500 ms)`,
+      `watch in the tunnel ended: p50 ${ms(percentile(toClose, 50))}  ` +
+        `p99 ${ms(percentile(toClose, 99))}  (target p99 < 500 ms)`,
     );
     probeAgent.destroy();
   }

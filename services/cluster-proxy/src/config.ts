@@ -47,7 +47,10 @@ export interface ClusterProxyConfig {
   /** `DRAIN_GRACE`: how long a draining replica (SIGTERM) lets requests and streams in flight finish. */
   drainGraceMs: number;
   logLevel: string;
-  /** How long kubectl may take to send a request: HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT. */
+  /**
+   * How long kubectl may take to send a request: HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT,
+   * HTTP_KEEP_ALIVE_TIMEOUT.
+   */
   http: HttpTimeouts;
   /** PEM certificate and key for PORT; unset means a self-signed certificate generated at start. */
   tls: { cert: string; key: string } | undefined;

@@ -97,7 +97,9 @@ export class Rights {
     return {
       allowed: false,
       status: 403,
-      message: `${subject} no longer holds admin or operator in tenant ${cluster.org}; download a new kubeconfig once access is granted again`,
+      message:
+        `${subject} no longer holds admin or operator in tenant ${cluster.org}; ` +
+        'download a new kubeconfig once access is granted again',
     };
   }
 

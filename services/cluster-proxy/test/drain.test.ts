@@ -109,7 +109,8 @@ t.test('a draining replica turns unready, is counted out, tells its agents and f
   t.equal(await atR2.ended, undefined, 'then the tunnel is closed');
   t.equal(await draining(db, 'r2'), undefined, 'and the row deleted');
   t.comment(
-    `drain: agents told in ${told} ms, counted out by r1 in ${countedOut} ms, closed ${closed} ms after the last answer`,
+    `drain: agents told in ${told} ms, counted out by r1 in ${countedOut} ms, ` +
+      `closed ${closed} ms after the last answer`,
   );
 });
 

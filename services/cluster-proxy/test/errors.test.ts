@@ -46,7 +46,8 @@ t.test('the proxy answers bad input with 4xx, kubectl paths as Status and the re
   });
 
   t.test(
-    'a Kubernetes path with a malformed percent-encoding is a 400 Status, as kube-apiserver refuses it, before any token is asked for',
+    'a Kubernetes path with a malformed percent-encoding is a 400 Status, as kube-apiserver refuses it, ' +
+      'before any token is asked for',
     async (t) => {
       for (const path of ['/api/v1/namespaces/%zz', '/api/%', '/api/v1/%E0%A4%A']) {
         const res = await call(stack, `/clusters/some-cluster${path}`);

@@ -185,7 +185,8 @@ t.test("the proxy's Redis", async (t) => {
       const offAt = Date.now();
       await answers(stack, a.id, token, 410, 8000);
       t.comment(
-        `refused ${Date.now() - offAt} ms after the change, with Redis ${fault === 'stall' ? 'stalled' : 'cut'} (TTL 5 s)`,
+        `refused ${Date.now() - offAt} ms after the change, ` +
+          `with Redis ${fault === 'stall' ? 'stalled' : 'cut'} (TTL 5 s)`,
       );
 
       // A healed subscriber hears the next event; a cut one reconnects (within 2 s) and then drops its caches.

@@ -135,7 +135,8 @@ t.test(
     );
     const took = Date.now() - startedAt;
     t.comment(
-      `${tally.sent} generated requests in ${took} ms over ${ops.length} operations, ${reachedCluster} forwarded to a cluster; statuses ${tally}`,
+      `${tally.sent} generated requests in ${took} ms over ${ops.length} operations, ` +
+        `${reachedCluster} forwarded to a cluster; statuses ${tally}`,
     );
     for (const fault of new Set(clusterFaults)) t.comment(`kube-lite itself answered (passed through): ${fault}`);
     t.ok(reachedCluster > 0, 'some requests reached a cluster');
@@ -175,7 +176,8 @@ function tunnelPortProblem(res: FuzzResponse, code: string | undefined): string 
 }
 
 t.test(
-  'every route of the tunnel port answers generated bad input without a 5xx or a server fault, the rest as problem+json',
+  'every route of the tunnel port answers generated bad input without a 5xx or a server fault, ' +
+    'the rest as problem+json',
   async (t) => {
     // A cluster of its own whose agent never runs: a fuzzed connection with its token replaces no real tunnel.
     const fuzzed = await registerCluster(stack.api.app, ORG, 'fuzzed');
@@ -217,7 +219,8 @@ t.test(
     );
     const ended = [...endings].map(([c, n]) => `${c}: ${n}`).join(', ');
     t.comment(
-      `${tally.sent} generated requests in ${Date.now() - startedAt} ms over ${ops.length} operations; statuses ${tally}; RPCs ended ${ended}`,
+      `${tally.sent} generated requests in ${Date.now() - startedAt} ms over ${ops.length} operations; ` +
+        `statuses ${tally}; RPCs ended ${ended}`,
     );
     t.ok(tally.statuses.has(200), 'some requests reached the RPC');
   },

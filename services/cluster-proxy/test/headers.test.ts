@@ -12,7 +12,8 @@ const pairs = (raw: string[]): [string, string][] =>
   raw.flatMap((v, i) => (i % 2 ? [] : [[v.toLowerCase(), raw[i + 1] as string] as [string, string]]));
 
 t.test(
-  'headers cross the tunnel as sent: repeats and order kept, hop headers and credentials dropped, the caller impersonated',
+  'headers cross the tunnel as sent: repeats and order kept, hop headers and credentials dropped, ' +
+    'the caller impersonated',
   async (t) => {
     let seen: string[] = [];
     const apiUrl = await fakeApiServer(t, (req, res) => {

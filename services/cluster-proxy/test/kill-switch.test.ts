@@ -42,7 +42,10 @@ t.test(
     // kube-apiserver's way: a watch event of type ERROR carrying the Status, which kubectl prints.
     t.match(
       ended?.stdout,
-      /ERROR\s+Failure\s+Gone\s+CLI access is disabled by platform policy for cluster \S+: set by a platform admin for the whole platform/,
+      new RegExp(
+        'ERROR\\s+Failure\\s+Gone\\s+CLI access is disabled by platform policy for cluster \\S+: ' +
+          'set by a platform admin for the whole platform',
+      ),
       'the watch printed why it ended',
     );
     await until('the agents to lose their tunnels', () =>

@@ -34,7 +34,10 @@ async function agentOf(stack: PresenceStack, clusterId: string): Promise<AgentPr
   return agent;
 }
 
-/** Polls the cluster GET until `agent.connected` is `connected`; resolves with the answer and the milliseconds it took. */
+/**
+ * Polls the cluster GET until `agent.connected` is `connected`; resolves with the answer and the milliseconds it
+ * took.
+ */
 async function untilAgent(
   stack: PresenceStack,
   clusterId: string,

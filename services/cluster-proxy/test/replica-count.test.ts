@@ -72,7 +72,8 @@ t.test('each replica names itself in hello and tells how many serve; agents hear
     20,
   );
   t.comment(
-    `count change reached agents: scale-up ${scaledUp} ms, stop ${stopped} ms, kill ${expired} ms (lease ${LEASE_MS} ms)`,
+    `count change reached agents: scale-up ${scaledUp} ms, stop ${stopped} ms, ` +
+      `kill ${expired} ms (lease ${LEASE_MS} ms)`,
   );
 
   const metrics = await (await fetch(stack.metricsUrl)).text();

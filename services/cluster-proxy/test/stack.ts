@@ -93,7 +93,10 @@ export interface StackOptions {
   /** The agents' KUBE_REQUEST_TIMEOUT. */
   kubeRequestTimeoutMs?: number;
   backoffMaxMs?: number;
-  /** The API server's port (default: any free one), for a URL it must know before it listens, such as CONSOLE_PUBLIC_URL. */
+  /**
+   * The API server's port (default: any free one), for a URL it must know before it listens, such as
+   * CONSOLE_PUBLIC_URL.
+   */
   apiPort?: number;
 }
 
@@ -103,7 +106,10 @@ const say = (level: string) => (obj: object, msg: string) => {
 };
 const quiet = { info: say('info'), warn: say('warn'), error: say('error') };
 
-/** A stand-in Kubernetes API server answering with `handler` on a free port, closed with the test; resolves with its URL. */
+/**
+ * A stand-in Kubernetes API server answering with `handler` on a free port, closed with the test; resolves with
+ * its URL.
+ */
 export async function fakeApiServer(t: Test, handler: http.RequestListener): Promise<string> {
   const server = http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -325,7 +331,10 @@ export function bodyOf(res: http.IncomingMessage): () => string {
   return () => body;
 }
 
-/** Both processes on one Redis prefix; the proxy's caches live a minute, so only an event can explain a fast refusal. */
+/**
+ * Both processes on one Redis prefix; the proxy's caches live a minute, so only an event can explain a fast
+ * refusal.
+ */
 export function startRedisStack(t: Test, extra: StackOptions = {}): Promise<Stack> {
   const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix() };
   return startStack(t, {

@@ -12,7 +12,8 @@ const put = async (stack: Stack, url: string, subject: string, payload: object) 
 };
 
 t.test(
-  'a platform off with a reason and an expiry: kubectl prints both, a tenant sees who, why and until when, and kubectl works again within a second of the moment',
+  'a platform off with a reason and an expiry: kubectl prints both, a tenant sees who, why and until when, ' +
+    'and kubectl works again within a second of the moment',
   async (t) => {
     // Agents back off up to 30 s, as by default: only the proxy saying when the switch expires gets them back in time.
     const stack = await startRedisStack(t, { clusters: 1, backoffMaxMs: 30_000 });
@@ -26,7 +27,9 @@ t.test(
       expiresAt,
     });
 
-    const expected = `${POLICY} for cluster ${a.id}: set by a platform admin for the whole platform: "incident 42" (until ${expiresAt})`;
+    const expected =
+      `${POLICY} for cluster ${a.id}: ` +
+      `set by a platform admin for the whole platform: "incident 42" (until ${expiresAt})`;
     const refused = await until(
       'kubectl to be refused',
       async () => {
@@ -87,7 +90,8 @@ t.test(
     );
     t.match(
       refused.stderr,
-      `${TENANT_DECISION} for cluster ${a.id}: set by tenant operator ${OPERATOR} for this cluster: "draining before the upgrade"`,
+      `${TENANT_DECISION} for cluster ${a.id}: ` +
+        `set by tenant operator ${OPERATOR} for this cluster: "draining before the upgrade"`,
     );
     t.notMatch(refused.stderr, POLICY, "not called the platform's policy: the tenant decided it");
     t.notMatch(refused.stderr, 'incident 42', 'not the platform value, which the override hides');

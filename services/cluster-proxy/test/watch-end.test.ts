@@ -33,7 +33,8 @@ t.test('a stream cut by the switch ends with an ERROR event only where kubectl c
   };
   const kubeUrl = await fakeApiServer(t, (req, res) => {
     const url = req.url ?? '';
-    const event = `${JSON.stringify({ type: 'ADDED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p' } } })}\n`;
+    const event =
+      JSON.stringify({ type: 'ADDED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p' } } }) + '\n';
     if (url.startsWith('/api/v1/namespaces/default/pods?')) return started(res, 'application/json', event);
     if (url.startsWith('/api/v1/namespaces/default/configmaps?'))
       return started(res, 'application/json', event.slice(0, 20));

@@ -10,12 +10,15 @@ spec: { containers: [{ name: server, image: "game:1" }] }
 `;
 
 /** An Agones GameServer; `port` adds a named container port. */
-export const gameServer = (name: string, port?: number) => `apiVersion: agones.dev/v1
+export const gameServer = (name: string, port?: number) => {
+  const ports = port === undefined ? '' : `  ports: [{ name: default, containerPort: ${port} }]\n`;
+  return `apiVersion: agones.dev/v1
 kind: GameServer
 metadata: { name: ${name}, namespace: default }
 spec:
-${port === undefined ? '' : `  ports: [{ name: default, containerPort: ${port} }]\n`}  template: { spec: { containers: [{ name: server, image: "game:1" }] } }
+${ports}  template: { spec: { containers: [{ name: server, image: "game:1" }] } }
 `;
+};
 
 /** The message kubectl prints when the kill switch refuses it. */
 export const POLICY = 'CLI access is disabled by platform policy';

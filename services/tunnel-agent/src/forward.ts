@@ -104,7 +104,8 @@ function bodyWriter(streamId: number, send: Send): (target: NodeJS.WritableStrea
  * timeouts: 504 with a `Status` kubectl prints ("Error from server (Timeout): ...").
  */
 function timeoutAnswer(streamId: number, ms: number): AgentFrameInit {
-  const message = `the cluster's Kubernetes API did not answer within ${ms} ms (KUBE_REQUEST_TIMEOUT of its tunnel agent)`;
+  const message =
+    `the cluster's Kubernetes API did not answer within ${ms} ms ` + '(KUBE_REQUEST_TIMEOUT of its tunnel agent)';
   const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Timeout', code: 504 };
   const body = Buffer.from(JSON.stringify({ ...status, message }));
   // kubectl's discovery client drops error bodies but prints a Warning header (as the proxy's refusals do).

@@ -35,7 +35,8 @@ export const AGENT_PORT_DOCUMENT = {
     title: 'GSP tunnel agent (health port)',
     version: '1.0.0',
     description:
-      "Probes of the agent that connects a cluster to the platform's cluster proxy (its Prometheus metrics are on METRICS_PORT). " +
+      "Probes of the agent that connects a cluster to the platform's cluster proxy " +
+      '(its Prometheus metrics are on METRICS_PORT). ' +
       'It is meant for the kubelet inside the cluster: nothing here takes credentials. ' +
       'Errors, an unknown path included, are application/problem+json.',
   },
@@ -48,7 +49,8 @@ export const AGENT_PORT_DOCUMENT = {
       responses: {
         '200': jsonResponse(READY, 'Connected.'),
         '503': problemResponse(
-          'Not connected; `detail` gives the last failure (a refused agent token, the kill switch, an unreachable proxy).',
+          'Not connected; `detail` gives the last failure ' +
+            '(a refused agent token, the kill switch, an unreachable proxy).',
           NOT_READY,
         ),
       },

@@ -102,7 +102,8 @@ t.test(
       { numRuns: RUNS, includeErrorInReport: true },
     );
     t.comment(
-      `${tally.sent} generated requests in ${Date.now() - startedAt} ms over ${ops.length} operations; statuses ${tally}`,
+      `${tally.sent} generated requests in ${Date.now() - startedAt} ms over ${ops.length} operations; ` +
+        `statuses ${tally}`,
     );
     t.ok(tally.statuses.has(200), 'some requests were answered');
   },

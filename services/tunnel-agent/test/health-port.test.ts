@@ -15,7 +15,10 @@ async function until<T>(check: () => Promise<T | undefined>, ms = 5000): Promise
   }
 }
 
-/** The agent's health port on a free port; nothing listens on port 1, so the agent only dials and backs off meanwhile. */
+/**
+ * The agent's health port on a free port; nothing listens on port 1, so the agent only dials and backs off
+ * meanwhile.
+ */
 async function healthPort(t: Test, env: Record<string, string> = {}): Promise<number> {
   const nowhere = 'http://127.0.0.1:1';
   const config = loadConfig({

@@ -47,7 +47,10 @@ export function recordOf(row: AuditRow): ExportRecord {
   };
 }
 
-/** Rows after the cursor whose transactions have all ended, in (xid, id) order: nothing committed later can come before them. */
+/**
+ * Rows after the cursor whose transactions have all ended, in (xid, id) order: nothing committed later can come
+ * before them.
+ */
 const NEXT_BATCH = `
 SELECT id, xid::text AS xid, action, actor, resource, org, details, request_id, created_at
   FROM audit_events
@@ -117,7 +120,10 @@ export class AuditExporter {
     return backlogs;
   }
 
-  /** Takes the sink's lock when free, exports while holding it; on any failure, drops the connection and tries again. */
+  /**
+   * Takes the sink's lock when free, exports while holding it; on any failure, drops the connection and tries
+   * again.
+   */
   private async run(sink: Sink): Promise<void> {
     const { signal } = this.stopping;
     while (!signal.aborted) {
@@ -170,7 +176,8 @@ export class AuditExporter {
       if (result === undefined) return;
       if (result.outcome === 'poison')
         await client.query(
-          'INSERT INTO audit_export_poison (sink, first_id, last_id, status, reason, records) VALUES ($1, $2, $3, $4, $5, $6)',
+          'INSERT INTO audit_export_poison (sink, first_id, last_id, status, reason, records) ' +
+            'VALUES ($1, $2, $3, $4, $5, $6)',
           [sink.name, rows[0]?.id, last.id, result.status, result.reason.slice(0, 1000), JSON.stringify(records)],
         );
       await client.query(

@@ -74,7 +74,8 @@ const AuditQuery = Type.Object({
   cluster: Type.Optional(
     SafeIdentifier(
       CLUSTER_ID_MAX_LENGTH,
-      'only entries about this cluster id: its registration, deletion and agent tokens (`resource` `cluster:<id>`) and its flags',
+      'only entries about this cluster id: its registration, deletion and agent tokens ' +
+        '(`resource` `cluster:<id>`) and its flags',
     ),
   ),
   since: Type.Optional(DateTime('only entries written at or after this RFC 3339 date-time')),
@@ -136,7 +137,8 @@ function timeRange(query: AuditQuery): { since?: Instant; until?: Instant } {
 async function pointLargePagesToDownloads(request: FastifyRequest): Promise<void> {
   const limit = (request.query as { limit?: unknown } | undefined)?.limit;
   if (typeof limit === 'string' && /^\d+$/.test(limit) && Number(limit) > MAX_PAGE) {
-    const detail = `limit must be at most ${MAX_PAGE}; for every matching entry at once, download with ?format=ndjson (or csv)`;
+    const detail =
+      `limit must be at most ${MAX_PAGE}; ` + 'for every matching entry at once, download with ?format=ndjson (or csv)';
     throw new InvalidRequestError([{ in: 'query', pointer: '#/limit', detail }]);
   }
 }
@@ -169,7 +171,8 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     for (const field of ['limit', 'cursor'] as const) {
       if (query[field] === undefined) continue;
-      const detail = `${field} is for JSON pages; a download holds every matching entry (narrow it with since and until)`;
+      const detail =
+        `${field} is for JSON pages; ` + 'a download holds every matching entry (narrow it with since and until)';
       throw new InvalidRequestError([{ in: 'query', pointer: `#/${field}`, detail }]);
     }
     const body =

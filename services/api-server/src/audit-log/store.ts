@@ -56,7 +56,8 @@ function conditions(filter: AuditLogFilter, params: unknown[]): string[] {
     params.push(value);
     return `$${params.length}`;
   };
-  // Only the set fields become conditions (never "$n IS NULL OR org = $n"), so a tenant's read uses audit_events_by_org.
+  // Only the set fields become conditions (never "$n IS NULL OR org = $n"), so a tenant's read uses
+  // audit_events_by_org.
   if (filter.org !== undefined) where.push(`org = ${param(filter.org)}`);
   if (filter.action !== undefined) where.push(`action = ${param(filter.action)}`);
   if (filter.actor !== undefined) where.push(`actor = ${param(filter.actor)}`);

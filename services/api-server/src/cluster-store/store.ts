@@ -98,7 +98,8 @@ export async function registerCluster(
   try {
     return await withTransaction(pool, async (tx) => {
       const { rows } = await tx.query<ClusterRow>(
-        `INSERT INTO clusters (id, org, name, agent_token_hash, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+        'INSERT INTO clusters (id, org, name, agent_token_hash, created_by) ' +
+          `VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
         [id, org, name, hashAgentToken(agentToken), actor],
       );
       const resource = `cluster:${id}`;

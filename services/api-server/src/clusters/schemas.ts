@@ -22,7 +22,8 @@ const AgentSchema = Type.Object(
   },
   {
     description:
-      "the cluster's tunnel agent as the proxies last renewed it: a proxy that dies without a goodbye stops counting when its lease (PRESENCE_LEASE) runs out",
+      "the cluster's tunnel agent as the proxies last renewed it: " +
+      'a proxy that dies without a goodbye stops counting when its lease (PRESENCE_LEASE) runs out',
   },
 );
 /** A cluster as the reads answer it, with its agent's presence and its effective CLI access. */

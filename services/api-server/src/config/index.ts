@@ -47,7 +47,10 @@ export interface ApiServerConfig {
   databaseConnectTimeoutMs: number;
   /** `DATABASE_STATEMENT_TIMEOUT`: one statement, and a transaction left idle (its client gone silent). */
   databaseStatementTimeoutMs: number;
-  /** How long a client may take to send a request: `HTTP_HEADERS_TIMEOUT`, `HTTP_REQUEST_TIMEOUT`, `HTTP_KEEP_ALIVE_TIMEOUT`. */
+  /**
+   * How long a client may take to send a request: `HTTP_HEADERS_TIMEOUT`, `HTTP_REQUEST_TIMEOUT`,
+   * `HTTP_KEEP_ALIVE_TIMEOUT`.
+   */
   http: HttpTimeouts;
   platformId: string;
   flags: FlagsConfig;
@@ -63,9 +66,15 @@ export interface ApiServerConfig {
   outboxRelayEnabled: boolean;
   /** `PRESENCE_SWEEP_INTERVAL`: how often tunnels whose proxy stopped renewing their lease are cleared. */
   presenceSweepIntervalMs: number;
-  /** The audit log's sinks (`AUDIT_WEBHOOK_*`, `AUDIT_OTLP_*`, `AUDIT_EXPORT_*`); none configured, nothing is exported. */
+  /**
+   * The audit log's sinks (`AUDIT_WEBHOOK_*`, `AUDIT_OTLP_*`, `AUDIT_EXPORT_*`); none configured, nothing is
+   * exported.
+   */
   auditExport: AuditExportConfig;
-  /** `AUDIT_EXPORT_POLL_INTERVAL`: how often a sink's exporter looks for new rows, and a standby replica for a free sink. */
+  /**
+   * `AUDIT_EXPORT_POLL_INTERVAL`: how often a sink's exporter looks for new rows, and a standby replica for a free
+   * sink.
+   */
   auditExportPollIntervalMs: number;
   oidc: { issuerUrl: string; audience: string; jwksCooldownMs: number } | undefined;
   /** `AUTH_CLOCK_TOLERANCE`: how long after its `exp` (or before its `nbf`) a token is still accepted. */
@@ -76,7 +85,10 @@ export interface ApiServerConfig {
   logLevel: string;
   /** Where kubectl reaches the cluster proxy; kubeconfig servers are `${proxyPublicUrl}/clusters/{id}`. */
   proxyPublicUrl: string;
-  /** `PROXY_TUNNEL_PUBLIC_URL`: where tunnel agents dial the proxy's tunnel port (shown when a cluster is registered). */
+  /**
+   * `PROXY_TUNNEL_PUBLIC_URL`: where tunnel agents dial the proxy's tunnel port (shown when a cluster is
+   * registered).
+   */
   proxyTunnelPublicUrl: string;
   kubeconfigTokenTtlMs: number;
   /** PKCS#8 PEM ES256 key that signs kubeconfig tokens; unset means a key pair generated at start. */

@@ -23,7 +23,8 @@ export const SessionSchema = Type.Object({
     Type.String({
       maxLength: DISPLAY_NAME_MAX_LENGTH,
       description:
-        "what to call the user: the ID token's `name`, else `email`, else `preferred_username` (or the provider's user info when the ID token has none), else the subject; one line, no control characters",
+        "what to call the user: the ID token's `name`, else `email`, else `preferred_username` " +
+        "(or the provider's user info when the ID token has none), else the subject; one line, no control characters",
     }),
   ),
   expiresAt: Type.Optional(Type.String({ description: "RFC 3339: the ID token's expiry, when the session ends" })),

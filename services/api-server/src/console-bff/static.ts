@@ -5,7 +5,8 @@ import type { ApiServerConfig } from '../config/index.js';
 import { ServiceUnavailable } from '../errors.js';
 
 export const NOT_BUILT_MESSAGE =
-  'the web console is not built: run `npm run build -w packages/web-console` (or set CONSOLE_DIST_DIR to a built console) and restart the API server';
+  'the web console is not built: run `npm run build -w packages/web-console` ' +
+  '(or set CONSOLE_DIST_DIR to a built console) and restart the API server';
 
 /** `/console`, and every path and query under `/console/`: what the console's pages and its sign-in answer. */
 const CONSOLE_PATH = /^\/console(?:[/?]|$)/;
@@ -33,7 +34,10 @@ async function serve(app: FastifyInstance, { distDir }: { distDir: string | unde
   });
 }
 
-/** The built web console under `/console/` (its headers: `secureConsoleAnswers`); a 503 naming the fix when not built. */
+/**
+ * The built web console under `/console/` (its headers: `secureConsoleAnswers`); a 503 naming the fix when not
+ * built.
+ */
 export default fp<{ config: ApiServerConfig }>(
   async (app, { config }) => {
     // Encapsulated: the hooks above apply to the console's routes only.

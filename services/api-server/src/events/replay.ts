@@ -48,7 +48,8 @@ export async function readReplay(db: Queryable, afterId: bigint, limit: number):
     `SELECT id::text AS id, event_type, payload, delivered_at IS NOT NULL AS published FROM outbox_events
       WHERE id > $1::bigint
          OR (id < $1::bigint AND id > $1::bigint - $2::int
-             AND (delivered_at IS NULL OR delivered_at > (SELECT delivered_at FROM outbox_events WHERE id = $1::bigint)))
+             AND (delivered_at IS NULL OR delivered_at > ` +
+      `(SELECT delivered_at FROM outbox_events WHERE id = $1::bigint)))
       ORDER BY outbox_events.id LIMIT $2::int + 1`,
     [afterId.toString(), limit],
   );

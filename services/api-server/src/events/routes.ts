@@ -12,7 +12,12 @@ export interface EventRoutesOptions extends EventsConfig {
   platformId: string;
 }
 
-const STREAM_DESCRIPTION = `Server-Sent Events: \`flag\`, \`member\`, \`cluster\` and \`agent\` events, each \`id: <outbox id>\`, \`event: <name>\`, \`data: <json>\`, filtered to what the caller may see; \`event: reload\` when events were missed, \`event: close\` before the server ends the stream, comment lines as heartbeats. \`Last-Event-ID\` (or \`lastEventId\`) ${LAST_EVENT_ID_RULE}. See the API server's README for payloads and rules.`;
+const STREAM_DESCRIPTION =
+  'Server-Sent Events: `flag`, `member`, `cluster` and `agent` events, each `id: <outbox id>`, `event: <name>`, ' +
+  '`data: <json>`, filtered to what the caller may see; `event: reload` when events were missed, ' +
+  '`event: close` before the server ends the stream, comment lines as heartbeats. ' +
+  `\`Last-Event-ID\` (or \`lastEventId\`) ${LAST_EVENT_ID_RULE}. ` +
+  "See the API server's README for payloads and rules.";
 
 const routes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, opts) => {
   const { platformId } = opts;

@@ -16,7 +16,8 @@ export type MeResponse = Static<typeof MeResponse>;
 
 const Actor = Type.Union([Type.String(), Type.Null()], {
   description:
-    'who did it; null when shown to a tenant member and done by a platform admin (`actorRole` then says `platform-admin`), or when its role could not be told',
+    'who did it; null when shown to a tenant member and done by a platform admin ' +
+    '(`actorRole` then says `platform-admin`), or when its role could not be told',
 });
 const ActorRole = Type.Union([Type.String(), Type.Null()], {
   description: '`platform-admin`, a tenant role, or `system` (an expiry); null when unknown',

@@ -22,7 +22,9 @@ export function parseExpiry(text: string, now: number): { at: number } | { probl
   if (at <= now) return { problem: `expiresAt must be in the future (it is ${new Date(now).toISOString()} now)` };
   if (at > now + EXPIRY_MAX_AHEAD_MS)
     return {
-      problem: `expiresAt must be at most 30 days ahead (no later than ${new Date(now + EXPIRY_MAX_AHEAD_MS).toISOString()})`,
+      problem:
+        'expiresAt must be at most 30 days ahead ' +
+        `(no later than ${new Date(now + EXPIRY_MAX_AHEAD_MS).toISOString()})`,
     };
   return { at };
 }

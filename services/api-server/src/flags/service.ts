@@ -212,7 +212,8 @@ export class FlagService {
   async expireDue(limit = 100): Promise<number> {
     const cleared = await withTransaction(this.pool, async (tx) => {
       const { rows } = await tx.query<FlagRow & { org: string | null }>(
-        `SELECT f.flag_key, f.cluster_id, f.value, f.updated_by, f.updated_at, f.reason, f.expires_at, f.actor_role, c.org
+        'SELECT f.flag_key, f.cluster_id, f.value, f.updated_by, f.updated_at, f.reason, f.expires_at, ' +
+          `f.actor_role, c.org
            FROM feature_flags f LEFT JOIN clusters c ON c.id = f.cluster_id
           WHERE f.expires_at <= now()
           ORDER BY f.expires_at
@@ -253,7 +254,8 @@ export class FlagService {
   /** Milliseconds until the next stored value expires, by the database's clock; undefined when none will. */
   async nextExpiryInMs(): Promise<number | undefined> {
     const { rows } = await this.pool.query<{ ms: number | null }>(
-      'SELECT (extract(epoch FROM min(expires_at) - now()) * 1000)::float8 AS ms FROM feature_flags WHERE expires_at IS NOT NULL',
+      'SELECT (extract(epoch FROM min(expires_at) - now()) * 1000)::float8 AS ms ' +
+        'FROM feature_flags WHERE expires_at IS NOT NULL',
     );
     const ms = rows[0]?.ms;
     return ms === null || ms === undefined ? undefined : Math.max(0, ms);

@@ -23,7 +23,10 @@ export interface WriteRecord {
   expiresAt: number | null;
 }
 
-/** Stores `value` at `scope` with its record, or clears it when null. (Reads are `readFlagRows` of @gsp/platform-contract.) */
+/**
+ * Stores `value` at `scope` with its record, or clears it when null. (Reads are `readFlagRows` of
+ * @gsp/platform-contract.)
+ */
 export async function storeFlagValue(
   tx: Queryable,
   flagKey: string,
@@ -42,7 +45,8 @@ export async function storeFlagValue(
   const expiresAt = record.expiresAt === null ? null : new Date(record.expiresAt);
   const values = [flagKey, clusterId, JSON.stringify(value), record.actor, record.actorRole, record.reason, expiresAt];
   const updated = await tx.query(
-    `UPDATE feature_flags SET value = $3, updated_by = $4, updated_at = now(), actor_role = $5, reason = $6, expires_at = $7
+    'UPDATE feature_flags SET value = $3, updated_by = $4, updated_at = now(), ' +
+      `actor_role = $5, reason = $6, expires_at = $7
       WHERE flag_key = $1 AND cluster_id IS NOT DISTINCT FROM $2`,
     values,
   );

@@ -26,7 +26,8 @@ export const CliAccessWithMessageSchema = Type.Object({
   message: Type.Unsafe<string | null>({
     type: ['string', 'null'],
     description:
-      'null while enabled; otherwise why kubectl is refused (the kubeconfig download says it too), naming no platform admin',
+      'null while enabled; otherwise why kubectl is refused (the kubeconfig download says it too), ' +
+      'naming no platform admin',
   }),
 });
 

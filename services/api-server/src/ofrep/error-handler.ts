@@ -23,7 +23,8 @@ export function answerOfrepError(
   // Too large is not malformed: a client that shrinks the context can succeed, so it hears 413.
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return reply.code(413).send({
-      errorDetails: `the request body is larger than ${request.routeOptions.bodyLimit} bytes, the most this service accepts`,
+      errorDetails:
+        `the request body is larger than ${request.routeOptions.bodyLimit} bytes, ` + 'the most this service accepts',
     });
   if (error.code?.startsWith('FST_ERR_CTP_')) return failure('PARSE_ERROR', error.message);
   if (error.validation) {

@@ -28,7 +28,8 @@ const single = {
   tags,
   summary: 'OFREP single flag evaluation',
   description:
-    'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. `clusterId` requires `org` and a role in that tenant.',
+    'Context `{ targetingKey?, org?, clusterId? }`; other attributes are ignored. ' +
+    '`clusterId` requires `org` and a role in that tenant.',
   response: SingleResponses,
 };
 
@@ -100,7 +101,11 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       tags,
       summary: 'OFREP bulk evaluation of every flag',
       description:
-        'Answers 304 without a body when `If-None-Match` matches the `ETag`. `eventStreams` names an SSE stream (OFREP ADR-0008) that sends `refetchEvaluation` when a committed write may have changed a value. The `flagConfigEtag` and `flagConfigLastModified` query parameters are accepted and ignored: every evaluation is current.',
+        'Answers 304 without a body when `If-None-Match` matches the `ETag`. ' +
+        '`eventStreams` names an SSE stream (OFREP ADR-0008) that sends `refetchEvaluation` ' +
+        'when a committed write may have changed a value. ' +
+        'The `flagConfigEtag` and `flagConfigLastModified` query parameters are accepted and ignored: ' +
+        'every evaluation is current.',
       response: BulkResponses,
     },
     handler: async (request, reply) => {
@@ -118,7 +123,9 @@ const routes: FastifyPluginAsyncTypebox<OfrepRoutesOptions> = async (app, opts) 
       tags,
       summary: 'OFREP event stream (Server-Sent Events, ADR-0008)',
       description:
-        'Advertised in `eventStreams` of the bulk evaluation; authenticated with the same bearer token. Sends `data: {"type":"refetchEvaluation"}` when a committed write may have changed a value for this context, and a comment line as heartbeat.',
+        'Advertised in `eventStreams` of the bulk evaluation; authenticated with the same bearer token. ' +
+        'Sends `data: {"type":"refetchEvaluation"}` when a committed write may have changed a value ' +
+        'for this context, and a comment line as heartbeat.',
       querystring: EventStreamQuery,
       response: EventStreamResponses,
     },

@@ -4,7 +4,10 @@ import { ServiceUnavailable } from '../errors.js';
 import { databaseAnswers } from '../db/availability.js';
 import { unavailableResponse } from '../schemas.js';
 
-/** `/readyz` answers within this, database stalled or not (Kubernetes' default probe timeout is 1 s; ours allow 2 s). */
+/**
+ * `/readyz` answers within this, database stalled or not (Kubernetes' default probe timeout is 1 s; ours allow
+ * 2 s).
+ */
 export const READY_TIMEOUT_MS = 1500;
 
 /** Probes and the OpenAPI document; metrics are served on METRICS_PORT (see server.ts). */

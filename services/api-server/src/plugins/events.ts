@@ -40,7 +40,8 @@ export default fp<EventsPluginOptions>(
     ]);
     if (!live)
       app.log.warn(
-        'redis not reachable at start: flag changes reach other processes within SERVICE_CACHE_FLAGS_TTL until it is; events wait in the outbox',
+        'redis not reachable at start: flag changes reach other processes within SERVICE_CACHE_FLAGS_TTL ' +
+          'until it is; events wait in the outbox',
       );
   },
   { name: 'events' },

@@ -27,7 +27,8 @@ export interface TenantSummary {
 /** Gives `subject` the `role` on `resource`, replacing any role it had there. */
 async function bindRole(db: Queryable, subject: string, resource: string, role: string): Promise<void> {
   await db.query(
-    'INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3) ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role',
+    'INSERT INTO role_bindings (subject, resource, role) VALUES ($1, $2, $3) ' +
+      'ON CONFLICT (subject, resource) DO UPDATE SET role = EXCLUDED.role',
     [subject, resource, role],
   );
 }
@@ -99,7 +100,8 @@ async function recordMemberChange(
 export class LastAdminError extends Error {
   constructor(org: string, subject: string) {
     super(
-      `${subject} is the last admin of tenant ${org}, and a tenant must keep one admin: make another member admin first`,
+      `${subject} is the last admin of tenant ${org}, ` +
+        'and a tenant must keep one admin: make another member admin first',
     );
     this.name = 'LastAdminError';
   }

@@ -41,7 +41,10 @@ const FORWARDING = new Set([
   'via',
 ]);
 
-/** The address the proxy accepted the connection from, as X-Forwarded-For writes it (`::ffff:10.0.0.1` is `10.0.0.1`). */
+/**
+ * The address the proxy accepted the connection from, as X-Forwarded-For writes it (`::ffff:10.0.0.1` is
+ * `10.0.0.1`).
+ */
 function clientAddress(socket: { remoteAddress?: string | undefined }): string | undefined {
   const address = socket.remoteAddress;
   return address?.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;

@@ -67,7 +67,10 @@ export interface KubectlAccess {
  * on, not missing: longer than an agent's backoff ceiling (AGENT_BACKOFF_MAX, 30 s by default).
  */
 const SWITCH_BACK_ON_MS = 60_000;
-/** What a refusal while the agent reconnects (or this replica drains) asks kubectl to wait; client-go retries after it. */
+/**
+ * What a refusal while the agent reconnects (or this replica drains) asks kubectl to wait; client-go retries
+ * after it.
+ */
 const RETRY_AFTER_SECONDS = 1;
 
 /** Who asks for which cluster's tunnel, once admitted. */

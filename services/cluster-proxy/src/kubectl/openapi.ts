@@ -55,7 +55,8 @@ const CLUSTER_PARAMETERS = [
     required: true,
     schema: { type: 'string', examples: ['api/v1/namespaces/default/pods'] },
     description:
-      'The rest of the path, slashes included (OpenAPI has no template for several segments), and the query string: both reach the cluster unchanged.',
+      'The rest of the path, slashes included (OpenAPI has no template for several segments), ' +
+      'and the query string: both reach the cluster unchanged.',
   },
 ];
 
@@ -94,7 +95,8 @@ const CLUSTER_RESPONSES = {
   '101': { description: 'Switching Protocols: the cluster accepted an upgrade.' },
   '200': { description: "The cluster's answer (any status it gives), passed through." },
   '400': refusal(
-    'The cluster id is not valid percent-encoding, or a request header cannot cross the tunnel (a line break in its value).',
+    'The cluster id is not valid percent-encoding, ' +
+      'or a request header cannot cross the tunnel (a line break in its value).',
   ),
   '401': refusal(
     'No bearer token, or one that is not valid or was issued for another cluster (`WWW-Authenticate: Bearer`).',
@@ -107,7 +109,8 @@ const CLUSTER_RESPONSES = {
     'CLI access (the kill switch `cli_access.enabled`) is off for this cluster; the message says who turned it off.',
   ),
   '502': refusal(
-    'The cluster has no connected tunnel agent, its tunnel closed under the request, or its agent could not reach the Kubernetes API.',
+    'The cluster has no connected tunnel agent, its tunnel closed under the request, ' +
+      'or its agent could not reach the Kubernetes API.',
   ),
   '503': refusal(
     "Access cannot be checked right now (the platform's store is unavailable), or the agent's token was rotated; " +
@@ -125,9 +128,9 @@ const clusterOperation = (method: string, body: boolean) => ({
     "The request goes to the cluster as the token's subject (Impersonate-User); identity headers the caller sends " +
     '(Impersonate-*, X-Remote-*), its forwarding chain (X-Forwarded-*, X-Real-Ip, Forwarded, Via) and its ' +
     'Authorization are dropped; X-Forwarded-For carries the address the proxy accepted the connection from. ' +
-    "The answer, whatever its status (the cluster's own " +
-    '4xx `Status` bodies, or the plain-text 404 kube-apiserver gives a path it does not serve), is passed through as the ' +
-    "cluster sent it; the statuses below are the proxy's own refusals, all Kubernetes `Status` bodies as kubectl expects. " +
+    "The answer, whatever its status (the cluster's own 4xx `Status` bodies, or the plain-text 404 " +
+    'kube-apiserver gives a path it does not serve), is passed through as the cluster sent it; ' +
+    "the statuses below are the proxy's own refusals, all Kubernetes `Status` bodies as kubectl expects. " +
     'An upgrade (exec, attach, port-forward) answered 101 by the cluster carries its stream on this connection.',
   security: [{ kubeconfigToken: [] }],
   parameters: CLUSTER_PARAMETERS,
@@ -143,7 +146,8 @@ export const KUBECTL_PORT_DOCUMENT = {
     version: '1.0.0',
     description:
       'kubectl and helm reach registered clusters here, with the kubeconfig downloaded from the platform API. ' +
-      'Paths under /clusters/ answer errors as Kubernetes `Status` bodies; every other path answers them as application/problem+json.',
+      'Paths under /clusters/ answer errors as Kubernetes `Status` bodies; ' +
+      'every other path answers them as application/problem+json.',
   },
   components: {
     securitySchemes: {
@@ -152,7 +156,8 @@ export const KUBECTL_PORT_DOCUMENT = {
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          'The token of a kubeconfig downloaded from the platform API for this cluster (ES256, audience gsp-cluster-proxy).',
+          'The token of a kubeconfig downloaded from the platform API for this cluster ' +
+          '(ES256, audience gsp-cluster-proxy).',
       },
     },
     schemas: { Status: STATUS, Problem: PROBLEM },

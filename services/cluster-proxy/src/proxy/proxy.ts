@@ -52,7 +52,10 @@ export interface ClusterProxy {
 /** Every query to the API server's database: a stalled store fails over to the caches instead of holding requests. */
 const DATABASE_TIMEOUT_MS = 2000;
 
-/** The API server's database, read for access; `query_timeout` also drops the connection of a query that never answers (a stalled link), so the pool recovers. */
+/**
+ * The API server's database, read for access; `query_timeout` also drops the connection of a query that never
+ * answers (a stalled link), so the pool recovers.
+ */
 function databasePool(config: ClusterProxyConfig, log: FastifyBaseLogger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: config.databaseUrl,
@@ -78,7 +81,8 @@ async function kubectlSide(config: ClusterProxyConfig, logger: FastifyServerOpti
   const front = await createKubectlFront({ logger, https, http: config.http });
   if (config.tls === undefined) {
     front.app.log.warn(
-      'no TLS_CERT_FILE: serving a self-signed certificate (the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)',
+      'no TLS_CERT_FILE: serving a self-signed certificate ' +
+        '(the API server needs PROXY_CA_FILE or PROXY_INSECURE_SKIP_TLS_VERIFY for kubeconfigs to trust it)',
     );
   }
   return front;

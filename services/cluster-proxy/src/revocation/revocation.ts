@@ -29,7 +29,10 @@ export interface RevocationWatch {
   stop(): void;
 }
 
-/** Closes a tunnel whose cluster was deleted or whose agent token was replaced; the agent's reconnect is then refused. */
+/**
+ * Closes a tunnel whose cluster was deleted or whose agent token was replaced; the agent's reconnect is then
+ * refused.
+ */
 function revokeTunnel(
   { log, metrics }: RevocationOptions,
   tunnel: Tunnel,

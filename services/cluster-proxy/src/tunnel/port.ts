@@ -13,7 +13,8 @@ export const TUNNEL_PORT_DOCUMENT = {
     version: '1.0.0',
     description:
       'Tunnel agents dial in here over HTTP/2 and open one Connect-protocol bidirectional stream, which then carries ' +
-      'the kubectl requests for their cluster (gsp.tunnel.v1, see packages/tunnel-proto/proto). Errors outside the RPC are application/problem+json.',
+      'the kubectl requests for their cluster (gsp.tunnel.v1, see packages/tunnel-proto/proto). ' +
+      'Errors outside the RPC are application/problem+json.',
   },
   components: {
     securitySchemes: {
@@ -47,8 +48,9 @@ export const TUNNEL_PORT_DOCUMENT = {
             required: false,
             schema: { type: 'string', examples: ['gsp-proxy-0,gsp-proxy-1'] },
             description:
-              'The proxy replica ids (as `hello` names them) the agent already holds a tunnel to, comma-separated, at most 64: ' +
-              'a replica named there refuses the tunnel as a duplicate (already_exists) before registering it.',
+              'The proxy replica ids (as `hello` names them) the agent already holds a tunnel to, ' +
+              'comma-separated, at most 64: a replica named there refuses the tunnel ' +
+              'as a duplicate (already_exists) before registering it.',
           },
         ],
         requestBody: {
@@ -61,18 +63,20 @@ export const TUNNEL_PORT_DOCUMENT = {
         responses: {
           '200': {
             description:
-              'Enveloped `ProxyMessage`s, the first a `hello` (the cluster, this replica and how many replicas serve). A refusal ' +
-              'ends the stream in its end-of-stream message, as the Connect protocol carries errors: `unauthenticated` (no or an ' +
-              "unknown agent token), `permission_denied` (another cluster's token), `already_exists` (the agent already holds a " +
-              'tunnel to this replica, see x-gsp-held-replicas), `unavailable` (CLI access is off for the cluster, or this ' +
-              'replica is draining or shutting down).',
+              'Enveloped `ProxyMessage`s, the first a `hello` ' +
+              '(the cluster, this replica and how many replicas serve). A refusal ends the stream ' +
+              'in its end-of-stream message, as the Connect protocol carries errors: ' +
+              "`unauthenticated` (no or an unknown agent token), `permission_denied` (another cluster's token), " +
+              '`already_exists` (the agent already holds a tunnel to this replica, see x-gsp-held-replicas), ' +
+              '`unavailable` (CLI access is off for the cluster, or this replica is draining or shutting down).',
             content: {
               'application/connect+proto': { schema: { type: 'string', format: 'binary' } },
             },
           },
           '405': problemResponse('Only POST opens a tunnel.'),
           '415': problemResponse(
-            'The body is not a Connect stream of protobuf messages (application/connect+proto), the one the agent sends.',
+            'The body is not a Connect stream of protobuf messages (application/connect+proto), ' +
+              'the one the agent sends.',
           ),
           ...CLIENT_ERROR_RESPONSES,
         },

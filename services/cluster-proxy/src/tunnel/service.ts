@@ -161,7 +161,10 @@ export function tunnelHandler(
   };
 }
 
-/** Authenticates the agent and applies the switch, the duplicate check and the drain; the tunnel, or a refusal thrown. */
+/**
+ * Authenticates the agent and applies the switch, the duplicate check and the drain; the tunnel, or a refusal
+ * thrown.
+ */
 async function accept(
   opts: TunnelServiceOptions,
   headers: IncomingHttpHeaders,

@@ -164,6 +164,7 @@ export function summary(r: LoadResult): string {
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
   return (
     `${r.ok} ok (${r.kubectlOk} by kubectl), ${r.failures.length} failed, ${r.retried} retried on a closed ` +
-    `keep-alive; latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${sorted.at(-1) ?? 0} ms over ${Date.now() - r.startedAt} ms; slowest: ${slowest}`
+    `keep-alive; latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${sorted.at(-1) ?? 0} ms ` +
+    `over ${Date.now() - r.startedAt} ms; slowest: ${slowest}`
   );
 }

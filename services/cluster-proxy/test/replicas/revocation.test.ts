@@ -45,7 +45,10 @@ async function watchesAt(t: Test, subject: string) {
   );
 }
 
-/** Waits for every watch to end; resolves with when each was seen ended (ms since `from`; at the latest), by replica. */
+/**
+ * Waits for every watch to end; resolves with when each was seen ended (ms since `from`; at the latest), by
+ * replica.
+ */
 async function watchesEnded(watches: Awaited<ReturnType<typeof watchesAt>>, from: number, ms: number) {
   return Object.fromEntries(
     await Promise.all(

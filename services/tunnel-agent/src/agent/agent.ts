@@ -25,7 +25,10 @@ export interface AgentOptions {
   backoffResetMs: number;
   /** Ping the proxy this often; no answer within half of it ends the connection. Default 30 s. */
   pingIntervalMs?: number;
-  /** Give up a dial (TCP and TLS) that has not completed within this long, and a tunnel the proxy has not accepted within twice this long. Default 10 s. */
+  /**
+   * Give up a dial (TCP and TLS) that has not completed within this long, and a tunnel the proxy has not accepted
+   * within twice this long. Default 10 s.
+   */
   connectTimeoutMs?: number;
   /** While it holds as many replicas as announced, the agent checks again this often. Default 1 s. */
   syncIntervalMs?: number;
@@ -42,7 +45,10 @@ export interface TunnelAgent {
   readonly replicas: readonly string[];
   /** Tunnels open now, draining ones included. */
   readonly tunnels: number;
-  /** How many distinct replicas the agent aims to hold: the latest announced count, 1 for a proxy that announces none. */
+  /**
+   * How many distinct replicas the agent aims to hold: the latest announced count, 1 for a proxy that announces
+   * none.
+   */
   readonly target: number;
   /** Connection attempts so far (for tests and metrics). */
   readonly attempts: number;

@@ -42,7 +42,10 @@ function dialWithin<T extends net.Socket>(socket: T, ms: number, ready: 'connect
   return socket;
 }
 
-/** Dials the proxy's TUNNEL_PORT (h2c or TLS) within `connectTimeoutMs`, Nagle off: frames are small and latency-bound. */
+/**
+ * Dials the proxy's TUNNEL_PORT (h2c or TLS) within `connectTimeoutMs`, Nagle off: frames are small and
+ * latency-bound.
+ */
 function dialer(options: DialOptions): () => net.Socket {
   const target = new URL(options.proxyTunnelUrl);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
