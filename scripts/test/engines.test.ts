@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import semver from 'semver';
 import t from 'tap';
 import { workspaceDir } from '@gsp/service-kit/testing/entry';
@@ -9,8 +10,8 @@ import { workspaceDir } from '@gsp/service-kit/testing/entry';
  * installing: every locked package must accept the oldest Node we support and the one running the tests.
  */
 const root = workspaceDir(import.meta.url);
-const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { engines: { node: string } };
-const lock = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')) as {
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { version?: string; engines?: { node?: string } | string[]; optional?: boolean }>;
 };
 
