@@ -7,6 +7,7 @@ import type { AgonesGameServer } from '../gameservers/model.js';
 import type { ChangeType, Informer } from '../kube/informer.js';
 import { FeedStream } from './stream.js';
 import type { FeedEnd } from './stream.js';
+import { addTo, removeFrom } from '../multimap.js';
 
 /** Every 15 s a comment, so proxies and clients see a quiet feed is alive. */
 export const KEEP_ALIVE_MS = 15_000;
@@ -100,14 +101,14 @@ export class GameServerFeed {
       onEnd: (reason) => {
         cancelExpiry();
         this.streams.delete(stream);
-        if (apiKey !== undefined) remove(this.byKey, apiKey.sha256, stream);
-        if (session !== undefined) remove(this.bySession, session, stream);
+        if (apiKey !== undefined) removeFrom(this.byKey, apiKey.sha256, stream);
+        if (session !== undefined) removeFrom(this.bySession, session, stream);
         caller.onEnd(reason);
       },
     });
     this.streams.add(stream);
-    if (apiKey !== undefined) add(this.byKey, apiKey.sha256, stream);
-    if (session !== undefined) add(this.bySession, session, stream);
+    if (apiKey !== undefined) addTo(this.byKey, apiKey.sha256, stream);
+    if (session !== undefined) addTo(this.bySession, session, stream);
     stream.snapshot(this.snapshot(visible));
     const ends = this.endOf(principal, apiKey);
     if (ends !== undefined) cancelExpiry = at(ends.at, () => stream.end(ends.reason));
@@ -167,19 +168,6 @@ export class GameServerFeed {
   private endAll(streams: Iterable<FeedStream> | undefined, reason: Closing): void {
     for (const stream of [...(streams ?? [])]) stream.end(reason);
   }
-}
-
-function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (set === undefined) map.set(key, (set = new Set()));
-  set.add(value);
-}
-
-function remove<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  const set = map.get(key);
-  if (set === undefined) return;
-  set.delete(value);
-  if (set.size === 0) map.delete(key);
 }
 
 /** Calls `fire` at epoch ms `time` (at once when past); gives what cancels it. */

@@ -11,6 +11,7 @@ import { CloseCode, TerminalSession } from './session.js';
 import type { SessionAudit } from './session.js';
 import type { TerminalLimits } from './protocol.js';
 import type { TerminalTarget } from './tickets.js';
+import { addTo, removeFrom } from '../multimap.js';
 
 const SHUT_DOWN = 'game server shut down';
 const REVOKED = 'credential revoked';
@@ -77,14 +78,14 @@ export class TerminalHub {
       audit: request.audit,
       state,
       ended: (ended) => {
-        remove(this.byServer, serverKey, ended);
-        if (apiKey !== undefined) remove(this.byKey, apiKey, ended);
-        if (panelSession !== undefined) remove(this.bySession, panelSession, ended);
+        removeFrom(this.byServer, serverKey, ended);
+        if (apiKey !== undefined) removeFrom(this.byKey, apiKey, ended);
+        if (panelSession !== undefined) removeFrom(this.bySession, panelSession, ended);
       },
     });
-    add(this.byServer, serverKey, session);
-    if (apiKey !== undefined) add(this.byKey, apiKey, session);
-    if (panelSession !== undefined) add(this.bySession, panelSession, session);
+    addTo(this.byServer, serverKey, session);
+    if (apiKey !== undefined) addTo(this.byKey, apiKey, session);
+    if (panelSession !== undefined) addTo(this.bySession, panelSession, session);
 
     // Checked again now that the session listens: a change just before it is not missed.
     if (gs === undefined || state === 'Shutdown') return session.close(SHUT_DOWN, CloseCode.normal);
@@ -138,17 +139,4 @@ export class TerminalHub {
       if (type === 'delete' || state === 'Shutdown') session.close(SHUT_DOWN, CloseCode.normal);
     }
   }
-}
-
-function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (set === undefined) map.set(key, (set = new Set()));
-  set.add(value);
-}
-
-function remove<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  const set = map.get(key);
-  if (set === undefined) return;
-  set.delete(value);
-  if (set.size === 0) map.delete(key);
 }
