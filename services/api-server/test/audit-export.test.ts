@@ -149,8 +149,10 @@ t.test(
     t.equal(second.length, 21, 'each once');
 
     // 3. The exporter's database session dies (its replica is gone): the other replica takes the sink.
+    // The sink's own lock (the exporter's key in this schema): other test files hold advisory locks of their own.
     const holder = await pool.query<{ pid: number }>(
-      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 " +
+        "AND objid = ((hashtext(current_schema() || ':audit-export:webhook')::bigint) & 4294967295)::oid",
     );
     t.equal(holder.rows.length, 1, 'one session holds the sink');
     const phase3 = receiver.requests.length;
