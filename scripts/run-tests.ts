@@ -104,6 +104,11 @@ const compiled = process.argv.includes('--compiled');
 async function main(): Promise<number> {
   const named = process.argv.slice(2).filter((arg) => arg !== '--compiled');
   const files = testFiles(named);
+  const missing = files.filter((file) => !existsSync(join(ROOT, file)));
+  if (missing.length > 0) {
+    console.error(`no such test file: ${missing.join(', ')}`);
+    return 2;
+  }
   const times = lastTimes();
   const size = (file: string): number => times.get(file) ?? statSync(join(ROOT, file)).size;
   const queue = [...files].sort((a, b) => size(b) - size(a));

@@ -26,6 +26,23 @@ export interface DbPluginOptions {
  */
 export const ANSWER_MARGIN_MS = 1000;
 
+/**
+ * Resolves once every connection has closed. `pool.end()` resolves as soon as it has said goodbye to
+ * each idle connection, before the server has read it: a PostgreSQL stopped in that gap terminates
+ * them, and each reports an error (seen under load as "idle database connection failed").
+ */
+function allEnded(pool: pg.Pool, open: Set<pg.PoolClient>): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (open.size > 0) return;
+      pool.off('remove', check);
+      resolve();
+    };
+    pool.on('remove', check);
+    check();
+  });
+}
+
 export default fp<DbPluginOptions>(
   async (app, opts) => {
     const embedded = opts.databaseUrl === undefined ? await startEmbeddedPostgres(opts.dataDir) : undefined;
@@ -50,17 +67,20 @@ export default fp<DbPluginOptions>(
     pool.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'idle database connection failed'));
     // pg-pool listens for errors only on idle clients; a checked-out client whose connection
     // breaks between two queries would otherwise emit an uncaught 'error'. Its next query fails.
-    pool.on('connect', (client) =>
+    const open = new Set<pg.PoolClient>();
+    pool.on('connect', (client) => {
+      open.add(client);
       client.on('error', (err) =>
         app.log.debug({ err: { message: err.message } }, 'database connection failed while in use'),
-      ),
-    );
+      );
+    });
+    pool.on('remove', (client) => open.delete(client));
     app.decorate('pg', pool);
     const release = async () => {
       // A stalled database never acknowledges the goodbye; closing must not wait for it.
       let timer: NodeJS.Timeout | undefined;
       const given = new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.connectTimeoutMs)));
-      await Promise.race([pool.end(), given]).finally(() => clearTimeout(timer));
+      await Promise.race([Promise.all([pool.end(), allEnded(pool, open)]), given]).finally(() => clearTimeout(timer));
       await embedded?.stop();
     };
     let applied: string[];
