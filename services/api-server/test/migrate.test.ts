@@ -2,7 +2,10 @@ import t from 'tap';
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
 import { MIGRATIONS } from '../src/db/migrations.js';
-import { freshSchema } from './helper.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/index.js';
+import type { ServiceApp } from '@gsp/service-kit';
+import { JWT_SECRET, PLATFORM_ADMIN, bearer, freshSchema } from './helper.js';
 
 t.test('replicas starting together apply each migration exactly once', async (t) => {
   const { url } = await freshSchema(t);
@@ -70,3 +73,57 @@ t.test('audit rows written before 002 are attributed to their tenant', async (t)
     ],
   );
 });
+
+t.test('two API servers starting together on an older schema migrate it once, then both serve', async (t) => {
+  const { url } = await freshSchema(t);
+  const pool = new pg.Pool({ connectionString: url });
+  t.teardown(() => pool.end());
+  // The database as the release before the last two left it, holding a switch record.
+  const old = MIGRATIONS.slice(0, -2);
+  await migratePart(pool, old);
+  const headers = await bearer(PLATFORM_ADMIN);
+
+  const lines: string[] = [];
+  const stream = { write: (line: string) => void lines.push(line) };
+  const config = loadConfig({ DATABASE_URL: url, AUTH_JWT_SECRET: JWT_SECRET, PLATFORM_ADMINS: PLATFORM_ADMIN });
+  const replicas = await Promise.all([0, 1].map(() => buildApp(config, { level: 'info', stream })));
+  t.teardown(() => Promise.all(replicas.map((app) => app.close())));
+
+  const applied = lines
+    .map((line) => JSON.parse(line) as { msg: string; applied?: string[] })
+    .filter((entry) => entry.msg === 'database migrations applied')
+    .flatMap((entry) => entry.applied ?? []);
+  t.same(
+    applied,
+    MIGRATIONS.slice(-2).map((m) => m.name),
+    'the two new migrations, applied once, by one replica',
+  );
+  const { rows } = await pool.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
+  t.same(
+    rows.map((r) => r.version),
+    MIGRATIONS.map((m) => m.name),
+  );
+
+  const [first, second] = replicas as [ServiceApp, ServiceApp];
+  for (const app of replicas) t.equal((await app.inject('/readyz')).statusCode, 200, 'ready on the new schema');
+  const put = await first.inject({
+    method: 'PUT',
+    url: '/api/v1/platform/feature-flags/cli_access.enabled',
+    headers,
+    payload: { value: false, reason: 'maintenance' },
+  });
+  t.equal(put.statusCode, 200, 'a write on one replica');
+  const read = await second.inject({ url: '/api/v1/platform/feature-flags', headers });
+  t.match(read.json().flags[0], { key: 'cli_access.enabled', value: false }, 'is read on the other');
+});
+
+/** Applies the given migrations as an older release would have, recording each. */
+async function migratePart(pool: pg.Pool, migrations: typeof MIGRATIONS): Promise<void> {
+  await pool.query(
+    'CREATE TABLE schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  for (const { name, sql } of migrations) {
+    await pool.query(sql);
+    await pool.query('INSERT INTO schema_migrations (version) VALUES ($1)', [name]);
+  }
+}
