@@ -16,7 +16,9 @@ import { enqueueEvent } from './outbox.js';
  *   whichever replica made them. The lease sweep deletes rows past their lease and announces that.
  *
  * A lease's renewal changes neither and takes no lock. Times are the database's clock, so proxy
- * and API-server clocks need not agree.
+ * and API-server clocks need not agree. A lease runs from when its write runs (`clock_timestamp()`),
+ * not from its transaction's start (`now()`): a write that waited on a lock longer than a lease
+ * would otherwise record one already spent, and the next heartbeat would announce a reconnect.
  */
 
 /** A cluster's agent as the API answers it: connected while any proxy replica holds a live tunnel. */
@@ -165,11 +167,11 @@ export function recordTunnel(
   return changePresence(pool, tunnel.clusterId, (tx) =>
     tx.query(
       `INSERT INTO agent_tunnels (tunnel_id, cluster_id, proxy_id, connected_at, lease_expires_at)
-       SELECT $2, id, $3, now(), now() + $4 * interval '1 millisecond' FROM clusters WHERE id = $1
+       SELECT $2, id, $3, now(), clock_timestamp() + $4 * interval '1 millisecond' FROM clusters WHERE id = $1
        ON CONFLICT (tunnel_id) DO UPDATE SET
          proxy_id = EXCLUDED.proxy_id,
          lease_expires_at = EXCLUDED.lease_expires_at,
-         connected_at = CASE WHEN agent_tunnels.lease_expires_at > now()
+         connected_at = CASE WHEN agent_tunnels.lease_expires_at > clock_timestamp()
                              THEN agent_tunnels.connected_at ELSE EXCLUDED.connected_at END`,
       [tunnel.clusterId, tunnel.tunnelId, tunnel.proxyId, leaseMs],
     ),
@@ -231,8 +233,8 @@ export async function renewLeases(
   const holds = options.stillHeld ?? ((tunnelId: string) => ids.includes(tunnelId));
   const inOrder = options.inOrder ?? ((_clusterId: string, repair: () => Promise<void>) => repair());
   const renewed = await pool.query<{ tunnel_id: string }>(
-    `UPDATE agent_tunnels SET lease_expires_at = now() + $3 * interval '1 millisecond'
-     WHERE proxy_id = $1 AND tunnel_id = ANY($2) AND lease_expires_at > now() RETURNING tunnel_id`,
+    `UPDATE agent_tunnels SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+     WHERE proxy_id = $1 AND tunnel_id = ANY($2) AND lease_expires_at > clock_timestamp() RETURNING tunnel_id`,
     [proxyId, ids, leaseMs],
   );
   const done = new Set(renewed.rows.map((r) => r.tunnel_id));

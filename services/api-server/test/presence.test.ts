@@ -1,4 +1,5 @@
 import t from 'tap';
+import pg from 'pg';
 import type * as Tap from 'tap';
 import {
   AGENT_PRESENCE_EVENT,
@@ -155,4 +156,40 @@ t.test('a heartbeat writes back a missing row and removes the rows of tunnels th
     recorded: 0,
     dropped: 0,
   });
+});
+
+t.test('a record that waited on a lock longer than its lease still gets a whole lease, and one event', async (t) => {
+  const { app, databaseUrl } = await setup(t);
+  const { id } = await registerCluster(app, ORG, 'c1');
+  const before = (await events(app, id)).length;
+  const blocker = new pg.Client({ connectionString: databaseUrl });
+  await blocker.connect();
+  t.teardown(() => blocker.end());
+  await blocker.query('BEGIN');
+  await blocker.query('LOCK TABLE agent_tunnels IN SHARE MODE');
+
+  const lease = 300;
+  const began = Date.parse(
+    (await blocker.query<{ now: Date }>('SELECT clock_timestamp() AS now')).rows[0]!.now.toISOString(),
+  );
+  const recorded = recordTunnel(app.pg, { tunnelId: 't1', clusterId: id, proxyId: 'p1' }, lease);
+  // The record waits for the lock until more than a lease has passed since its transaction began.
+  await until('the record to wait longer than its lease', async () => {
+    const { rows } = await blocker.query<{ now: Date }>(
+      'SELECT clock_timestamp() AS now FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))',
+    );
+    return rows[0] && rows[0].now.getTime() - began > lease * 2 ? true : undefined;
+  });
+  await blocker.query('COMMIT');
+  await recorded;
+
+  t.equal((await readPresence(app.pg, [id])).get(id)?.connected, true, 'live: its lease runs from the write');
+  const { rows } = await app.pg.query<{ renewed: number }>(
+    `SELECT count(*)::int AS renewed FROM agent_tunnels
+     WHERE tunnel_id = 't1' AND lease_expires_at > clock_timestamp()`,
+  );
+  t.equal(rows[0]?.renewed, 1, 'its row holds a lease still running');
+  const renew = await renewLeases(app.pg, 'p1', [{ tunnelId: 't1', clusterId: id }], lease);
+  t.match(renew, { renewed: 1, recorded: 0 }, 'the next heartbeat renews it rather than recording it again');
+  t.equal((await events(app, id)).length - before, 1, 'one event: connected');
 });
