@@ -110,6 +110,8 @@ t.test(
     await dialog.getByLabel(/^Reason/).fill('incident 42');
     await dialog.getByLabel('Switch back on after').selectOption({ label: '10 minutes' });
     await dialog.getByLabel(/To confirm/).fill(PLATFORM_ID);
+    // Whatever fails below, the next test starts with access on again.
+    t.teardown(async () => void (await stack.setSwitch(null)));
     const since = performance.now();
     await dialog.getByRole('button', { name: 'Switch off for everyone' }).click();
 
@@ -147,7 +149,6 @@ t.test(
       'axe: no serious or critical violations',
     );
     for (const o of [tara, root]) t.same(await pageProblems(o), [], 'no CSP violation, no page error');
-    t.equal((await stack.setSwitch(null)).statusCode, 200);
   },
 );
 
