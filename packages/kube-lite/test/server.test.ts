@@ -30,11 +30,14 @@ t.test('discovery lists every group, version and resource with its verbs, scope 
     groups.groups.map((g) => g.preferredVersion.groupVersion),
     [
       'apps/v1',
+      'networking.k8s.io/v1',
       'policy/v1',
       'rbac.authorization.k8s.io/v1',
       'agones.dev/v1',
       'allocation.agones.dev/v1',
       'snapshot.storage.k8s.io/v1',
+      'gateway.networking.k8s.io/v1',
+      'monitoring.coreos.com/v1',
       'authentication.k8s.io/v1',
     ],
   );

@@ -476,6 +476,41 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       ),
     ],
   }),
+  // networking.k8s.io is served before policy, as kube-apiserver lists its groups.
+  builtin('networking.k8s.io', 'ingresses', 'Ingress', {
+    shortNames: ['ing'],
+    subresources: ['status'],
+    statusSubresource: true,
+    columns: [
+      nameColumn,
+      col('Class', 'string', 'The name of the IngressClass resource that should be used for this Ingress', (o) =>
+        str(path(o, 'spec', 'ingressClassName'), '<none>'),
+      ),
+      col('Hosts', 'string', 'Hosts that incoming requests are matched against before the ingress rule', (o) =>
+        ingressHosts(path(o, 'spec', 'rules')),
+      ),
+      col('Address', 'string', 'Address is a list containing ingress points for the load-balancer', (o) =>
+        loadBalancerAddresses(path(o, 'status', 'loadBalancer', 'ingress')),
+      ),
+      col('Ports', 'string', 'Ports of TLS configurations that open', (o) =>
+        Array.isArray(path(o, 'spec', 'tls')) && (path(o, 'spec', 'tls') as unknown[]).length > 0 ? '80, 443' : '80',
+      ),
+      ageColumn,
+    ],
+  }),
+  builtin('networking.k8s.io', 'networkpolicies', 'NetworkPolicy', {
+    shortNames: ['netpol'],
+    columns: [
+      nameColumn,
+      col(
+        'Pod-Selector',
+        'string',
+        'Label selector that selects the pods this policy applies to',
+        (o) => selectorString(path(o, 'spec', 'podSelector')) || '<none>',
+      ),
+      ageColumn,
+    ],
+  }),
   builtin('policy', 'poddisruptionbudgets', 'PodDisruptionBudget', {
     shortNames: ['pdb'],
     subresources: ['status'],
@@ -569,7 +604,52 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
       ageColumn,
     ],
   }),
+  // The Gateway API's and the Prometheus Operator's CRDs, with their printer columns.
+  customKind('gateway.networking.k8s.io', 'httproutes', 'HTTPRoute', {
+    categories: ['gateway-api'],
+    subresources: ['status'],
+    statusSubresource: true,
+    columns: [
+      nameColumn,
+      col('Hostnames', 'string', '', (o) => {
+        const hostnames = path(o, 'spec', 'hostnames');
+        return Array.isArray(hostnames) ? JSON.stringify(hostnames) : null;
+      }),
+      ageColumn,
+    ],
+  }),
+  customKind('monitoring.coreos.com', 'servicemonitors', 'ServiceMonitor', {
+    shortNames: ['smon'],
+    categories: ['prometheus-operator'],
+    columns: [nameColumn, ageColumn],
+  }),
+  customKind('monitoring.coreos.com', 'prometheusrules', 'PrometheusRule', {
+    shortNames: ['promrule'],
+    categories: ['prometheus-operator'],
+    columns: [nameColumn, ageColumn],
+  }),
 ];
+
+/** The Hosts column as kube-apiserver's printer makes it: the first three hosts named, `*` when none is. */
+function ingressHosts(rules: unknown): string {
+  const all = Array.isArray(rules) ? (rules as { host?: unknown }[]) : [];
+  const hosts: string[] = [];
+  let more = false;
+  for (const rule of all) {
+    if (hosts.length === 3) more = true;
+    if (!more && str(rule.host) !== '') hosts.push(str(rule.host));
+  }
+  if (hosts.length === 0) return '*';
+  return more ? `${hosts.join(',')} + ${all.length - 3} more...` : hosts.join(',');
+}
+
+/** A load balancer's addresses, each IP or else host name, sorted, cut to 16 characters as the printer does. */
+function loadBalancerAddresses(ingress: unknown): string {
+  const points = Array.isArray(ingress) ? (ingress as { ip?: unknown; hostname?: unknown }[]) : [];
+  const addresses = [...new Set(points.map((point) => str(point.ip) || str(point.hostname)).filter((a) => a))];
+  const text = addresses.sort().join(',');
+  return text.length > 16 ? `${text.slice(0, 13)}...` : text;
+}
 
 function shortAccessMode(mode: string): string {
   return (
