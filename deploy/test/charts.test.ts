@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { FLAGS } from '@gsp/flags-client';
 import {
   containerEnv,
@@ -15,6 +15,8 @@ import {
   template,
   valuesArgs,
   chartDir,
+  imageRef,
+  servicesVersion,
 } from './render.js';
 import type { Env, Manifest } from './render.js';
 import { audit, full, secrets } from './values.js';
@@ -297,15 +299,13 @@ t.test(
     const spec = podSpec(deployment);
     t.same(
       spec.topologySpreadConstraints,
-      [
-        {
-          maxSkew: 1,
-          topologyKey: 'kubernetes.io/hostname',
-          whenUnsatisfiable: 'ScheduleAnyway',
-          labelSelector: { matchLabels: labels },
-        },
-      ],
-      'spread over nodes, as a preference',
+      ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'].map((topologyKey) => ({
+        maxSkew: 1,
+        topologyKey,
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: { matchLabels: labels },
+      })),
+      'spread over nodes and zones, as a preference',
     );
     const proxy = spec.containers[0]!;
     t.same(
@@ -371,7 +371,11 @@ t.test('platform: drain, spread and a single proxy are values', async (t) => {
 
   const plain = podSpec(
     named<Manifest>(
-      await template(helm, 'platform', proxyWith({ drain: { preStopSeconds: 0 }, topologySpread: { hostname: '' } })),
+      await template(
+        helm,
+        'platform',
+        proxyWith({ drain: { preStopSeconds: 0 }, topologySpread: { hostname: '', zone: '' } }),
+      ),
       'Deployment',
       'gsp-platform-cluster-proxy',
     )!,
@@ -656,6 +660,34 @@ t.test(
 );
 
 t.test(
+  "one version: each chart's appVersion is the services' version, and its images are tagged with it by default",
+  async (t) => {
+    const repositories: Record<string, Record<string, string>> = {
+      platform: { 'api-server': 'gsp/api-server', 'cluster-proxy': 'gsp/cluster-proxy' },
+      'control-plane': { 'control-plane': 'gsp/control-plane' },
+      'tunnel-agent': { 'tunnel-agent': 'gsp/tunnel-agent' },
+    };
+    for (const chart of Object.keys(full)) {
+      const meta = parse(readFileSync(join(chartDir(chart), 'Chart.yaml'), 'utf8')) as { appVersion: string };
+      t.equal(meta.appVersion, servicesVersion, `${chart}: appVersion ${meta.appVersion} is the services' version`);
+      const images = (docs: Manifest[]): Record<string, string> =>
+        Object.fromEntries(eachContainer(docs).map(({ container }) => [container.name, container.image]));
+      t.same(
+        images(await template(helm, chart, full[chart]!)),
+        Object.fromEntries(Object.entries(repositories[chart]!).map(([name, repo]) => [name, imageRef(repo)])),
+        `${chart}: every image is <repository>:${servicesVersion}`,
+      );
+      const tagged = images(await template(helm, chart, { ...full[chart], image: { tag: '0.1.0-patched.1' } }));
+      t.same(
+        Object.values(tagged),
+        Object.values(repositories[chart]!).map((repo) => `${repo}:0.1.0-patched.1`),
+        `${chart}: image.tag, when given, replaces the version`,
+      );
+    }
+  },
+);
+
+t.test(
   'the charts share one gsp.noDuplicateEnv and one set of audit helpers, ' +
     'as a parent chart installing two of them would',
   async (t) => {
@@ -665,9 +697,19 @@ t.test(
     };
     for (const chart of ['control-plane', 'tunnel-agent'])
       t.equal(definition(chart), definition('platform'), `${chart}'s copy is the platform's`);
-    const auditHelpers = (chart: string): string =>
-      readFileSync(join(chartDir(chart), 'templates', '_audit.tpl'), 'utf8');
-    t.equal(auditHelpers('control-plane'), auditHelpers('platform'), 'and one gsp.auditSinkEnv for both exporters');
+    const helpers = (chart: string, file: string): string =>
+      readFileSync(join(chartDir(chart), 'templates', file), 'utf8');
+    t.equal(
+      helpers('control-plane', '_audit.tpl'),
+      helpers('platform', '_audit.tpl'),
+      'and one gsp.auditSinkEnv for both exporters',
+    );
+    for (const chart of ['control-plane', 'tunnel-agent'])
+      t.equal(
+        helpers(chart, '_gsp.tpl'),
+        helpers('platform', '_gsp.tpl'),
+        `and ${chart} has the same exposure, spread, policy, checksum and monitoring helpers`,
+      );
   },
 );
 

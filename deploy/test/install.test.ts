@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import t from 'tap';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
 import { chartDir, helmIn, valuesArgs } from './render.js';
-import { full, secrets } from './values.js';
+import { hardened, merged, secrets } from './values.js';
 
 interface Deployed {
-  metadata: { name: string };
+  metadata: { name: string; generation: number };
   spec: {
     replicas: number;
     template: {
@@ -13,6 +13,21 @@ interface Deployed {
     };
   };
 }
+
+/**
+ * Each chart exposed and hardened (values.ts `hardened`): Ingress with TLS, NetworkPolicies, topology spread, the
+ * Prometheus Operator's objects; the control plane also behind an HTTPRoute, as while moving to a Gateway.
+ */
+const installed: Record<string, Record<string, unknown>> = {
+  ...hardened,
+  'control-plane': merged(hardened['control-plane']!, {
+    httpRoute: {
+      enabled: true,
+      parentRefs: [{ name: 'public', namespace: 'gateway-system', sectionName: 'https' }],
+      hostnames: ['cp.example.com'],
+    },
+  }),
+};
 
 t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes API', async (t) => {
   const kube = await startKubeLite({ port: 0 });
@@ -56,7 +71,7 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
       chartDir(chart),
       '--namespace',
       namespace,
-      ...valuesArgs(full[chart]!),
+      ...valuesArgs(installed[chart]!),
     ]);
     t.equal(install.code, 0, `helm install ${chart}: ${install.stderr}`);
     t.match(install.stdout, 'STATUS: deployed');
@@ -180,7 +195,7 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
   t.equal(proxy.spec.replicas, 3);
   t.same(
     pod.topologySpreadConstraints.map((c) => c.topologyKey),
-    ['kubernetes.io/hostname'],
+    ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'],
   );
   t.same(pod.containers[0]!.lifecycle, { preStop: { sleep: { seconds: 5 } } });
   t.equal(pod.terminationGracePeriodSeconds, 35);
@@ -191,6 +206,81 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
     await kubectl(['get', 'pdb', 'gsp-platform-cluster-proxy', '-n', 'gsp', '-o', 'jsonpath={.spec.maxUnavailable}']),
   ) as number;
   t.equal(proxyBudget, 1);
+
+  // Exposure and hardening, stored under the kinds a cluster serves them as.
+  const ingresses = (await kubectl(['get', 'ingress', '-n', 'gsp'])).trim().split('\n');
+  t.match(ingresses[0], /^NAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE$/);
+  t.match(ingresses.slice(1).sort(), [
+    /^gsp-control-plane\s+nginx\s+cp\.example\.com\s+80, 443\s+/,
+    /^gsp-platform-api-server\s+nginx\s+platform\.example\.com\s+80, 443\s+/,
+  ]);
+  t.same((await kubectl(['get', 'httproutes', '-n', 'gsp', '-o', 'name'])).trim().split('\n'), [
+    'httproute.gateway.networking.k8s.io/gsp-control-plane',
+  ]);
+  t.same((await kubectl(['get', 'networkpolicies', '-n', 'gsp', '-o', 'name'])).trim().split('\n').sort(), [
+    'networkpolicy.networking.k8s.io/gsp-control-plane',
+    'networkpolicy.networking.k8s.io/gsp-platform-api-server',
+    'networkpolicy.networking.k8s.io/gsp-platform-cluster-proxy',
+  ]);
+  t.same(
+    (await kubectl(['get', 'servicemonitors,prometheusrules', '-n', 'gsp-agent', '-o', 'name'])).trim().split('\n'),
+    ['servicemonitor.monitoring.coreos.com/gsp-tunnel-agent', 'prometheusrule.monitoring.coreos.com/gsp-tunnel-agent'],
+  );
+  t.equal(
+    (await kubectl(['get', 'servicemonitors', '-n', 'gsp', '-o', 'name'])).trim().split('\n').length,
+    3,
+    'a ServiceMonitor per metrics Service',
+  );
+
+  // A helm upgrade rolls the pods whose ConfigMap or Secret changed (checksum/config, checksum/secret), and no other.
+  const rollout = async (): Promise<Record<string, [number, Record<string, string>]>> =>
+    Object.fromEntries(
+      (
+        JSON.parse(await kubectl(['get', 'deployments', '-n', 'gsp', '-o', 'json'])) as {
+          items: (Deployed & { spec: { template: { metadata: { annotations: Record<string, string> } } } })[];
+        }
+      ).items.map((d) => [d.metadata.name, [d.metadata.generation, d.spec.template.metadata.annotations]]),
+    );
+  const upgrade = async (release: string, chart: string, ...args: string[]): Promise<void> => {
+    const result = await helm.run(['upgrade', release, chartDir(chart), '-n', 'gsp', '--reuse-values', ...args]);
+    t.equal(result.code, 0, `helm upgrade ${release} ${args.join(' ')}: ${result.stderr}`);
+  };
+  const first = await rollout();
+  await upgrade('gsp', 'platform');
+  await upgrade('gsp-control-plane', 'control-plane');
+  t.same(await rollout(), first, 'an upgrade with nothing changed rolls nothing');
+
+  const database = { ...secrets['gsp-db'], url: 'postgres://gsp:rotated-password-4c3b@db.internal:5432/gsp' };
+  await kubectl(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'gsp-db', namespace: 'gsp' },
+      stringData: database,
+    }),
+  );
+  await upgrade('gsp', 'platform');
+  const rotated = await rollout();
+  for (const name of ['gsp-platform-api-server', 'gsp-platform-cluster-proxy']) {
+    t.equal(rotated[name]![0], first[name]![0] + 1, `${name}: the rotated database password rolls it`);
+    t.not(rotated[name]![1]['checksum/secret'], first[name]![1]['checksum/secret'], `${name}: checksum/secret`);
+  }
+  t.same(rotated['gsp-control-plane'], first['gsp-control-plane'], 'the control plane, which does not read it, stays');
+
+  await upgrade('gsp-control-plane', 'control-plane', '--set-json', 'customRoles={"auditor":{"inherits":["viewer"]}}');
+  const [generation, checksums] = (await rollout())['gsp-control-plane']!;
+  t.equal(generation, first['gsp-control-plane']![0] + 1, 'a changed role rolls the control plane');
+  t.not(checksums['checksum/config'], first['gsp-control-plane']![1]['checksum/config'], 'through checksum/config');
+  t.equal(
+    checksums['checksum/secret'],
+    first['gsp-control-plane']![1]['checksum/secret'],
+    'its Secrets are as they were',
+  );
+  t.match(
+    await kubectl(['get', 'configmap', 'gsp-control-plane-roles', '-n', 'gsp', '-o', 'jsonpath={.data.roles\\.yaml}']),
+    /auditor/,
+  );
 
   // Turning the pin around is one upgrade, and it reaches both processes.
   const pins = async (): Promise<(string | undefined)[]> =>
@@ -216,7 +306,8 @@ t.test('helm installs, upgrades and uninstalls all three charts on a Kubernetes 
     (
       await kubectl([
         'get',
-        'deployments,services,serviceaccounts,roles,rolebindings,configmaps,pdb',
+        'deployments,services,serviceaccounts,roles,rolebindings,configmaps,pdb,ingresses,networkpolicies,' +
+          'httproutes,servicemonitors,prometheusrules',
         '-n',
         'gsp',
         '-o',

@@ -4,7 +4,7 @@
  * mounted Secrets and ConfigMaps), so that a service's own config loader can judge it.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -17,6 +17,26 @@ import { workspaceDir } from '@gsp/service-kit/testing/entry';
 
 export const root = workspaceDir(import.meta.url);
 export const chartDir = (name: string): string => join(root, 'deploy', 'helm', name);
+
+/**
+ * The one version of the platform: every service's package.json carries it, each chart's appVersion is it, and so
+ * the images' default tag (`<repository>:<servicesVersion>`, e.g. `gsp/api-server:0.1.0`). Throws if two services
+ * disagree.
+ */
+export const servicesVersion: string = (() => {
+  const versions = new Map(
+    readdirSync(join(root, 'services')).map((name) => [
+      name,
+      (JSON.parse(readFileSync(join(root, 'services', name, 'package.json'), 'utf8')) as { version: string }).version,
+    ]),
+  );
+  const distinct = new Set(versions.values());
+  if (distinct.size !== 1) throw new Error(`the services carry different versions: ${JSON.stringify([...versions])}`);
+  return [...distinct][0]!;
+})();
+
+/** The image reference a chart renders by default for `repository`: tagged with the services' version. */
+export const imageRef = (repository: string): string => `${repository}:${servicesVersion}`;
 
 export type Env = Record<string, string | undefined>;
 

@@ -21,6 +21,7 @@ export const secrets: Record<string, Record<string, string>> = {
   'proxy-ca': { 'ca.crt': certificate.cert },
   'gsp-ofrep': { token: 'ofrep-token-7e6d5c4b' },
   'gsp-console': { 'client-secret': 'console-client-secret-3b2a1f0e' },
+  'gsp-panel': { 'client-secret': 'panel-client-secret-9e8d7c6b' },
   'gsp-audit-webhook': { secret: 'audit-hmac-key-8d7c6b5a4f3e2d1c', token: 'audit-bearer-token-2c3d4e5f' },
   'siem-ca': { 'ca.crt': certificate.cert },
   'gsp-audit-otlp': { headers: 'authorization=Bearer%20otlp-token-6f5e4d3c,x-scope-orgid=gsp' },
@@ -96,4 +97,81 @@ export const full: Record<string, Record<string, unknown>> = {
     agentToken: { existingSecret: 'agent-token' },
     proxyCa: { existingSecret: 'proxy-ca' },
   },
+};
+
+/** The game-server panel's OIDC client, its secret in a Secret (it needs a public URL, given or derived). */
+export const panelSignIn = { oidc: { clientId: 'gsp-panel', clientSecret: { existingSecret: 'gsp-panel' } } };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** `base` with `patch` laid over it: objects merged key by key (as helm merges values files), the rest replaced. */
+export function merged(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    const under = out[key];
+    out[key] = isObject(under) && isObject(value) ? merged(under, value) : value;
+  }
+  return out;
+}
+
+const anywhere = { cidrs: ['0.0.0.0/0'] };
+const monitoring = {
+  serviceMonitor: { enabled: true, labels: { release: 'kube-prometheus-stack' } },
+  prometheusRule: { enabled: true },
+};
+
+/**
+ * The full installations exposed and hardened: an Ingress with TLS from cert-manager (the console's and the panel's
+ * public URLs derived from its host), NetworkPolicies with every destination the configuration needs, and the
+ * Prometheus Operator's objects. Topology spread is on by default.
+ */
+export const hardened: Record<string, Record<string, unknown>> = {
+  platform: merged(full.platform!, {
+    apiServer: {
+      console: { publicUrl: '' },
+      ingress: {
+        enabled: true,
+        ingressClassName: 'nginx',
+        hostname: 'platform.example.com',
+        tls: true,
+        annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+      },
+    },
+    networkPolicy: {
+      enabled: true,
+      egress: {
+        postgres: { cidrs: ['10.20.0.0/16'] },
+        redis: { peers: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'redis' } } }] },
+        oidc: anywhere,
+        ofrep: { peers: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'flipt' } } }] },
+        audit: anywhere,
+      },
+    },
+    monitoring,
+  }),
+  'control-plane': merged(full['control-plane']!, {
+    panel: panelSignIn,
+    ingress: {
+      enabled: true,
+      ingressClassName: 'nginx',
+      hostname: 'cp.example.com',
+      tls: true,
+      annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+    },
+    networkPolicy: {
+      enabled: true,
+      egress: {
+        kubernetesApi: { cidrs: ['172.18.0.2/32'] },
+        redis: { cidrs: ['10.30.0.0/16'] },
+        oidc: anywhere,
+        audit: anywhere,
+      },
+    },
+    monitoring,
+  }),
+  'tunnel-agent': merged(full['tunnel-agent']!, {
+    networkPolicy: { enabled: true, egress: { kubernetesApi: { cidrs: ['172.18.0.2/32'] }, proxy: anywhere } },
+    monitoring,
+  }),
 };

@@ -55,14 +55,43 @@ good (kept under poison/, outside the bound). An emptyDir past its sizeLimit get
 {{- end -}}
 {{- end -}}
 
-{{/* What no extraEnv may set, with the value to set instead: credentials stay in Secrets, and the spool's
-directory is the volume the chart mounts. */}}
+{{/* What no extraEnv may set, with the value to set instead: credentials stay in Secrets, the spool's
+directory is the volume the chart mounts, the modes and the panel's sign-in are the chart's to check. */}}
 {{- define "gsp-control-plane.reservedEnv" -}}
 AUDIT_WEBHOOK_SECRET: "audit.webhook.existingSecret and secretKey (credentials stay in Secrets)"
 AUDIT_WEBHOOK_TOKEN: "audit.webhook.existingSecret and tokenKey (credentials stay in Secrets)"
 AUDIT_SPOOL_DIR: "audit.spool.volume or audit.spool.persistence (the chart mounts the spool)"
 AUDIT_WEBHOOK_URL: "audit.webhook.url (a sink needs the spool the chart mounts with it)"
 AUDIT_OTLP_URL: "audit.otlp.url (a sink needs the spool the chart mounts with it)"
+AUTH_BASIC_ENABLED: "auth.modes"
+AUTH_APIKEY_ENABLED: "auth.modes"
+AUTH_OIDC_ENABLED: "auth.modes"
+AUTH_BASIC_PASSWORD: "auth.basic.existingSecret, with the password's bcrypt hash (credentials stay in Secrets)"
+AUTH_BASIC_PASSWORD_FILE: "auth.basic.existingSecret, with the password's bcrypt hash"
+AUTH_BASIC_PASSWORD_HASH: "auth.basic.existingSecret (credentials stay in Secrets)"
+PANEL_PUBLIC_URL: "panel.publicUrl (or ingress.hostname, which it is derived from)"
+PANEL_OIDC_CLIENT_ID: "panel.oidc.clientId"
+PANEL_OIDC_CLIENT_SECRET: "panel.oidc.clientSecret.existingSecret (credentials stay in Secrets)"
+PANEL_OIDC_CLIENT_SECRET_FILE: "panel.oidc.clientSecret.existingSecret"
+{{- end -}}
+
+{{/* PANEL_PUBLIC_URL: panel.publicUrl, else <the Ingress or HTTPRoute host>/panel/; "" when neither is known. */}}
+{{- define "gsp-control-plane.panelPublicUrl" -}}
+{{- if .Values.panel.publicUrl -}}
+{{- .Values.panel.publicUrl -}}
+{{- else -}}
+{{- with include "gsp.exposedUrl" (list .Values.ingress .Values.httpRoute) }}{{ . }}/panel/{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secrets and keys the control plane reads, as JSON "secret/key" references for checksum/secret. */}}
+{{- define "gsp-control-plane.secretRefs" -}}
+{{- $refs := list -}}
+{{- with .Values.redis.existingSecret }}{{ $refs = append $refs (printf "%s/%s" . $.Values.redis.urlKey) }}{{ end -}}
+{{- if has "basic" .Values.auth.modes }}{{ $refs = append $refs (printf "%s/%s" .Values.auth.basic.existingSecret .Values.auth.basic.passwordHashKey) }}{{ end -}}
+{{- with .Values.panel.oidc.clientSecret.existingSecret }}{{ $refs = append $refs (printf "%s/%s" . $.Values.panel.oidc.clientSecret.key) }}{{ end -}}
+{{- if include "gsp-control-plane.auditOn" . }}{{ $refs = concat $refs (include "gsp.auditSecretRefs" .Values.audit | fromJsonArray) }}{{ end -}}
+{{- toJson $refs -}}
 {{- end -}}
 
 {{/*

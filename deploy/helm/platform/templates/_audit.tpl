@@ -48,6 +48,8 @@ would be ignored by the service too: refused here, naming the URL to set.
   value: {{ $audit.export.timeout | quote }}
 - name: AUDIT_EXPORT_BATCH_MAX
   value: {{ int64 $audit.export.batchMax | quote }}
+- name: AUDIT_EXPORT_BACKOFF_BASE
+  value: {{ $audit.export.backoffBase | quote }}
 - name: AUDIT_EXPORT_BACKOFF_MAX
   value: {{ $audit.export.backoffMax | quote }}
 {{- end }}
@@ -110,4 +112,19 @@ would be ignored by the service too: refused here, naming the URL to set.
   readOnly: true
 {{- end }}
 {{- end }}
+{{- end -}}
+
+{{/* The audit sinks' Secrets and keys as "secret/key" references (JSON), for checksum/secret. */}}
+{{- define "gsp.auditSecretRefs" -}}
+{{- $refs := list -}}
+{{- with .webhook }}
+{{- if .url }}
+{{- if .existingSecret }}
+{{- range list .secretKey .tokenKey | compact }}{{ $refs = append $refs (printf "%s/%s" $.webhook.existingSecret .) }}{{ end }}
+{{- end }}
+{{- with .ca.existingSecret }}{{ $refs = append $refs (printf "%s/%s" . $.webhook.ca.key) }}{{ end }}
+{{- end }}
+{{- end }}
+{{- if and .otlp.url .otlp.existingSecret }}{{ $refs = append $refs (printf "%s/%s" .otlp.existingSecret .otlp.headersKey) }}{{ end }}
+{{- toJson $refs -}}
 {{- end -}}

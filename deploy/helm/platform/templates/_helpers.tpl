@@ -85,12 +85,33 @@ SERVICE_FLAGS_PROVIDER: "apiServer.flags.provider"
 OFREP_URL: "apiServer.flags.ofrep.url"
 OFREP_BEARER_TOKEN: "apiServer.flags.ofrep.bearerToken.existingSecret (credentials stay in Secrets)"
 OFREP_BEARER_TOKEN_FILE: "apiServer.flags.ofrep.bearerToken.existingSecret"
-CONSOLE_PUBLIC_URL: "apiServer.console.publicUrl"
+CONSOLE_PUBLIC_URL: "apiServer.console.publicUrl (or apiServer.ingress.hostname, which it is derived from)"
 CONSOLE_OIDC_CLIENT_ID: "apiServer.console.oidc.clientId"
 CONSOLE_OIDC_CLIENT_SECRET: "apiServer.console.oidc.clientSecret.existingSecret (credentials stay in Secrets)"
 CONSOLE_OIDC_CLIENT_SECRET_FILE: "apiServer.console.oidc.clientSecret.existingSecret"
 AUDIT_WEBHOOK_SECRET: "apiServer.audit.webhook.existingSecret and secretKey (credentials stay in Secrets)"
 AUDIT_WEBHOOK_TOKEN: "apiServer.audit.webhook.existingSecret and tokenKey (credentials stay in Secrets)"
+AUTH_JWT_SECRET: "apiServer.auth.jwtSecret.existingSecret (credentials stay in Secrets)"
+{{- end -}}
+
+{{/*
+CONSOLE_PUBLIC_URL: apiServer.console.publicUrl, else <the API server's Ingress or HTTPRoute host>/console/; "" when
+neither is known.
+*/}}
+{{- define "gsp-platform.consolePublicUrl" -}}
+{{- $api := .Values.apiServer -}}
+{{- if $api.console.publicUrl -}}
+{{- $api.console.publicUrl -}}
+{{- else -}}
+{{- with include "gsp.exposedUrl" (list $api.ingress $api.httpRoute) }}{{ . }}/console/{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secrets and keys both components read: "secret/key" references for checksum/secret. */}}
+{{- define "gsp-platform.sharedSecretRefs" -}}
+{{- $refs := list (printf "%s/%s" .Values.database.existingSecret .Values.database.urlKey) -}}
+{{- with .Values.redis.existingSecret }}{{ $refs = append $refs (printf "%s/%s" . $.Values.redis.urlKey) }}{{ end -}}
+{{- toJson $refs -}}
 {{- end -}}
 
 {{- define "gsp-platform.podSecurityContext" -}}

@@ -36,6 +36,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- end -}}
 
+{{/* What no extraEnv may set, with the value to set instead. */}}
+{{- define "gsp-tunnel-agent.reservedEnv" -}}
+AGENT_TOKEN: "agentToken.existingSecret (credentials stay in Secrets)"
+{{- end -}}
+
 {{/*
 Fails when extraEnv repeats a variable the chart sets, or itself (server-side apply refuses duplicate names), or names
 one the chart keeps to itself even when it does not set it. Called with (list <chart env> <extraEnv>) or with a third
