@@ -93,7 +93,12 @@ t.test('the README backup and restore bring back flags, API keys and profiles', 
   const bin = join(work, 'bin');
   await run('mkdir', [bin]);
   symlinkSync(findKubectl({ searchPath: false }), join(bin, 'kubectl'));
-  const env = { PATH: `${bin}:${process.env.PATH}`, KUBECONFIG: kube.kubeconfigPath, DATABASE_URL: databaseUrl };
+  const env = {
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: work,
+    KUBECONFIG: kube.kubeconfigPath,
+    DATABASE_URL: databaseUrl,
+  };
   const kubectl = async (...args: string[]): Promise<string> => {
     const result = await run('kubectl', args, { env });
     if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
-import { deployments, helmIn, podSpec, root } from './render.js';
+import { deployments, helmIn, imageRef, podSpec, root, servicesVersion } from './render.js';
 import type { Manifest } from './render.js';
 
 const readme = readFileSync(join(root, 'deploy', 'README.md'), 'utf8');
@@ -196,3 +196,27 @@ for (const command of commands) {
     }
   });
 }
+
+t.test('the images the README builds are the images its installs pull', async (t) => {
+  const built = new Map<string, string>();
+  for (const block of fencedBlocks(readme).filter((b) => b.lang === 'sh')) {
+    for (const line of block.body.split('\n')) {
+      const build = /^docker build -f deploy\/docker\/([\w-]+)\.Dockerfile -t (\S+) \.$/.exec(line);
+      if (build) built.set(build[2]!, build[1]!);
+    }
+  }
+  t.same(
+    [...built.values()].sort(),
+    ['api-server', 'cluster-proxy', 'control-plane', 'tunnel-agent'],
+    'one build per service',
+  );
+  for (const [tag, service] of built) t.equal(tag, imageRef(`gsp/${service}`), `${service}: tagged ${servicesVersion}`);
+  const pulled = new Set<string>();
+  for (const command of commands.filter((c) => c[1] === 'install')) {
+    const result = await helm.run(['template', ...command.slice(2)]);
+    t.equal(result.code, 0, result.stderr);
+    for (const deployment of deployments(parseAllDocuments(result.stdout).map((d) => d.toJSON() as Manifest)))
+      for (const container of podSpec(deployment).containers) pulled.add(container.image);
+  }
+  t.same([...pulled].sort(), [...built.keys()].sort(), 'every image an install pulls, and only those, is built');
+});

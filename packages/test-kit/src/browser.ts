@@ -87,12 +87,18 @@ async function unpackedChromium(): Promise<string> {
   return dir;
 }
 
-/** One browser for the test file, closed at its end. */
-export async function launchBrowser(t: Tap): Promise<Browser> {
+/**
+ * One browser for the test file, closed at its end. `args` adds command-line switches, such as
+ * `--host-resolver-rules` to reach public host names on loopback.
+ */
+export async function launchBrowser(t: Tap, options: { args?: string[] } = {}): Promise<Browser> {
   const dir = await unpackedChromium();
   const browser = await chromium.launch({
     executablePath: join(dir, 'chromium'),
-    args: Chromium.args.filter((arg) => !UNWANTED_FLAGS.some((flag) => arg.startsWith(flag))),
+    args: [
+      ...Chromium.args.filter((arg) => !UNWANTED_FLAGS.some((flag) => arg.startsWith(flag))),
+      ...(options.args ?? []),
+    ],
     env: { ...process.env, FONTCONFIG_FILE: join(dir, FONTS_CONF), HOME: dir },
   });
   t.teardown(() => browser.close());
