@@ -1,5 +1,6 @@
-# The platform API server. Build from the repository root:
-#   docker build -f deploy/docker/api-server.Dockerfile -t gsp/api-server .
+# The platform API server (8081), the web console it serves under /console/, and its Prometheus
+# metrics (9092). Build from the repository root:
+#   docker build -f deploy/docker/api-server.Dockerfile -t gsp/api-server:0.1.0 .
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./

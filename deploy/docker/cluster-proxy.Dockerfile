@@ -1,6 +1,6 @@
 # The cluster proxy: kubectl's HTTPS entry point (8443), the agents' tunnel endpoint (8444)
 # and Prometheus metrics (9090). Build from the repository root:
-#   docker build -f deploy/docker/cluster-proxy.Dockerfile -t gsp/cluster-proxy .
+#   docker build -f deploy/docker/cluster-proxy.Dockerfile -t gsp/cluster-proxy:0.1.0 .
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./

@@ -1,13 +1,17 @@
-# The game-server control plane (8080) and its Prometheus metrics (9090). Build from the repository root:
-#   docker build -f deploy/docker/control-plane.Dockerfile -t gsp/control-plane .
+# The game-server control plane (8080), the game-server panel it serves under /panel/, and its
+# Prometheus metrics (9091). Build from the repository root:
+#   docker build -f deploy/docker/control-plane.Dockerfile -t gsp/control-plane:0.1.0 .
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY packages ./packages
 COPY services ./services
 # bcrypt's install script only checks its bundled prebuild (linux-x64 glibc), so it can be skipped.
+# The panel is built here too, before the prune removes Vite: the control plane serves
+# packages/gameserver-panel/dist under /panel/ (copied with ./packages below).
 RUN npm ci --ignore-scripts \
  && npx tsc -b services/control-plane \
+ && npm run build -w packages/gameserver-panel \
  && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-slim AS runtime

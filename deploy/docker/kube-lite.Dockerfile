@@ -1,6 +1,6 @@
 # kube-lite, the Kubernetes-API stand-in, for docker-compose only (production uses a real
 # cluster). Build from the repository root:
-#   docker build -f deploy/docker/kube-lite.Dockerfile -t gsp/kube-lite .
+#   docker build -f deploy/docker/kube-lite.Dockerfile -t gsp/kube-lite:0.1.0 .
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./

@@ -1,6 +1,6 @@
-# The tunnel agent, run inside a customer cluster: dials out to the cluster proxy's tunnel port
-# and serves /healthz, /readyz and /metrics on 8080. Build from the repository root:
-#   docker build -f deploy/docker/tunnel-agent.Dockerfile -t gsp/tunnel-agent .
+# The tunnel agent, run inside a customer cluster: dials out to the cluster proxy's tunnel port,
+# serves /healthz and /readyz on 8080 and Prometheus metrics on 9093. Build from the repository root:
+#   docker build -f deploy/docker/tunnel-agent.Dockerfile -t gsp/tunnel-agent:0.1.0 .
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./

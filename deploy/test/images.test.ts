@@ -1,57 +1,26 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
 import { FLAGS } from '@gsp/flags-client';
+import { dockerfilePath, readDockerfile } from './dockerfile.js';
 import { load, root } from './render.js';
 import type { Env } from './render.js';
 
 const services = readdirSync(join(root, 'services'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
-
-interface Dockerfile {
-  stages: string[];
-  env: Env;
-  expose: number[];
-  user: string | undefined;
-  cmd: string[];
-  run: string;
-}
-
-/** The parts of a Dockerfile these checks need: base images, the last stage's ENV, EXPOSE, USER and CMD. */
-function readDockerfile(path: string): Dockerfile {
-  const lines = readFileSync(path, 'utf8').replace(/\\\n/g, ' ').split('\n');
-  const result: Dockerfile = { stages: [], env: {}, expose: [], user: undefined, cmd: [], run: '' };
-  for (const line of lines.map((l) => l.trim())) {
-    const [instruction = '', ...rest] = line.split(/\s+/);
-    const args = rest.join(' ');
-    if (instruction === 'FROM') {
-      result.stages.push(rest[0] ?? '');
-      result.env = {};
-      result.expose = [];
-    } else if (instruction === 'ENV') {
-      for (const pair of rest) {
-        const at = pair.indexOf('=');
-        result.env[pair.slice(0, at)] = pair.slice(at + 1);
-      }
-    } else if (instruction === 'EXPOSE') result.expose.push(...rest.map(Number));
-    else if (instruction === 'USER') result.user = args;
-    else if (instruction === 'CMD') result.cmd = JSON.parse(args) as string[];
-    else if (instruction === 'RUN') result.run += `${args}\n`;
-  }
-  return result;
-}
-
-const dockerfile = (name: string): string => join(root, 'deploy', 'docker', `${name}.Dockerfile`);
+const images = readdirSync(join(root, 'deploy', 'docker'))
+  .filter((file) => file.endsWith('.Dockerfile'))
+  .map((file) => file.slice(0, -'.Dockerfile'.length));
 
 t.test(
   'every service has a multi-stage, non-root node:20-slim image that starts what `start:dist` starts',
   async (t) => {
     for (const name of services) {
-      t.ok(existsSync(dockerfile(name)), `${name}: deploy/docker/${name}.Dockerfile exists`);
-      if (!existsSync(dockerfile(name))) continue;
-      const image = readDockerfile(dockerfile(name));
+      t.ok(existsSync(dockerfilePath(name)), `${name}: deploy/docker/${name}.Dockerfile exists`);
+      if (!existsSync(dockerfilePath(name))) continue;
+      const image = readDockerfile(dockerfilePath(name));
       t.same(image.stages, ['node:20-slim', 'node:20-slim'], `${name}: build and runtime stages on node:20-slim`);
       t.equal(image.user, 'node', `${name}: runs as the unprivileged node user`);
       t.match(image.run, new RegExp(`tsc -b services/${name}\\b`), `${name}: compiles its own project`);
@@ -70,12 +39,132 @@ t.test(
   },
 );
 
-t.test("the API server's image carries the built web console it serves under /console/", async (t) => {
-  const image = readDockerfile(dockerfile('api-server'));
-  const run = image.run.split('&&').map((step) => step.trim());
-  const build = run.indexOf('npm run build -w packages/web-console');
-  t.ok(build >= 0, 'the build stage builds the console (without it /console/ answers 503)');
-  t.ok(build < run.findIndex((step) => step.startsWith('npm prune')), 'before the prune removes vite');
+t.test("every image's header comment names only ports the image exposes", async (t) => {
+  for (const name of images) {
+    const image = readDockerfile(dockerfilePath(name));
+    const named = [...image.header.matchAll(/\b\d{4,5}\b/g)].map((m) => Number(m[0]));
+    t.same(
+      named.filter((port) => !image.expose.includes(port)),
+      [],
+      `${name}: the header's ports (${named.join(', ') || 'none'}) are among EXPOSE ${image.expose.join(' ')}`,
+    );
+  }
+});
+
+interface Workspace {
+  /** `packages/x` or `services/x`. */
+  dir: string;
+  pkg: { name: string; dependencies?: Record<string, string>; exports?: Record<string, unknown> };
+}
+
+const workspaces = new Map<string, Workspace>(
+  ['packages', 'services'].flatMap((top) =>
+    readdirSync(join(root, top), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(root, top, entry.name, 'package.json')))
+      .map((entry): [string, Workspace] => {
+        const dir = `${top}/${entry.name}`;
+        const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as Workspace['pkg'];
+        return [pkg.name, { dir, pkg }];
+      }),
+  ),
+);
+
+/** A page's workspace exports no module (only its package.json, to find its dist/): it is built, not compiled. */
+const isPage = (workspace: Workspace): boolean => !Object.hasOwn(workspace.pkg.exports ?? {}, '.');
+
+/** The workspaces a workspace needs at run time: its `dependencies`, and theirs. */
+function runtimeWorkspaces(name: string, found = new Set<Workspace>()): Set<Workspace> {
+  for (const dependency of Object.keys(workspaces.get(name)?.pkg.dependencies ?? {})) {
+    const workspace = workspaces.get(dependency);
+    if (workspace === undefined || found.has(workspace)) continue;
+    found.add(workspace);
+    runtimeWorkspaces(dependency, found);
+  }
+  return found;
+}
+
+/** The projects `tsc -b <dirs>` builds: those named, and every project their tsconfig references. */
+function compiledBy(dirs: string[], found = new Set<string>()): Set<string> {
+  for (const dir of dirs) {
+    if (found.has(dir)) continue;
+    found.add(dir);
+    const config = JSON.parse(readFileSync(join(root, dir, 'tsconfig.json'), 'utf8')) as {
+      references?: { path: string }[];
+    };
+    compiledBy(
+      (config.references ?? []).map((ref) => relative(root, join(root, dir, ref.path))),
+      found,
+    );
+  }
+  return found;
+}
+
+/** Every `.ts` file under a folder. */
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(dir, file));
+
+/**
+ * The pages a service serves, found where its code looks for them: the `dist/` beside a workspace's
+ * package.json (`join(dirname(require.resolve('@gsp/x/package.json')), 'dist')`).
+ */
+function servedPages(service: string): Workspace[] {
+  const pages = new Set<Workspace>();
+  for (const file of sources(join(root, 'services', service, 'src'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/resolve\('(@gsp\/[a-z-]+)\/package\.json'\)\),\s*'dist'\)/g)) {
+      const workspace = workspaces.get(match[1]!);
+      if (workspace) pages.add(workspace);
+    }
+  }
+  return [...pages];
+}
+
+t.test("each service's image builds the page that service serves, before the prune removes Vite", async (t) => {
+  const served = Object.fromEntries(services.map((name) => [name, servedPages(name).map((page) => page.dir)]));
+  t.same(
+    served,
+    {
+      'api-server': ['packages/web-console'],
+      'control-plane': ['packages/gameserver-panel'],
+      'cluster-proxy': [],
+      'tunnel-agent': [],
+    },
+    "the pages found in the services' code: the web console (/console/) and the game-server panel (/panel/)",
+  );
+  for (const name of services) {
+    const image = readDockerfile(dockerfilePath(name));
+    const prune = image.steps.findIndex((step) => step.startsWith('npm prune'));
+    for (const page of servedPages(name)) {
+      const build = image.steps.indexOf(`npm run build -w ${page.dir}`);
+      t.ok(build >= 0, `${name}: the build stage runs npm run build -w ${page.dir} (without it the page answers 503)`);
+      t.ok(build < prune, `${name}: before the prune removes Vite`);
+      t.ok(
+        image.copies.some((copy) => copy.source === `/app/${page.dir.split('/')[0]}`),
+        `${name}: the runtime stage copies ${page.dir.split('/')[0]}/, with ${page.dir}/dist`,
+      );
+    }
+  }
+});
+
+t.test('each image compiles every workspace its service loads at run time', async (t) => {
+  for (const name of images) {
+    const image = readDockerfile(dockerfilePath(name));
+    const targets = image.steps.flatMap((step) => /^npx tsc -b (.+)$/.exec(step)?.[1]?.split(/\s+/) ?? []);
+    const compiled = compiledBy(targets);
+    const own = [...workspaces.values()].find((w) => w.dir === targets[0]);
+    t.ok(own, `${name}: compiles a workspace (${targets.join(', ')})`);
+    if (!own) continue;
+    for (const workspace of runtimeWorkspaces(own.pkg.name)) {
+      if (isPage(workspace)) continue;
+      t.ok(
+        compiled.has(workspace.dir),
+        `${name}: ${workspace.pkg.name} (${workspace.dir}/dist) is compiled by tsc -b ${targets.join(' ')}, ` +
+          "through the project's tsconfig references",
+      );
+    }
+  }
 });
 
 /** `${VAR}`, `${VAR:-default}` and `${VAR:?message}`, as docker compose interpolates them. */
@@ -145,7 +234,7 @@ t.test(
       t.ok(service, `${name}: has a compose service`);
       if (!service) continue;
       t.equal(service.build?.dockerfile, `deploy/docker/${name}.Dockerfile`, `${name}: built from its Dockerfile`);
-      const image = readDockerfile(dockerfile(name));
+      const image = readDockerfile(dockerfilePath(name));
       const env: Env = { ...image.env, ...service.environment };
       // Bind mounts: the container path a variable names is the file in this checkout.
       for (const volume of service.volumes ?? []) {
