@@ -4,9 +4,8 @@
  * `DATABASE_URL` a database of its own on the machine's PostgreSQL. What the platform holds before
  * the backup must be there again after a disaster and the restore.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -14,32 +13,9 @@ import pg from 'pg';
 import { buildApp, loadConfig } from '@gsp/api-server';
 import { JWT_SECRET, PLATFORM_ADMIN, bearer } from '@gsp/api-server/testing';
 import { findKubectl, startKubeLite } from '@gsp/kube-lite';
-import { root } from './render.js';
+import { bash, run, sectionShBlocks } from './readme.js';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const readme = readFileSync(join(root, 'deploy', 'README.md'), 'utf8');
-
-/** The `sh` blocks under one `## ` heading of the README. */
-function shBlocks(heading: string): string[] {
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(command, args, { ...options, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 /** A database of its own (a dump covers a whole database), dropped at the end. */
 async function freshDatabase(t: { teardown(fn: () => unknown): void }): Promise<string> {
@@ -91,7 +67,7 @@ t.test('the README backup and restore bring back flags, API keys and profiles', 
   t.teardown(() => rmSync(work, { recursive: true, force: true }));
   // kubectl as the operator has it: on PATH, pointed at the cluster.
   const bin = join(work, 'bin');
-  await run('mkdir', [bin]);
+  mkdirSync(bin);
   symlinkSync(findKubectl({ searchPath: false }), join(bin, 'kubectl'));
   const env = {
     PATH: `${bin}:${process.env.PATH}`,
@@ -114,11 +90,9 @@ t.test('the README backup and restore bring back flags, API keys and profiles', 
   await kubectl('-n', 'gsp', 'label', 'configmap', 'gsp-profile-arena', 'gsp.dev/profile=arena');
   const before = await flagRecord();
 
-  const [backup, restore, ...rest] = shBlocks('Backup and restore');
+  const [backup, restore, ...rest] = sectionShBlocks('Backup and restore');
   t.equal(rest.length, 0, 'two blocks: back up, restore');
-  const bash = (script: string): Promise<Run> =>
-    run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { cwd: work, env });
-  const backedUp = await bash(backup!);
+  const backedUp = await bash(backup!, { cwd: work, env });
   t.equal(backedUp.code, 0, `the backup block runs: ${backedUp.stderr}`);
 
   // The disaster: the database's tables, the key and the profile are gone.
@@ -128,7 +102,7 @@ t.test('the README backup and restore bring back flags, API keys and profiles', 
   await kubectl('-n', 'gsp', 'delete', 'secret', 'gsp-apikey-ci');
   await kubectl('-n', 'gsp', 'delete', 'configmap', 'gsp-profile-arena');
 
-  const restored = await bash(restore!);
+  const restored = await bash(restore!, { cwd: work, env });
   t.equal(restored.code, 0, `the restore block runs: ${restored.stderr}`);
   t.same(await flagRecord(), before, 'the flag, its reason and its actor are back');
   t.match(before, { value: false, platformRecord: { reason: 'incident 42', actor: PLATFORM_ADMIN } }, 'as set');

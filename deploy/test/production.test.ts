@@ -8,7 +8,7 @@
  * host as the rendered Ingress objects say, and a browser that resolves platform.example.com and
  * games.example.com to it signs in to the web console and the panel.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,24 +22,15 @@ import { assertBuilt, launchBrowser, openPage, pageProblems } from '@gsp/test-ki
 import { startOidcProvider } from '@gsp/test-kit/oidc';
 import { startIngressProxy } from './ingress-proxy.js';
 import type { IngressObject } from './ingress-proxy.js';
+import { bash, run, sectionShBlocks, shellLines } from './readme.js';
 import { containerEnv, podSpec, root } from './render.js';
 import type { Manifest } from './render.js';
 
-const readme = readFileSync(join(root, 'deploy', 'README.md'), 'utf8');
 assertBuilt(join(root, 'packages', 'web-console', 'dist') + '/', 'the console', 'packages/web-console');
 assertBuilt(join(root, 'packages', 'gameserver-panel', 'dist') + '/', 'the panel', 'packages/gameserver-panel');
 
-/** The README's production path: the `sh` lines of its section, continuation lines joined. */
-function productionLines(): string[] {
-  const start = readme.indexOf('\n## Production install, in order\n');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((m) =>
-    m[1]!
-      .replace(/\\\n\s*/g, '')
-      .split('\n')
-      .filter((line) => line.trim() !== ''),
-  );
-}
+/** The README's production path: the commands of its section's `sh` blocks, in order. */
+const productionLines = (): string[] => sectionShBlocks('Production install, in order').flatMap(shellLines);
 
 /** Lines this stack cannot run, and why. */
 const LEFT_OUT: [RegExp, string][] = [
@@ -113,15 +104,8 @@ t.test('the README production path reaches a signed-in console and panel through
       .replace("'postgres://gsp:PASSWORD@postgres.example.internal:5432/gsp'", `'${databaseUrl}'`)
       .replace("'redis://:PASSWORD@redis.example.internal:6379'", `'${redisUrl}'`);
     for (const [example, copy] of values) command = command.replace(` -f ${example}`, ` -f ${copy}`);
-    const result = await new Promise<{ code: number; output: string }>((resolve) =>
-      execFile(
-        'bash',
-        ['--norc', '--noprofile', '-euo', 'pipefail', '-c', command],
-        { cwd: work, env, timeout: 60_000 },
-        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: stdout + stderr }),
-      ),
-    );
-    t.equal(result.code, 0, `${line.slice(0, 100)}: ${result.code === 0 ? 'ran' : result.output}`);
+    const result = await bash(command, { cwd: work, env });
+    t.equal(result.code, 0, `${line.slice(0, 100)}: ${result.code === 0 ? 'ran' : result.stdout + result.stderr}`);
     if (result.code !== 0) return;
     ran.push(line);
     // cert-manager's part of step 2: the proxy's certificate Secret, as its Certificate asks.
@@ -229,12 +213,10 @@ t.test('the README production path reaches a signed-in console and panel through
   );
 });
 
-function kubectlIn(env: NodeJS.ProcessEnv, args: string[], cwd: string): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile('kubectl', args, { env, cwd, timeout: 60_000, maxBuffer: 32 << 20 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
-    ),
-  );
+async function kubectlIn(env: NodeJS.ProcessEnv, args: string[], cwd: string): Promise<string> {
+  const result = await run('kubectl', args, { env, cwd });
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
 }
 
 /** Starts a service's server with `env`; resolves with the port it listens on, once it is ready. */

@@ -8,17 +8,11 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
 import { deployments, helmIn, imageRef, podSpec, root, servicesVersion } from './render.js';
+import { fencedBlocks, readme, shellLines } from './readme.js';
 import type { Manifest } from './render.js';
-
-const readme = readFileSync(join(root, 'deploy', 'README.md'), 'utf8');
 
 /** What the README's shell lines expect to be set by earlier steps, as the test stands them in. */
 const shellVars = new Map([['CLUSTER_ID', 'c-0123456789']]);
-
-/** The fenced code blocks of a Markdown text, with their info string. */
-function fencedBlocks(markdown: string): { lang: string; body: string }[] {
-  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, body: m[2]! }));
-}
 
 /** A shell line's words, as sh would split them: quotes removed, `$VAR` and `"$VAR"` expanded. */
 function shellWords(line: string, vars: ReadonlyMap<string, string>): string[] {
@@ -65,7 +59,7 @@ function helmCommands(markdown: string): { commands: string[][]; unreadable: str
   const unreadable: string[] = [];
   const lines = fencedBlocks(markdown)
     .filter((block) => block.lang === 'sh')
-    .flatMap((block) => block.body.replace(/\\\n\s*/g, '').split('\n'))
+    .flatMap((block) => shellLines(block.body))
     .filter((line) => /^helm (install|upgrade|template) /.test(line) && line.includes(' deploy/helm/'));
   for (const line of lines) {
     try {
@@ -89,7 +83,7 @@ function createdSecrets(markdown: string): Map<string, Set<string>> {
       }
       continue;
     }
-    for (const line of block.body.replace(/\\\n\s*/g, '').split('\n')) {
+    for (const line of shellLines(block.body)) {
       const create = /kubectl .*create secret (generic|tls) (\S+)(.*)$/.exec(line);
       if (!create) continue;
       const keys = new Set<string>(create[1] === 'tls' ? ['tls.crt', 'tls.key'] : []);
